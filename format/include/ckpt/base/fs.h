@@ -1,0 +1,95 @@
+// Fs: the filesystem seam. Every byte the project reads or writes goes through it, so tests can
+// inject faults (FaultInjectionFs) and a later object-store backend fits. Implementations are
+// thread-safe; file objects are used by one thread at a time.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/base/result.h"
+#include "ckpt/base/status.h"
+
+namespace ckpt::base {
+
+// A file opened for positional reads.
+class RandomAccessFile {
+ public:
+  virtual ~RandomAccessFile() = default;
+  // Reads up to `n` bytes at `offset` into `scratch`; returns the count read (short only at EOF).
+  // IOError on failure.
+  virtual Result<size_t> ReadAt(uint64_t offset, size_t n, char* scratch) const = 0;
+  // The file's size in bytes when it was opened.
+  virtual uint64_t Size() const = 0;
+  virtual const std::string& path() const = 0;
+};
+
+// A file opened for sequential appends. Close() must be called; data is durable only after Sync().
+class WritableFile {
+ public:
+  virtual ~WritableFile() = default;
+  virtual Status Append(std::string_view data) = 0;
+  virtual Status Sync() = 0;   // fsync
+  virtual Status Close() = 0;  // idempotent
+  virtual const std::string& path() const = 0;
+};
+
+struct FileInfo {
+  uint64_t size_bytes = 0;
+  int64_t mtime_ms = 0;  // modification time, ms since the Unix epoch
+  bool is_dir = false;
+};
+
+struct DirEntry {
+  std::string name;  // a single path component
+  bool is_dir = false;
+};
+
+class Fs {
+ public:
+  virtual ~Fs() = default;
+
+  // The process-wide POSIX filesystem.
+  static Fs& Default();
+
+  // NotFound if `path` does not exist; IOError otherwise on failure.
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) = 0;
+  // Creates or truncates `path`. IOError on failure (NotFound if the directory is missing).
+  virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
+  // Creates `path` only if absent: AlreadyExists otherwise.
+  virtual Result<std::unique_ptr<WritableFile>> OpenWriteExclusive(const std::string& path) = 0;
+  // Atomically replaces `to` with `from` (rename(2)).
+  virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // fsyncs a directory so renames and creations in it are durable.
+  virtual Status SyncDir(const std::string& dir) = 0;
+  // mkdir -p.
+  virtual Status CreateDirs(const std::string& dir) = 0;
+  // Removes a file; NotFound if absent.
+  virtual Status RemoveFile(const std::string& path) = 0;
+  // Removes an empty directory; NotFound if absent, FailedPrecondition if not empty.
+  virtual Status RemoveDir(const std::string& path) = 0;
+  // Entries of `dir` sorted by name, without "." and "..".
+  virtual Result<std::vector<DirEntry>> ListDir(const std::string& dir) = 0;
+  // NotFound if absent.
+  virtual Result<FileInfo> Stat(const std::string& path) = 0;
+};
+
+// Reads a whole file. Corruption-safe: refuses files larger than `max_bytes` (InvalidArgument).
+Result<std::string> ReadFileToString(Fs& fs, const std::string& path,
+                                     uint64_t max_bytes = uint64_t{1} << 32);
+
+// Writes `data` to `path` atomically: `<path>.tmp-<random>`, fsync, rename, fsync directory.
+// A reader never sees a partial file. Replaces an existing `path`.
+Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data);
+
+// Removes `path` and everything below it. OK if it does not exist.
+Status RemoveAll(Fs& fs, const std::string& path);
+
+// Path helpers (pure string functions, '/' separated).
+std::string JoinPath(std::string_view a, std::string_view b);
+std::string DirName(std::string_view path);   // "a/b/c" -> "a/b"; "c" -> "."
+std::string BaseName(std::string_view path);  // "a/b/c" -> "c"
+
+}  // namespace ckpt::base

@@ -1,0 +1,31 @@
+#include "ckpt/base/checksum.h"
+
+#include <xxhash.h>
+
+#include <cstdio>
+#include <string>
+
+namespace ckpt::base {
+
+uint64_t Xxh3(std::string_view data) { return XXH3_64bits(data.data(), data.size()); }
+
+struct Xxh3Stream::State {
+  XXH3_state_t* st = XXH3_createState();
+  ~State() { XXH3_freeState(st); }
+};
+
+Xxh3Stream::Xxh3Stream() : state_(std::make_unique<State>()) { Reset(); }
+Xxh3Stream::~Xxh3Stream() = default;
+void Xxh3Stream::Update(std::string_view data) {
+  XXH3_64bits_update(state_->st, data.data(), data.size());
+}
+uint64_t Xxh3Stream::Digest() const { return XXH3_64bits_digest(state_->st); }
+void Xxh3Stream::Reset() { XXH3_64bits_reset(state_->st); }
+
+std::string ChecksumHex(uint64_t checksum) {
+  char buf[17];
+  std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(checksum));
+  return buf;
+}
+
+}  // namespace ckpt::base

@@ -1,0 +1,75 @@
+#include "ckpt/base/fs.h"
+
+#include <random>
+
+#include "ckpt/base/checksum.h"
+
+namespace ckpt::base {
+
+Result<std::string> ReadFileToString(Fs& fs, const std::string& path, uint64_t max_bytes) {
+  CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
+  uint64_t size = file->Size();
+  if (size > max_bytes) {
+    return Status::InvalidArgument(path + ": file is " + std::to_string(size) +
+                                   " bytes, more than the limit of " + std::to_string(max_bytes));
+  }
+  std::string data(size, '\0');
+  CKPT_ASSIGN_OR_RETURN(size_t n, file->ReadAt(0, size, data.data()));
+  data.resize(n);
+  return data;
+}
+
+Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data) {
+  static thread_local std::mt19937_64 rng{std::random_device{}()};
+  std::string tmp = path + ".tmp-" + ChecksumHex(rng()).substr(0, 8);
+  {
+    CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenWriteExclusive(tmp));
+    Status st = file->Append(data);
+    if (st.ok()) st = file->Sync();
+    if (st.ok()) st = file->Close();
+    if (!st.ok()) {
+      fs.RemoveFile(tmp).IgnoreError();
+      return st;
+    }
+  }
+  Status st = fs.Rename(tmp, path);
+  if (!st.ok()) {
+    fs.RemoveFile(tmp).IgnoreError();
+    return st;
+  }
+  return fs.SyncDir(DirName(path));
+}
+
+Status RemoveAll(Fs& fs, const std::string& path) {
+  auto info = fs.Stat(path);
+  if (!info.ok()) return info.status().IsNotFound() ? Status::OK() : info.status();
+  if (!info->is_dir) return fs.RemoveFile(path);
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(path));
+  for (const auto& e : entries) CKPT_RETURN_IF_ERROR(RemoveAll(fs, JoinPath(path, e.name)));
+  return fs.RemoveDir(path);
+}
+
+std::string JoinPath(std::string_view a, std::string_view b) {
+  if (a.empty()) return std::string(b);
+  if (b.empty()) return std::string(a);
+  std::string out(a);
+  if (out.back() != '/') out += '/';
+  out += b;
+  return out;
+}
+
+std::string DirName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  if (slash == std::string_view::npos) return ".";
+  if (slash == 0) return "/";
+  return std::string(path.substr(0, slash));
+}
+
+std::string BaseName(std::string_view path) {
+  while (path.size() > 1 && path.back() == '/') path.remove_suffix(1);
+  size_t slash = path.rfind('/');
+  return std::string(slash == std::string_view::npos ? path : path.substr(slash + 1));
+}
+
+}  // namespace ckpt::base

@@ -1,0 +1,29 @@
+// TempDir: a fresh directory under $TMPDIR (or /tmp), removed with everything in it on
+// destruction. Plus paths of the source tree's fixtures.
+#pragma once
+
+#include <string>
+
+namespace ckpt::testing {
+
+class TempDir {
+ public:
+  TempDir();
+  ~TempDir();
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  const std::string& path() const { return path_; }
+  // path()/name
+  std::string Sub(const std::string& name) const { return path_ + "/" + name; }
+
+ private:
+  std::string path_;
+};
+
+// <source dir>/fixtures/<rel>
+std::string FixturePath(const std::string& rel);
+
+// Copies a directory tree (files and subdirectories) from `from` to `to` (created).
+void CopyTree(const std::string& from, const std::string& to);
+
+}  // namespace ckpt::testing
