@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# README command 2: set up (Debian 12, as root), build and run every test.
+#   1. release preset: all unit, golden and integration tests (ctest)
+#   2. asan-ubsan preset: the format and ops suites under AddressSanitizer + UBSan
+#   3. fuzz preset: each libFuzzer target for 30 s
+# Fails on the first failure.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/install-deps.sh
+jobs=$(nproc)
+
+echo "=== release: build and test" >&2
+cmake --preset release >/dev/null
+cmake --build --preset release -j "$jobs"
+ctest --preset release -j "$jobs" --timeout 900
+
+echo "=== asan-ubsan: format and ops suites" >&2
+cmake --preset asan-ubsan >/dev/null
+cmake --build --preset asan-ubsan -j "$jobs"
+ctest --preset asan-ubsan -j "$jobs" -L 'format|ops' --timeout 900
+
+echo "=== fuzz: each target ${CKPT_FUZZ_SECONDS:-30} s" >&2
+cmake --preset fuzz -DCKPT_FUZZ_SECONDS="${CKPT_FUZZ_SECONDS:-30}" >/dev/null
+cmake --build --preset fuzz -j "$jobs"
+ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
