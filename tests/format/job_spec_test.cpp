@@ -1,0 +1,156 @@
+#include "ckpt/format/job_spec.h"
+
+#include <gtest/gtest.h>
+
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+
+namespace ckpt::format {
+namespace {
+
+const std::string kPath = "jobs/orders.json";
+
+constexpr const char* kValid = R"({
+  "name": "orders",
+  "parallelism": 2,
+  "operators": [
+    {"id": "src", "kind": "sequence-source", "uid": "src-uid", "params": {"rate": 100}},
+    {"id": "sum", "kind": "keyed-sum", "uid": "sum-uid", "maxParallelism": 64},
+    {"id": "sink", "kind": "file-sink", "name": "Files", "parallelism": 1}
+  ],
+  "edges": [
+    {"from": "src", "to": "sum", "partitioning": "HASH"},
+    {"from": "sum", "to": "sink", "partitioning": "REBALANCE"}
+  ],
+  "checkpointing": {"intervalMs": 1000}
+})";
+
+TEST(JobSpecTest, ParsesAndFillsDefaults) {
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ParseJobSpec(kValid, kPath));
+  ASSERT_EQ(spec.operators_size(), 3);
+  EXPECT_EQ(spec.operators(0).name(), "src");
+  EXPECT_EQ(spec.operators(0).parallelism(), 2u);
+  EXPECT_EQ(spec.operators(0).max_parallelism(), 128u);
+  EXPECT_EQ(spec.operators(1).max_parallelism(), 64u);
+  EXPECT_EQ(spec.operators(2).name(), "Files");
+  EXPECT_EQ(spec.operators(2).parallelism(), 1u);
+  EXPECT_EQ(spec.operators(0).params().fields().at("rate").number_value(), 100);
+  EXPECT_EQ(spec.checkpointing().interval_ms(), 1000u);
+  EXPECT_EQ(spec.checkpointing().mode(), pb::ALIGNED_EXACTLY_ONCE);
+  EXPECT_EQ(spec.checkpointing().timeout_ms(), 600000u);
+  EXPECT_EQ(spec.checkpointing().max_concurrent(), 1u);
+  EXPECT_EQ(spec.checkpointing().num_retained(), 1u);
+  EXPECT_EQ(spec.checkpointing().retention(), pb::NO_EXTERNALIZED);
+  EXPECT_EQ(spec.restart().max_attempts(), 2147483647u);
+  EXPECT_EQ(spec.restart().delay_ms(), 1000u);
+}
+
+TEST(JobSpecTest, DefaultMaxParallelismFollowsFlink) {
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec,
+                       ParseJobSpec(R"({"name":"j","parallelism":200,"operators":[
+                         {"id":"a","kind":"k"}]})", kPath));
+  EXPECT_EQ(spec.operators(0).max_parallelism(), 512u);
+  EXPECT_EQ(spec.restart().max_attempts(), 0u);  // checkpointing off
+}
+
+TEST(JobSpecTest, UnknownFieldIsNamed) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","paralelism":2}]})",
+                             kPath),
+                kInvalidArgument, "paralelism");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","bogus":1})", kPath), kInvalidArgument, kPath);
+}
+
+TEST(JobSpecTest, SyntaxErrorNamesFile) {
+  ASSERT_STATUS(ParseJobSpec("{\"name\": ", kPath), kInvalidArgument, kPath);
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","edges":[{"from":"a","to":"b","partitioning":"ZIGZAG"}]})",
+                             kPath),
+                kInvalidArgument, kPath);
+}
+
+TEST(JobSpecTest, MissingRequiredFieldsAreNamed) {
+  ASSERT_STATUS(ParseJobSpec(R"({"operators":[{"id":"a","kind":"k"}]})", kPath),
+                kInvalidArgument, "name: required");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"kind":"k"}]})", kPath),
+                kInvalidArgument, "operators[0].id: required");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a"}]})", kPath), kInvalidArgument,
+                "operators[0] ('a').kind: required");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j"})", kPath), kInvalidArgument, "operators");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
+                                 "edges":[{"from":"a","to":"b"}]})", kPath),
+                kInvalidArgument, "edges[0].partitioning");
+}
+
+TEST(JobSpecTest, DuplicateIdsAndUidsAreNamed) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"a","kind":"k"}]})",
+                             kPath),
+                kInvalidArgument, "operators[1] ('a').id: duplicate id");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","uid":"u"},
+                                                         {"id":"b","kind":"k","uid":"u"}]})",
+                             kPath),
+                kInvalidArgument, "duplicate uid 'u', also used by operators[0] ('a')");
+}
+
+TEST(JobSpecTest, DanglingEdgesAreNamed) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                                 "edges":[{"from":"a","to":"ghost","partitioning":"FORWARD"}]})",
+                             kPath),
+                kInvalidArgument, "edges[0].to: no operator has id 'ghost'");
+}
+
+TEST(JobSpecTest, CycleNamesItsOperators) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"s","kind":"k"},{"id":"a","kind":"k"},
+                                   {"id":"b","kind":"k"},{"id":"c","kind":"k"}],
+                                 "edges":[{"from":"s","to":"a","partitioning":"REBALANCE"},
+                                          {"from":"a","to":"b","partitioning":"REBALANCE"},
+                                          {"from":"b","to":"c","partitioning":"REBALANCE"},
+                                          {"from":"c","to":"a","partitioning":"REBALANCE","input":1}]})",
+                             kPath),
+                kInvalidArgument, "cycle 'a' -> 'b' -> 'c' -> 'a'");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                                 "edges":[{"from":"a","to":"a","partitioning":"FORWARD"}]})",
+                             kPath),
+                kInvalidArgument, "'a' feeds itself");
+}
+
+TEST(JobSpecTest, ForwardNeedsEqualParallelism) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","parallelism":2},
+                                   {"id":"b","kind":"k","parallelism":3}],
+                                 "edges":[{"from":"a","to":"b","partitioning":"FORWARD"}]})",
+                             kPath),
+                kInvalidArgument, "edges[0].partitioning: FORWARD from 'a' (parallelism 2)");
+}
+
+TEST(JobSpecTest, ParallelismAboveMaxIsNamed) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","parallelism":300,
+                                                          "maxParallelism":256}]})",
+                             kPath),
+                kInvalidArgument, "operators[0] ('a').parallelism");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","maxParallelism":40000}]})",
+                             kPath),
+                kInvalidArgument, "max_parallelism");
+}
+
+TEST(JobSpecTest, InputIndexMustBeZeroOrOne) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
+                                 "edges":[{"from":"a","to":"b","partitioning":"HASH","input":2}]})",
+                             kPath),
+                kInvalidArgument, "edges[0].input: 2");
+}
+
+TEST(JobSpecTest, JobIdMustBeHex) {
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","jobId":"xyz","operators":[{"id":"a","kind":"k"}]})",
+                             kPath),
+                kInvalidArgument, "job_id");
+}
+
+TEST(JobSpecTest, ReadsFileAndReportsMissing) {
+  testing::TempDir dir;
+  base::Fs& fs = base::Fs::Default();
+  ASSERT_OK(base::WriteFileAtomic(fs, dir.Sub("job.json"), kValid));
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ReadJobSpecFile(fs, dir.Sub("job.json")));
+  EXPECT_EQ(spec.name(), "orders");
+  ASSERT_STATUS(ReadJobSpecFile(fs, dir.Sub("missing.json")), kNotFound, "");
+}
+
+}  // namespace
+}  // namespace ckpt::format
