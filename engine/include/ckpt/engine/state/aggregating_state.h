@@ -1,0 +1,36 @@
+// AggregatingState: an accumulator per (key, namespace) maintained with the registered
+// AggregateFunction; Get returns its result. Cheap handle; not thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+
+#include "ckpt/base/status.h"
+#include "ckpt/format/value.h"
+
+namespace ckpt::engine {
+
+namespace state_internal {
+struct BackendCore;
+}  // namespace state_internal
+
+class AggregatingState {
+ public:
+  AggregatingState() = default;
+  // get_result(accumulator), or nullopt if nothing was added.
+  std::optional<format::Value> Get() const;
+  // The stored accumulator, or nullptr. Valid until the next write.
+  const format::Value* GetAccumulator() const;
+  // Adds `input` (creating the accumulator first). FailedPrecondition if the current key group
+  // is not owned.
+  base::Status Add(const format::Value& input);
+  base::Status Clear();
+
+ private:
+  friend class KeyedStateBackend;
+  AggregatingState(state_internal::BackendCore* core, uint32_t id) : core_(core), id_(id) {}
+  state_internal::BackendCore* core_ = nullptr;
+  uint32_t id_ = 0;
+};
+
+}  // namespace ckpt::engine

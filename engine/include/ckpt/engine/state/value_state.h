@@ -1,0 +1,35 @@
+// ValueState: one value per (key, namespace) of a KeyedStateBackend. A cheap handle (copyable,
+// valid as long as its backend); acts on the backend's current key and namespace. Not
+// thread-safe (the backend's thread only).
+#pragma once
+
+#include <cstdint>
+
+#include "ckpt/base/status.h"
+#include "ckpt/format/value.h"
+
+namespace ckpt::engine {
+
+namespace state_internal {
+struct BackendCore;
+}  // namespace state_internal
+
+class ValueState {
+ public:
+  ValueState() = default;
+  // The value of the current key and namespace, or nullptr if none (or the current key group is
+  // not owned). The pointer is valid until the next write to this backend.
+  const format::Value* Get() const;
+  // Sets the value. FailedPrecondition if the current key group is not owned by the backend.
+  base::Status Update(format::Value value);
+  // Removes the value (no-op if absent).
+  base::Status Clear();
+
+ private:
+  friend class KeyedStateBackend;
+  ValueState(state_internal::BackendCore* core, uint32_t id) : core_(core), id_(id) {}
+  state_internal::BackendCore* core_ = nullptr;
+  uint32_t id_ = 0;
+};
+
+}  // namespace ckpt::engine
