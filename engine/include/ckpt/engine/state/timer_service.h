@@ -12,7 +12,7 @@
 #include <optional>
 
 #include "ckpt/base/status.h"
-#include "ckpt/engine/state/timer.h"
+#include "ckpt/engine/operator.h"  // Timer, TimeDomain
 #include "ckpt/format/proto.h"
 
 namespace ckpt::engine {
