@@ -1,0 +1,164 @@
+// CliContext plumbing: --format parsing, -o FILE through Fs, and the TTY-only progress bar.
+#include "cli_common.h"
+
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <iostream>
+#include <streambuf>
+
+namespace ckpt::cli {
+namespace {
+
+// A streambuf that appends to a base::WritableFile in 64 KiB chunks, so even a long dump goes
+// through Fs in constant memory. The first failed append is kept and reported on close.
+class FsStreamBuf : public std::streambuf {
+ public:
+  explicit FsStreamBuf(std::unique_ptr<base::WritableFile> file) : file_(std::move(file)) {
+    buffer_.resize(64 << 10);
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+  base::Status Close() {
+    FlushBuffer();
+    if (status_.ok()) status_ = file_->Sync();
+    base::Status close = file_->Close();
+    if (status_.ok()) status_ = close;
+    return status_;
+  }
+
+ protected:
+  int_type overflow(int_type ch) override {
+    FlushBuffer();
+    if (ch != traits_type::eof()) {
+      *pptr() = static_cast<char>(ch);
+      pbump(1);
+    }
+    return status_.ok() ? traits_type::not_eof(ch) : traits_type::eof();
+  }
+  int sync() override {
+    FlushBuffer();
+    return status_.ok() ? 0 : -1;
+  }
+
+ private:
+  void FlushBuffer() {
+    const std::ptrdiff_t n = pptr() - pbase();
+    if (n > 0 && status_.ok()) {
+      status_ = file_->Append(std::string_view(pbase(), static_cast<size_t>(n)));
+    }
+    setp(buffer_.data(), buffer_.data() + buffer_.size());
+  }
+
+  std::unique_ptr<base::WritableFile> file_;
+  std::string buffer_;
+  base::Status status_;
+};
+
+}  // namespace
+
+struct CliContext::OutputState {
+  std::unique_ptr<FsStreamBuf> buf;
+  std::unique_ptr<std::ostream> stream;
+};
+
+CliContext::CliContext() = default;
+CliContext::~CliContext() = default;
+
+CommandResult CommandResult::Error(const base::Status& status) {
+  return {Outcome::kError, status.ToString()};
+}
+
+std::string_view OutputFormatName(OutputFormat f) {
+  switch (f) {
+    case OutputFormat::kText: return "text";
+    case OutputFormat::kJson: return "json";
+    case OutputFormat::kJunit: return "junit";
+    case OutputFormat::kGithubActions: return "github-actions";
+  }
+  return "text";
+}
+
+base::Result<OutputFormat> CliContext::format() const {
+  for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJunit,
+                         OutputFormat::kGithubActions}) {
+    if (global.format == OutputFormatName(f)) return f;
+  }
+  return base::Status::InvalidArgument("unknown --format '" + global.format +
+                                       "' (text, json, junit, github-actions)");
+}
+
+base::Result<OutputFormat> CliContext::FormatAmong(std::initializer_list<OutputFormat> allowed,
+                                                   std::string_view verb) const {
+  CKPT_ASSIGN_OR_RETURN(OutputFormat f, format());
+  std::string names;
+  for (OutputFormat a : allowed) {
+    if (a == f) return f;
+    if (!names.empty()) names += ", ";
+    names += OutputFormatName(a);
+  }
+  return base::Status::InvalidArgument(std::string(verb) + " supports --format " + names +
+                                       ", not " + global.format);
+}
+
+std::ostream& CliContext::out() {
+  if (output_ && output_->stream) return *output_->stream;
+  return std::cout;
+}
+
+base::Status CliContext::OpenOutput() {
+  if (global.output.empty() || global.output == "-") return base::Status::OK();
+  auto file = fs->OpenWrite(global.output);
+  if (!file.ok()) return file.status().WithContext("-o");
+  output_ = std::make_unique<OutputState>();
+  output_->buf = std::make_unique<FsStreamBuf>(std::move(file).value());
+  output_->stream = std::make_unique<std::ostream>(output_->buf.get());
+  return base::Status::OK();
+}
+
+base::Status CliContext::CloseOutput() {
+  if (!output_) {
+    std::cout.flush();
+    return std::cout ? base::Status::OK() : base::Status::IOError("writing to stdout failed");
+  }
+  output_->stream->flush();
+  base::Status st = output_->buf->Close();
+  output_.reset();
+  return st;
+}
+
+base::Progress CliContext::MakeProgress() {
+  base::Progress progress;
+  progress.cancel = &cancel;
+  if (global.quiet || isatty(STDERR_FILENO) == 0) return progress;
+  progress.on_progress = [this, last_permille = -1](uint64_t done, uint64_t total,
+                                                    std::string_view what) mutable {
+    int permille = total == 0 ? 0 : static_cast<int>(done * 1000 / total);
+    if (permille == last_permille && total != 0) return;
+    last_permille = permille;
+    constexpr int kWidth = 30;
+    const int filled = permille * kWidth / 1000;
+    std::string bar(static_cast<size_t>(filled), '#');
+    bar.append(static_cast<size_t>(kWidth - filled), '.');
+    std::string label(what.substr(0, 40));
+    std::fprintf(stderr, "\r[%s] %5.1f%% %-40s", bar.c_str(), permille / 10.0, label.c_str());
+    std::fflush(stderr);
+    bar_shown_ = true;
+  };
+  return progress;
+}
+
+void CliContext::EndProgress() {
+  if (!bar_shown_) return;
+  std::fprintf(stderr, "\r%*s\r", 80, "");
+  std::fflush(stderr);
+  bar_shown_ = false;
+}
+
+void SetExamples(CLI::App* sub, std::vector<std::string> examples) {
+  std::string footer = "\nExamples:\n";
+  for (const std::string& e : examples) footer += "  " + e + "\n";
+  sub->footer(footer);
+}
+
+}  // namespace ckpt::cli

@@ -1,0 +1,101 @@
+// Shared frame of the ckpt-tool CLI: global options, the per-run context each verb's command
+// binds to, outcomes that main maps to exit codes, and output/progress plumbing.
+// Registration pattern: each cmd_<verb>.cpp defines
+//     void Add<Verb>Command(CLI::App& app, CliContext& ctx);
+// which adds a subcommand, binds its flags to an args struct it owns (a shared_ptr captured by
+// the callback) and, in the subcommand's callback, sets `ctx.run` to a function that calls ONE
+// ops function and renders the result to ctx.out(). main.cpp lists the Add* functions; main alone
+// turns the returned Outcome into an exit code. Single-threaded except the progress callback.
+#pragma once
+
+#include <functional>
+#include <initializer_list>
+#include <memory>
+#include <ostream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+#include "ckpt/base/status.h"
+#include "ckpt/ops/finding.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+
+namespace ckpt::cli {
+
+enum class OutputFormat { kText, kJson, kJunit, kGithubActions };
+
+// What a command run amounted to; main maps it: kClean 0, kFindings 1, kError 2.
+enum class Outcome { kClean, kFindings, kError };
+
+struct CommandResult {
+  Outcome outcome = Outcome::kClean;
+  std::string error;  // kError: printed to stderr by main as "ckpt-tool: <error>"
+
+  static CommandResult Clean() { return {}; }
+  static CommandResult Findings() { return {Outcome::kFindings, {}}; }
+  // kError from a failed status (message carries code and context).
+  static CommandResult Error(const base::Status& status);
+  static CommandResult Usage(std::string message) { return {Outcome::kError, std::move(message)}; }
+};
+
+// Options every verb accepts (registered on the root app; subcommands fall through to them).
+struct GlobalOptions {
+  std::string format = "text";  // --format text|json|junit|github-actions. Default: text
+  std::string output;           // -o FILE. Default: stdout
+  bool quiet = false;           // -q: no progress bar, no logs. Default: off
+};
+
+class CliContext {
+ public:
+  CliContext();
+  ~CliContext();
+  CliContext(const CliContext&) = delete;
+  CliContext& operator=(const CliContext&) = delete;
+
+  GlobalOptions global;
+  base::Fs* fs = &base::Fs::Default();
+  // Set by the chosen subcommand's callback during parsing; main runs it once.
+  std::function<CommandResult()> run;
+  // The root app (for completion and help text).
+  CLI::App* root = nullptr;
+  // Cancelled by SIGINT (installed by main) so long ops stop cleanly.
+  base::CancelToken cancel;
+
+  // The parsed --format. InvalidArgument for an unknown name.
+  base::Result<OutputFormat> format() const;
+  // Like format(), but InvalidArgument unless the format is one of `allowed` (a verb whose
+  // output is not findings supports only text and json).
+  base::Result<OutputFormat> FormatAmong(std::initializer_list<OutputFormat> allowed,
+                                         std::string_view verb) const;
+
+  // The report stream: stdout, or -o FILE written through Fs (opened by OpenOutput).
+  std::ostream& out();
+  // Opens -o FILE if given. IOError if it cannot be created.
+  base::Status OpenOutput();
+  // Flushes and closes -o FILE. IOError if a write failed.
+  base::Status CloseOutput();
+
+  // Progress for long work: a bar on stderr when stderr is a TTY and not --quiet; always wired
+  // to `cancel`.
+  base::Progress MakeProgress();
+  // Clears the progress bar line (call before printing results).
+  void EndProgress();
+
+ private:
+  struct OutputState;
+  std::unique_ptr<OutputState> output_;
+  bool bar_shown_ = false;
+};
+
+// Adds examples to a subcommand's --help footer.
+void SetExamples(CLI::App* sub, std::vector<std::string> examples);
+
+std::string_view OutputFormatName(OutputFormat f);
+
+}  // namespace ckpt::cli

@@ -1,0 +1,124 @@
+// ckpt-tool ls ROOT|SNAPSHOT: jobs and their snapshots under a root, or one snapshot's operators.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "cli_common.h"
+#include "ckpt/ops/ls.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct LsArgs {
+  std::string path;
+};
+
+void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    for (const auto& job : jobs) {
+      for (const auto& s : job.snapshots) {
+        JsonLine line;
+        line.Str("job_id", s.job_id_hex).Str("path", s.path).Int("checkpoint_id", s.checkpoint_id);
+        line.Str("kind", ops::SnapshotKindName(s.kind))
+            .Str("format", s.kind == ops::SnapshotKind::kSavepoint
+                               ? ops::SavepointFormatName(s.savepoint_format)
+                               : "")
+            .Str("type", ops::CheckpointTypeName(s.checkpoint_type))
+            .Str("mode", ops::CheckpointingModeName(s.mode))
+            .Int("trigger_timestamp", s.trigger_timestamp_ms)
+            .Uint("state_size", s.full_size_bytes)
+            .Uint("checkpointed_size", s.checkpointed_size_bytes)
+            .Uint("operators", s.operator_count)
+            .Str("status", ops::SnapshotHealthName(s.health));
+        if (!s.problem.empty()) line.Str("problem", s.problem);
+        out << line.Build() << "\n";
+      }
+    }
+    return;
+  }
+  for (const auto& job : jobs) {
+    out << "job " << job.job_id_hex << "\n";
+    TextTable t({"PATH", "ID", "KIND", "FORMAT", "TYPE", "MODE", "TRIGGERED", "FULL SIZE",
+                 "CHECKPOINTED", "STATUS"},
+                {false, true, false, false, false, false, false, true, true, false});
+    for (const auto& s : job.snapshots) {
+      const bool known = s.health == ops::SnapshotHealth::kComplete;
+      t.AddRow({s.path, std::to_string(s.checkpoint_id),
+                known ? std::string(ops::SnapshotKindName(s.kind)) : "-",
+                known && s.kind == ops::SnapshotKind::kSavepoint
+                    ? std::string(ops::SavepointFormatName(s.savepoint_format))
+                    : "-",
+                known ? std::string(ops::CheckpointTypeName(s.checkpoint_type)) : "-",
+                known ? std::string(ops::CheckpointingModeName(s.mode)) : "-",
+                IsoTime(s.trigger_timestamp_ms), known ? HumanBytes(s.full_size_bytes) : "-",
+                known ? HumanBytes(s.checkpointed_size_bytes) : "-",
+                std::string(ops::SnapshotHealthName(s.health))});
+    }
+    t.Print(out);
+    for (const auto& s : job.snapshots) {
+      if (!s.problem.empty()) out << "  " << s.path << ": " << s.problem << "\n";
+    }
+  }
+  if (jobs.empty()) out << "no checkpoints or savepoints found\n";
+}
+
+void PrintOperators(const std::vector<ops::OperatorRow>& rows, OutputFormat format,
+                    std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    for (const auto& r : rows) {
+      out << JsonLine()
+                 .Int("checkpoint_id", r.checkpoint_id)
+                 .Str("operator_name", r.operator_name)
+                 .Str("operator_uid", r.uid)
+                 .Str("operator_uid_hash", r.uid_hash)
+                 .Uint("operator_parallelism", r.parallelism)
+                 .Uint("operator_max_parallelism", r.max_parallelism)
+                 .Uint("operator_subtask_state_count", r.subtask_state_count)
+                 .Uint("operator_coordinator_state_size_in_bytes", r.coordinator_state_bytes)
+                 .Uint("operator_total_size_in_bytes", r.total_bytes)
+                 .Build()
+          << "\n";
+    }
+    return;
+  }
+  TextTable t({"CHECKPOINT", "OPERATOR", "UID", "UID HASH", "PARALLELISM", "MAX PARALLELISM",
+               "SUBTASK STATES", "COORDINATOR BYTES", "TOTAL BYTES"},
+              {true, false, false, false, true, true, true, true, true});
+  for (const auto& r : rows) {
+    t.AddRow({std::to_string(r.checkpoint_id), r.operator_name.empty() ? "-" : r.operator_name,
+              r.uid.empty() ? "-" : r.uid, r.uid_hash, std::to_string(r.parallelism),
+              std::to_string(r.max_parallelism), std::to_string(r.subtask_state_count),
+              std::to_string(r.coordinator_state_bytes), std::to_string(r.total_bytes)});
+  }
+  t.Print(out);
+}
+
+CommandResult RunLs(const LsArgs& args, CliContext& ctx) {
+  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "ls");
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  auto result = ops::Ls(*ctx.fs, args.path);
+  if (!result.ok()) return CommandResult::Error(result.status());
+  if (result->is_snapshot) {
+    PrintOperators(result->operators, *format, ctx.out());
+  } else {
+    PrintRoot(result->jobs, *format, ctx.out());
+  }
+  return CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddLsCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<LsArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "ls", "List jobs and snapshots under a checkpoint root, or the operators of one snapshot");
+  sub->add_option("path", args->path, "Checkpoint root, job directory, snapshot directory or "
+                                      "_metadata file")
+      ->required();
+  SetExamples(sub, {"ckpt-tool ls /var/checkpoints",
+                    "ckpt-tool ls /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
+                    "ckpt-tool ls --format json /var/checkpoints/<job>/chk-42"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunLs(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli

@@ -1,0 +1,101 @@
+// ckpt-tool: offline inspection, validation and repair of checkpoints and savepoints.
+// main parses arguments (CLI11), runs the one command the user chose, and alone maps its outcome
+// to the exit code: 0 clean, 1 findings or differences, 2 usage or I/O error.
+#include <csignal>
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "cli_common.h"
+
+namespace ckpt::cli {
+// Verb registration: one declaration and one table entry per cmd_<verb>.cpp.
+void AddLsCommand(CLI::App& app, CliContext& ctx);
+void AddShowCommand(CLI::App& app, CliContext& ctx);
+void AddFilesCommand(CLI::App& app, CliContext& ctx);
+void AddDumpCommand(CLI::App& app, CliContext& ctx);
+void AddValidateCommand(CLI::App& app, CliContext& ctx);
+void AddStatsCommand(CLI::App& app, CliContext& ctx);
+void AddCompletionCommand(CLI::App& app, CliContext& ctx);
+// ops-write verbs (helper t2) register below this line.
+}  // namespace ckpt::cli
+
+namespace {
+
+using Registrar = void (*)(CLI::App&, ckpt::cli::CliContext&);
+constexpr Registrar kVerbs[] = {
+    &ckpt::cli::AddLsCommand,
+    // &ckpt::cli::AddShowCommand,
+    // &ckpt::cli::AddFilesCommand,
+    // &ckpt::cli::AddDumpCommand,
+    // &ckpt::cli::AddValidateCommand,
+    // &ckpt::cli::AddStatsCommand,
+    // ops-write verbs (helper t2) go here.
+    &ckpt::cli::AddCompletionCommand,  // last: it walks the verbs registered before it
+};
+
+ckpt::base::CancelToken* g_cancel = nullptr;
+
+extern "C" void OnInterrupt(int /*sig*/) {
+  if (g_cancel != nullptr) g_cancel->Cancel();
+}
+
+int ExitCode(ckpt::cli::Outcome outcome) {
+  switch (outcome) {
+    case ckpt::cli::Outcome::kClean: return 0;
+    case ckpt::cli::Outcome::kFindings: return 1;
+    case ckpt::cli::Outcome::kError: return 2;
+  }
+  return 2;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using ckpt::cli::CliContext;
+  CliContext ctx;
+  CLI::App app{"ckpt-tool: inspect, validate and repair stream-processing checkpoints and "
+               "savepoints offline (no JVM, no cluster)",
+               "ckpt-tool"};
+  app.require_subcommand(1);
+  app.fallthrough();
+  app.set_version_flag("--version", "ckpt-tool 0.1.0");
+  app.add_option("--format", ctx.global.format,
+                 "Output format: text, json (JSON lines / protobuf JSON), junit, "
+                 "github-actions")
+      ->check(CLI::IsMember({"text", "json", "junit", "github-actions"}))
+      ->default_str("text");
+  app.add_option("-o,--output", ctx.global.output, "Write the report to FILE instead of stdout");
+  app.add_flag("-q,--quiet", ctx.global.quiet, "No progress bar or logs on stderr");
+  ctx.root = &app;
+  for (Registrar add : kVerbs) add(app, ctx);
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    // --help and --version are "errors" with exit code 0 in CLI11; every real parse error is a
+    // usage error (2).
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  if (!ctx.run) return 2;
+
+  g_cancel = &ctx.cancel;
+  std::signal(SIGINT, OnInterrupt);
+
+  ckpt::base::Status opened = ctx.OpenOutput();
+  if (!opened.ok()) {
+    std::cerr << "ckpt-tool: " << opened.ToString() << "\n";
+    return 2;
+  }
+  ckpt::cli::CommandResult result = ctx.run();
+  ctx.EndProgress();
+  ckpt::base::Status closed = ctx.CloseOutput();
+  if (!closed.ok() && result.outcome != ckpt::cli::Outcome::kError) {
+    result = ckpt::cli::CommandResult::Error(closed);
+  }
+  if (result.outcome == ckpt::cli::Outcome::kError && !result.error.empty()) {
+    std::cerr << "ckpt-tool: " << result.error << "\n";
+  }
+  return ExitCode(result.outcome);
+}

@@ -1,0 +1,94 @@
+// JSON rendering: one object per line (JSON lines), keys in a fixed order.
+#include <cinttypes>
+#include <cstdio>
+
+#include "render.h"
+
+namespace ckpt::cli {
+
+void AppendJsonQuoted(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (char ch : s) {
+    const auto c = static_cast<unsigned char>(ch);
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          *out += buf;
+        } else {
+          out->push_back(ch);
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+std::string JsonQuoted(std::string_view s) {
+  std::string out;
+  AppendJsonQuoted(s, &out);
+  return out;
+}
+
+void JsonLine::Key(std::string_view key) {
+  if (body_.size() > 1) body_ += ",";
+  AppendJsonQuoted(key, &body_);
+  body_ += ":";
+}
+JsonLine& JsonLine::Str(std::string_view key, std::string_view value) {
+  Key(key);
+  AppendJsonQuoted(value, &body_);
+  return *this;
+}
+JsonLine& JsonLine::Int(std::string_view key, int64_t value) {
+  Key(key);
+  body_ += std::to_string(value);
+  return *this;
+}
+JsonLine& JsonLine::Uint(std::string_view key, uint64_t value) {
+  Key(key);
+  body_ += std::to_string(value);
+  return *this;
+}
+JsonLine& JsonLine::Bool(std::string_view key, bool value) {
+  Key(key);
+  body_ += value ? "true" : "false";
+  return *this;
+}
+JsonLine& JsonLine::Null(std::string_view key) {
+  Key(key);
+  body_ += "null";
+  return *this;
+}
+JsonLine& JsonLine::Raw(std::string_view key, std::string_view json) {
+  Key(key);
+  body_ += json;
+  return *this;
+}
+
+std::string FindingJson(const ops::Finding& f) {
+  JsonLine loc;
+  if (!f.location.file.empty()) loc.Str("file", f.location.file);
+  if (!f.location.operator_id.empty()) loc.Str("operator", f.location.operator_id);
+  if (!f.location.operator_name.empty()) loc.Str("operator_name", f.location.operator_name);
+  if (f.location.subtask) loc.Uint("subtask", *f.location.subtask);
+  if (f.location.key_group) loc.Uint("key_group", *f.location.key_group);
+  return JsonLine()
+      .Str("rule", f.rule_id)
+      .Str("severity", ops::SeverityName(f.severity))
+      .Raw("location", loc.Build())
+      .Str("message", f.message)
+      .Str("hint", f.hint)
+      .Build();
+}
+
+void RenderFindingsJson(const std::vector<ops::Finding>& findings, std::ostream& out) {
+  for (const auto& f : findings) out << FindingJson(f) << "\n";
+}
+
+}  // namespace ckpt::cli

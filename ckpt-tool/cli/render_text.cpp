@@ -1,0 +1,102 @@
+// Text rendering: aligned tables, human sizes, ISO timestamps and findings as readable lines.
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <ctime>
+
+#include "render.h"
+
+namespace ckpt::cli {
+
+TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_align)
+    : header_(std::move(header)), right_(std::move(right_align)) {
+  right_.resize(header_.size(), false);
+}
+
+void TextTable::AddRow(std::vector<std::string> cells) {
+  cells.resize(header_.size());
+  rows_.push_back(std::move(cells));
+}
+
+void TextTable::Print(std::ostream& out) const {
+  std::vector<size_t> width(header_.size(), 0);
+  for (size_t c = 0; c < header_.size(); ++c) width[c] = header_[c].size();
+  for (const auto& row : rows_) {
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+  }
+  auto print_row = [&](const std::vector<std::string>& row) {
+    std::string line;
+    for (size_t c = 0; c < row.size(); ++c) {
+      const size_t pad = width[c] - row[c].size();
+      const bool last = c + 1 == row.size();
+      if (right_[c]) line.append(pad, ' ');
+      line += row[c];
+      if (!right_[c] && !last) line.append(pad, ' ');
+      if (!last) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    out << line << "\n";
+  };
+  print_row(header_);
+  for (const auto& row : rows_) print_row(row);
+}
+
+std::string HumanBytes(uint64_t bytes) {
+  static constexpr const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  if (bytes < 1024) return std::to_string(bytes) + " B";
+  double v = static_cast<double>(bytes);
+  int unit = 0;
+  while (v >= 1024.0 && unit < 4) {
+    v /= 1024.0;
+    ++unit;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
+  return buf;
+}
+
+std::string IsoTime(int64_t epoch_ms) {
+  if (epoch_ms <= 0) return "-";
+  const std::time_t secs = static_cast<std::time_t>(epoch_ms / 1000);
+  std::tm tm{};
+  gmtime_r(&secs, &tm);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", tm.tm_year + 1900,
+                tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                static_cast<int>(epoch_ms % 1000));
+  return buf;
+}
+
+namespace {
+std::string LocationText(const ops::Location& l) {
+  std::string s;
+  auto add = [&s](const std::string& part) {
+    if (!s.empty()) s += " ";
+    s += part;
+  };
+  if (!l.file.empty()) add("file=" + l.file);
+  if (!l.operator_id.empty()) {
+    add("operator=" + (l.operator_name.empty() ? l.operator_id
+                                               : l.operator_name + "(" + l.operator_id + ")"));
+  }
+  if (l.subtask) add("subtask=" + std::to_string(*l.subtask));
+  if (l.key_group) add("key-group=" + std::to_string(*l.key_group));
+  return s;
+}
+}  // namespace
+
+void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out) {
+  size_t errors = 0, warnings = 0;
+  for (const auto& f : findings) {
+    out << ops::SeverityName(f.severity) << " " << f.rule_id << ": " << f.message << "\n";
+    const std::string where = LocationText(f.location);
+    if (!where.empty()) out << "    at " << where << "\n";
+    if (!f.hint.empty()) out << "    hint: " << f.hint << "\n";
+    if (f.severity == ops::Severity::kError) ++errors;
+    if (f.severity == ops::Severity::kWarning) ++warnings;
+  }
+  out << errors << " error(s), " << warnings << " warning(s), "
+      << findings.size() - errors - warnings << " note(s)\n";
+}
+
+}  // namespace ckpt::cli

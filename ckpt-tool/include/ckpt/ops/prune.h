@@ -1,0 +1,101 @@
+// Prune: deletes checkpoints beyond retention and files in shared/ and chk-* that no retained
+// `_metadata` references (the FLINK-30461 leak), as an explicit plan that is shown first
+// (dry run) and executed step by step. Never deletes a savepoint, a referenced file, or a file
+// younger than the age guard or of unknown age. The plan is ordered so that a crash after any
+// step leaves every retained snapshot valid: subsumed checkpoints lose their `_metadata` first
+// (becoming incomplete), then their files; orphans go last. Stateless; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+
+namespace ckpt::ops {
+
+struct PruneOptions {
+  // Complete checkpoints kept per job, newest first; must be >= 1. Default: 1 (Flink's
+  // execution.checkpointing.num-retained).
+  uint32_t keep_last = 1;
+  // --older-than: only checkpoints completed longer ago than this may be deleted, and it is
+  // also the age guard for orphan files. Default: unset (checkpoints by count only).
+  std::optional<int64_t> older_than_ms;
+  // Orphan files (and incomplete checkpoints' files) modified less than this long ago are kept:
+  // a running job may be writing them, and `_metadata` is written last. Replaced by
+  // older_than_ms when that is set. Default: 1 hour.
+  int64_t min_orphan_age_ms = 3600 * 1000;
+  // "Now" for age computations, ms since the epoch. Default: 0 = the system clock.
+  int64_t now_ms = 0;
+};
+
+enum class PruneAction { kRemoveFile, kSyncDir, kRemoveDir };
+
+// One filesystem operation of the plan. Paths are relative to the plan's root.
+struct PruneStep {
+  PruneAction action = PruneAction::kRemoveFile;
+  std::string path;
+  std::string reason;  // e.g. "chk-3 is subsumed (beyond --keep-last 2)"
+  uint64_t size_bytes = 0;
+};
+
+enum class SnapshotVerdict {
+  kRetained,    // complete and kept by the retention rule
+  kSubsumed,    // complete, beyond retention: deleted
+  kIncomplete,  // no `_metadata`: its files are orphans (subject to the age guard)
+  kCorrupt,     // unreadable `_metadata`: kept, and it blocks shared/ orphan deletion
+  kSavepoint,   // never touched
+};
+
+struct PruneSnapshot {
+  std::string path;  // relative to root, e.g. "<job>/chk-12"
+  int64_t checkpoint_id = -1;  // -1 for savepoints whose metadata is unreadable
+  SnapshotVerdict verdict = SnapshotVerdict::kRetained;
+  std::string reason;
+};
+
+// A file under shared/ or chk-* that the plan keeps, and why ("referenced by chk-12 and
+// chk-13", "younger than the age guard", "age unknown").
+struct PruneKept {
+  std::string path;  // relative to root
+  std::string reason;
+};
+
+struct PrunePlan {
+  std::string root;
+  std::vector<PruneSnapshot> snapshots;  // sorted by path
+  std::vector<PruneStep> steps;          // in execution order
+  std::vector<PruneKept> kept;           // sorted by path
+  std::vector<std::string> notes;        // e.g. shared/ orphans skipped because of chk-7
+  uint64_t bytes_to_free = 0;
+  size_t files_to_delete = 0;
+};
+
+// Scans `root` (a checkpoint root holding job directories, or one job directory) and plans the
+// prune. Reads only. InvalidArgument if keep_last is 0 or an age is negative; NotFound if
+// `root` does not exist; IOError when listing fails.
+base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
+                                  const PruneOptions& options = {});
+
+// Executes `plan` in order, stopping at the first failure (whose Status it returns, naming the
+// step). `*steps_done` (optional) receives the number of steps completed. A removal whose
+// target is already gone counts as done, so an interrupted prune can simply be planned and run
+// again. Cancelled via `progress` between steps.
+base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progress& progress = {},
+                          size_t* steps_done = nullptr);
+
+// Parses a duration such as "500ms", "30s", "15m", "12h", "7d" (a bare number means seconds).
+// InvalidArgument naming `text` otherwise (negative, overflowing or unknown unit).
+base::Result<int64_t> ParseDuration(std::string_view text);
+// The shortest exact rendering of `ms` in the units above ("1h", "90s", "1500ms").
+std::string FormatDuration(int64_t ms);
+
+// "retained", "subsumed", "incomplete", "corrupt", "savepoint".
+std::string_view SnapshotVerdictName(SnapshotVerdict v);
+// "remove", "sync-dir", "remove-dir".
+std::string_view PruneActionName(PruneAction a);
+
+}  // namespace ckpt::ops

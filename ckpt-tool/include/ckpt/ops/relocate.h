@@ -1,0 +1,54 @@
+// Relocate: copies a savepoint, or turns a retained checkpoint into a self-contained savepoint, in
+// a new directory. Every referenced file is copied with its size and XXH3 checked on the way and
+// recorded as EXCLUSIVE with a relative path; `_metadata` is written last, atomically. The input
+// is never modified. Stateless function; thread-safe for distinct output directories.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+
+namespace ckpt::ops {
+
+struct RelocateOptions {
+  // Plan only: nothing is created or copied; the result lists what would be. Default: false.
+  bool dry_run = false;
+  // Bytes copied so far / total; cancellation is checked between 1 MiB blocks (the partial
+  // output directory is then removed). Default: none.
+  base::Progress progress;
+};
+
+// One file of the output snapshot.
+struct RelocatedFile {
+  std::string source_path;     // where it was read from (resolved)
+  std::string output_path;     // relative to the output directory (its EXCLUSIVE path)
+  std::string original_scope;  // "exclusive", "shared", "task-owned" or "external"
+  uint64_t size_bytes = 0;
+  uint64_t checksum_xxh3 = 0;
+};
+
+struct RelocateResult {
+  std::string source_dir;
+  std::string output_dir;
+  int64_t checkpoint_id = 0;
+  bool converted_checkpoint = false;  // the input was a checkpoint; the output is a savepoint
+  bool dry_run = false;
+  std::vector<RelocatedFile> files;   // in file-table order
+  uint64_t total_bytes = 0;           // sum of the files' sizes
+  uint64_t bytes_copied = 0;          // 0 for a dry run
+};
+
+// Copies the snapshot at `snapshot` (directory or its `_metadata`) to `output_dir`, which must
+// not exist. Returns what was copied. NotFound if the input has no `_metadata`; Corruption
+// (naming the file) if its metadata is damaged or a referenced file is missing or does not match
+// its recorded size or checksum — the partial output is then removed; AlreadyExists if
+// `output_dir` exists; IOError if the filesystem refuses; Cancelled via `options.progress`.
+base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
+                                      const std::string& output_dir,
+                                      const RelocateOptions& options = {});
+
+}  // namespace ckpt::ops

@@ -1,0 +1,33 @@
+// Deterministic ordering of findings, so every renderer's output is stable across runs.
+#include "ckpt/ops/finding.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace ckpt::ops {
+
+std::string_view SeverityName(Severity s) {
+  switch (s) {
+    case Severity::kInfo: return "info";
+    case Severity::kWarning: return "warning";
+    case Severity::kError: return "error";
+  }
+  return "error";
+}
+
+void SortFindings(std::vector<Finding>* findings) {
+  auto key = [](const Finding& f) {
+    return std::tie(f.rule_id, f.location.file, f.location.operator_id, f.location.subtask,
+                    f.location.key_group, f.message, f.location.operator_name, f.hint);
+  };
+  std::stable_sort(findings->begin(), findings->end(),
+                   [&](const Finding& a, const Finding& b) { return key(a) < key(b); });
+  findings->erase(std::unique(findings->begin(), findings->end()), findings->end());
+}
+
+bool HasErrors(const std::vector<Finding>& findings) {
+  return std::any_of(findings.begin(), findings.end(),
+                     [](const Finding& f) { return f.severity == Severity::kError; });
+}
+
+}  // namespace ckpt::ops

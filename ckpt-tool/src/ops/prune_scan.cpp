@@ -1,0 +1,188 @@
+#include "prune_scan.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
+
+namespace ckpt::ops::internal {
+namespace {
+
+base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::string& rel,
+                      ScannedTree* tree) {
+  std::string abs = JoinRel(abs_root, rel);
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  for (const auto& e : entries) {
+    std::string child = JoinRel(rel, e.name);
+    if (e.is_dir) {
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child, tree));
+      continue;
+    }
+    ScannedFile f;
+    f.rel = child;
+    f.abs = JoinRel(abs_root, child);
+    auto info = fs.Stat(f.abs);
+    if (info.ok()) {
+      f.size_bytes = info->size_bytes;
+      // A zero or negative mtime is not a real age: treat it as unknown (never deleted).
+      if (info->mtime_ms > 0) f.mtime_ms = info->mtime_ms;
+    } else if (info.status().IsNotFound()) {
+      continue;  // vanished while we looked: nothing to plan for it
+    }
+    tree->files.push_back(std::move(f));
+  }
+  tree->dirs_post_order.push_back(rel);
+  return base::Status::OK();
+}
+
+void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
+  std::string path = base::JoinPath(snap->abs, format::kMetadataFileName);
+  auto info = fs.Stat(path);
+  if (!info.ok()) {
+    if (!info.status().IsNotFound()) {
+      snap->metadata_state = MetadataState::kUnreadable;
+      snap->metadata_error = info.status().ToString();
+    }
+    return;
+  }
+  if (info->mtime_ms > 0) snap->metadata_mtime_ms = info->mtime_ms;
+  auto metadata = format::ReadMetadataFile(fs, path);
+  if (!metadata.ok()) {
+    // Anything but a clean read means its references are unknown: it must block deletions.
+    snap->metadata_state = metadata.status().IsNotFound() ? MetadataState::kMissing
+                                                          : MetadataState::kUnreadable;
+    snap->metadata_error = metadata.status().ToString();
+    return;
+  }
+  snap->metadata_state = MetadataState::kReadable;
+  if (snap->checkpoint_id < 0) snap->checkpoint_id = metadata->checkpoint_id();
+  snap->metadata = std::move(metadata).value();
+}
+
+base::Result<bool> IsJobDir(base::Fs& fs, const std::string& abs) {
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    if (e.name == format::kSharedDirName || e.name == format::kTaskOwnedDirName ||
+        format::ParseCheckpointDirName(e.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+base::Result<bool> HasMetadata(base::Fs& fs, const std::string& abs) {
+  auto info = fs.Stat(base::JoinPath(abs, format::kMetadataFileName));
+  if (info.ok()) return !info->is_dir;
+  if (info.status().IsNotFound()) return false;
+  return info.status();
+}
+
+base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::string& rel,
+                     ScannedRoot* out) {
+  ScannedJob job;
+  job.rel = rel;
+  std::string abs = JoinRel(abs_root, rel);
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    std::string child_rel = JoinRel(rel, e.name);
+    if (auto id = format::ParseCheckpointDirName(e.name)) {
+      ScannedSnapshot snap;
+      snap.rel = child_rel;
+      snap.abs = JoinRel(abs_root, child_rel);
+      snap.checkpoint_id = *id;
+      snap.is_checkpoint_dir = true;
+      ReadSnapshotMetadata(fs, &snap);
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &snap.tree));
+      job.checkpoints.push_back(std::move(snap));
+    } else if (e.name == format::kSharedDirName) {
+      job.shared.emplace();
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
+    } else if (e.name != format::kTaskOwnedDirName) {
+      CKPT_ASSIGN_OR_RETURN(bool has, HasMetadata(fs, JoinRel(abs_root, child_rel)));
+      if (has) {
+        ScannedSnapshot snap;
+        snap.rel = child_rel;
+        snap.abs = JoinRel(abs_root, child_rel);
+        ReadSnapshotMetadata(fs, &snap);
+        out->other_snapshots.push_back(std::move(snap));
+      }
+    }
+  }
+  std::sort(job.checkpoints.begin(), job.checkpoints.end(),
+            [](const auto& a, const auto& b) { return a.checkpoint_id < b.checkpoint_id; });
+  out->jobs.push_back(std::move(job));
+  return base::Status::OK();
+}
+
+}  // namespace
+
+std::string JoinRel(const std::string& base, const std::string& rel) {
+  if (rel.empty()) return base;
+  if (base.empty()) return rel;
+  return base::JoinPath(base, rel);
+}
+
+std::string NormalizeAbsolute(const std::string& path) {
+  std::string full = path;
+  if (full.empty() || full[0] != '/') {
+    char buf[4096];
+    std::string cwd = getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string("/");
+    full = cwd + "/" + full;
+  }
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= full.size()) {
+    size_t slash = full.find('/', start);
+    if (slash == std::string::npos) slash = full.size();
+    std::string comp = full.substr(start, slash - start);
+    if (comp == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!comp.empty() && comp != ".") {
+      parts.push_back(comp);
+    }
+    start = slash + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root) {
+  auto info = fs.Stat(root);
+  if (!info.ok()) {
+    if (info.status().IsNotFound()) return base::Status::NotFound(root + " does not exist");
+    return info.status();
+  }
+  if (!info->is_dir) return base::Status::InvalidArgument(root + " is not a directory");
+  ScannedRoot out;
+  out.root = root;
+  out.abs_root = NormalizeAbsolute(root);
+  CKPT_ASSIGN_OR_RETURN(bool root_is_job, IsJobDir(fs, out.abs_root));
+  if (root_is_job) {
+    CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, "", &out));
+    return out;
+  }
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(out.abs_root));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    std::string abs = JoinRel(out.abs_root, e.name);
+    CKPT_ASSIGN_OR_RETURN(bool has, HasMetadata(fs, abs));
+    if (has) {
+      ScannedSnapshot snap;
+      snap.rel = e.name;
+      snap.abs = abs;
+      ReadSnapshotMetadata(fs, &snap);
+      out.other_snapshots.push_back(std::move(snap));
+      continue;
+    }
+    CKPT_ASSIGN_OR_RETURN(bool is_job, IsJobDir(fs, abs));
+    if (is_job) CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, e.name, &out));
+  }
+  return out;
+}
+
+}  // namespace ckpt::ops::internal

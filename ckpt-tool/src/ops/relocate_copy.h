@@ -1,0 +1,56 @@
+// Writing a self-contained copy of a snapshot (shared by relocate and remap): choose EXCLUSIVE
+// output paths for every file, copy with size and XXH3 verification, `_metadata` last. Also a
+// visitor over every file index a handle holds, for rewriting the file table. Private to ckpt::ops.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+#include "ckpt/format/proto.h"
+#include "ckpt/ops/relocate.h"
+
+namespace ckpt::ops::internal {
+
+// Calls `fn` on every file index referenced by `op` (keyed, operator, channel, changelog and
+// coordinator handles), allowing it to be rewritten in place.
+void ForEachFileIndex(pb::OperatorState* op, const std::function<void(uint32_t*)>& fn);
+
+// Keeps only the files whose indexes are in `keep` (a mask over metadata->files) and rewrites
+// every handle's index accordingly.
+void CompactFileTable(pb::CheckpointMetadata* metadata, const std::vector<bool>& keep);
+
+// The relative EXCLUSIVE path each file gets in a self-contained copy: EXCLUSIVE files keep
+// their path, SHARED go under "shared/", TASK_OWNED under "taskowned/", EXTERNAL under
+// "external/<base name>"; clashes get a "-<n>" suffix. Parallel to metadata.files.
+std::vector<std::string> PlanOutputPaths(const pb::CheckpointMetadata& metadata);
+
+// Turns `metadata` into the metadata of a self-contained savepoint whose files sit at `paths`
+// (from PlanOutputPaths): scope EXCLUSIVE, created by this snapshot; a checkpoint becomes a FULL
+// savepoint. `provenance_key`/`source_dir` are recorded in properties.
+void MakeSelfContained(pb::CheckpointMetadata* metadata, const std::vector<std::string>& paths,
+                       const std::string& provenance_key, const std::string& source_dir);
+
+// Describes the copy without doing it: resolves each file of `metadata` (as read from
+// `source_dir`). Corruption naming the file if a reference cannot be resolved.
+base::Result<std::vector<RelocatedFile>> PlanCopy(const std::string& source_dir,
+                                                  const pb::CheckpointMetadata& metadata,
+                                                  const std::vector<std::string>& paths);
+
+// Creates `output_dir` (AlreadyExists if it exists), copies every planned file verifying size
+// and XXH3 (Corruption naming the source on a mismatch), syncs, then publishes
+// `output_metadata` as `_metadata`. On any failure the partial output directory is removed.
+// Returns the bytes copied.
+base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                         const std::string& output_dir,
+                                         const pb::CheckpointMetadata& output_metadata,
+                                         const base::Progress& progress);
+
+// AlreadyExists if `path` exists; OK if it does not; the Stat error otherwise.
+base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path);
+
+}  // namespace ckpt::ops::internal

@@ -1,0 +1,147 @@
+#include "ckpt/ops/remap.h"
+
+#include <set>
+
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
+#include "relocate_copy.h"
+#include "remap_plan.h"
+
+namespace ckpt::ops {
+namespace {
+
+using format::OperatorId;
+
+RemapEntry MakeEntry(const internal::RemapPlan& plan, size_t i,
+                     const pb::CheckpointMetadata& metadata) {
+  const internal::KnownOperator& op = plan.known[i];
+  RemapEntry e;
+  e.name = op.name;
+  e.old_id_hex = op.id.ToHex();
+  e.old_uid = op.uid;
+  e.new_id_hex = e.old_id_hex;
+  e.new_uid = op.uid;
+  if (auto d = plan.drops.find(i); d != plan.drops.end()) {
+    e.action = RemapAction::kDrop;
+    e.new_id_hex.clear();
+    e.new_uid.clear();
+    e.reason = d->second;
+  } else if (auto r = plan.renames.find(i); r != plan.renames.end()) {
+    e.action = RemapAction::kRename;
+    e.new_id_hex = r->second.new_id.ToHex();
+    if (r->second.new_uid) e.new_uid = *r->second.new_uid;
+    e.reason = r->second.reason;
+  } else if (auto k = plan.keep_reasons.find(i); k != plan.keep_reasons.end()) {
+    e.reason = k->second;
+  }
+  if (op.state_index >= 0) {
+    pb::OperatorState state = metadata.operators(op.state_index);  // a copy: the visitor mutates
+    e.subtasks_with_state = static_cast<uint32_t>(state.subtasks_size());
+    e.states = static_cast<uint32_t>(state.states_size());
+    e.has_coordinator_state = state.has_coordinator_state();
+    std::set<uint32_t> files;
+    internal::ForEachFileIndex(&state, [&](uint32_t* f) { files.insert(*f); });
+    for (uint32_t f : files) {
+      if (f < static_cast<uint32_t>(metadata.files_size())) {
+        e.state_bytes += metadata.files(static_cast<int>(f)).size_bytes();
+      }
+    }
+    if (state.has_coordinator_state() && state.coordinator_state().has_inline_data()) {
+      e.state_bytes += state.coordinator_state().inline_data().size();
+    }
+  }
+  return e;
+}
+
+// Rewrites IDs and uids in the operator states, the job graph and its edges; leaves out dropped
+// operators' state and the files only they referenced.
+void Apply(const internal::RemapPlan& plan, pb::CheckpointMetadata* metadata) {
+  std::map<std::string, std::string> id_bytes;  // old ID bytes -> new ID bytes
+  std::set<int> dropped_states;
+  for (const auto& [i, d] : plan.renames) {
+    const auto& op = plan.known[i];
+    id_bytes[op.id.ToBytes()] = d.new_id.ToBytes();
+    if (op.graph_index >= 0) {
+      auto* info = metadata->mutable_job_graph()->mutable_operators(op.graph_index);
+      info->set_operator_id(d.new_id.ToBytes());
+      if (d.new_uid) info->set_uid(*d.new_uid);
+    }
+  }
+  for (const auto& [i, reason] : plan.drops) {
+    if (plan.known[i].state_index >= 0) dropped_states.insert(plan.known[i].state_index);
+  }
+  auto rename = [&](std::string* id) {
+    auto it = id_bytes.find(*id);
+    if (it != id_bytes.end()) *id = it->second;
+  };
+  for (auto& edge : *metadata->mutable_job_graph()->mutable_edges()) {
+    rename(edge.mutable_source_operator_id());
+    rename(edge.mutable_target_operator_id());
+  }
+  google::protobuf::RepeatedPtrField<pb::OperatorState> kept;
+  for (int i = 0; i < metadata->operators_size(); ++i) {
+    if (dropped_states.count(i)) continue;
+    pb::OperatorState* op = kept.Add();
+    *op = metadata->operators(i);
+    rename(op->mutable_operator_id());
+  }
+  metadata->mutable_operators()->Swap(&kept);
+
+  std::vector<bool> referenced(metadata->files_size(), false);
+  for (auto& op : *metadata->mutable_operators()) {
+    internal::ForEachFileIndex(&op, [&](uint32_t* f) {
+      if (*f < referenced.size()) referenced[*f] = true;
+    });
+  }
+  internal::CompactFileTable(metadata, referenced);
+}
+
+}  // namespace
+
+std::string_view RemapActionName(RemapAction action) {
+  switch (action) {
+    case RemapAction::kKeep: return "keep";
+    case RemapAction::kRename: return "rename";
+    case RemapAction::kDrop: return "drop";
+  }
+  return "keep";
+}
+
+base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
+                                const std::string& output_dir, const RemapOptions& options) {
+  CKPT_ASSIGN_OR_RETURN(auto location, format::LocateSnapshot(fs, snapshot));
+  CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
+  CKPT_ASSIGN_OR_RETURN(internal::RemapPlan plan, internal::PlanRemap(fs, metadata, options));
+  CKPT_RETURN_IF_ERROR(internal::CheckOutputAbsent(fs, output_dir));
+
+  RemapResult result;
+  result.source_dir = location.dir;
+  result.output_dir = output_dir;
+  result.dry_run = options.dry_run;
+  result.unmatched = plan.unmatched;
+  result.warnings = plan.warnings;
+  // Operators with state first (they are what a remap moves), each group in metadata order.
+  for (size_t i = 0; i < plan.known.size(); ++i) {
+    if (plan.known[i].state_index >= 0) result.operators.push_back(MakeEntry(plan, i, metadata));
+  }
+  for (size_t i = 0; i < plan.known.size(); ++i) {
+    if (plan.known[i].state_index < 0 && (plan.renames.count(i) || plan.drops.count(i))) {
+      result.operators.push_back(MakeEntry(plan, i, metadata));
+    }
+  }
+
+  pb::CheckpointMetadata out = metadata;
+  Apply(plan, &out);
+  std::vector<std::string> paths = internal::PlanOutputPaths(out);
+  CKPT_ASSIGN_OR_RETURN(auto files, internal::PlanCopy(location.dir, out, paths));
+  result.files = files.size();
+  for (const auto& f : files) result.total_bytes += f.size_bytes;
+  if (options.dry_run) return result;
+
+  internal::MakeSelfContained(&out, paths, "ckpt.remapped_from", location.dir);
+  CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
+                        internal::WriteSnapshotCopy(fs, files, output_dir, out, options.progress));
+  return result;
+}
+
+}  // namespace ckpt::ops
