@@ -1,0 +1,71 @@
+// stats: where a snapshot's bytes are (by operator, state and key group), key-group skew, and
+// union state whose entry count is far above parallelism. Reads state-file footers (sizes per
+// key group) and, for per-state sizes of keyed state, streams the records once.
+// Stateless; thread-safe given a thread-safe Fs; cancellable through Progress.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+#include "ckpt/ops/finding.h"
+#include "ckpt/ops/snapshot.h"
+
+namespace ckpt::ops {
+
+struct StatsOptions {
+  // Scan keyed records to attribute bytes and entries to each state. Default: true.
+  bool per_state = true;
+  // Key groups listed as largest in the skew report. Default: 5.
+  uint32_t top_key_groups = 5;
+  // Skew finding when the largest key group exceeds this multiple of the median. Default: 10.
+  double skew_factor = 10.0;
+  // Union-state finding when entries per subtask exceed this multiple of parallelism.
+  // Default: 10.
+  double union_factor = 10.0;
+};
+
+struct StateStats {
+  std::string name;
+  StateKind kind = StateKind::kUnspecified;
+  uint64_t entries = 0;     // records (keyed) or entries (operator state)
+  uint64_t bytes = 0;       // logical (uncompressed) record bytes
+};
+
+struct KeyGroupStats {
+  uint32_t key_group = 0;
+  uint64_t bytes = 0;       // logical bytes of the section
+  uint64_t records = 0;
+};
+
+struct OperatorStats {
+  std::string id_hex;
+  std::string name;
+  std::string uid;
+  uint32_t parallelism = 0;
+  uint32_t max_parallelism = 0;
+  uint64_t file_bytes = 0;        // on-disk bytes of its files (OperatorInfo::total_bytes)
+  uint64_t keyed_logical_bytes = 0;
+  std::vector<StateStats> states;          // declared order
+  std::vector<KeyGroupStats> key_groups;   // ascending; only groups with data
+  uint64_t median_key_group_bytes = 0;
+  std::vector<KeyGroupStats> largest_key_groups;  // top N by bytes, ties by key group
+  double skew = 0.0;  // largest / median (0 when no keyed data)
+};
+
+struct StatsReport {
+  uint64_t total_file_bytes = 0;
+  std::vector<OperatorStats> operators;  // snapshot order
+  std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
+};
+
+// Computes statistics of a loaded snapshot. Corruption (naming the file) if a state file cannot
+// be read; Cancelled if `progress` is cancelled.
+base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
+                                       const StatsOptions& options = {},
+                                       const base::Progress& progress = {});
+
+}  // namespace ckpt::ops
