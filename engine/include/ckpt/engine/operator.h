@@ -7,10 +7,12 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "ckpt/base/result.h"
 #include "ckpt/base/status.h"
 #include "ckpt/engine/record.h"
+#include "ckpt/format/proto.h"
 
 namespace ckpt::engine {
 
@@ -78,9 +80,17 @@ class Operator {
     (void)checkpoint_id;
     return base::Status::OK();
   }
+  // Two-phase-commit sinks: the pending files the snapshot of `checkpoint_id` must record
+  // (SubtaskState.committables); called right after SnapshotState(checkpoint_id). On restore
+  // they come back through OperatorContext::restored_committables(). Default: none.
+  virtual std::vector<pb::SinkCommittable> SnapshotCommittables(int64_t checkpoint_id) {
+    (void)checkpoint_id;
+    return {};
+  }
   // Checkpoint `checkpoint_id` completed globally (`_metadata` written): commit side effects up
   // to it (2PC sink renames pending files). Also called for savepoints that stop the job;
-  // never for intermediate savepoints (Flink >= 1.15). Must be idempotent.
+  // never for intermediate savepoints (Flink >= 1.15). Must be idempotent. When checkpointing
+  // is off, called once with INT64_MAX after every task of the job finished its input.
   virtual base::Status NotifyCheckpointComplete(int64_t checkpoint_id) {
     (void)checkpoint_id;
     return base::Status::OK();

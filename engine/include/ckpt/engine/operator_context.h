@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ckpt/engine/operator_params.h"
 #include "ckpt/engine/output.h"
@@ -30,11 +31,15 @@ struct OperatorContextInit {
   uint32_t subtask_index = 0;
   uint32_t parallelism = 1;
   uint32_t max_parallelism = 128;
-  // 0 for the first run; incremented by each restart of the job.
+  // Restarts of the job so far (0 for the first run); the same for all operators of an attempt.
   uint32_t attempt_number = 0;
   pb::CheckpointingMode checkpointing_mode = pb::ALIGNED_EXACTLY_ONCE;
+  // Periodic checkpoints or savepoints can happen (a checkpoint directory is configured).
+  bool checkpointing_enabled = false;
   // Checkpoint the state was restored from; -1 when starting empty.
   int64_t restored_checkpoint_id = -1;
+  // Restored committables this subtask owns (RestorePlan::Committables); empty when fresh.
+  std::vector<pb::SinkCommittable> restored_committables;
   OperatorParams params;
   Output* output = nullptr;
   KeyedStateBackend* keyed_state = nullptr;
@@ -59,6 +64,7 @@ class OperatorContext {
   uint32_t max_parallelism() const { return init_.max_parallelism; }
   uint32_t attempt_number() const { return init_.attempt_number; }
   pb::CheckpointingMode checkpointing_mode() const { return init_.checkpointing_mode; }
+  bool checkpointing_enabled() const { return init_.checkpointing_enabled; }
   const OperatorParams& params() const { return init_.params; }
 
   // Where the operator emits; never null once the task runs.
@@ -75,6 +81,9 @@ class OperatorContext {
 
   bool is_restored() const { return init_.restored_checkpoint_id >= 0; }
   int64_t restored_checkpoint_id() const { return init_.restored_checkpoint_id; }
+  const std::vector<pb::SinkCommittable>& restored_committables() const {
+    return init_.restored_committables;
+  }
 
   // The key of the record being processed (or of the firing timer); Void outside keyed
   // processing. Valid until the next record; copy it if needed later.
