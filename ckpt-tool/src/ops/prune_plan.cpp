@@ -1,0 +1,292 @@
+#include <algorithm>
+#include <chrono>
+#include <map>
+#include <set>
+
+#include "ckpt/format/layout.h"
+#include "ckpt/ops/prune.h"
+#include "prune_scan.h"
+
+namespace ckpt::ops {
+namespace {
+
+using internal::ScannedFile;
+using internal::ScannedSnapshot;
+using internal::ScannedTree;
+
+// Every path some kept snapshot references, with the names of the snapshots that do.
+using RefIndex = std::map<std::string, std::set<std::string>>;
+
+std::string ReferencedBy(const std::set<std::string>& names) {
+  std::vector<std::string> v(names.begin(), names.end());
+  // chk-9 before chk-10: order by id where the names are checkpoints of one job.
+  std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
+    return a.size() != b.size() ? a.size() < b.size() : a < b;
+  });
+  constexpr size_t kShown = 4;
+  std::string out = "referenced by ";
+  size_t shown = std::min(v.size(), kShown);
+  for (size_t i = 0; i < shown; ++i) {
+    if (i > 0) out += (i + 1 == shown && v.size() <= kShown) ? " and " : ", ";
+    out += v[i];
+  }
+  if (v.size() > kShown) out += " and " + std::to_string(v.size() - kShown) + " more";
+  return out;
+}
+
+std::set<std::string> SnapshotRefs(const ScannedSnapshot& snap) {
+  std::set<std::string> refs;
+  if (!snap.metadata) return refs;
+  for (const auto& f : snap.metadata->files()) {
+    auto resolved = format::ResolveFile(snap.abs, f);
+    // An escaping or malformed reference is validate's business; it cannot protect a file here
+    // because it does not name one inside the storage.
+    if (resolved.ok()) refs.insert(internal::NormalizeAbsolute(*resolved));
+  }
+  for (const auto& op : snap.metadata->operators()) {
+    for (const auto& st : op.subtasks()) {
+      for (const auto& c : st.committables()) {
+        if (!c.pending_path().empty()) refs.insert(internal::NormalizeAbsolute(c.pending_path()));
+        if (!c.final_path().empty()) refs.insert(internal::NormalizeAbsolute(c.final_path()));
+      }
+    }
+  }
+  return refs;
+}
+
+class Planner {
+ public:
+  Planner(const PruneOptions& options, int64_t now_ms, PrunePlan* plan)
+      : options_(options), now_ms_(now_ms), plan_(plan) {
+    guard_ms_ = options.older_than_ms.value_or(options.min_orphan_age_ms);
+  }
+
+  void AddRefs(const ScannedSnapshot& snap) {
+    for (const auto& r : SnapshotRefs(snap)) refs_[r].insert(snap.rel);
+  }
+
+  // Why `f` must be kept as an orphan candidate, or "" if it may go.
+  std::string OrphanKeepReason(const ScannedFile& f) const {
+    auto it = refs_.find(f.abs);
+    if (it != refs_.end()) return ReferencedBy(it->second);
+    if (!f.mtime_ms) return "age unknown";
+    if (now_ms_ - *f.mtime_ms < guard_ms_) {
+      return "not referenced, but younger than the age guard (" + FormatDuration(guard_ms_) + ")";
+    }
+    return "";
+  }
+
+  void Keep(const std::string& rel, std::string reason) {
+    plan_->kept.push_back({rel, std::move(reason)});
+  }
+  void Step(PruneAction action, const std::string& rel, std::string reason, uint64_t size = 0) {
+    plan_->steps.push_back({action, rel, std::move(reason), size});
+    if (action == PruneAction::kRemoveFile) {
+      plan_->bytes_to_free += size;
+      ++plan_->files_to_delete;
+    }
+  }
+
+  // Deletes the files of `tree` that `may_delete` allows (else keeps them with the reason it
+  // gives), then every directory left empty, deepest first. `keep_root_dir` keeps the tree's
+  // top directory itself (shared/).
+  template <typename Fn>
+  void DeleteTree(const ScannedTree& tree, const std::string& why, bool keep_root_dir,
+                  Fn keep_reason) {
+    std::set<std::string> occupied;
+    for (const auto& f : tree.files) {
+      std::string reason = keep_reason(f);
+      if (reason.empty()) {
+        Step(PruneAction::kRemoveFile, f.rel, why, f.size_bytes);
+        continue;
+      }
+      Keep(f.rel, reason);
+      for (std::string d = base::DirName(f.rel); !d.empty() && d != "." && d != "/";
+           d = base::DirName(d)) {
+        if (!occupied.insert(d).second) break;
+      }
+    }
+    for (size_t i = 0; i < tree.dirs_post_order.size(); ++i) {
+      const std::string& d = tree.dirs_post_order[i];
+      bool is_top = i + 1 == tree.dirs_post_order.size();
+      if (occupied.count(d) || (is_top && keep_root_dir)) continue;
+      Step(PruneAction::kRemoveDir, d, why);
+    }
+  }
+
+  int64_t guard_ms() const { return guard_ms_; }
+  const PruneOptions& options() const { return options_; }
+  int64_t now_ms() const { return now_ms_; }
+
+ private:
+  const PruneOptions& options_;
+  int64_t now_ms_;
+  int64_t guard_ms_;
+  PrunePlan* plan_;
+  RefIndex refs_;
+};
+
+std::string Rel(const std::string& rel, std::string_view leaf) {
+  return internal::JoinRel(rel, std::string(leaf));
+}
+
+}  // namespace
+
+base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
+                                  const PruneOptions& options) {
+  if (options.keep_last == 0) {
+    return base::Status::InvalidArgument("--keep-last must be at least 1: prune never deletes "
+                                         "the newest complete checkpoint");
+  }
+  if ((options.older_than_ms && *options.older_than_ms < 0) || options.min_orphan_age_ms < 0) {
+    return base::Status::InvalidArgument("ages must not be negative");
+  }
+  int64_t now_ms = options.now_ms;
+  if (now_ms == 0) {
+    now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                 std::chrono::system_clock::now().time_since_epoch())
+                 .count();
+  }
+  CKPT_ASSIGN_OR_RETURN(auto scan, internal::ScanRoot(fs, root));
+  PrunePlan plan;
+  plan.root = root;
+  Planner planner(options, now_ms, &plan);
+
+  // Verdicts.
+  std::map<std::string, SnapshotVerdict> verdict;  // by rel
+  for (auto& job : scan.jobs) {
+    std::vector<const ScannedSnapshot*> complete;
+    for (const auto& c : job.checkpoints) {
+      PruneSnapshot ps{c.rel, c.checkpoint_id, SnapshotVerdict::kRetained, ""};
+      if (c.metadata_state == internal::MetadataState::kMissing) {
+        ps.verdict = SnapshotVerdict::kIncomplete;
+        ps.reason = "no _metadata (failed, aborted or still running); its files are orphans";
+      } else if (c.metadata_state == internal::MetadataState::kUnreadable) {
+        ps.verdict = SnapshotVerdict::kCorrupt;
+        ps.reason = "unreadable _metadata (" + c.metadata_error + "); kept with all its files";
+      } else {
+        complete.push_back(&c);
+      }
+      if (ps.verdict != SnapshotVerdict::kRetained) plan.snapshots.push_back(ps);
+    }
+    std::sort(complete.begin(), complete.end(), [](const auto* a, const auto* b) {
+      return a->checkpoint_id > b->checkpoint_id;
+    });
+    for (size_t i = 0; i < complete.size(); ++i) {
+      const ScannedSnapshot& c = *complete[i];
+      PruneSnapshot ps{c.rel, c.checkpoint_id, SnapshotVerdict::kRetained, ""};
+      std::string keep_last = "--keep-last " + std::to_string(options.keep_last);
+      if (i < options.keep_last) {
+        ps.reason = "among the newest " + std::to_string(options.keep_last) + " complete (" +
+                    keep_last + ")";
+      } else if (options.older_than_ms) {
+        int64_t completed = c.metadata->completion_timestamp();
+        if (completed <= 0 && c.metadata_mtime_ms) completed = *c.metadata_mtime_ms;
+        if (completed <= 0) {
+          ps.reason = "completion time unknown; --older-than cannot apply";
+        } else if (now_ms - completed < *options.older_than_ms) {
+          ps.reason = "completed less than " + FormatDuration(*options.older_than_ms) + " ago";
+        } else {
+          ps.verdict = SnapshotVerdict::kSubsumed;
+          ps.reason = "beyond " + keep_last + " and older than " +
+                      FormatDuration(*options.older_than_ms);
+        }
+      } else {
+        ps.verdict = SnapshotVerdict::kSubsumed;
+        ps.reason = "subsumed: beyond " + keep_last;
+      }
+      plan.snapshots.push_back(ps);
+    }
+  }
+  for (const auto& s : scan.other_snapshots) {
+    std::string reason = s.metadata_state == internal::MetadataState::kReadable &&
+                                 s.metadata->kind() == pb::SAVEPOINT
+                             ? "savepoint: owned by the user, never deleted"
+                             : "not a chk-<n> of a job directory: never touched";
+    plan.snapshots.push_back({s.rel, s.checkpoint_id, SnapshotVerdict::kSavepoint, reason});
+    planner.AddRefs(s);
+  }
+  for (const auto& ps : plan.snapshots) verdict[ps.path] = ps.verdict;
+  for (const auto& job : scan.jobs) {
+    for (const auto& c : job.checkpoints) {
+      if (verdict[c.rel] == SnapshotVerdict::kRetained) planner.AddRefs(c);
+    }
+  }
+
+  // Phase 1: subsumed checkpoints lose `_metadata` first, so a crash never leaves a complete
+  // checkpoint with missing files.
+  std::vector<const ScannedSnapshot*> subsumed;
+  for (const auto& job : scan.jobs) {
+    for (const auto& c : job.checkpoints) {
+      if (verdict[c.rel] == SnapshotVerdict::kSubsumed) subsumed.push_back(&c);
+    }
+  }
+  for (const auto* c : subsumed) {
+    std::string name = c->rel;
+    uint64_t size = 0;
+    for (const auto& f : c->tree.files) {
+      if (f.rel == Rel(c->rel, format::kMetadataFileName)) size = f.size_bytes;
+    }
+    planner.Step(PruneAction::kRemoveFile, Rel(c->rel, format::kMetadataFileName),
+                 name + " is subsumed: its _metadata goes first, making it incomplete", size);
+    planner.Step(PruneAction::kSyncDir, c->rel, "make the removal of " + name +
+                                                    "/_metadata durable before its files go");
+  }
+  // Phase 2: their files, except what a kept snapshot still references.
+  for (const auto* c : subsumed) {
+    std::set<std::string> own = SnapshotRefs(*c);
+    std::string meta = Rel(c->rel, format::kMetadataFileName);
+    ScannedTree tree = c->tree;
+    std::erase_if(tree.files, [&](const ScannedFile& f) { return f.rel == meta; });
+    planner.DeleteTree(tree, "file of subsumed " + c->rel, false, [&](const ScannedFile& f) {
+      std::string r = planner.OrphanKeepReason(f);
+      if (r.empty() || r.rfind("referenced by", 0) == 0) return r;
+      return own.count(f.abs) ? std::string() : r;  // its own files are old by definition
+    });
+  }
+  // Phase 3: orphans in incomplete and retained checkpoints and in shared/.
+  for (const auto& job : scan.jobs) {
+    std::string blocker;
+    for (const auto& c : job.checkpoints) {
+      SnapshotVerdict v = verdict[c.rel];
+      std::string meta = Rel(c.rel, format::kMetadataFileName);
+      if (v == SnapshotVerdict::kCorrupt) {
+        if (blocker.empty()) blocker = c.rel;
+        for (const auto& f : c.tree.files) {
+          planner.Keep(f.rel, c.rel + " has an unreadable _metadata; its files are kept");
+        }
+      } else if (v == SnapshotVerdict::kIncomplete) {
+        planner.DeleteTree(c.tree, "orphan: " + c.rel + " is incomplete", false,
+                           [&](const ScannedFile& f) { return planner.OrphanKeepReason(f); });
+      } else if (v == SnapshotVerdict::kRetained) {
+        planner.DeleteTree(c.tree, "orphan: no retained _metadata references it", true,
+                           [&](const ScannedFile& f) {
+                             if (f.rel == meta) return "_metadata of retained " + c.rel;
+                             return planner.OrphanKeepReason(f);
+                           });
+      }
+    }
+    if (!job.shared) continue;
+    if (!blocker.empty()) {
+      plan.notes.push_back("orphans in " + Rel(job.rel, format::kSharedDirName) +
+                           " are not deleted: " + blocker +
+                           " has an unreadable _metadata, so what it references is unknown");
+      for (const auto& f : job.shared->files) {
+        std::string r = planner.OrphanKeepReason(f);
+        planner.Keep(f.rel, r.empty() ? "references unknown while " + blocker +
+                                            "/_metadata is unreadable"
+                                      : r);
+      }
+      continue;
+    }
+    planner.DeleteTree(*job.shared, "orphan: no retained _metadata references it", true,
+                       [&](const ScannedFile& f) { return planner.OrphanKeepReason(f); });
+  }
+  std::sort(plan.snapshots.begin(), plan.snapshots.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  std::sort(plan.kept.begin(), plan.kept.end(),
+            [](const auto& a, const auto& b) { return a.path < b.path; });
+  return plan;
+}
+
+}  // namespace ckpt::ops
