@@ -1,0 +1,16 @@
+// Registration functions of the built-in operator kinds, one per source file of this folder;
+// RegisterBuiltinOperators (builtin_operators.cpp) calls them all. Private to the engine.
+#pragma once
+
+#include "ckpt/base/status.h"
+#include "ckpt/engine/operator_registry.h"
+
+namespace ckpt::engine::operators {
+
+base::Status RegisterSequenceSource(OperatorRegistry& registry);      // sequence_source.cpp
+base::Status RegisterFailureInjector(OperatorRegistry& registry);     // failure_injector.cpp
+base::Status RegisterKeyedAggregates(OperatorRegistry& registry);     // keyed_aggregates.cpp
+base::Status RegisterFileSink(OperatorRegistry& registry);            // file_sink.cpp
+base::Status RegisterSimpleSinks(OperatorRegistry& registry);         // simple_sinks.cpp
+
+}  // namespace ckpt::engine::operators
