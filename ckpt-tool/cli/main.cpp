@@ -18,6 +18,9 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
+void AddPruneCommand(CLI::App& app, CliContext& ctx);
+void AddRemapCommand(CLI::App& app, CliContext& ctx);
+void AddRelocateCommand(CLI::App& app, CliContext& ctx);
 }  // namespace ckpt::cli
 
 namespace {
@@ -25,12 +28,15 @@ namespace {
 using Registrar = void (*)(CLI::App&, ckpt::cli::CliContext&);
 constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddLsCommand,
-    // &ckpt::cli::AddShowCommand,
+    &ckpt::cli::AddShowCommand,
     // &ckpt::cli::AddFilesCommand,
     // &ckpt::cli::AddDumpCommand,
     // &ckpt::cli::AddValidateCommand,
     // &ckpt::cli::AddStatsCommand,
     // ops-write verbs (helper t2) go here.
+    &ckpt::cli::AddPruneCommand,
+    &ckpt::cli::AddRemapCommand,
+    &ckpt::cli::AddRelocateCommand,
     &ckpt::cli::AddCompletionCommand,  // last: it walks the verbs registered before it
 };
 

@@ -1,0 +1,160 @@
+// ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--dry-run | --yes]: delete
+// subsumed checkpoints and orphaned files, showing the plan first.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "ckpt/ops/prune.h"
+#include "cli_common.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct PruneArgs {
+  std::string root;
+  uint32_t keep_last = 1;
+  std::string older_than;
+  std::string min_age;
+  bool dry_run = false;
+  bool yes = false;
+};
+
+void PrintJson(const ops::PrunePlan& plan, bool executed, size_t steps_done, std::ostream& out) {
+  for (const auto& s : plan.snapshots) {
+    out << JsonLine()
+               .Str("snapshot", s.path)
+               .Int("checkpoint_id", s.checkpoint_id)
+               .Str("verdict", ops::SnapshotVerdictName(s.verdict))
+               .Str("reason", s.reason)
+               .Build()
+        << "\n";
+  }
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& st = plan.steps[i];
+    out << JsonLine()
+               .Uint("step", i + 1)
+               .Str("action", ops::PruneActionName(st.action))
+               .Str("path", st.path)
+               .Uint("size_bytes", st.size_bytes)
+               .Str("reason", st.reason)
+               .Bool("done", executed && i < steps_done)
+               .Build()
+        << "\n";
+  }
+  for (const auto& k : plan.kept) {
+    out << JsonLine().Str("kept", k.path).Str("reason", k.reason).Build() << "\n";
+  }
+  for (const auto& n : plan.notes) out << JsonLine().Str("note", n).Build() << "\n";
+  out << JsonLine()
+             .Str("root", plan.root)
+             .Bool("dry_run", !executed)
+             .Uint("steps", plan.steps.size())
+             .Uint("steps_done", steps_done)
+             .Uint("files_to_delete", plan.files_to_delete)
+             .Uint("bytes_to_free", plan.bytes_to_free)
+             .Build()
+      << "\n";
+}
+
+void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, std::ostream& out) {
+  out << "prune " << plan.root
+      << (executed ? "" : " (dry run: nothing deleted; pass --yes to delete)") << "\n\n";
+  TextTable snaps({"SNAPSHOT", "ID", "VERDICT", "WHY"}, {false, true, false, false});
+  for (const auto& s : plan.snapshots) {
+    snaps.AddRow({s.path, s.checkpoint_id < 0 ? "-" : std::to_string(s.checkpoint_id),
+                  std::string(ops::SnapshotVerdictName(s.verdict)), s.reason});
+  }
+  if (snaps.empty()) {
+    out << "no checkpoints or savepoints found\n";
+  } else {
+    snaps.Print(out);
+  }
+  out << "\n" << (executed ? "executed " : "plan: ") << plan.steps.size() << " steps, "
+      << plan.files_to_delete << " files, " << HumanBytes(plan.bytes_to_free) << "\n";
+  TextTable steps({"STEP", "ACTION", "PATH", "SIZE", "WHY"}, {true, false, false, true, false});
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    const auto& st = plan.steps[i];
+    steps.AddRow({std::to_string(i + 1), std::string(ops::PruneActionName(st.action)), st.path,
+                  st.action == ops::PruneAction::kRemoveFile ? std::to_string(st.size_bytes) : "",
+                  st.reason});
+  }
+  if (!steps.empty()) steps.Print(out);
+  if (!plan.kept.empty()) {
+    out << "\nkept " << plan.kept.size() << " files\n";
+    TextTable kept({"PATH", "WHY"});
+    for (const auto& k : plan.kept) kept.AddRow({k.path, k.reason});
+    kept.Print(out);
+  }
+  for (const auto& n : plan.notes) out << "note: " << n << "\n";
+  if (executed && steps_done < plan.steps.size()) {
+    out << "stopped after " << steps_done << " of " << plan.steps.size() << " steps\n";
+  }
+}
+
+CommandResult Run(const PruneArgs& args, CliContext& ctx) {
+  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "prune");
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  if (args.yes && args.dry_run) return CommandResult::Usage("--yes and --dry-run are exclusive");
+  ops::PruneOptions options;
+  options.keep_last = args.keep_last;
+  if (!args.older_than.empty()) {
+    auto d = ops::ParseDuration(args.older_than);
+    if (!d.ok()) return CommandResult::Usage(d.status().message());
+    options.older_than_ms = *d;
+  }
+  if (!args.min_age.empty()) {
+    auto d = ops::ParseDuration(args.min_age);
+    if (!d.ok()) return CommandResult::Usage(d.status().message());
+    options.min_orphan_age_ms = *d;
+  }
+  auto plan = ops::PlanPrune(*ctx.fs, args.root, options);
+  if (!plan.ok()) {
+    if (plan.status().code() == base::StatusCode::kInvalidArgument) {
+      return CommandResult::Usage(plan.status().message());
+    }
+    return CommandResult::Error(plan.status());
+  }
+  size_t done = 0;
+  base::Status executed;
+  if (args.yes) {
+    executed = ops::ExecutePrune(*ctx.fs, *plan, ctx.MakeProgress(), &done);
+    ctx.EndProgress();
+  }
+  if (*format == OutputFormat::kJson) {
+    PrintJson(*plan, args.yes, done, ctx.out());
+  } else {
+    PrintText(*plan, args.yes, done, ctx.out());
+  }
+  if (!executed.ok()) return CommandResult::Error(executed);
+  return CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddPruneCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<PruneArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "prune",
+      "Delete checkpoints beyond retention and orphaned files in shared/ and chk-* that no "
+      "retained _metadata references. Dry run unless --yes. Never deletes a savepoint, a "
+      "referenced file, or a file younger than the age guard or of unknown age");
+  sub->add_option("root", args->root, "Checkpoint root (job directories below) or a job directory")
+      ->required();
+  sub->add_option("--keep-last", args->keep_last,
+                  "Complete checkpoints kept per job, newest first (>= 1)")
+      ->default_str("1");
+  sub->add_option("--older-than", args->older_than,
+                  "Delete only checkpoints completed longer ago than DURATION (30m, 12h, 7d); "
+                  "also the age guard for orphan files");
+  sub->add_option("--min-orphan-age", args->min_age,
+                  "Age guard for orphan files when --older-than is not given")
+      ->default_str("1h");
+  sub->add_flag("--dry-run", args->dry_run, "Only show the plan (the default)");
+  sub->add_flag("-y,--yes", args->yes, "Execute the plan");
+  SetExamples(sub, {"ckpt-tool prune /var/checkpoints                      # show the plan",
+                    "ckpt-tool prune /var/checkpoints --keep-last 3 --yes",
+                    "ckpt-tool prune /var/checkpoints/<job> --older-than 7d --format json"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli

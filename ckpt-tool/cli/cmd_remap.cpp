@@ -1,0 +1,159 @@
+// ckpt-tool remap SNAPSHOT --to OUT (--map OLD=NEW... | --against JOB.json [--by-name]):
+// a new savepoint whose operator IDs match a new job version.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "ckpt/ops/remap.h"
+#include "cli_common.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct RemapArgs {
+  std::string snapshot;
+  std::string to;
+  std::vector<std::string> maps;
+  std::string against;
+  bool by_name = false;
+  std::vector<std::string> uid_prefix;
+  std::vector<std::string> uid_suffix;
+  std::vector<std::string> drop;
+  bool dry_run = false;
+};
+
+// "OLD=NEW" split at the first '='; `allow_empty_old` for rewrites ("=v2-" adds a prefix).
+base::Result<std::pair<std::string, std::string>> SplitPair(const std::string& s,
+                                                            std::string_view flag,
+                                                            bool allow_empty_old) {
+  size_t eq = s.find('=');
+  if (eq == std::string::npos || (eq == 0 && !allow_empty_old) ||
+      (!allow_empty_old && eq + 1 == s.size())) {
+    return base::Status::InvalidArgument(std::string(flag) + " '" + s + "' must be OLD=NEW");
+  }
+  return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
+}
+
+std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
+
+void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    for (const auto& e : r.operators) {
+      out << JsonLine()
+                 .Str("action", ops::RemapActionName(e.action))
+                 .Str("name", e.name)
+                 .Str("old_id", e.old_id_hex)
+                 .Str("old_uid", e.old_uid)
+                 .Str("new_id", e.new_id_hex)
+                 .Str("new_uid", e.new_uid)
+                 .Str("reason", e.reason)
+                 .Uint("subtasks_with_state", e.subtasks_with_state)
+                 .Uint("states", e.states)
+                 .Bool("coordinator_state", e.has_coordinator_state)
+                 .Uint("state_bytes", e.state_bytes)
+                 .Build()
+          << "\n";
+    }
+    for (const auto& u : r.unmatched) out << JsonLine().Str("unmatched", u).Build() << "\n";
+    for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
+    out << JsonLine()
+               .Str("source_dir", r.source_dir)
+               .Str("output_dir", r.output_dir)
+               .Bool("dry_run", r.dry_run)
+               .Uint("files", r.files)
+               .Uint("total_bytes", r.total_bytes)
+               .Uint("bytes_copied", r.bytes_copied)
+               .Build()
+        << "\n";
+    return;
+  }
+  out << (r.dry_run ? "remap plan (dry run: nothing written): " : "remapped ") << r.source_dir
+      << " -> " << r.output_dir << "\n";
+  TextTable t({"ACTION", "OPERATOR", "OLD ID", "OLD UID", "NEW ID", "NEW UID", "SUBTASKS",
+               "COORDINATOR", "BYTES", "WHY"},
+              {false, false, false, false, false, false, true, false, true, false});
+  for (const auto& e : r.operators) {
+    t.AddRow({std::string(ops::RemapActionName(e.action)), Or(e.name), e.old_id_hex, Or(e.old_uid),
+              Or(e.new_id_hex), Or(e.new_uid), std::to_string(e.subtasks_with_state),
+              e.has_coordinator_state ? "yes" : "no", std::to_string(e.state_bytes), Or(e.reason)});
+  }
+  t.Print(out);
+  for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
+  for (const auto& w : r.warnings) out << "warning: " << w << "\n";
+  out << r.files << " files, " << HumanBytes(r.total_bytes)
+      << (r.dry_run ? "" : ", checksums verified; _metadata written last") << "\n";
+}
+
+CommandResult Run(const RemapArgs& args, CliContext& ctx) {
+  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "remap");
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  ops::RemapOptions options;
+  for (const auto& m : args.maps) {
+    auto p = SplitPair(m, "--map", false);
+    if (!p.ok()) return CommandResult::Usage(p.status().message());
+    options.mappings.push_back({p->first, p->second});
+  }
+  for (const auto& m : args.uid_prefix) {
+    auto p = SplitPair(m, "--uid-prefix", true);
+    if (!p.ok()) return CommandResult::Usage(p.status().message());
+    options.uid_prefix_rewrites.push_back({p->first, p->second});
+  }
+  for (const auto& m : args.uid_suffix) {
+    auto p = SplitPair(m, "--uid-suffix", true);
+    if (!p.ok()) return CommandResult::Usage(p.status().message());
+    options.uid_suffix_rewrites.push_back({p->first, p->second});
+  }
+  options.against_job_path = args.against;
+  options.by_name = args.by_name;
+  options.drop = args.drop;
+  options.dry_run = args.dry_run;
+  options.progress = ctx.MakeProgress();
+  auto result = ops::Remap(*ctx.fs, args.snapshot, args.to, options);
+  ctx.EndProgress();
+  if (!result.ok()) {
+    if (result.status().code() == base::StatusCode::kInvalidArgument) {
+      return CommandResult::Usage(result.status().ToString());
+    }
+    return CommandResult::Error(result.status());
+  }
+  Print(*result, *format, ctx.out());
+  // Something the user asked for did not happen, or the output will not restore cleanly.
+  if (!result->unmatched.empty() || !result->warnings.empty()) return CommandResult::Findings();
+  return CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddRemapCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<RemapArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "remap",
+      "Write a NEW savepoint whose operator IDs match a new job version; every kind of state "
+      "moves, coordinator state included. The input is never modified. Exit 1 if a mapping "
+      "matched nothing or the output still has state the new job cannot take");
+  sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
+  sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
+  auto* map = sub->add_option("--map", args->maps,
+                              "OLD=NEW; OLD is an ID, uid or name (prefix id:/uid:/name: to "
+                              "force), NEW an ID or uid. Repeatable");
+  auto* against = sub->add_option("--against", args->against,
+                                  "Job spec (JSON) to map onto: unchanged IDs stay, others match "
+                                  "by uid rewrite, then by the spec's operator id");
+  map->excludes(against);
+  sub->add_flag("--by-name", args->by_name, "With --against: match by operator name")
+      ->needs(against);
+  sub->add_option("--uid-prefix", args->uid_prefix,
+                  "OLD=NEW: replace the uid prefix OLD by NEW (\"=v2-\" adds one). Repeatable");
+  sub->add_option("--uid-suffix", args->uid_suffix,
+                  "OLD=NEW: replace the uid suffix OLD by NEW. Repeatable");
+  sub->add_option("--drop", args->drop, "Leave out this operator's state (ID, uid or name)");
+  sub->add_flag("--dry-run", args->dry_run, "Show the plan; write nothing");
+  SetExamples(sub,
+              {"ckpt-tool remap sp-1 --to sp-1-v2 --map orders=orders-v2 --map enrich=enrich-v2",
+               "ckpt-tool remap sp-1 --to sp-1-v2 --against job-v2.json --dry-run",
+               "ckpt-tool remap sp-1 --to sp-1-v2 --against job-v2.json --by-name --drop old-sink",
+               "ckpt-tool remap sp-1 --to sp-1-v2 --uid-prefix v1-=v2-"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli

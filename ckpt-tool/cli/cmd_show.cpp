@@ -1,0 +1,238 @@
+// ckpt-tool show SNAPSHOT: everything the metadata holds, readable; --format json is the
+// protobuf JSON of the whole CheckpointMetadata.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "cli_common.h"
+#include "ckpt/base/checksum.h"
+#include "ckpt/ops/show.h"
+#include "ckpt/ops/snapshot.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct ShowArgs {
+  std::string path;
+};
+
+std::string Or(const std::string& s, const char* fallback = "-") { return s.empty() ? fallback : s; }
+
+std::string FileList(const std::vector<uint32_t>& indexes) {
+  std::string s;
+  for (uint32_t i : indexes) s += (s.empty() ? "#" : ", #") + std::to_string(i);
+  return s.empty() ? "-" : s;
+}
+
+void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
+  TextTable t({"FIELD", "VALUE"});
+  t.AddRow({"kind", std::string(ops::SnapshotKindName(s.kind))});
+  if (s.kind == ops::SnapshotKind::kSavepoint) {
+    t.AddRow({"savepoint format", std::string(ops::SavepointFormatName(s.savepoint_format))});
+    t.AddRow({"post action", std::string(ops::PostActionName(s.post_action))});
+  }
+  t.AddRow({"checkpoint type", std::string(ops::CheckpointTypeName(s.checkpoint_type))});
+  t.AddRow({"checkpointing mode", std::string(ops::CheckpointingModeName(s.mode))});
+  t.AddRow({"checkpoint id", std::to_string(s.checkpoint_id)});
+  t.AddRow({"job id", s.job_id_hex});
+  t.AddRow({"job name", Or(s.job_name)});
+  t.AddRow({"format version", std::to_string(s.format_version)});
+  t.AddRow({"writer", Or(s.engine_name + (s.engine_version.empty() ? "" : " " + s.engine_version))});
+  t.AddRow({"triggered", IsoTime(s.trigger_timestamp_ms)});
+  t.AddRow({"completed", IsoTime(s.completion_timestamp_ms)});
+  if (s.kind == ops::SnapshotKind::kCheckpoint) {
+    t.AddRow({"retention", std::string(ops::RetentionPolicyName(s.retention))});
+  }
+  if (s.restored_from) {
+    const auto& r = *s.restored_from;
+    t.AddRow({"restored from", r.path + " (" + std::string(ops::SnapshotKindName(r.kind)) +
+                                   " " + std::to_string(r.checkpoint_id) + ", " +
+                                   std::string(ops::ClaimModeName(r.claim_mode)) +
+                                   (r.allow_non_restored_state ? ", non-restored state allowed"
+                                                               : "") +
+                                   ")"});
+  } else {
+    t.AddRow({"restored from", "-"});
+  }
+  t.AddRow({"files", std::to_string(s.files.size()) + " (" + HumanBytes(s.total_file_bytes) + ")"});
+  t.Print(out);
+}
+
+void PrintMetrics(const ops::Snapshot& s, std::ostream& out) {
+  const auto& m = s.metrics;
+  out << "\nMetrics\n";
+  TextTable t({"METRIC", "VALUE"}, {false, true});
+  t.AddRow({"trigger_timestamp", IsoTime(m.trigger_timestamp)});
+  t.AddRow({"latest_ack_timestamp", IsoTime(m.latest_ack_timestamp)});
+  t.AddRow({"end_to_end_duration", std::to_string(m.end_to_end_duration) + " ms"});
+  t.AddRow({"state_size", std::to_string(m.state_size)});
+  t.AddRow({"checkpointed_size", std::to_string(m.checkpointed_size)});
+  t.AddRow({"processed_data", std::to_string(m.processed_data)});
+  t.AddRow({"persisted_data", std::to_string(m.persisted_data)});
+  t.AddRow({"num_subtasks", std::to_string(m.num_subtasks)});
+  t.AddRow({"num_acknowledged_subtasks", std::to_string(m.num_acknowledged_subtasks)});
+  t.AddRow({"is_unaligned", m.is_unaligned ? "true" : "false"});
+  t.AddRow({"alignment_timeout", std::to_string(m.alignment_timeout) + " ms"});
+  t.Print(out);
+}
+
+void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
+  out << "\nJob graph\n";
+  TextTable t({"OPERATOR ID", "UID", "NAME", "KIND", "P", "MAXP", "CHAIN", "IN GRAPH"},
+              {false, false, false, false, true, true, false, false});
+  for (const auto& op : s.operators) {
+    t.AddRow({op.id_hex, Or(op.uid), Or(op.name), Or(op.kind), std::to_string(op.parallelism),
+              std::to_string(op.max_parallelism),
+              op.in_job_graph ? std::to_string(op.chain_index) + "." +
+                                    std::to_string(op.position_in_chain)
+                              : "-",
+              op.in_job_graph ? "yes" : "no (state only)"});
+  }
+  t.Print(out);
+  if (!s.edges.empty()) {
+    auto label = [&s](const std::string& id) {
+      for (const auto& op : s.operators) {
+        if (op.id_hex == id) return op.uid.empty() ? (op.name.empty() ? id : op.name) : op.uid;
+      }
+      return id;
+    };
+    TextTable e({"FROM", "TO", "PARTITIONING", "INPUT"}, {false, false, false, true});
+    for (const auto& edge : s.edges) {
+      e.AddRow({label(edge.source_id_hex), label(edge.target_id_hex),
+                std::string(ops::PartitioningName(edge.partitioning)),
+                std::to_string(edge.target_input)});
+    }
+    out << "\n";
+    e.Print(out);
+  }
+}
+
+void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
+  out << "\nOperator " << Or(op.uid.empty() ? op.name : op.uid) << " [" << op.id_hex << "]"
+      << (op.fully_finished ? " (fully finished)" : "") << "\n";
+  if (!op.states.empty()) {
+    TextTable t({"STATE", "KIND", "KEY", "NAMESPACE", "USER KEY", "VALUE", "SERIALIZER"},
+                {false, false, false, false, false, false, true});
+    for (const auto& st : op.states) {
+      std::string kind(ops::StateKindName(st.kind));
+      if (!st.timer_domain.empty()) kind += " (" + st.timer_domain + ")";
+      t.AddRow({st.name, kind, Or(st.key_type), Or(st.namespace_type), Or(st.user_key_type),
+                Or(st.value_type), "v" + std::to_string(st.serializer_version)});
+    }
+    t.Print(out);
+  }
+  if (op.coordinator) {
+    const auto& c = *op.coordinator;
+    out << "  coordinator state: " << c.size_bytes << " bytes, "
+        << (c.is_inline ? std::string("inline") : "file #" + std::to_string(*c.file_index))
+        << (c.type.empty() ? "" : ", type " + c.type) << "\n";
+  }
+  if (op.subtasks.empty()) return;
+  TextTable t({"SUBTASK", "HANDLE", "KEY GROUPS", "FILES", "DETAIL", "STATE SIZE",
+               "CHECKPOINTED"},
+              {true, false, false, false, false, true, true});
+  for (const auto& st : op.subtasks) {
+    const std::string idx = std::to_string(st.index) + (st.finished ? " (finished)" : "");
+    const std::string sizes = std::to_string(st.metrics.state_size);
+    const std::string ckpt = std::to_string(st.metrics.checkpointed_size);
+    bool first = true;
+    auto row = [&](std::string handle, std::string groups, std::string files, std::string detail) {
+      t.AddRow({first ? idx : "", std::move(handle), std::move(groups), std::move(files),
+                std::move(detail), first ? sizes : "", first ? ckpt : ""});
+      first = false;
+    };
+    for (const auto& k : st.keyed) {
+      std::string detail;
+      if (k.kind == ops::KeyedHandleKind::kRocksDb) detail = "backend " + k.backend_id;
+      if (k.kind == ops::KeyedHandleKind::kChangelog) {
+        detail = "materialization " + std::to_string(k.materialization_id) + ", " +
+                 std::to_string(k.changelog_segments) + " segment(s)";
+      }
+      if (k.kind == ops::KeyedHandleKind::kKeyGroups) {
+        uint64_t records = 0;
+        for (uint64_t r : k.key_group_records) records += r;
+        detail = std::to_string(records) + " record(s)";
+      }
+      row("keyed/" + std::string(ops::KeyedHandleKindName(k.kind)),
+          "[" + std::to_string(k.key_group_start) + ", " + std::to_string(k.key_group_end) + "]",
+          FileList(k.file_indexes), detail);
+    }
+    for (const auto& h : st.operator_state) {
+      std::string detail;
+      for (const auto& p : h.partitions) {
+        detail += (detail.empty() ? "" : ", ") + p.state_name + " (" +
+                  std::string(ops::StateKindName(p.distribution)) + "): " +
+                  std::to_string(p.entry_count);
+      }
+      row("operator", "-", FileList({h.file_index}), Or(detail));
+    }
+    for (const auto& c : st.channels) {
+      row(c.input ? "input-channel" : "output-subpartition",
+          "-", FileList(c.file_indexes),
+          std::to_string(c.gate_or_partition) + "/" + std::to_string(c.channel_or_subpartition) +
+              ": " + std::to_string(c.buffer_count) + " buffer(s), " +
+              std::to_string(c.size_bytes) + " bytes");
+    }
+    for (const auto& c : st.committables) {
+      row("sink-pending", "-", "-",
+          c.pending_path + " -> " + c.final_path + " (" + std::to_string(c.size_bytes) +
+              " bytes, checkpoint " + std::to_string(c.checkpoint_id) + ")");
+    }
+    if (first) row("-", "-", "-", "no state");
+  }
+  t.Print(out);
+}
+
+void PrintFiles(const ops::Snapshot& s, std::ostream& out) {
+  out << "\nFiles\n";
+  TextTable t({"#", "PATH", "SCOPE", "KIND", "SIZE", "XXH3", "COMPRESSION", "CREATED BY"},
+              {true, false, false, false, true, false, false, true});
+  for (const auto& f : s.files) {
+    t.AddRow({std::to_string(f.index), f.path, std::string(ops::FileScopeName(f.scope)),
+              std::string(ops::FileKindName(f.kind)), std::to_string(f.size_bytes),
+              base::ChecksumHex(f.checksum_xxh3), Or(f.compression),
+              std::to_string(f.created_by_checkpoint_id)});
+  }
+  t.Print(out);
+}
+
+CommandResult RunShow(const ShowArgs& args, CliContext& ctx) {
+  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "show");
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  auto snapshot = ops::LoadSnapshot(*ctx.fs, args.path);
+  if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
+  std::ostream& out = ctx.out();
+  if (*format == OutputFormat::kJson) {
+    auto json = ops::MetadataJson(*snapshot);
+    if (!json.ok()) return CommandResult::Error(json.status());
+    out << *json << "\n";
+    return CommandResult::Clean();
+  }
+  PrintHeader(*snapshot, out);
+  PrintJobGraph(*snapshot, out);
+  for (const auto& op : snapshot->operators) {
+    if (op.has_state) PrintOperator(op, out);
+  }
+  PrintFiles(*snapshot, out);
+  PrintMetrics(*snapshot, out);
+  if (!snapshot->properties.empty()) {
+    out << "\nProperties\n";
+    TextTable t({"KEY", "VALUE"});
+    for (const auto& [k, v] : snapshot->properties) t.AddRow({k, v});
+    t.Print(out);
+  }
+  return CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddShowCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<ShowArgs>();
+  CLI::App* sub = app.add_subcommand("show", "Show everything a snapshot's metadata holds");
+  sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file")->required();
+  SetExamples(sub, {"ckpt-tool show /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
+                    "ckpt-tool show --format json chk-42/_metadata | jq .operators"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunShow(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli
