@@ -29,7 +29,7 @@ using Registrar = void (*)(CLI::App&, ckpt::cli::CliContext&);
 constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddLsCommand,
     &ckpt::cli::AddShowCommand,
-    // &ckpt::cli::AddFilesCommand,
+    &ckpt::cli::AddFilesCommand,
     // &ckpt::cli::AddDumpCommand,
     // &ckpt::cli::AddValidateCommand,
     // &ckpt::cli::AddStatsCommand,

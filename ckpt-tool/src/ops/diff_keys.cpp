@@ -1,0 +1,229 @@
+// DiffKeys: a streaming merge of two snapshots' keyed state, one key group at a time.
+#include <algorithm>
+#include <map>
+#include <memory>
+#include <tuple>
+
+#include "ckpt/format/records.h"
+#include "ckpt/format/state_file_reader.h"
+#include "ckpt/format/value_json.h"
+#include "ckpt/ops/diff.h"
+#include "diff_pairing.h"
+#include "snapshot_raw.h"
+
+namespace ckpt::ops {
+namespace {
+
+struct Entry {
+  std::string state, key, ns, user_key, value;
+  auto Identity() const { return std::tie(state, key, ns, user_key); }
+  bool operator<(const Entry& o) const {
+    return std::tie(state, key, ns, user_key, value) <
+           std::tie(o.state, o.key, o.ns, o.user_key, o.value);
+  }
+};
+
+struct Handle {
+  uint32_t start = 0, end = 0, file_index = 0;
+};
+
+// One side of one operator: its keyed states, key-group handles and lazily opened readers.
+class Side {
+ public:
+  Side(base::Fs& fs, const Snapshot& snapshot, const pb::OperatorState& op)
+      : fs_(fs), snapshot_(snapshot), op_(op) {
+    for (int i = 0; i < op.states_size(); ++i) {
+      const auto& st = op.states(i);
+      if (IsKeyedStateKind(static_cast<StateKind>(st.kind()))) states_[st.name()] = &st;
+    }
+    for (const auto& sub : op.subtasks()) {
+      for (const auto& h : sub.keyed_state()) {
+        if (h.has_key_groups()) {
+          handles_.push_back({h.key_groups().key_group_start(), h.key_groups().key_group_end(),
+                              h.key_groups().file_index()});
+        } else if (h.has_rocksdb() || h.has_changelog()) {
+          uncomparable_ = true;
+        }
+      }
+    }
+  }
+
+  bool uncomparable() const { return uncomparable_; }
+  const std::map<std::string, const pb::StateDescriptor*>& states() const { return states_; }
+
+  // Appends the entries of key group `g` (every handle covering it) to `out`.
+  base::Status Read(uint32_t g, std::vector<Entry>* out) {
+    for (const Handle& h : handles_) {
+      if (g < h.start || g > h.end) continue;
+      CKPT_ASSIGN_OR_RETURN(format::StateFileReader * reader, Reader(h.file_index));
+      auto it = reader->NewSectionIterator(g);
+      if (!it.ok()) {
+        if (it.status().IsNotFound()) continue;  // an empty key group has no section
+        return it.status();
+      }
+      format::RecordRef ref;
+      while (true) {
+        CKPT_ASSIGN_OR_RETURN(bool more, (*it)->Next(&ref));
+        if (!more) break;
+        format::KeyedRecord rec;
+        if (!format::DecodeKeyedRecord(ref.bytes, &rec)) {
+          return base::Status::Corruption(reader->path() + ": malformed keyed record in key group " +
+                                          std::to_string(g));
+        }
+        if (rec.state_index >= static_cast<uint32_t>(op_.states_size())) {
+          return base::Status::Corruption(reader->path() + ": record names state #" +
+                                          std::to_string(rec.state_index) + " of " +
+                                          std::to_string(op_.states_size()));
+        }
+        out->push_back({op_.states(static_cast<int>(rec.state_index)).name(), std::string(rec.key),
+                        std::string(rec.ns), std::string(rec.user_key), std::string(rec.value)});
+      }
+    }
+    return base::Status::OK();
+  }
+
+ private:
+  base::Result<format::StateFileReader*> Reader(uint32_t index) {
+    auto it = readers_.find(index);
+    if (it != readers_.end()) return it->second.get();
+    if (index >= snapshot_.files.size() || snapshot_.files[index].resolved_path.empty()) {
+      return base::Status::Corruption(snapshot_.metadata_path + ": keyed handle names file #" +
+                                      std::to_string(index) + ", which cannot be resolved");
+    }
+    CKPT_ASSIGN_OR_RETURN(auto reader,
+                          format::StateFileReader::Open(fs_, snapshot_.files[index].resolved_path));
+    format::StateFileReader* raw = reader.get();
+    readers_[index] = std::move(reader);
+    return raw;
+  }
+
+  base::Fs& fs_;
+  const Snapshot& snapshot_;
+  const pb::OperatorState& op_;
+  std::map<std::string, const pb::StateDescriptor*> states_;
+  std::vector<Handle> handles_;
+  std::map<uint32_t, std::unique_ptr<format::StateFileReader>> readers_;
+  bool uncomparable_ = false;
+};
+
+std::string Json(const pb::TypeDescriptor* type, const std::string& bytes, bool void_is_null) {
+  if (type == nullptr || type->kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
+    if (void_is_null && bytes.empty()) return "null";
+    // No declared type (a state only one side declares): show the raw bytes.
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex = "0x";
+    for (char c : bytes) {
+      hex.push_back(kDigits[static_cast<uint8_t>(c) >> 4]);
+      hex.push_back(kDigits[static_cast<uint8_t>(c) & 0xf]);
+    }
+    std::string out;
+    format::AppendJsonString(hex, &out);
+    return out;
+  }
+  auto json = format::ValueBytesToJson(*type, bytes);
+  if (json.ok()) return *json;
+  std::string out;
+  format::AppendJsonString("<undecodable " + std::to_string(bytes.size()) + " bytes>", &out);
+  return out;
+}
+
+const pb::OperatorState* FindState(const pb::CheckpointMetadata& m, const std::string& id_hex) {
+  for (const auto& op : m.operators()) {
+    static constexpr char kDigits[] = "0123456789abcdef";
+    std::string hex;
+    for (char c : op.operator_id()) {
+      hex.push_back(kDigits[static_cast<uint8_t>(c) >> 4]);
+      hex.push_back(kDigits[static_cast<uint8_t>(c) & 0xf]);
+    }
+    if (hex == id_hex) return &op;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const std::string& b,
+                                      const std::function<void(const KeyDiff&)>& sink,
+                                      const base::Progress& progress) {
+  CKPT_ASSIGN_OR_RETURN(Snapshot sa, LoadSnapshot(fs, a));
+  CKPT_ASSIGN_OR_RETURN(Snapshot sb, LoadSnapshot(fs, b));
+  KeyDiffSummary summary;
+  for (const auto& pair : internal::PairOperators(sa, sb)) {
+    if (pair.a == nullptr || pair.b == nullptr) continue;
+    const pb::OperatorState* oa = FindState(RawMetadata(sa), pair.a->id_hex);
+    const pb::OperatorState* ob = FindState(RawMetadata(sb), pair.b->id_hex);
+    if (oa == nullptr && ob == nullptr) continue;
+    static const pb::OperatorState kEmpty;
+    Side side_a(fs, sa, oa ? *oa : kEmpty);
+    Side side_b(fs, sb, ob ? *ob : kEmpty);
+    const std::string& name = pair.b->name.empty() ? pair.b->id_hex : pair.b->name;
+    if (side_a.uncomparable() || side_b.uncomparable()) {
+      summary.notes.push_back(name + ": native (RocksDB) or changelog keyed handles are not "
+                                     "compared key by key");
+    }
+    if (side_a.states().empty() && side_b.states().empty()) continue;
+    uint32_t max_a = oa ? oa->max_parallelism() : 0;
+    uint32_t max_b = ob ? ob->max_parallelism() : 0;
+    if (oa && ob && max_a != max_b) {
+      summary.notes.push_back(name + ": max parallelism " + std::to_string(max_a) + " vs " +
+                              std::to_string(max_b) + ": key groups differ, keys not compared");
+      continue;
+    }
+    const uint32_t groups = std::max(max_a, max_b);
+    std::vector<Entry> ea, eb;
+    for (uint32_t g = 0; g < groups; ++g) {
+      if (progress.cancelled()) return base::Status::Cancelled("diff --keys");
+      ea.clear();
+      eb.clear();
+      CKPT_RETURN_IF_ERROR(side_a.Read(g, &ea));
+      CKPT_RETURN_IF_ERROR(side_b.Read(g, &eb));
+      std::sort(ea.begin(), ea.end());
+      std::sort(eb.begin(), eb.end());
+      auto emit = [&](DiffChange change, const Entry* x, const Entry* y) {
+        const Entry& e = y != nullptr ? *y : *x;
+        const auto& states = y != nullptr ? side_b.states() : side_a.states();
+        auto it = states.find(e.state);
+        const pb::StateDescriptor* d = it == states.end() ? nullptr : it->second;
+        KeyDiff k;
+        k.change = change;
+        k.operator_name = name;
+        k.operator_id = pair.b->id_hex;
+        k.state = e.state;
+        k.key_group = g;
+        k.key_json = Json(d ? &d->key_type() : nullptr, e.key, false);
+        k.namespace_json = Json(d ? &d->namespace_type() : nullptr, e.ns, true);
+        if (!e.user_key.empty()) k.user_key_json = Json(d ? &d->user_key_type() : nullptr, e.user_key, false);
+        auto value_json = [&](const Entry& v, const Side& side) {
+          auto s = side.states().find(v.state);
+          return Json(s == side.states().end() ? nullptr : &s->second->value_type(), v.value, true);
+        };
+        if (x != nullptr) k.value_a_json = value_json(*x, side_a);
+        if (y != nullptr) k.value_b_json = value_json(*y, side_b);
+        sink(k);
+      };
+      size_t i = 0, j = 0;
+      while (i < ea.size() || j < eb.size()) {
+        if (j == eb.size() || (i < ea.size() && ea[i].Identity() < eb[j].Identity())) {
+          ++summary.removed;
+          emit(DiffChange::kRemoved, &ea[i++], nullptr);
+        } else if (i == ea.size() || eb[j].Identity() < ea[i].Identity()) {
+          ++summary.added;
+          emit(DiffChange::kAdded, nullptr, &eb[j++]);
+        } else {
+          if (ea[i].value == eb[j].value) {
+            ++summary.same;
+          } else {
+            ++summary.changed;
+            emit(DiffChange::kChanged, &ea[i], &eb[j]);
+          }
+          ++i;
+          ++j;
+        }
+      }
+      progress.Report(g + 1, groups, name);
+    }
+  }
+  return summary;
+}
+
+}  // namespace ckpt::ops
