@@ -1,6 +1,7 @@
 // file-sink: the two-phase-commit file sink (ARCHITECTURE §3). Records become lines of
 // ".part-<uid>-<subtask>-<n>.inprogress"; at a checkpoint barrier the file is closed and pending
-// (kept in state); when that checkpoint completes it is renamed to "part-<uid>-<subtask>-<n>".
+// (recorded in the snapshot as a SinkCommittable); when that checkpoint completes it is renamed
+// to "part-<uid>-<subtask>-<n>".
 // On restore, the pending files of the restored snapshot are committed (idempotently) and
 // in-progress files written after it are discarded. A stop-with-savepoint commits (the runtime
 // notifies its completion); an intermediate savepoint does not (it is never notified), its files
@@ -11,9 +12,6 @@
 #include "ckpt/engine/operator_context.h"
 #include "ckpt/engine/operators/part_file_committer.h"
 #include "ckpt/engine/operators/part_file_writer.h"
-#include "ckpt/engine/state/operator_state_store.h"
-#include "ckpt/engine/state/state_descriptors.h"
-#include "ckpt/format/value_codec.h"
 #include "operators/builtin_kinds.h"
 #include "operators/operator_util.h"
 
@@ -31,16 +29,6 @@ struct SinkParams {
   bool with_timestamp = false;
   int64_t buffer_bytes = 64 * 1024;
 };
-
-pb::StateDescriptor PendingDescriptor() {
-  using format::types::Int64;
-  using format::types::String;
-  return UnionListStateDescriptor(
-      "pending-part-files",
-      format::types::Tuple({String(), String(), Int64(), Int64(), Int64(), Int64()},
-                           {"pending_path", "final_path", "size_bytes", "checksum_xxh3",
-                            "checkpoint_id", "subtask"}));
-}
 
 // A uid becomes part of file names: keep it to a safe alphabet.
 std::string FileNameSafe(std::string_view s) {
@@ -63,25 +51,19 @@ class FileSink final : public Operator {
     uid_ = FileNameSafe(ctx.uid().empty() ? ctx.name() : ctx.uid());
     dir_ = std::filesystem::absolute(std::filesystem::path(p_.path)).lexically_normal().string();
     while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
-    CKPT_ASSIGN_OR_RETURN(state_, ctx.operator_state()->GetUnionListState(PendingDescriptor()));
+    // The runtime hands this subtask the committables of the old subtasks k with
+    // k % parallelism == its index (RestorePlan::Committables), the same rule RecoverPartFiles
+    // applies to in-progress files, so every file has exactly one committer.
     std::vector<PendingPartFile> restored;
     if (restoring) {
-      // Union state: every subtask sees every old subtask's pending files and takes those of
-      // old subtask k with k % parallelism == its index (the same rule RestorePartFiles applies
-      // to in-progress files), so each file has exactly one committer.
-      for (const format::Value& v : state_.Get()) {
-        PendingPartFile f;
-        int64_t owner = 0;
-        CKPT_RETURN_IF_ERROR(Decode(v, &f, &owner));
-        if (static_cast<uint64_t>(owner) % ctx.parallelism() == ctx.subtask_index()) {
-          restored.push_back(std::move(f));
-        }
+      for (const pb::SinkCommittable& c : ctx.restored_committables()) {
+        restored.push_back({c.pending_path(), c.final_path(), c.size_bytes(), c.checksum_xxh3(),
+                            c.checkpoint_id()});
       }
     }
     base::Result<PartFileRecovery> recovery = RecoverPartFiles(
         base::Fs::Default(), dir_, uid_, ctx.subtask_index(), ctx.parallelism(), restored);
     if (!recovery.ok()) return recovery.status().WithContext(label_ + ": restoring file sink");
-    state_.Clear();
     writer_ = std::make_unique<PartFileWriter>(base::Fs::Default(), dir_, uid_,
                                                ctx.subtask_index(), recovery->next_part_number,
                                                static_cast<size_t>(p_.buffer_bytes));
@@ -105,11 +87,24 @@ class FileSink final : public Operator {
     for (PendingPartFile& f : pending_) {
       if (f.checkpoint_id == kUnstamped) f.checkpoint_id = checkpoint_id;
     }
-    std::vector<format::Value> entries;
-    entries.reserve(pending_.size());
-    for (const PendingPartFile& f : pending_) entries.push_back(Encode(f));
-    state_.Update(std::move(entries));
     return base::Status::OK();
+  }
+
+  // The pending files (SubtaskState.committables): the snapshot is their only record, so a
+  // restore commits exactly the files of the snapshot it restores.
+  std::vector<pb::SinkCommittable> SnapshotCommittables(int64_t checkpoint_id) override {
+    (void)checkpoint_id;
+    std::vector<pb::SinkCommittable> out;
+    out.reserve(pending_.size());
+    for (const PendingPartFile& f : pending_) {
+      pb::SinkCommittable& c = out.emplace_back();
+      c.set_pending_path(f.pending_path);
+      c.set_final_path(f.final_path);
+      c.set_size_bytes(f.size_bytes);
+      c.set_checksum_xxh3(f.checksum_xxh3);
+      c.set_checkpoint_id(f.checkpoint_id);
+    }
+    return out;
   }
 
   base::Status NotifyCheckpointComplete(int64_t checkpoint_id) override {
@@ -137,20 +132,6 @@ class FileSink final : public Operator {
     if (writer_) writer_->Abandon();
   }
 
-  // The pending files, for the snapshot's SinkCommittable list.
-  std::vector<pb::SinkCommittable> Committables() const {
-    std::vector<pb::SinkCommittable> out;
-    for (const PendingPartFile& f : pending_) {
-      pb::SinkCommittable& c = out.emplace_back();
-      c.set_pending_path(f.pending_path);
-      c.set_final_path(f.final_path);
-      c.set_size_bytes(f.size_bytes);
-      c.set_checksum_xxh3(f.checksum_xxh3);
-      c.set_checkpoint_id(f.checkpoint_id);
-    }
-    return out;
-  }
-
  private:
   base::Status CloseOpenFile(int64_t checkpoint_id) {
     base::Result<std::optional<PendingPartFile>> closed = writer_->CloseForCommit(checkpoint_id);
@@ -159,38 +140,11 @@ class FileSink final : public Operator {
     return base::Status::OK();
   }
 
-  format::Value Encode(const PendingPartFile& f) const {
-    return format::Tuple{{format::Value(f.pending_path), format::Value(f.final_path),
-                          format::Value(static_cast<int64_t>(f.size_bytes)),
-                          format::Value(static_cast<int64_t>(f.checksum_xxh3)),
-                          format::Value(f.checkpoint_id),
-                          format::Value(static_cast<int64_t>(ctx_->subtask_index()))}};
-  }
-
-  base::Status Decode(const format::Value& v, PendingPartFile* f, int64_t* owner) const {
-    const auto* t = std::get_if<format::Tuple>(&v.v);
-    auto str = [&](size_t i) { return std::get_if<std::string>(&t->fields[i].v); };
-    auto num = [&](size_t i) { return std::get_if<int64_t>(&t->fields[i].v); };
-    if (t == nullptr || t->fields.size() != 6 || !str(0) || !str(1) || !num(2) || !num(3) ||
-        !num(4) || !num(5)) {
-      return base::Status::Corruption(label_ + ": restored state 'pending-part-files' has a " +
-                                      "malformed entry");
-    }
-    f->pending_path = *str(0);
-    f->final_path = *str(1);
-    f->size_bytes = static_cast<uint64_t>(*num(2));
-    f->checksum_xxh3 = static_cast<uint64_t>(*num(3));
-    f->checkpoint_id = *num(4);
-    *owner = *num(5);
-    return base::Status::OK();
-  }
-
   const SinkParams p_;
   OperatorContext* ctx_ = nullptr;
   std::string label_;
   std::string uid_;
   std::string dir_;
-  OperatorListState state_;
   std::unique_ptr<PartFileWriter> writer_;
   std::vector<PendingPartFile> pending_;
   std::string line_;
