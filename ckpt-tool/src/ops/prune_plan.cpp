@@ -17,8 +17,14 @@ using internal::ScannedTree;
 // Every path some kept snapshot references, with the names of the snapshots that do.
 using RefIndex = std::map<std::string, std::set<std::string>>;
 
-std::string ReferencedBy(const std::set<std::string>& names) {
-  std::vector<std::string> v(names.begin(), names.end());
+// `job_rel` ("" for a root that is the job directory) is stripped from names in the same job, so
+// the reason reads "referenced by chk-12 and chk-13".
+std::string ReferencedBy(const std::set<std::string>& names, const std::string& job_rel) {
+  std::vector<std::string> v;
+  for (const auto& n : names) {
+    bool same_job = !job_rel.empty() && n.rfind(job_rel + "/", 0) == 0;
+    v.push_back(same_job ? n.substr(job_rel.size() + 1) : n);
+  }
   // chk-9 before chk-10: order by id where the names are checkpoints of one job.
   std::sort(v.begin(), v.end(), [](const std::string& a, const std::string& b) {
     return a.size() != b.size() ? a.size() < b.size() : a < b;
@@ -68,7 +74,7 @@ class Planner {
   // Why `f` must be kept as an orphan candidate, or "" if it may go.
   std::string OrphanKeepReason(const ScannedFile& f) const {
     auto it = refs_.find(f.abs);
-    if (it != refs_.end()) return ReferencedBy(it->second);
+    if (it != refs_.end()) return ReferencedBy(it->second, job_rel_);
     if (!f.mtime_ms) return "age unknown";
     if (now_ms_ - *f.mtime_ms < guard_ms_) {
       return "not referenced, but younger than the age guard (" + FormatDuration(guard_ms_) + ")";
@@ -114,6 +120,8 @@ class Planner {
     }
   }
 
+  // The job whose files are being planned (names in reasons are relative to it).
+  void SetJob(const std::string& job_rel) { job_rel_ = job_rel; }
   int64_t guard_ms() const { return guard_ms_; }
   const PruneOptions& options() const { return options_; }
   int64_t now_ms() const { return now_ms_; }
@@ -124,7 +132,14 @@ class Planner {
   int64_t guard_ms_;
   PrunePlan* plan_;
   RefIndex refs_;
+  std::string job_rel_;
 };
+
+// "" for "chk-3"; "job" for "job/chk-3".
+std::string JobOf(const std::string& checkpoint_rel) {
+  std::string d = base::DirName(checkpoint_rel);
+  return d == "." ? "" : d;
+}
 
 std::string Rel(const std::string& rel, std::string_view leaf) {
   return internal::JoinRel(rel, std::string(leaf));
@@ -222,7 +237,7 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
     }
   }
   for (const auto* c : subsumed) {
-    std::string name = c->rel;
+    std::string name = base::BaseName(c->rel);
     uint64_t size = 0;
     for (const auto& f : c->tree.files) {
       if (f.rel == Rel(c->rel, format::kMetadataFileName)) size = f.size_bytes;
@@ -234,11 +249,12 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   }
   // Phase 2: their files, except what a kept snapshot still references.
   for (const auto* c : subsumed) {
+    planner.SetJob(JobOf(c->rel));
     std::set<std::string> own = SnapshotRefs(*c);
     std::string meta = Rel(c->rel, format::kMetadataFileName);
     ScannedTree tree = c->tree;
     std::erase_if(tree.files, [&](const ScannedFile& f) { return f.rel == meta; });
-    planner.DeleteTree(tree, "file of subsumed " + c->rel, false, [&](const ScannedFile& f) {
+    planner.DeleteTree(tree, "file of subsumed " + base::BaseName(c->rel), false, [&](const ScannedFile& f) {
       std::string r = planner.OrphanKeepReason(f);
       if (r.empty() || r.rfind("referenced by", 0) == 0) return r;
       return own.count(f.abs) ? std::string() : r;  // its own files are old by definition
@@ -246,22 +262,23 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   }
   // Phase 3: orphans in incomplete and retained checkpoints and in shared/.
   for (const auto& job : scan.jobs) {
+    planner.SetJob(job.rel);
     std::string blocker;
     for (const auto& c : job.checkpoints) {
       SnapshotVerdict v = verdict[c.rel];
       std::string meta = Rel(c.rel, format::kMetadataFileName);
       if (v == SnapshotVerdict::kCorrupt) {
-        if (blocker.empty()) blocker = c.rel;
+        if (blocker.empty()) blocker = base::BaseName(c.rel);
         for (const auto& f : c.tree.files) {
-          planner.Keep(f.rel, c.rel + " has an unreadable _metadata; its files are kept");
+          planner.Keep(f.rel, base::BaseName(c.rel) + " has an unreadable _metadata; its files are kept");
         }
       } else if (v == SnapshotVerdict::kIncomplete) {
-        planner.DeleteTree(c.tree, "orphan: " + c.rel + " is incomplete", false,
+        planner.DeleteTree(c.tree, "orphan: " + base::BaseName(c.rel) + " is incomplete", false,
                            [&](const ScannedFile& f) { return planner.OrphanKeepReason(f); });
       } else if (v == SnapshotVerdict::kRetained) {
         planner.DeleteTree(c.tree, "orphan: no retained _metadata references it", true,
                            [&](const ScannedFile& f) {
-                             if (f.rel == meta) return "_metadata of retained " + c.rel;
+                             if (f.rel == meta) return "_metadata of retained " + base::BaseName(c.rel);
                              return planner.OrphanKeepReason(f);
                            });
       }

@@ -1,0 +1,310 @@
+// prune: retention, orphan detection (FLINK-30461), age guard, savepoints untouched, crash
+// safety after every step of the plan (FaultInjectionFs), and the CLI's plan output.
+#include "ckpt/ops/prune.h"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <chrono>
+#include <fstream>
+
+#include "ckpt/base/fault_injection_fs.h"
+#include "ckpt/base/posix_fs.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+#include "ops_write_testutil.h"
+#include "test_snapshots.h"
+
+namespace ckpt::ops {
+namespace {
+
+using testing::TempDir;
+namespace opsw = testing::opsw;
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+constexpr int64_t kHourMs = 3600 * 1000;
+
+// A root with chk-1..chk-6 of the counter job, a stray file in shared/, and an incomplete chk-7
+// holding a leftover file.
+void WriteRoot(const std::string& root) {
+  const std::string job = opsw::CounterJobDir(root);
+  for (int64_t id = 1; id <= 6; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  testing::WriteTextFile(job + "/shared/leaked-by-a-crashed-job.sst", "leak");
+  ASSERT_OK(base::Fs::Default().CreateDirs(job + "/chk-7"));
+  testing::WriteTextFile(job + "/chk-7/partial-upload.state", "partial");
+}
+
+bool Exists(const std::string& path) { return base::Fs::Default().Stat(path).ok(); }
+
+const PruneSnapshot* FindSnapshot(const PrunePlan& plan, const std::string& suffix) {
+  for (const auto& s : plan.snapshots) {
+    if (s.path.size() >= suffix.size() &&
+        s.path.compare(s.path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return &s;
+    }
+  }
+  return nullptr;
+}
+
+std::string KeptReason(const PrunePlan& plan, const std::string& suffix) {
+  for (const auto& k : plan.kept) {
+    if (k.path.size() >= suffix.size() &&
+        k.path.compare(k.path.size() - suffix.size(), suffix.size(), suffix) == 0) {
+      return k.reason;
+    }
+  }
+  return "<not kept>";
+}
+
+bool Deletes(const PrunePlan& plan, const std::string& suffix) {
+  return std::any_of(plan.steps.begin(), plan.steps.end(), [&](const PruneStep& s) {
+    return s.action == PruneAction::kRemoveFile && s.path.size() >= suffix.size() &&
+           s.path.compare(s.path.size() - suffix.size(), suffix.size(), suffix) == 0;
+  });
+}
+
+PruneOptions OldEnough(uint32_t keep_last) {
+  PruneOptions o;
+  o.keep_last = keep_last;
+  o.now_ms = NowMs() + 2 * kHourMs;  // every file on disk is then older than the 1h guard
+  return o;
+}
+
+TEST(PruneTest, PlansSubsumedCheckpointsMetadataFirstThenFilesThenOrphans) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
+
+  for (int id = 1; id <= 4; ++id) {
+    const PruneSnapshot* s = FindSnapshot(plan, "chk-" + std::to_string(id));
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->verdict, SnapshotVerdict::kSubsumed) << s->path;
+  }
+  EXPECT_EQ(FindSnapshot(plan, "chk-5")->verdict, SnapshotVerdict::kRetained);
+  EXPECT_EQ(FindSnapshot(plan, "chk-6")->verdict, SnapshotVerdict::kRetained);
+  EXPECT_EQ(FindSnapshot(plan, "chk-7")->verdict, SnapshotVerdict::kIncomplete);
+
+  // The first 8 steps remove and sync the four subsumed _metadata files, before any other file.
+  ASSERT_GE(plan.steps.size(), 20u);
+  for (size_t i = 0; i < 8; ++i) {
+    const PruneStep& s = plan.steps[i];
+    if (i % 2 == 0) {
+      EXPECT_EQ(s.action, PruneAction::kRemoveFile);
+      EXPECT_NE(s.path.find("/_metadata"), std::string::npos) << s.path;
+    } else {
+      EXPECT_EQ(s.action, PruneAction::kSyncDir);
+    }
+  }
+  // Shared files still referenced by chk-5/chk-6 stay, with the reason naming both.
+  EXPECT_FALSE(Deletes(plan, "shared/count-4-0.state"));
+  EXPECT_NE(KeptReason(plan, "shared/count-4-0.state").find("chk-5 and "), std::string::npos)
+      << KeptReason(plan, "shared/count-4-0.state");
+  EXPECT_NE(KeptReason(plan, "shared/count-4-0.state").find("chk-6"), std::string::npos);
+  // Orphans (FLINK-30461): files only subsumed checkpoints referenced, and the leak.
+  EXPECT_TRUE(Deletes(plan, "shared/count-1-0.state"));
+  EXPECT_TRUE(Deletes(plan, "shared/count-2-1.state"));
+  EXPECT_TRUE(Deletes(plan, "shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_TRUE(Deletes(plan, "chk-7/partial-upload.state"));
+  EXPECT_FALSE(Deletes(plan, "shared/count-6-1.state"));
+  EXPECT_EQ(KeptReason(plan, "chk-6/_metadata").find("_metadata of retained"), 0u);
+  // Orphans come after every file of the subsumed checkpoints.
+  size_t last_subsumed = 0, first_orphan = plan.steps.size();
+  for (size_t i = 0; i < plan.steps.size(); ++i) {
+    if (plan.steps[i].reason.rfind("file of subsumed", 0) == 0) last_subsumed = i;
+    if (plan.steps[i].reason.rfind("orphan", 0) == 0) first_orphan = std::min(first_orphan, i);
+  }
+  EXPECT_LT(last_subsumed, first_orphan);
+}
+
+TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
+  TempDir tmp;
+  const std::string tmpl = tmp.Sub("template");
+  WriteRoot(tmpl);
+  ASSERT_OK_AND_ASSIGN(PrunePlan probe, PlanPrune(base::Fs::Default(), tmpl, OldEnough(2)));
+  const size_t steps = probe.steps.size();
+  ASSERT_GE(steps, 20u);
+
+  base::PosixFs posix;
+  for (size_t k = 0; k <= steps; ++k) {
+    SCOPED_TRACE("crash after " + std::to_string(k) + " of " + std::to_string(steps) + " steps");
+    const std::string root = tmp.Sub("run-" + std::to_string(k));
+    testing::CopyTree(tmpl, root);
+    ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(posix, root, OldEnough(2)));
+    ASSERT_EQ(plan.steps.size(), steps);
+    base::FaultInjectionFs faulty(posix);
+    faulty.CrashAfter(static_cast<int64_t>(k));
+    size_t done = 0;
+    base::Status st = ExecutePrune(faulty, plan, {}, &done);
+    EXPECT_EQ(st.ok(), k >= steps) << st.ToString();
+    EXPECT_EQ(done, std::min(k, steps));
+
+    // Every snapshot that still has a _metadata must be fully restorable; the retained ones
+    // must still have theirs.
+    const std::string job = opsw::CounterJobDir(root);
+    for (int id = 1; id <= 6; ++id) {
+      const std::string dir = job + "/chk-" + std::to_string(id);
+      if (!Exists(dir + "/_metadata")) {
+        EXPECT_LE(id, 4) << "retained chk-" << id << " lost its _metadata";
+        continue;
+      }
+      EXPECT_OK(opsw::VerifySnapshot(posix, dir, /*deep=*/false));
+    }
+    // VALIDATE_HOOK
+
+    // Re-running after the crash finishes the job and leaves exactly the retained state.
+    ASSERT_OK_AND_ASSIGN(PrunePlan again, PlanPrune(posix, root, OldEnough(2)));
+    ASSERT_OK(ExecutePrune(posix, again));
+    for (int id = 1; id <= 4; ++id) EXPECT_FALSE(Exists(job + "/chk-" + std::to_string(id)));
+    EXPECT_FALSE(Exists(job + "/chk-7"));
+    EXPECT_FALSE(Exists(job + "/shared/count-1-0.state"));
+    EXPECT_FALSE(Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
+    for (int id : {5, 6}) {
+      EXPECT_OK(opsw::VerifySnapshot(posix, job + "/chk-" + std::to_string(id), /*deep=*/true));
+    }
+    ASSERT_OK_AND_ASSIGN(PrunePlan nothing_left, PlanPrune(posix, root, OldEnough(2)));
+    EXPECT_TRUE(nothing_left.steps.empty());
+  }
+}
+
+TEST(PruneTest, AgeGuardKeepsYoungOrphansButStillDeletesSubsumedCheckpoints) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  PruneOptions options;
+  options.keep_last = 2;
+  options.now_ms = NowMs();  // everything was written just now
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), options));
+  EXPECT_TRUE(Deletes(plan, "chk-1/_metadata"));
+  EXPECT_TRUE(Deletes(plan, "chk-1/source-0.state"));
+  EXPECT_FALSE(Deletes(plan, "shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_NE(KeptReason(plan, "shared/leaked-by-a-crashed-job.sst").find("younger than the age "
+                                                                         "guard (1h)"),
+            std::string::npos);
+  EXPECT_FALSE(Deletes(plan, "chk-7/partial-upload.state"));
+  EXPECT_FALSE(Deletes(plan, "shared/count-1-0.state"));
+}
+
+TEST(PruneTest, OlderThanKeepsRecentCheckpoints) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  PruneOptions options;
+  options.keep_last = 1;
+  options.older_than_ms = 3 * 1000;
+  // The counter checkpoints complete at base + id*1000 + 250: at base + 5300 only chk-1 and
+  // chk-2 completed more than 3s earlier.
+  options.now_ms = opsw::sample::kBaseTimestampMs + 5300;
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), options));
+  EXPECT_EQ(FindSnapshot(plan, "chk-1")->verdict, SnapshotVerdict::kSubsumed);
+  EXPECT_EQ(FindSnapshot(plan, "chk-2")->verdict, SnapshotVerdict::kSubsumed);
+  EXPECT_EQ(FindSnapshot(plan, "chk-3")->verdict, SnapshotVerdict::kRetained);
+  EXPECT_NE(FindSnapshot(plan, "chk-3")->reason.find("less than 3s ago"), std::string::npos);
+  EXPECT_EQ(FindSnapshot(plan, "chk-6")->verdict, SnapshotVerdict::kRetained);
+}
+
+TEST(PruneTest, NeverTouchesSavepoints) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string sp = tmp.Sub("savepoint-1a2b3c-0123456789ab");
+  ASSERT_OK(testing::WriteSampleSavepoint(sp));
+  testing::WriteTextFile(sp + "/stray.bin", "not referenced");
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  EXPECT_EQ(FindSnapshot(plan, "savepoint-1a2b3c-0123456789ab")->verdict,
+            SnapshotVerdict::kSavepoint);
+  for (const auto& step : plan.steps) {
+    EXPECT_EQ(step.path.find("savepoint-"), std::string::npos) << step.path;
+  }
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
+  EXPECT_TRUE(Exists(sp + "/stray.bin"));
+}
+
+TEST(PruneTest, UnreadableMetadataKeepsItsFilesAndBlocksSharedOrphans) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  testing::FlipByte(job + "/chk-3/_metadata", 30);
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
+  EXPECT_EQ(FindSnapshot(plan, "chk-3")->verdict, SnapshotVerdict::kCorrupt);
+  EXPECT_FALSE(Deletes(plan, "chk-3/source-0.state"));
+  EXPECT_FALSE(Deletes(plan, "shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_FALSE(Deletes(plan, "shared/count-3-1.state"));
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("chk-3 has an unreadable _metadata"), std::string::npos);
+  // Subsumed checkpoints with readable metadata still go.
+  EXPECT_TRUE(Deletes(plan, "chk-1/_metadata"));
+}
+
+TEST(PruneTest, StrayFilesInRetainedCheckpointsAreOrphans) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  testing::WriteTextFile(job + "/chk-6/_metadata.tmp-0badf00d", "torn");
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
+  EXPECT_TRUE(Deletes(plan, "chk-6/_metadata.tmp-0badf00d"));
+  EXPECT_FALSE(Deletes(plan, "chk-6/_metadata"));
+  EXPECT_FALSE(Deletes(plan, "chk-6/source-0.state"));
+}
+
+TEST(PruneTest, RejectsKeepLastZeroAndMissingRoot) {
+  TempDir tmp;
+  PruneOptions options;
+  options.keep_last = 0;
+  ASSERT_STATUS(PlanPrune(base::Fs::Default(), tmp.path(), options), kInvalidArgument,
+                "--keep-last");
+  ASSERT_STATUS(PlanPrune(base::Fs::Default(), tmp.Sub("nope"), {}), kNotFound, "nope");
+}
+
+TEST(PruneTest, ParsesAndFormatsDurations) {
+  EXPECT_EQ(*ParseDuration("500ms"), 500);
+  EXPECT_EQ(*ParseDuration("30s"), 30'000);
+  EXPECT_EQ(*ParseDuration("15m"), 900'000);
+  EXPECT_EQ(*ParseDuration("12h"), 43'200'000);
+  EXPECT_EQ(*ParseDuration("7d"), 604'800'000);
+  EXPECT_EQ(*ParseDuration("90"), 90'000);
+  ASSERT_STATUS(ParseDuration("7x"), kInvalidArgument, "7x");
+  ASSERT_STATUS(ParseDuration("-1h"), kInvalidArgument, "-1h");
+  ASSERT_STATUS(ParseDuration("h"), kInvalidArgument, "whole number");
+  ASSERT_STATUS(ParseDuration(""), kInvalidArgument, "no number");
+  ASSERT_STATUS(ParseDuration("99999999999999999999d"), kInvalidArgument, "too large");
+  EXPECT_EQ(FormatDuration(3'600'000), "1h");
+  EXPECT_EQ(FormatDuration(90'000), "90s");
+  EXPECT_EQ(FormatDuration(1500), "1500ms");
+}
+
+TEST(PruneCliTest, DryRunShowsThePlanAndDeletesNothing) {
+  TempDir tmp;
+  WriteRoot(tmp.Sub("root"));
+  auto run = testing::RunTool({"prune", "root", "--keep-last", "4"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  testing::ExpectGolden("prune-dry-run.text", run.out);
+  EXPECT_TRUE(Exists(opsw::CounterJobDir(tmp.Sub("root")) + "/chk-1/_metadata"));
+  auto json = testing::RunTool({"prune", "root", "--keep-last", "4", "--format", "json"},
+                               tmp.path());
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  testing::ExpectGolden("prune-dry-run.json", json.out);
+}
+
+TEST(PruneCliTest, YesDeletesAndRetainedCheckpointsStayValid) {
+  TempDir tmp;
+  WriteRoot(tmp.Sub("root"));
+  auto run = testing::RunTool({"prune", "root", "--keep-last", "2", "--yes", "-q"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  EXPECT_FALSE(Exists(job + "/chk-1"));
+  EXPECT_TRUE(Exists(job + "/chk-6/_metadata"));
+  // Young orphans (the leak was written a moment ago) survive the default 1h guard.
+  EXPECT_TRUE(Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-5"));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-6"));
+  auto usage = testing::RunTool({"prune", "root", "--older-than", "soon"}, tmp.path());
+  EXPECT_EQ(usage.exit_code, 2);
+  auto both = testing::RunTool({"prune", "root", "--yes", "--dry-run"}, tmp.path());
+  EXPECT_EQ(both.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace ckpt::ops
