@@ -1,0 +1,103 @@
+// JobRunner: runs one job spec on the reference engine — builds the job graph (operator chains),
+// starts one thread per subtask, drives checkpoints through the CheckpointCoordinator, restarts
+// all tasks from the latest completed checkpoint on failure (fixed-delay restart strategy),
+// takes savepoints, stops with a savepoint, and cancels. Thread-safe: Start/Wait from one
+// thread; StopWithSavepoint, TriggerSavepoint, Cancel and the getters from any thread.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/operator_registry.h"
+#include "ckpt/format/proto.h"
+
+namespace ckpt::engine {
+
+struct JobRunnerOptions {
+  // Filesystem for snapshots. Default: base::Fs::Default().
+  base::Fs* fs = nullptr;
+  // Operator catalog. Default: OperatorRegistry::Builtin().
+  const OperatorRegistry* registry = nullptr;
+  // Checkpoint storage root (<dir>/<job id>/chk-<n>). Default: "" = no checkpoints.
+  std::string checkpoint_dir;
+  // Savepoint directory for TriggerSavepoint/StopWithSavepoint without a target. Default: "".
+  std::string savepoint_dir;
+  // Overrides of the spec (unset: the spec's value).
+  std::optional<uint64_t> interval_ms;
+  std::optional<pb::CheckpointingMode> mode;
+  // Default parallelism of operators that do not set their own.
+  std::optional<uint32_t> parallelism;
+  std::optional<uint32_t> num_retained;
+  std::optional<pb::RetentionPolicy> retention;
+  std::optional<uint32_t> max_restart_attempts;
+  std::optional<uint64_t> restart_delay_ms;
+  // Restore from this checkpoint/savepoint directory or `_metadata` (-s). Default: none.
+  std::string restore_path;
+  // -n / --allow-non-restored-state. Default: false.
+  bool allow_non_restored_state = false;
+  // Default: NO_CLAIM.
+  pb::ClaimMode claim_mode = pb::NO_CLAIM;
+  // Run under this job id (32 hex digits) instead of the spec's or a random one; used with
+  // --from-latest so checkpoints continue in the same job directory. Default: "".
+  std::string job_id_hex;
+  // Threads writing snapshot files. Default: 2.
+  uint32_t async_threads = 2;
+};
+
+enum class JobOutcome { kFinished, kStopped, kCancelled, kFailed };
+
+struct JobResult {
+  JobOutcome outcome = JobOutcome::kFailed;
+  // Why the job failed (restart attempts exhausted or a setup error); OK otherwise.
+  base::Status status;
+  // kStopped: the savepoint the job stopped with.
+  std::string savepoint_path;
+  uint32_t restarts = 0;
+  CheckpointCounts checkpoints;
+};
+
+class JobRunner {
+ public:
+  // Validates the spec (with the overrides applied), builds the job graph, creates one instance
+  // of every operator to check its params and inputs, and plans the restore if any.
+  // InvalidArgument naming the field or operator for bad specs (unknown kind, bad params, cycle,
+  // parallelism above max parallelism, wrong number of inputs, keyed operator without a HASH
+  // input, interval without checkpoint dir); the RestorePlan errors for a bad restore
+  // (unmapped state, max parallelism mismatch, NotFound, Corruption).
+  static base::Result<std::unique_ptr<JobRunner>> Create(pb::JobSpec spec,
+                                                         JobRunnerOptions options);
+  ~JobRunner();  // cancels and waits if still running
+
+  // Starts the job (returns immediately). FailedPrecondition if already started.
+  base::Status Start();
+  // Blocks until the job reached a terminal state.
+  JobResult Wait();
+
+  // Stop-with-savepoint: sources stop, the final savepoint is taken, sinks commit, the job
+  // finishes (Wait returns kStopped). `target_dir` empty: options.savepoint_dir. Returns the
+  // savepoint directory, or why it failed (the job then keeps running).
+  base::Result<std::string> StopWithSavepoint(bool drain, const std::string& target_dir = "");
+  // An intermediate savepoint (sinks do not commit). Returns its directory.
+  base::Result<std::string> TriggerSavepoint(const std::string& target_dir = "");
+  // Cancels the job (retention policy applies to checkpoints).
+  void Cancel();
+
+  const pb::JobGraph& job_graph() const;
+  const std::string& job_id_hex() const;
+  // <checkpoint_dir>/<job id>, or "" without checkpoint dir.
+  std::string job_dir() const;
+  CheckpointCounts checkpoint_counts() const;
+  uint32_t restarts() const;
+
+ private:
+  class Impl;
+  explicit JobRunner(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ckpt::engine

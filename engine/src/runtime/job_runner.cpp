@@ -1,0 +1,159 @@
+// JobRunner: configuration, the restart loop and the bridge the checkpoint coordinator calls.
+#include "ckpt/engine/job_runner.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <set>
+#include <thread>
+
+#include "ckpt/engine/checkpoint/checkpoint_discovery.h"
+#include "ckpt/engine/checkpoint/restore_plan.h"
+#include "ckpt/format/job_graph.h"
+#include "ckpt/format/job_spec.h"
+#include "ckpt/format/layout.h"
+#include "job_runner_impl.h"
+
+namespace ckpt::engine {
+
+JobRunner::Impl::AttemptEnd JobRunner::Impl::WaitAttempt(JobAttempt* attempt,
+                                                         base::Status* failure) {
+  const bool checkpoints_on = !opts_.checkpoint_dir.empty();
+  std::unique_lock<std::mutex> lock(mu_);
+  while (true) {
+    if (cancel_requested_) return AttemptEnd::kCancelled;
+    JobAttempt::Progress p = attempt->progress();
+    if (p.failure) {
+      *failure = *p.failure;
+      return AttemptEnd::kFailed;
+    }
+    if (p.finished == p.total) return AttemptEnd::kFinished;
+    if (p.end_of_data == p.total && !terminating_) {
+      if (!checkpoints_on) {
+        // Without checkpoints, sinks commit at the end of the input (as Flink's batch mode).
+        for (const auto& t : attempt->tasks()) t->NotifyCheckpointComplete(INT64_MAX);
+        TerminateLocked();
+      } else if (final_checkpoint_id_ < 0) {
+        // The final checkpoint must be triggered after every task reached end of data so that
+        // it covers all output; retried while at max concurrent checkpoints.
+        lock.unlock();
+        base::Result<int64_t> id = coordinator_->TriggerCheckpoint();
+        lock.lock();
+        if (id.ok()) {
+          final_checkpoint_id_ = *id;
+          if (last_completed_id_ >= final_checkpoint_id_) TerminateLocked();
+        }
+      }
+    }
+    cv_.wait_for(lock, std::chrono::milliseconds(10));
+  }
+}
+
+void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
+  coordinator_->Stop();
+  async_->Drain();
+  coordinator_->AbortPendingCheckpoints(base::Status::Cancelled("job terminated"));
+  JobTermination how = outcome == JobOutcome::kCancelled ? JobTermination::kCancelled
+                       : outcome == JobOutcome::kFailed  ? JobTermination::kFailed
+                                                         : JobTermination::kFinished;
+  base::Status st = coordinator_->Shutdown(how);
+  if (!st.ok() && status.ok() && outcome != JobOutcome::kFailed) {
+    status = st.WithContext("applying the checkpoint retention policy");
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  result_.outcome = outcome;
+  result_.status = std::move(status);
+  result_.restarts = restarts_;
+  result_.checkpoints = coordinator_->counts();
+  if (outcome == JobOutcome::kStopped) result_.savepoint_path = stop_savepoint_path_;
+  done_ = true;
+  cv_.notify_all();
+}
+
+void JobRunner::Impl::Run() {
+  std::shared_ptr<const RestorePlan> restore = initial_restore_;
+  bool coordinator_started = false;
+  uint32_t attempt_number = 0;
+  while (true) {
+    runtime::TaskEnvironment env;
+    env.job_id_hex = job_id_hex_;
+    env.attempt = attempt_number;
+    env.mode = mode_;
+    env.checkpointing_enabled = !opts_.checkpoint_dir.empty();
+    env.fs = fs_;
+    env.coordinator = coordinator_.get();
+    env.async = async_.get();
+    env.restore = restore;
+    base::Result<std::unique_ptr<JobAttempt>> built =
+        JobAttempt::Build(spec_, graph_, *registry_, std::move(env), [this] { Wake(); });
+    if (!built.ok()) return Finish(JobOutcome::kFailed, built.status());
+    std::unique_ptr<JobAttempt> attempt = std::move(*built);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (cancel_requested_) {
+        attempt.reset();
+        return Finish(JobOutcome::kCancelled, base::Status::OK());
+      }
+      current_ = attempt.get();
+      terminating_ = false;
+      final_checkpoint_id_ = -1;
+      synchronous_ids_.clear();
+    }
+    attempt->Start();
+    if (!coordinator_started) {
+      coordinator_->Start();
+      coordinator_started = true;
+    }
+    base::Status failure;
+    AttemptEnd end = WaitAttempt(attempt.get(), &failure);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      current_ = nullptr;
+    }
+    attempt->CancelAndJoin();
+    attempt.reset();
+    if (end == AttemptEnd::kCancelled) return Finish(JobOutcome::kCancelled, base::Status::OK());
+    if (end == AttemptEnd::kFinished) {
+      bool stopped = false;
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        stopped = !stop_savepoint_path_.empty() || !synchronous_ids_.empty();
+      }
+      return Finish(stopped ? JobOutcome::kStopped : JobOutcome::kFinished, base::Status::OK());
+    }
+    // Failover: all tasks restart from the latest completed checkpoint (Flink's full restart).
+    async_->Drain();
+    coordinator_->AbortPendingCheckpoints(
+        base::Status::Cancelled("job failed over: " + failure.ToString()));
+    if (restarts_ >= max_attempts_) {
+      return Finish(JobOutcome::kFailed,
+                    failure.WithContext("job failed after " + std::to_string(restarts_) +
+                                        " restart(s)"));
+    }
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ++restarts_;
+      cv_.wait_for(lock, std::chrono::milliseconds(delay_ms_), [&] { return cancel_requested_; });
+      if (cancel_requested_) {
+        lock.unlock();
+        return Finish(JobOutcome::kCancelled, base::Status::OK());
+      }
+    }
+    std::optional<CompletedCheckpoint> latest = coordinator_->LatestCompletedCheckpoint();
+    if (latest) {
+      RestoreOptions ro;
+      ro.allow_non_restored_state = opts_.allow_non_restored_state;
+      base::Result<std::shared_ptr<const RestorePlan>> plan =
+          RestorePlan::Create(*fs_, latest->dir, graph_, ro);
+      if (!plan.ok()) {
+        return Finish(JobOutcome::kFailed,
+                      plan.status().WithContext("restoring after failure from " + latest->dir));
+      }
+      restore = std::move(*plan);
+    }
+    ++attempt_number;
+  }
+}
+
+}  // namespace ckpt::engine

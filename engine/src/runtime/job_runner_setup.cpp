@@ -1,0 +1,196 @@
+// JobRunner: Create (spec overrides, validation, job id, restore plan, coordinator) and the
+// public control methods.
+#include <random>
+
+#include "ckpt/engine/checkpoint/restore_plan.h"
+#include "ckpt/engine/job_runner.h"
+#include "ckpt/format/job_graph.h"
+#include "ckpt/format/job_spec.h"
+#include "ckpt/format/layout.h"
+#include "job_runner_impl.h"
+
+namespace ckpt::engine {
+namespace {
+
+base::Result<std::string> JobIdBytes(const std::string& hex, const std::string& field) {
+  base::Result<format::OperatorId> id = format::OperatorId::FromHex(hex);
+  if (!id.ok()) {
+    return base::Status::InvalidArgument(field + ": job id must be 32 hex digits, got '" + hex +
+                                         "'");
+  }
+  return id->ToBytes();
+}
+
+std::string RandomJobIdBytes() {
+  std::random_device rd;
+  std::mt19937_64 rng((uint64_t{rd()} << 32) ^ rd());
+  std::string bytes(16, '\0');
+  for (char& c : bytes) c = static_cast<char>(rng() & 0xff);
+  return bytes;
+}
+
+// Highest chk-<n> in `job_dir` (complete or not), so a resumed job never reuses a directory
+// name a crashed run left behind.
+int64_t HighestCheckpointDir(base::Fs& fs, const std::string& job_dir) {
+  int64_t highest = 0;
+  base::Result<std::vector<base::DirEntry>> entries = fs.ListDir(job_dir);
+  if (!entries.ok()) return 0;
+  for (const base::DirEntry& e : *entries) {
+    if (std::optional<int64_t> id = format::ParseCheckpointDirName(e.name)) {
+      highest = std::max(highest, *id);
+    }
+  }
+  return highest;
+}
+
+}  // namespace
+
+JobRunner::JobRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+JobRunner::~JobRunner() = default;
+
+base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
+                                                           JobRunnerOptions options) {
+  auto impl = std::make_unique<Impl>();
+  impl->fs_ = options.fs != nullptr ? options.fs : &base::Fs::Default();
+  impl->registry_ = options.registry != nullptr ? options.registry : &OperatorRegistry::Builtin();
+  if (options.parallelism) {
+    if (*options.parallelism == 0) {
+      return base::Status::InvalidArgument("--parallelism must be at least 1");
+    }
+    spec.set_parallelism(*options.parallelism);
+  }
+  pb::CheckpointSpec* cp = spec.mutable_checkpointing();
+  if (options.interval_ms) cp->set_interval_ms(*options.interval_ms);
+  if (options.mode) cp->set_mode(*options.mode);
+  if (options.num_retained) cp->set_num_retained(*options.num_retained);
+  if (options.retention) cp->set_retention(*options.retention);
+  if (options.max_restart_attempts) spec.mutable_restart()->set_max_attempts(*options.max_restart_attempts);
+  if (options.restart_delay_ms) spec.mutable_restart()->set_delay_ms(*options.restart_delay_ms);
+  CKPT_RETURN_IF_ERROR(format::ValidateJobSpec(spec, "job spec"));
+  CKPT_ASSIGN_OR_RETURN(impl->graph_, format::BuildJobGraph(spec));
+  CKPT_RETURN_IF_ERROR(runtime::ValidateOperators(spec, impl->graph_, *impl->registry_));
+  if (cp->interval_ms() > 0 && options.checkpoint_dir.empty()) {
+    return base::Status::InvalidArgument(
+        "checkpointing.interval_ms is " + std::to_string(cp->interval_ms()) +
+        " but no checkpoint directory is set (--checkpoint-dir)");
+  }
+  if (cp->mode() == pb::UNALIGNED || cp->mode() == pb::ALIGNED_WITH_TIMEOUT) {
+    return base::Status::Unimplemented(
+        "checkpointing.mode: unaligned checkpoints are not implemented by this engine yet; use "
+        "ALIGNED_EXACTLY_ONCE or AT_LEAST_ONCE");
+  }
+  impl->mode_ = cp->mode() == pb::CHECKPOINTING_MODE_UNSPECIFIED ? pb::ALIGNED_EXACTLY_ONCE
+                                                                : cp->mode();
+  // Restart strategy defaults as Flink's: none without checkpointing, unlimited with it.
+  const bool checkpoints_on = cp->interval_ms() > 0;
+  impl->max_attempts_ = spec.restart().max_attempts() != 0 || options.max_restart_attempts
+                            ? spec.restart().max_attempts()
+                            : (checkpoints_on ? 2147483647u : 0u);
+  impl->delay_ms_ = spec.restart().delay_ms() != 0 || options.restart_delay_ms
+                        ? spec.restart().delay_ms()
+                        : 1000;
+
+  std::string id_hex = !options.job_id_hex.empty() ? options.job_id_hex : spec.job_id();
+  if (!id_hex.empty()) {
+    CKPT_ASSIGN_OR_RETURN(impl->job_id_bytes_,
+                          JobIdBytes(id_hex, options.job_id_hex.empty() ? "job_id" : "--from-latest"));
+  } else {
+    impl->job_id_bytes_ = RandomJobIdBytes();
+  }
+  CKPT_ASSIGN_OR_RETURN(impl->job_id_hex_, format::JobIdHex(impl->job_id_bytes_));
+  if (!options.checkpoint_dir.empty()) {
+    impl->job_dir_ = format::JobDir(options.checkpoint_dir, impl->job_id_hex_);
+  }
+
+  CheckpointCoordinatorOptions co;
+  co.job_id = impl->job_id_bytes_;
+  co.job_name = spec.name();
+  co.job_graph = impl->graph_;
+  co.checkpoint_dir = options.checkpoint_dir;
+  co.savepoint_dir = options.savepoint_dir;
+  co.interval_ms = static_cast<int64_t>(cp->interval_ms());
+  if (cp->timeout_ms() != 0) co.timeout_ms = static_cast<int64_t>(cp->timeout_ms());
+  co.min_pause_ms = static_cast<int64_t>(cp->min_pause_ms());
+  if (cp->max_concurrent() != 0) co.max_concurrent = cp->max_concurrent();
+  co.tolerable_failures = cp->tolerable_failures();
+  if (cp->num_retained() != 0) co.num_retained = cp->num_retained();
+  if (cp->retention() != pb::RETENTION_POLICY_UNSPECIFIED) co.retention = cp->retention();
+  co.mode = impl->mode_;
+  if (!options.restore_path.empty()) {
+    RestoreOptions ro;
+    ro.allow_non_restored_state = options.allow_non_restored_state;
+    ro.claim_mode = options.claim_mode;
+    CKPT_ASSIGN_OR_RETURN(impl->initial_restore_,
+                          RestorePlan::Create(*impl->fs_, options.restore_path, impl->graph_, ro));
+    co.restored_from = impl->initial_restore_->restore_info();
+    co.first_checkpoint_id = impl->initial_restore_->metadata().checkpoint_id() + 1;
+  }
+  if (!impl->job_dir_.empty()) {
+    co.first_checkpoint_id =
+        std::max(co.first_checkpoint_id, HighestCheckpointDir(*impl->fs_, impl->job_dir_) + 1);
+  }
+  impl->spec_ = std::move(spec);
+  impl->opts_ = std::move(options);
+  impl->async_ = std::make_unique<runtime::AsyncExecutor>(
+      impl->opts_.async_threads == 0 ? 1 : impl->opts_.async_threads);
+  CKPT_ASSIGN_OR_RETURN(impl->coordinator_,
+                        CheckpointCoordinator::Create(*impl->fs_, SystemClock::Get(), *impl,
+                                                      std::move(co)));
+  return std::unique_ptr<JobRunner>(new JobRunner(std::move(impl)));
+}
+
+base::Status JobRunner::Start() {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  if (impl_->started_) return base::Status::FailedPrecondition("job already started");
+  impl_->started_ = true;
+  impl_->thread_ = std::thread([this] { impl_->Run(); });
+  return base::Status::OK();
+}
+
+JobResult JobRunner::Wait() {
+  std::unique_lock<std::mutex> lock(impl_->mu_);
+  impl_->cv_.wait(lock, [&] { return impl_->done_ || !impl_->started_; });
+  if (!impl_->started_) {
+    JobResult r;
+    r.status = base::Status::FailedPrecondition("job was never started");
+    return r;
+  }
+  return impl_->result_;
+}
+
+base::Result<std::string> JobRunner::StopWithSavepoint(bool drain, const std::string& target_dir) {
+  std::shared_future<base::Result<CompletedCheckpoint>> f = impl_->coordinator_->TriggerSavepoint(
+      target_dir, drain ? pb::POST_ACTION_TERMINATE : pb::POST_ACTION_STOP);
+  base::Result<CompletedCheckpoint> r = f.get();
+  if (!r.ok()) return r.status().WithContext("stop-with-savepoint");
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  impl_->stop_savepoint_path_ = r->dir;
+  return r->dir;
+}
+
+base::Result<std::string> JobRunner::TriggerSavepoint(const std::string& target_dir) {
+  std::shared_future<base::Result<CompletedCheckpoint>> f =
+      impl_->coordinator_->TriggerSavepoint(target_dir, pb::POST_ACTION_NONE);
+  base::Result<CompletedCheckpoint> r = f.get();
+  if (!r.ok()) return r.status().WithContext("savepoint");
+  return r->dir;
+}
+
+void JobRunner::Cancel() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu_);
+    impl_->cancel_requested_ = true;
+  }
+  impl_->cv_.notify_all();
+}
+
+const pb::JobGraph& JobRunner::job_graph() const { return impl_->graph_; }
+const std::string& JobRunner::job_id_hex() const { return impl_->job_id_hex_; }
+std::string JobRunner::job_dir() const { return impl_->job_dir_; }
+CheckpointCounts JobRunner::checkpoint_counts() const { return impl_->coordinator_->counts(); }
+uint32_t JobRunner::restarts() const {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  return impl_->restarts_;
+}
+
+}  // namespace ckpt::engine
