@@ -31,7 +31,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddShowCommand,
     &ckpt::cli::AddFilesCommand,
     // &ckpt::cli::AddDumpCommand,
-    // &ckpt::cli::AddValidateCommand,
+    &ckpt::cli::AddValidateCommand,
     // &ckpt::cli::AddStatsCommand,
     // ops-write verbs (helper t2) go here.
     &ckpt::cli::AddPruneCommand,

@@ -28,7 +28,7 @@ struct FileRow {
 };
 
 // Lists the file table of `snapshot` in index order and stats each file (no content reads).
-// Sinks' committables are listed too (scope external, kind "sink-pending"), after the table.
+// IOError if a stat fails for another reason than absence.
 base::Result<std::vector<FileRow>> ListFiles(base::Fs& fs, const Snapshot& snapshot);
 
 }  // namespace ckpt::ops

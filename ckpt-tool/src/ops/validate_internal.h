@@ -1,0 +1,79 @@
+// Private to ckpt::ops: the context shared by the validate_*.cpp rule groups.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/format/proto.h"
+#include "ckpt/format/state_file_reader.h"
+#include "ckpt/ops/finding.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/validate.h"
+
+namespace ckpt::ops::internal {
+
+class ValidateContext {
+ public:
+  ValidateContext(base::Fs& fs, const ValidateOptions& options, const base::Progress& progress,
+                  ValidateReport* report)
+      : fs_(fs), options_(options), progress_(progress), report_(report) {}
+
+  base::Fs& fs() const { return fs_; }
+  const ValidateOptions& options() const { return options_; }
+  const base::Progress& progress() const { return progress_; }
+  ValidateReport& report() const { return *report_; }
+
+  // Adds a finding of `rule` (severity and hint from AllRules unless overridden).
+  void Add(const std::string& rule, Location location, std::string message);
+  void AddWithSeverity(const std::string& rule, Severity severity, Location location,
+                       std::string message);
+  // Records that `rule` was evaluated (for JUnit's passing testcases).
+  void Checked(const std::string& rule);
+
+ private:
+  base::Fs& fs_;
+  const ValidateOptions& options_;
+  const base::Progress& progress_;
+  ValidateReport* report_;
+};
+
+// Location helpers.
+Location OperatorLocation(const OperatorInfo& op);
+Location FileLocation(const SnapshotFile& file);
+// The file's path as seen from the snapshot directory ("x", "../shared/x", "/abs/x").
+std::string PathFromSnapshot(const SnapshotFile& file);
+
+// Who uses a file of the file table: the operator state, the subtask and the handle.
+struct FileUse {
+  const pb::OperatorState* op = nullptr;
+  const OperatorInfo* info = nullptr;
+  uint32_t subtask = 0;
+  const pb::KeyGroupsStateHandle* key_groups = nullptr;
+  const pb::OperatorStateHandle* operator_handle = nullptr;
+  std::vector<const pb::FileSlice*> slices;
+};
+// Every use of every file, by file index.
+std::multimap<uint32_t, FileUse> CollectUses(const Snapshot& snapshot);
+// Location of a finding about file `f` as used by `u`.
+Location UseLocation(const FileUse& u, const SnapshotFile& f);
+
+// Rule groups. Each adds findings to `ctx` and never fails on bad snapshot bytes; a non-OK
+// status means the work was cancelled or an I/O error other than absence occurred.
+// Reads `_metadata` itself and reports envelope problems; returns the loaded snapshot, or
+// nullopt (with findings) if it cannot be decoded.
+base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const std::string& path);
+void CheckStructure(ValidateContext& ctx, const Snapshot& snapshot);
+base::Status CheckFiles(ValidateContext& ctx, const Snapshot& snapshot);
+base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& snapshot);
+
+// --deep over one opened container: decodes every record with the declared types of its users.
+base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
+                                const SnapshotFile& file, const format::StateFileReader& reader,
+                                const std::multimap<uint32_t, FileUse>& uses,
+                                bool block_damage_reported);
+
+}  // namespace ckpt::ops::internal

@@ -1,0 +1,147 @@
+// The catalogue of validate's rules: stable IDs, severities, descriptions and hints. This table is
+// the source of docs/validate-rules.md (a test keeps the two in step). Never renumber a rule.
+#include "ckpt/ops/validate.h"
+
+namespace ckpt::ops {
+
+const std::vector<RuleInfo>& AllRules() {
+  static const std::vector<RuleInfo> kRules = {
+      // _metadata envelope and payload
+      {"CKPT-M001", Severity::kError, "The snapshot directory has no _metadata file",
+       "The checkpoint never completed (or is being written); it cannot be restored. Use an "
+       "earlier complete checkpoint."},
+      {"CKPT-M002", Severity::kError, "_metadata does not start with the magic \"CKPTMETA\"",
+       "This is not a checkpoint metadata file, or its first bytes were overwritten."},
+      {"CKPT-M003", Severity::kError, "_metadata was written by a newer format version",
+       "Use a ckpt-tool at least as new as the writer."},
+      {"CKPT-M004", Severity::kError,
+       "_metadata is truncated or has bytes after its checksum (length disagrees with the "
+       "envelope)",
+       "The file was cut short or appended to (interrupted copy?). Restore it from the source."},
+      {"CKPT-M005", Severity::kError, "_metadata checksum (XXH3-64) does not match its contents",
+       "The metadata was damaged on disk or in transit; restore it from a good copy."},
+      {"CKPT-M006", Severity::kError,
+       "_metadata envelope fields or payload are invalid (unparsable protobuf, bad version or "
+       "flags, structure violations such as file indexes outside the file table)",
+       "The writer is buggy or the file was damaged before its checksum was computed."},
+      // files
+      {"CKPT-F001", Severity::kError, "A referenced file does not exist",
+       "The snapshot cannot be restored without it. For shared files, check that retention or "
+       "a prune did not delete it."},
+      {"CKPT-F002", Severity::kError, "A referenced file's size differs from the recorded size",
+       "The file was truncated, appended to or replaced."},
+      {"CKPT-F003", Severity::kError,
+       "A referenced file's XXH3-64 checksum differs from the recorded one",
+       "The file's bytes changed after the snapshot was taken; restore it from a good copy."},
+      {"CKPT-F004", Severity::kError,
+       "A file reference escapes its directory or cannot be resolved (\"..\", empty or absolute "
+       "paths where a relative one is required, unknown scope)",
+       "The metadata is damaged or hostile; never follow such a reference."},
+      {"CKPT-F005", Severity::kError,
+       "A state-file container's header, footer or index is invalid",
+       "The container cannot be read; the state of the subtasks using it is lost."},
+      {"CKPT-F006", Severity::kError, "A state-file container block fails its checksum",
+       "The block's records are damaged; restore the file from a good copy."},
+      {"CKPT-F007", Severity::kError,
+       "A shared file is recorded as created by a later checkpoint than this one",
+       "Shared references must point to files of this or earlier checkpoints; the metadata is "
+       "inconsistent."},
+      {"CKPT-F008", Severity::kWarning, "A file-table entry is not referenced by any handle",
+       "Harmless for restore, but the file is dead weight; the writer should not record it."},
+      {"CKPT-F009", Severity::kError,
+       "A file's kind does not match its use (e.g. a keyed handle pointing at an operator-state "
+       "file, or the container's own kind differs from the file table)",
+       "The metadata and the files disagree; the snapshot was assembled incorrectly."},
+      {"CKPT-F010", Severity::kError,
+       "A file slice or entry offset lies outside the container's records",
+       "The handle points past the data; the file is truncated or the metadata is wrong."},
+      // savepoints
+      {"CKPT-P001", Severity::kError,
+       "A savepoint references files outside its directory (shared, task-owned or external)",
+       "Savepoints must be self-contained and relocatable; relocate the snapshot with "
+       "`ckpt-tool relocate` to copy the files in."},
+      // key groups
+      {"CKPT-K001", Severity::kError,
+       "Key groups of [0, maxParallelism) are covered by no subtask of a keyed operator",
+       "State of those key groups is missing; restoring would silently lose it."},
+      {"CKPT-K002", Severity::kError, "A key group is covered by more than one subtask",
+       "Overlapping handles would restore the same keys twice."},
+      {"CKPT-K003", Severity::kWarning,
+       "A subtask's key-group range differs from the range its index owns at this parallelism",
+       "Restore still works (ranges are intersected), but the writer assigned key groups "
+       "unusually."},
+      {"CKPT-K004", Severity::kError, "A key-group range lies outside [0, maxParallelism)",
+       "The handle is inconsistent with the operator's max parallelism."},
+      {"CKPT-K005", Severity::kError,
+       "A record's key hashes to another key group than the section it is stored in (--deep)",
+       "The key would be restored on the wrong subtask and never be found; the writer used a "
+       "different key serialization or hash."},
+      {"CKPT-K006", Severity::kError,
+       "A keyed handle disagrees with its container (sections outside the handle's range, "
+       "record counts or offsets differ from the footer index)",
+       "The metadata and the container were not written together."},
+      // subtasks and operators
+      {"CKPT-T001", Severity::kError, "A subtask index is not below the operator's parallelism",
+       "The snapshot names a subtask that did not exist."},
+      {"CKPT-T002", Severity::kError, "A subtask index appears twice for one operator",
+       "Two states for the same subtask; one would be lost on restore."},
+      {"CKPT-T003", Severity::kError,
+       "An operator's parallelism or max parallelism is invalid or differs between its state and "
+       "the job graph",
+       "maxParallelism must be in (0, 32768] and at least the parallelism."},
+      {"CKPT-T004", Severity::kInfo, "Operator state belongs to an operator missing from the "
+       "snapshot's job graph",
+       "Expected after a restore with --allow-non-restored-state; otherwise the job graph is "
+       "incomplete."},
+      // deep decoding
+      {"CKPT-D001", Severity::kError,
+       "A record cannot be decoded with its declared types (--deep)",
+       "The bytes do not match the state's type descriptors; the serializer changed without a "
+       "version bump, or the file is damaged."},
+      {"CKPT-D002", Severity::kError, "A keyed record names a state index that is not declared",
+       "The container holds state the metadata does not describe."},
+      {"CKPT-D003", Severity::kError,
+       "An operator-state entry offset does not point at a record of the container (--deep)",
+       "The partition's offsets and the container disagree."},
+      // restore rules (--against)
+      {"CKPT-A001", Severity::kError,
+       "Snapshot state has no operator with the same ID in the new job (unmapped state)",
+       "Give the operator its old uid, map it with `ckpt-tool remap`, or restore with "
+       "--allow-non-restored-state (-n) to drop it."},
+      {"CKPT-A002", Severity::kError,
+       "An operator's max parallelism differs between the snapshot and the new job",
+       "Keep maxParallelism unchanged (Flink refuses the restore), or rewrite the state offline."},
+      {"CKPT-A003", Severity::kError,
+       "A source operator has subtask state but no coordinator state",
+       "The split assignment would be rebuilt from scratch and the restored offsets may not "
+       "match it; take the snapshot again or restore the coordinator state."},
+      {"CKPT-A004", Severity::kError,
+       "Unaligned checkpoint: parallelism changes on an edge whose in-flight data cannot be "
+       "redistributed (forward or rescale partitioning)",
+       "Restore with the old parallelism, or take an aligned checkpoint or a savepoint first."},
+      {"CKPT-A005", Severity::kError,
+       "A pending sink file of the snapshot exists neither pending nor committed",
+       "Restoring cannot commit it: that output would be lost. Check the sink's output "
+       "directory."},
+      {"CKPT-A006", Severity::kWarning,
+       "An operator of the new job has no uid (its ID derives from the topology)",
+       "Set a uid on every stateful operator so later job changes keep their state mapped."},
+      {"CKPT-A007", Severity::kError,
+       "The new job's parallelism for an operator exceeds the snapshot's max parallelism",
+       "Lower the parallelism to at most maxParallelism."},
+      {"CKPT-A008", Severity::kInfo,
+       "An operator of the new job has no state in the snapshot (it starts empty)",
+       "Expected for newly added operators; otherwise check its uid."},
+      // stats
+      {"CKPT-S001", Severity::kWarning,
+       "Key-group skew: the largest key group is far above the median",
+       "A few hot keys dominate; rescaling will not spread them. Consider key salting."},
+      {"CKPT-S002", Severity::kWarning,
+       "Union operator state has far more entries than the parallelism",
+       "Every subtask receives all entries on restore; large union state slows restores and "
+       "multiplies memory. Prefer list (split) state."},
+  };
+  return kRules;
+}
+
+}  // namespace ckpt::ops
