@@ -12,5 +12,10 @@ base::Status RegisterFailureInjector(OperatorRegistry& registry);     // failure
 base::Status RegisterKeyedAggregates(OperatorRegistry& registry);     // keyed_aggregates.cpp
 base::Status RegisterFileSink(OperatorRegistry& registry);            // file_sink.cpp
 base::Status RegisterSimpleSinks(OperatorRegistry& registry);         // simple_sinks.cpp
+base::Status RegisterTransforms(OperatorRegistry& registry);          // transforms.cpp
+base::Status RegisterSlowOperator(OperatorRegistry& registry);        // slow_operator.cpp
+base::Status RegisterDedupe(OperatorRegistry& registry);              // dedupe.cpp
+base::Status RegisterWindowOperators(OperatorRegistry& registry);     // window_operator.cpp
+base::Status RegisterWindowJoin(OperatorRegistry& registry);          // window_join.cpp
 
 }  // namespace ckpt::engine::operators
