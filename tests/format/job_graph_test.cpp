@@ -141,6 +141,13 @@ TEST(JobGraphTest, TopologyIdMatchesDocumentedBytes) {
             TopologyOperatorId(3, "map", 0, {{up, pb::HASH}}));
 }
 
+TEST(JobGraphTest, TopologyIdTestVectorsFromFormatMd) {
+  EXPECT_EQ(TopologyOperatorId(0, "map", 0, {}).ToHex(), "7cbcdf5307d4a17dc804c6cc88c2b0f6");
+  EXPECT_EQ(TopologyOperatorId(1, "map", 1, {{OperatorId::FromUid("datagen-source-uid"), pb::FORWARD}})
+                .ToHex(),
+            "56cc850166d3065f94bc435ace6e4890");
+}
+
 TEST(JobGraphTest, RejectsInvalidSpec) {
   pb::JobSpec spec;
   spec.set_name("j");
