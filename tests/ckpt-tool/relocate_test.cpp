@@ -1,0 +1,131 @@
+// relocate: a savepoint copy and a retained checkpoint turned into a self-contained savepoint
+// (shared and task-owned files copied in, every FileEntry EXCLUSIVE), checksums verified on the
+// way, _metadata last, input untouched; plus the CLI.
+#include "ckpt/ops/relocate.h"
+
+#include <gtest/gtest.h>
+
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+#include "ops_write_testutil.h"
+#include "test_snapshots.h"
+
+namespace ckpt::ops {
+namespace {
+
+using testing::TempDir;
+namespace opsw = testing::opsw;
+
+pb::CheckpointMetadata Read(const std::string& dir) {
+  auto m = format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : pb::CheckpointMetadata();
+}
+
+TEST(RelocateTest, CopiesASavepointByteForByte) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), tmp.Sub("sp"),
+                                                  tmp.Sub("copy")));
+  EXPECT_FALSE(r.converted_checkpoint);
+  EXPECT_EQ(r.bytes_copied, r.total_bytes);
+  const pb::CheckpointMetadata in = Read(tmp.Sub("sp"));
+  const pb::CheckpointMetadata out = Read(tmp.Sub("copy"));
+  ASSERT_EQ(in.files_size(), out.files_size());
+  for (int i = 0; i < in.files_size(); ++i) {
+    EXPECT_EQ(out.files(i).path(), in.files(i).path());
+    EXPECT_EQ(out.files(i).checksum_xxh3(), in.files(i).checksum_xxh3());
+  }
+  EXPECT_EQ(out.operators_size(), in.operators_size());
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("copy")));
+}
+
+TEST(RelocateTest, TurnsAnIncrementalCheckpointIntoASelfContainedSavepoint) {
+  TempDir tmp;
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 3; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  const pb::CheckpointMetadata in = Read(job + "/chk-3");
+  ASSERT_EQ(in.checkpoint_type(), pb::INCREMENTAL);
+
+  ASSERT_OK_AND_ASSIGN(RelocateResult r,
+                       Relocate(base::Fs::Default(), job + "/chk-3", tmp.Sub("sp")));
+  EXPECT_TRUE(r.converted_checkpoint);
+  size_t shared = 0;
+  for (const auto& f : r.files) shared += f.original_scope == "shared";
+  EXPECT_EQ(shared, 2u);  // count-1-0 (from chk-1) and count-3-1
+
+  // The checkpoint storage can go away entirely: the savepoint stands alone.
+  ASSERT_OK(base::RemoveAll(base::Fs::Default(), tmp.Sub("root")));
+  const pb::CheckpointMetadata out = Read(tmp.Sub("sp"));
+  EXPECT_EQ(out.kind(), pb::SAVEPOINT);
+  EXPECT_EQ(out.checkpoint_type(), pb::FULL);
+  EXPECT_EQ(out.savepoint_format(), pb::CANONICAL);
+  EXPECT_EQ(out.checkpoint_id(), 3);
+  for (const auto& f : out.files()) {
+    EXPECT_EQ(f.scope(), pb::EXCLUSIVE) << f.path();
+    EXPECT_EQ(f.created_by_checkpoint_id(), 3);
+  }
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("sp")));
+}
+
+TEST(RelocateTest, CopiesTaskOwnedChangelogFilesOfTheFixture) {
+  TempDir tmp;
+  const std::string chk =
+      testing::FixturePath("v1/checkpoints/" + testing::SampleJobIdHex() + "/chk-2");
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), chk, tmp.Sub("sp")));
+  bool task_owned = false;
+  for (const auto& f : r.files) task_owned |= f.original_scope == "task-owned";
+  EXPECT_TRUE(task_owned);
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("sp")));
+}
+
+TEST(RelocateTest, ChecksumMismatchFailsNamingTheFileAndLeavesNoOutput) {
+  TempDir tmp;
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  testing::FlipByte(job + "/shared/count-1-0.state", 20);
+  ASSERT_STATUS(Relocate(base::Fs::Default(), job + "/chk-2", tmp.Sub("sp")), kCorruption,
+                "count-1-0.state");
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("sp")).ok());
+  testing::TruncateFile(job + "/chk-2/source-0.state", 10);
+  ASSERT_STATUS(Relocate(base::Fs::Default(), job + "/chk-2", tmp.Sub("sp")), kCorruption,
+                "source-0.state");
+}
+
+TEST(RelocateTest, RefusesAnExistingOutputAndDryRunWritesNothing) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("taken")));
+  ASSERT_STATUS(Relocate(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("taken")), kAlreadyExists,
+                "taken");
+  RelocateOptions dry;
+  dry.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(RelocateResult r,
+                       Relocate(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("new"), dry));
+  EXPECT_FALSE(r.files.empty());
+  EXPECT_EQ(r.bytes_copied, 0u);
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("new")).ok());
+  ASSERT_STATUS(Relocate(base::Fs::Default(), tmp.Sub("nothing"), tmp.Sub("x")), kNotFound,
+                "nothing");
+}
+
+TEST(RelocateCliTest, PrintsTheCopyPlan) {
+  TempDir tmp;
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  const std::string chk = "root/" + testing::SampleJobIdHex() + "/chk-2";
+  auto dry = testing::RunTool({"relocate", chk, "--to", "sp", "--dry-run"}, tmp.path());
+  EXPECT_EQ(dry.exit_code, 0) << dry.err;
+  testing::ExpectGolden("relocate-checkpoint.text", dry.out);
+  auto json = testing::RunTool({"relocate", chk, "--to", "sp", "--format", "json", "-q"},
+                               tmp.path());
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  testing::ExpectGolden("relocate-checkpoint.json", json.out);
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("sp")));
+  auto again = testing::RunTool({"relocate", chk, "--to", "sp"}, tmp.path());
+  EXPECT_EQ(again.exit_code, 2);
+}
+
+}  // namespace
+}  // namespace ckpt::ops

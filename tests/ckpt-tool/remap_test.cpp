@@ -1,0 +1,290 @@
+// remap: operator IDs rewritten with every kind of state moved (coordinator state included:
+// the FLINK-40837 regression), refusal of ambiguous/chained/conflicting mappings, unmatched
+// mappings reported, input never modified, output self-contained; plus the CLI plan output.
+#include "ckpt/ops/remap.h"
+
+#include <gtest/gtest.h>
+
+#include "ckpt/base/checksum.h"
+#include "ckpt/format/operator_id.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+#include "ops_write_testutil.h"
+#include "test_snapshots.h"
+
+namespace ckpt::ops {
+namespace {
+
+using format::OperatorId;
+using testing::TempDir;
+namespace opsw = testing::opsw;
+
+constexpr char kCoordinatorBytes[] = "split-enumerator: pending=[orders-7, orders-8]";
+
+// The sample savepoint, with the watermark tracker's coordinator state moved into a
+// COORDINATOR_STATE file (the source keeps its inline coordinator state).
+void WriteSavepoint(const std::string& dir) {
+  ASSERT_OK(testing::WriteSampleSavepoint(dir));
+  testing::WriteTextFile(dir + "/watermark-coordinator.bin", kCoordinatorBytes);
+  ASSERT_OK(testing::RewriteMetadata(dir, [](pb::CheckpointMetadata& m) {
+    pb::FileEntry* f = m.add_files();
+    f->set_path("watermark-coordinator.bin");
+    f->set_scope(pb::EXCLUSIVE);
+    f->set_kind(pb::COORDINATOR_STATE);
+    f->set_size_bytes(sizeof(kCoordinatorBytes) - 1);
+    f->set_checksum_xxh3(base::Xxh3(kCoordinatorBytes));
+    f->set_compression(pb::COMPRESSION_NONE);
+    f->set_created_by_checkpoint_id(m.checkpoint_id());
+    const std::string id = OperatorId::FromUid("watermark-tracker").ToBytes();
+    for (auto& op : *m.mutable_operators()) {
+      if (op.operator_id() != id) continue;
+      op.mutable_coordinator_state()->set_file_index(static_cast<uint32_t>(m.files_size() - 1));
+      op.mutable_coordinator_state()->set_size_bytes(sizeof(kCoordinatorBytes) - 1);
+    }
+  }));
+}
+
+pb::CheckpointMetadata Read(const std::string& dir) {
+  auto m = format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : pb::CheckpointMetadata();
+}
+
+const pb::OperatorState* StateOf(const pb::CheckpointMetadata& m, const std::string& uid) {
+  const std::string id = OperatorId::FromUid(uid).ToBytes();
+  for (const auto& op : m.operators()) {
+    if (op.operator_id() == id) return &op;
+  }
+  return nullptr;
+}
+
+std::string ReadBytes(const std::string& path) {
+  auto s = base::ReadFileToString(base::Fs::Default(), path);
+  return s.ok() ? *s : "<unreadable " + path + ">";
+}
+
+RemapOptions Maps(std::vector<OperatorMapping> m) {
+  RemapOptions o;
+  o.mappings = std::move(m);
+  return o;
+}
+
+TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  const std::string before = ReadBytes(in + "/_metadata");
+  const pb::CheckpointMetadata old = Read(in);
+  const std::string inline_coordinator = StateOf(old, "orders-source")->coordinator_state().inline_data();
+  ASSERT_FALSE(inline_coordinator.empty());
+
+  ASSERT_OK_AND_ASSIGN(RemapResult r,
+                       Remap(base::Fs::Default(), in, tmp.Sub("out"),
+                             Maps({{"orders-source", "orders-source-v2"},
+                                   {"uid:watermark-tracker", "watermarks-v2"}})));
+  EXPECT_TRUE(r.unmatched.empty());
+  EXPECT_GT(r.bytes_copied, 0u);
+  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  EXPECT_EQ(StateOf(out, "orders-source"), nullptr);
+  EXPECT_EQ(StateOf(out, "watermark-tracker"), nullptr);
+  const pb::OperatorState* src = StateOf(out, "orders-source-v2");
+  const pb::OperatorState* wm = StateOf(out, "watermarks-v2");
+  ASSERT_NE(src, nullptr);
+  ASSERT_NE(wm, nullptr);
+  // Inline coordinator state moved byte for byte (Flink's changeOperatorIdentifier drops it).
+  ASSERT_TRUE(src->has_coordinator_state());
+  EXPECT_EQ(src->coordinator_state().inline_data(), inline_coordinator);
+  // File-backed coordinator state moved too, and its file was copied into the new savepoint.
+  ASSERT_TRUE(wm->has_coordinator_state());
+  ASSERT_EQ(wm->coordinator_state().location_case(), pb::CoordinatorState::kFileIndex);
+  const pb::FileEntry& f = out.files(static_cast<int>(wm->coordinator_state().file_index()));
+  EXPECT_EQ(f.kind(), pb::COORDINATOR_STATE);
+  EXPECT_EQ(f.scope(), pb::EXCLUSIVE);
+  EXPECT_EQ(ReadBytes(tmp.Sub("out") + "/" + f.path()), kCoordinatorBytes);
+  // Every other kind of state moved as well: same handles count, same subtasks.
+  EXPECT_EQ(src->subtasks_size(), StateOf(old, "orders-source")->subtasks_size());
+  EXPECT_EQ(wm->subtasks_size(), StateOf(old, "watermark-tracker")->subtasks_size());
+  // The job graph and its edges follow the new IDs and uids.
+  bool found = false;
+  for (const auto& info : out.job_graph().operators()) {
+    if (info.operator_id() == OperatorId::FromUid("orders-source-v2").ToBytes()) {
+      EXPECT_EQ(info.uid(), "orders-source-v2");
+      found = true;
+    }
+    EXPECT_NE(info.uid(), "orders-source");
+  }
+  EXPECT_TRUE(found);
+  for (const auto& e : out.job_graph().edges()) {
+    EXPECT_NE(e.source_operator_id(), OperatorId::FromUid("orders-source").ToBytes());
+  }
+  EXPECT_EQ(out.kind(), pb::SAVEPOINT);
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+  // The input is untouched.
+  EXPECT_EQ(ReadBytes(in + "/_metadata"), before);
+}
+
+TEST(RemapTest, AgainstNewJobMatchesBySpecIdOrName) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  std::string spec = testing::SampleSavepointJobSpec();
+  for (const char* uid : {"orders-source", "per-user-aggregate", "watermark-tracker"}) {
+    const std::string quoted = std::string("\"uid\": \"") + uid + "\"";
+    size_t at = spec.find(quoted);
+    ASSERT_NE(at, std::string::npos) << uid;
+    spec.replace(at, quoted.size(), std::string("\"uid\": \"") + uid + "-v2\"");
+  }
+  testing::WriteTextFile(tmp.Sub("job-v2.json"), spec);
+  RemapOptions options;
+  options.against_job_path = tmp.Sub("job-v2.json");
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  EXPECT_TRUE(r.warnings.empty()) << r.warnings[0];
+  size_t renamed = 0;
+  for (const auto& e : r.operators) {
+    if (e.action == RemapAction::kRename) {
+      ++renamed;
+      EXPECT_EQ(e.new_uid, e.old_uid + "-v2");
+      EXPECT_NE(e.reason.find("same spec id"), std::string::npos) << e.reason;
+    } else {
+      EXPECT_EQ(e.old_uid, "file-sink");
+      EXPECT_NE(e.reason.find("same ID"), std::string::npos) << e.reason;
+    }
+  }
+  EXPECT_EQ(renamed, 3u);
+  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  EXPECT_NE(StateOf(out, "per-user-aggregate-v2"), nullptr);
+  EXPECT_NE(StateOf(out, "file-sink"), nullptr);
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+
+  // --by-name pairs by display name; a job without a counterpart leaves a warning.
+  options.by_name = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult by_name,
+                       Remap(base::Fs::Default(), in, tmp.Sub("out-by-name"), options));
+  EXPECT_TRUE(by_name.warnings.empty());
+  EXPECT_NE(by_name.operators[0].reason.find("same name"), std::string::npos);
+}
+
+TEST(RemapTest, RefusesChainedAmbiguousAndConflictingMappings) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  base::Fs& fs = base::Fs::Default();
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o1"),
+                      Maps({{"orders-source", "per-user-aggregate"},
+                            {"per-user-aggregate", "aggregate-v2"}})),
+                kInvalidArgument, "chained mapping");
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o2"),
+                      Maps({{"orders-source", "same-new"}, {"file-sink", "same-new"}})),
+                kInvalidArgument, "two operators map to");
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o3"),
+                      Maps({{"orders-source", "new-a"}, {"orders-source", "new-b"}})),
+                kInvalidArgument, "ambiguous mapping");
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o4"), Maps({{"orders-source", "file-sink"}})),
+                kInvalidArgument, "keeps its state");
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o5"), Maps({{"orders-source", "name:x"}})),
+                kInvalidArgument, "must be a 32-hex ID or a uid");
+  ASSERT_STATUS(Remap(fs, in, tmp.Sub("o6"), RemapOptions{}), kInvalidArgument, "nothing to remap");
+  // Nothing was written by any refused remap.
+  for (const char* o : {"o1", "o2", "o3", "o4", "o5", "o6"}) {
+    EXPECT_FALSE(fs.Stat(tmp.Sub(o)).ok()) << o;
+  }
+  // A mapping that is a swap through a dropped operator is fine: its state is gone.
+  RemapOptions swap = Maps({{"orders-source", "file-sink"}});
+  swap.drop = {"file-sink"};
+  EXPECT_OK(Remap(fs, in, tmp.Sub("o7"), swap));
+}
+
+TEST(RemapTest, ReportsMappingsThatMatchedNothing) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  RemapOptions options = Maps({{"no-such-operator", "x"}, {"file-sink", "file-sink-v2"}});
+  options.uid_prefix_rewrites = {{"legacy-", "v2-"}};
+  options.drop = {"ghost"};
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  EXPECT_EQ(r.unmatched, (std::vector<std::string>{"--drop ghost", "--map no-such-operator=x",
+                                                   "--uid-prefix legacy-=v2-"}));
+  EXPECT_NE(StateOf(Read(tmp.Sub("out")), "file-sink-v2"), nullptr);
+}
+
+TEST(RemapTest, UidRewritesAndDropLeaveOutTheDroppedFiles) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  const pb::CheckpointMetadata old = Read(in);
+  RemapOptions options;
+  options.uid_prefix_rewrites = {{"orders-", "shop-orders-"}};
+  options.uid_suffix_rewrites = {{"-tracker", "-tracker-v2"}};
+  options.drop = {"Per-user aggregate"};  // by name
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  EXPECT_NE(StateOf(out, "shop-orders-source"), nullptr);
+  EXPECT_NE(StateOf(out, "watermark-tracker-v2"), nullptr);
+  EXPECT_EQ(StateOf(out, "per-user-aggregate"), nullptr);
+  EXPECT_EQ(out.operators_size(), old.operators_size() - 1);
+  EXPECT_LT(out.files_size(), old.files_size());
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+  bool dropped = false;
+  for (const auto& e : r.operators) dropped |= e.action == RemapAction::kDrop;
+  EXPECT_TRUE(dropped);
+}
+
+TEST(RemapTest, DryRunWritesNothingAndExistingOutputIsRefused) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  RemapOptions options = Maps({{"file-sink", "file-sink-v2"}});
+  options.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  EXPECT_TRUE(r.dry_run);
+  EXPECT_GT(r.files, 0u);
+  EXPECT_EQ(r.bytes_copied, 0u);
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("exists")));
+  ASSERT_STATUS(Remap(base::Fs::Default(), in, tmp.Sub("exists"), options), kAlreadyExists,
+                "exists");
+}
+
+TEST(RemapTest, CorruptInputFileFailsAndLeavesNoOutput) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  testing::FlipByte(in + "/watermark-coordinator.bin", 3);
+  ASSERT_STATUS(Remap(base::Fs::Default(), in, tmp.Sub("out"),
+                      Maps({{"file-sink", "file-sink-v2"}})),
+                kCorruption, "watermark-coordinator.bin");
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+}
+
+TEST(RemapCliTest, DryRunPlanAndExitCodes) {
+  TempDir tmp;
+  WriteSavepoint(tmp.Sub("sp"));
+  auto plan = testing::RunTool({"remap", "sp", "--to", "out", "--map", "orders-source=orders-v2",
+                                "--map", "nothing=here", "--dry-run"},
+                               tmp.path());
+  EXPECT_EQ(plan.exit_code, 1) << plan.err;  // a mapping matched nothing
+  testing::ExpectGolden("remap-dry-run.text", plan.out);
+  auto json = testing::RunTool({"remap", "sp", "--to", "out", "--map", "orders-source=orders-v2",
+                                "--dry-run", "--format", "json"},
+                               tmp.path());
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  testing::ExpectGolden("remap-dry-run.json", json.out);
+  auto chained = testing::RunTool({"remap", "sp", "--to", "out", "--map", "a=b", "--map",
+                                   "orders-source=file-sink"},
+                                  tmp.path());
+  EXPECT_EQ(chained.exit_code, 2);
+  EXPECT_NE(chained.err.find("keeps its state"), std::string::npos) << chained.err;
+  auto real = testing::RunTool({"remap", "sp", "--to", "out", "--map", "orders-source=orders-v2",
+                                "-q"},
+                               tmp.path());
+  EXPECT_EQ(real.exit_code, 0) << real.err;
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+  auto again = testing::RunTool({"remap", "sp", "--to", "out", "--map", "orders-source=x"},
+                                tmp.path());
+  EXPECT_EQ(again.exit_code, 2);
+  EXPECT_NE(again.err.find("AlreadyExists"), std::string::npos) << again.err;
+}
+
+}  // namespace
+}  // namespace ckpt::ops
