@@ -5,6 +5,7 @@
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/base/endian.h"
+#include "ckpt/base/fault_injection_fs.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -345,6 +346,38 @@ TEST(MetadataCodecTest, NeverOverwritesPublishedMetadata) {
   base::Fs& fs = base::Fs::Default();
   ASSERT_OK(WriteMetadataFile(fs, dir.path(), FullyPopulated()));
   ASSERT_STATUS(WriteMetadataFile(fs, dir.path(), pb::CheckpointMetadata()), kAlreadyExists,
+                dir.Sub("_metadata"));
+}
+
+TEST(MetadataCodecTest, PublishIsAtomicUnderCrashAtEveryStep) {
+  // Whatever step the process dies at, a reader finds either no _metadata (an incomplete
+  // checkpoint) or the complete one, never a partial file.
+  const pb::CheckpointMetadata m = FullyPopulated();
+  bool saw_complete = false;
+  for (int64_t crash_after = 0; crash_after < 12; ++crash_after) {
+    SCOPED_TRACE(crash_after);
+    testing::TempDir dir;
+    base::FaultInjectionFs faulty(base::Fs::Default());
+    faulty.CrashAfter(crash_after);
+    base::Status st = WriteMetadataFile(faulty, dir.path(), m);
+    auto read = ReadMetadataFile(base::Fs::Default(), dir.Sub("_metadata"));
+    if (read.ok()) {
+      EXPECT_TRUE(MessageDifferencer::Equals(m, *read));
+      saw_complete = true;
+    } else {
+      EXPECT_FALSE(st.ok());
+      ASSERT_STATUS(read, kNotFound, "");
+    }
+  }
+  EXPECT_TRUE(saw_complete);
+}
+
+TEST(MetadataCodecTest, TornWriteIsDetectedOnRead) {
+  testing::TempDir dir;
+  base::FaultInjectionFs faulty(base::Fs::Default());
+  faulty.TruncateWritesTo("_metadata");
+  ASSERT_OK(WriteMetadataFile(faulty, dir.path(), FullyPopulated()));
+  ASSERT_STATUS(ReadMetadataFile(base::Fs::Default(), dir.Sub("_metadata")), kCorruption,
                 dir.Sub("_metadata"));
 }
 
