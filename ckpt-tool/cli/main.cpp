@@ -30,7 +30,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddLsCommand,
     &ckpt::cli::AddShowCommand,
     &ckpt::cli::AddFilesCommand,
-    // &ckpt::cli::AddDumpCommand,
+    &ckpt::cli::AddDumpCommand,
     &ckpt::cli::AddValidateCommand,
     // &ckpt::cli::AddStatsCommand,
     // ops-write verbs (helper t2) go here.

@@ -37,6 +37,12 @@ struct DumpEntry {
   std::string namespace_json;  // keyed state ("null" for VOID)
   std::string user_key_json;   // map/timers; empty otherwise
   std::string value_json;      // value / element / map value; "null" for timers
+  // Where the entry comes from: "state" (a snapshot of the state) or "changelog" (a change of
+  // the changelog backend's log tail, to be applied in `sequence` order on top of the
+  // materialized state).
+  std::string source = "state";
+  std::string change_op;  // changelog: "put", "delete", "append" or "clear"
+  uint64_t sequence = 0;  // changelog
 };
 
 using DumpSink = std::function<base::Status(const DumpEntry& entry)>;
