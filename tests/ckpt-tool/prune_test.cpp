@@ -10,6 +10,7 @@
 
 #include "ckpt/base/fault_injection_fs.h"
 #include "ckpt/base/posix_fs.h"
+#include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
@@ -154,7 +155,19 @@ TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
       }
       EXPECT_OK(opsw::VerifySnapshot(posix, dir, /*deep=*/false));
     }
-    // VALIDATE_HOOK
+    if (k == 0 || k == steps / 2 || k == steps) {
+      // The project's own validator, deep (every record decoded, keys in their key groups).
+      for (int id : {5, 6}) {
+        ValidateOptions deep;
+        deep.deep = true;
+        auto report = Validate(posix, job + "/chk-" + std::to_string(id), deep);
+        ASSERT_OK(report);
+        for (const auto& f : report->findings) {
+          EXPECT_NE(f.severity, Severity::kError) << "chk-" << id << ": " << f.rule_id << " "
+                                                  << f.message;
+        }
+      }
+    }
 
     // Re-running after the crash finishes the job and leaves exactly the retained state.
     ASSERT_OK_AND_ASSIGN(PrunePlan again, PlanPrune(posix, root, OldEnough(2)));

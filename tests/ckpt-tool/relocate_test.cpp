@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
@@ -67,6 +68,12 @@ TEST(RelocateTest, TurnsAnIncrementalCheckpointIntoASelfContainedSavepoint) {
     EXPECT_EQ(f.created_by_checkpoint_id(), 3);
   }
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("sp")));
+  ValidateOptions deep;
+  deep.deep = true;
+  ASSERT_OK_AND_ASSIGN(ValidateReport report, Validate(base::Fs::Default(), tmp.Sub("sp"), deep));
+  for (const auto& f : report.findings) {
+    EXPECT_NE(f.severity, Severity::kError) << f.rule_id << " " << f.message;
+  }
 }
 
 TEST(RelocateTest, CopiesTaskOwnedChangelogFilesOfTheFixture) {

@@ -7,6 +7,7 @@
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/operator_id.h"
+#include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
@@ -156,6 +157,17 @@ TEST(RemapTest, AgainstNewJobMatchesBySpecIdOrName) {
   EXPECT_NE(StateOf(out, "per-user-aggregate-v2"), nullptr);
   EXPECT_NE(StateOf(out, "file-sink"), nullptr);
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+  // The acceptance criterion: the output validates clean (deep) against the new job, while the
+  // input does not.
+  ValidateOptions against;
+  against.deep = true;
+  against.against_job = tmp.Sub("job-v2.json");
+  ASSERT_OK_AND_ASSIGN(ValidateReport after, Validate(base::Fs::Default(), tmp.Sub("out"), against));
+  for (const auto& f : after.findings) {
+    EXPECT_NE(f.severity, Severity::kError) << f.rule_id << " " << f.message;
+  }
+  ASSERT_OK_AND_ASSIGN(ValidateReport before, Validate(base::Fs::Default(), in, against));
+  EXPECT_TRUE(HasErrors(before.findings));
 
   // --by-name pairs by display name; a job without a counterpart leaves a warning.
   options.by_name = true;
