@@ -32,7 +32,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddFilesCommand,
     &ckpt::cli::AddDumpCommand,
     &ckpt::cli::AddValidateCommand,
-    // &ckpt::cli::AddStatsCommand,
+    &ckpt::cli::AddStatsCommand,
     // ops-write verbs (helper t2) go here.
     &ckpt::cli::AddPruneCommand,
     &ckpt::cli::AddRemapCommand,

@@ -1,0 +1,155 @@
+// ckpt-tool stats SNAPSHOT: size by operator, state and key group; key-group skew; union state
+// far above parallelism. Findings are warnings (exit 0; --strict makes them exit 1).
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <memory>
+
+#include "cli_common.h"
+#include "ckpt/ops/stats.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct StatsArgs {
+  std::string path;
+  ops::StatsOptions options;
+  bool strict = false;
+};
+
+std::string Ratio(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", v);
+  return buf;
+}
+
+std::string GroupsJson(const std::vector<ops::KeyGroupStats>& groups) {
+  std::string s = "[";
+  for (const auto& g : groups) {
+    if (s.size() > 1) s += ",";
+    s += JsonLine().Uint("key_group", g.key_group).Uint("bytes", g.bytes).Uint("records", g.records).Build();
+  }
+  return s + "]";
+}
+
+void PrintText(const ops::StatsReport& r, std::ostream& out) {
+  TextTable ops_table({"OPERATOR", "P", "MAXP", "FILE BYTES", "KEYED BYTES", "KEY GROUPS",
+                       "MEDIAN KG BYTES", "LARGEST KG", "SKEW"},
+                      {false, true, true, true, true, true, true, false, true});
+  for (const auto& op : r.operators) {
+    const std::string largest =
+        op.largest_key_groups.empty()
+            ? "-"
+            : std::to_string(op.largest_key_groups.front().key_group) + " (" +
+                  std::to_string(op.largest_key_groups.front().bytes) + " B)";
+    ops_table.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(op.parallelism),
+                      std::to_string(op.max_parallelism), std::to_string(op.file_bytes),
+                      std::to_string(op.keyed_logical_bytes), std::to_string(op.key_groups.size()),
+                      std::to_string(op.median_key_group_bytes), largest,
+                      op.key_groups.empty() ? "-" : Ratio(op.skew)});
+  }
+  ops_table.Print(out);
+  out << "total " << r.total_file_bytes << " bytes (" << HumanBytes(r.total_file_bytes) << ")\n\n";
+  TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES"},
+                   {false, false, false, true, true});
+  for (const auto& op : r.operators) {
+    for (const auto& st : op.states) {
+      states.AddRow({op.uid.empty() ? op.id_hex : op.uid, st.name,
+                     std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
+                     std::to_string(st.bytes)});
+    }
+  }
+  if (!states.empty()) {
+    states.Print(out);
+    out << "\n";
+  }
+  TextTable top({"OPERATOR", "KEY GROUP", "BYTES", "RECORDS"}, {false, true, true, true});
+  for (const auto& op : r.operators) {
+    for (const auto& g : op.largest_key_groups) {
+      top.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(g.key_group),
+                  std::to_string(g.bytes), std::to_string(g.records)});
+    }
+  }
+  if (!top.empty()) {
+    out << "Largest key groups\n";
+    top.Print(out);
+    out << "\n";
+  }
+  RenderFindingsText(r.findings, out);
+}
+
+void PrintJson(const ops::StatsReport& r, std::ostream& out) {
+  for (const auto& op : r.operators) {
+    std::string states = "[";
+    for (const auto& st : op.states) {
+      if (states.size() > 1) states += ",";
+      states += JsonLine()
+                    .Str("name", st.name)
+                    .Str("kind", ops::StateKindName(st.kind))
+                    .Uint("entries", st.entries)
+                    .Uint("bytes", st.bytes)
+                    .Build();
+    }
+    states += "]";
+    out << JsonLine()
+               .Str("operator", op.id_hex)
+               .Str("uid", op.uid)
+               .Str("name", op.name)
+               .Uint("parallelism", op.parallelism)
+               .Uint("max_parallelism", op.max_parallelism)
+               .Uint("file_bytes", op.file_bytes)
+               .Uint("keyed_logical_bytes", op.keyed_logical_bytes)
+               .Raw("states", states)
+               .Raw("key_groups", GroupsJson(op.key_groups))
+               .Uint("median_key_group_bytes", op.median_key_group_bytes)
+               .Raw("largest_key_groups", GroupsJson(op.largest_key_groups))
+               .Raw("skew", Ratio(op.skew))
+               .Build()
+        << "\n";
+  }
+  RenderFindingsJson(r.findings, out);
+}
+
+CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
+  auto format = ctx.format();
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  auto snapshot = ops::LoadSnapshot(*ctx.fs, args.path);
+  if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
+  auto report = ops::ComputeStats(*ctx.fs, *snapshot, args.options, ctx.MakeProgress());
+  ctx.EndProgress();
+  if (!report.ok()) return CommandResult::Error(report.status());
+  switch (*format) {
+    case OutputFormat::kText: PrintText(*report, ctx.out()); break;
+    case OutputFormat::kJson: PrintJson(*report, ctx.out()); break;
+    case OutputFormat::kJunit:
+      RenderFindingsJunit(report->findings, {"CKPT-S001", "CKPT-S002"}, "ckpt-tool stats",
+                          ctx.out());
+      break;
+    case OutputFormat::kGithubActions: RenderFindingsGithub(report->findings, ctx.out()); break;
+  }
+  const bool fail = ops::HasErrors(report->findings) || (args.strict && !report->findings.empty());
+  return fail ? CommandResult::Findings() : CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddStatsCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<StatsArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "stats", "Sizes by operator, state and key group; key-group skew; oversized union state");
+  sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file")->required();
+  sub->add_option("--top", args->options.top_key_groups, "Largest key groups to list per operator")
+      ->capture_default_str();
+  sub->add_option("--skew-factor", args->options.skew_factor,
+                  "Warn when the largest key group exceeds this multiple of the median")
+      ->capture_default_str();
+  sub->add_option("--union-factor", args->options.union_factor,
+                  "Warn when union-state entries per subtask exceed this multiple of parallelism")
+      ->capture_default_str();
+  sub->add_flag("--strict", args->strict, "Exit 1 when there are warnings");
+  SetExamples(sub, {"ckpt-tool stats /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
+                    "ckpt-tool stats chk-42 --top 10 --format json | jq .largest_key_groups"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunStats(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli
