@@ -39,7 +39,7 @@ class BlockRecordIterator final : public RecordIterator {
     CKPT_RETURN_IF_ERROR(LoadNextBlock());
     std::string_view unused;
     while (current_offset() < offset) {
-      CKPT_RETURN_IF_ERROR(ParseRecord(&unused));
+      if (!ParseRecord(&unused)) return ParseError();
     }
     if (current_offset() != offset) {
       std::string msg = Where(file_->path) + "logical offset " + std::to_string(offset) +
@@ -47,6 +47,7 @@ class BlockRecordIterator final : public RecordIterator {
       return caller_offset ? Status::InvalidArgument(msg) : Status::Corruption(msg);
     }
     section_ = SectionAt(offset);
+    SetSection();
     return Status::OK();
   }
 
@@ -58,16 +59,11 @@ class BlockRecordIterator final : public RecordIterator {
       CKPT_RETURN_IF_ERROR(LoadNextBlock());
     }
     const uint64_t offset = current_offset();
-    // Sections tile the stream; skip the ones (possibly empty) that end before this record.
-    while (section_ < index_.sections.size() &&
-           index_.sections[section_].logical_offset + index_.sections[section_].length <=
-               offset) {
-      ++section_;
-    }
+    // Sections tile the stream; move past the ones (possibly empty) that end before this record.
+    if (offset >= section_end_) AdvanceSection(offset);
     std::string_view bytes;
-    CKPT_RETURN_IF_ERROR(ParseRecord(&bytes));
-    record->section_id =
-        section_ < index_.sections.size() ? index_.sections[section_].section_id : 0;
+    if (!ParseRecord(&bytes)) return ParseError();
+    record->section_id = section_id_;
     record->logical_offset = offset;
     record->bytes = bytes;
     --remaining_;
@@ -76,6 +72,21 @@ class BlockRecordIterator final : public RecordIterator {
 
  private:
   uint64_t current_offset() const { return block_logical_ + pos_; }
+
+  void SetSection() {
+    const auto& s = index_.sections;
+    section_end_ = section_ < s.size() ? s[section_].logical_offset + s[section_].length
+                                       : UINT64_MAX;
+    section_id_ = section_ < s.size() ? s[section_].section_id : 0;
+  }
+
+  void AdvanceSection(uint64_t offset) {
+    const auto& s = index_.sections;
+    while (section_ < s.size() && s[section_].logical_offset + s[section_].length <= offset) {
+      ++section_;
+    }
+    SetSection();
+  }
 
   size_t SectionAt(uint64_t offset) const {
     const auto& s = index_.sections;
@@ -92,6 +103,7 @@ class BlockRecordIterator final : public RecordIterator {
     block_logical_ = info.logical_offset;
     pos_ = 0;
     block_records_ = 0;
+    block_record_count_ = info.record_count;
     return Status::OK();
   }
 
@@ -104,17 +116,27 @@ class BlockRecordIterator final : public RecordIterator {
     return Status::OK();
   }
 
-  Status ParseRecord(std::string_view* bytes) {
-    std::string_view in = block_.substr(pos_);
-    if (!base::GetLengthPrefixed(&in, bytes)) {
-      return BlockError("malformed record at logical offset " + std::to_string(current_offset()));
+  // Parses the record at pos_; false if the block is malformed (ParseError() says why).
+  bool ParseRecord(std::string_view* bytes) {
+    // Fast path for the common one-byte length prefix; the general decoder otherwise.
+    const size_t left = block_.size() - pos_;
+    const uint8_t first = static_cast<uint8_t>(block_[pos_]);
+    if (first < 0x80 && first < left) {
+      *bytes = block_.substr(pos_ + 1, first);
+      pos_ += 1 + first;
+    } else {
+      std::string_view in = block_.substr(pos_);
+      if (!base::GetLengthPrefixed(&in, bytes)) return false;
+      pos_ = block_.size() - in.size();
     }
-    pos_ = block_.size() - in.size();
-    if (++block_records_ > blocks_[current_block_].record_count) {
-      return BlockError("more records than the header's " +
-                        std::to_string(blocks_[current_block_].record_count));
+    return ++block_records_ <= block_record_count_;
+  }
+
+  Status ParseError() const {
+    if (block_records_ > block_record_count_) {
+      return BlockError("more records than the header's " + std::to_string(block_record_count_));
     }
-    return Status::OK();
+    return BlockError("malformed record at logical offset " + std::to_string(current_offset()));
   }
 
   Status BlockError(const std::string& what) const {
@@ -131,10 +153,13 @@ class BlockRecordIterator final : public RecordIterator {
   size_t next_block_ = 0;
   size_t current_block_ = SIZE_MAX;  // SIZE_MAX: none loaded
   size_t section_ = 0;
+  uint64_t section_end_ = 0;  // logical end of section_ (UINT64_MAX past the last)
+  uint32_t section_id_ = 0;
   std::string_view block_;
   uint64_t block_logical_ = 0;
   size_t pos_ = 0;
   uint32_t block_records_ = 0;
+  uint32_t block_record_count_ = 0;
 };
 
 }  // namespace
