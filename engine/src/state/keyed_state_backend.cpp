@@ -23,6 +23,10 @@ KeyedStateBackend::KeyedStateBackend(uint32_t max_parallelism, format::KeyGroupR
   core_->owner = std::move(owner);
   core_->ns_hash = state_internal::HashBytes({});
   core_->UpdateHash();
+  // The two timer states are declared up front so every subtask of an operator declares the
+  // same states in the same order (a record's state_index must mean the same on all subtasks).
+  core_->TimerStateId(true).status().IgnoreError();
+  core_->TimerStateId(false).status().IgnoreError();
   timers_ = std::make_unique<TimerService>(core_.get());
 }
 

@@ -28,7 +28,6 @@ TimerEntry CurrentTimer(const BackendCore& c, int64_t timestamp) {
 
 base::Status Register(BackendCore* c, bool event_time, int64_t timestamp) {
   if (!c->key_in_range) return c->NotOwned();
-  CKPT_RETURN_IF_ERROR(c->TimerStateId(event_time).status());
   const TimerSet& current = *(event_time ? c->event_timers : c->processing_timers).table;
   TimerEntry t = CurrentTimer(*c, timestamp);
   if (current.count(t) != 0) return base::Status::OK();  // deduplicated, no copy-on-write

@@ -139,13 +139,19 @@ class CheckpointCoordinator {
   struct Pending;
   CheckpointCoordinator(base::Fs& fs, Clock& clock, CheckpointRuntime& runtime,
                         CheckpointCoordinatorOptions options, std::string job_dir,
-                        uint32_t expected_acks);
-  base::Result<int64_t> TriggerLocked(std::unique_lock<std::mutex>& lock,
-                                      CheckpointOptions options,
-                                      std::shared_ptr<std::promise<base::Result<CompletedCheckpoint>>>
-                                          promise);
+                        std::string job_id_hex, uint32_t expected_acks);
+  using Promise = std::promise<base::Result<CompletedCheckpoint>>;
+  // Reserves an id and directory, snapshots coordinators and injects barriers. Releases `lock`
+  // around filesystem and runtime calls.
+  base::Result<int64_t> TriggerLocked(std::unique_lock<std::mutex>& lock, pb::SnapshotKind kind,
+                                      pb::SavepointPostAction post_action,
+                                      pb::SavepointFormat format, const std::string& target_dir,
+                                      std::shared_ptr<Promise> promise);
+  // Removes a pending checkpoint and cleans up after it (lock released meanwhile).
   void AbortLocked(std::unique_lock<std::mutex>& lock, int64_t checkpoint_id,
                    const base::Status& reason, bool counts_as_failure);
+  // Counts a failed checkpoint; returns true if the job must fail now.
+  bool CountFailureLocked();
   void Finalize(std::unique_ptr<Pending> pending);
   void RunLoop();
 
@@ -156,11 +162,14 @@ class CheckpointCoordinator {
   const std::string job_dir_;       // empty if no checkpoint_dir
   const std::string job_id_hex_;
   const uint32_t expected_acks_;    // sum of operator parallelisms
+  std::map<format::OperatorId, uint32_t> parallelism_;  // per operator of the job graph
   CompletedCheckpointStore store_;
 
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;
+  // Directories of recently aborted checkpoints, to clean up after late acknowledgements.
+  std::map<int64_t, std::string> aborted_dirs_;
   int64_t next_checkpoint_id_;
   int64_t last_trigger_ms_ = 0;
   int64_t last_finish_ms_ = 0;

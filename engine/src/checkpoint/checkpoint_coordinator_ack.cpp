@@ -1,0 +1,124 @@
+// CheckpointCoordinator: acknowledgements, declines and finalization (metadata written last).
+#include <utility>
+
+#include "checkpoint/checkpoint_coordinator_pending.h"
+#include "checkpoint/checkpoint_metadata_builder.h"
+#include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
+
+namespace ckpt::engine {
+
+void CheckpointCoordinator::AcknowledgeCheckpoint(int64_t checkpoint_id,
+                                                  OperatorSubtaskState state,
+                                                  pb::SubtaskMetrics metrics) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = pending_.find(checkpoint_id);
+  if (it == pending_.end()) {
+    // Late ack of an aborted checkpoint: its files may have landed after the directory was
+    // removed, so remove it again.
+    auto dir = aborted_dirs_.find(checkpoint_id);
+    if (dir == aborted_dirs_.end()) return;
+    const std::string path = dir->second;
+    lock.unlock();
+    base::RemoveAll(fs_, path).IgnoreError();
+    return;
+  }
+  auto p_it = parallelism_.find(state.operator_id);
+  if (p_it == parallelism_.end() || state.subtask_index >= p_it->second) {
+    AbortLocked(lock, checkpoint_id,
+                base::Status::Internal("checkpoint " + std::to_string(checkpoint_id) +
+                                       ": acknowledgement from unknown operator " +
+                                       state.operator_id.ToHex() + " subtask " +
+                                       std::to_string(state.subtask_index)),
+                true);
+    return;
+  }
+  Pending& p = *it->second;
+  checkpoint_internal::AckKey key{state.operator_id, state.subtask_index};
+  if (p.acks.count(key) != 0) return;  // duplicate
+  if (metrics.ack_timestamp() == 0) metrics.set_ack_timestamp(clock_.NowMs());
+  if (metrics.end_to_end_duration() == 0) {
+    metrics.set_end_to_end_duration(metrics.ack_timestamp() - p.options.trigger_timestamp_ms);
+  }
+  p.acks.emplace(std::move(key), checkpoint_internal::Ack{std::move(state), std::move(metrics)});
+  if (p.acks.size() < expected_acks_) return;
+  std::unique_ptr<Pending> done = std::move(it->second);
+  pending_.erase(it);
+  --counts_.in_progress;
+  lock.unlock();
+  Finalize(std::move(done));
+}
+
+void CheckpointCoordinator::DeclineCheckpoint(int64_t checkpoint_id, const base::Status& reason) {
+  std::unique_lock<std::mutex> lock(mu_);
+  auto it = pending_.find(checkpoint_id);
+  if (it == pending_.end()) return;
+  const bool checkpoint = !it->second->options.is_savepoint();
+  AbortLocked(lock, checkpoint_id,
+              reason.WithContext((checkpoint ? "checkpoint " : "savepoint ") +
+                                 std::to_string(checkpoint_id) + " declined by a task"),
+              checkpoint);
+}
+
+void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
+  const CheckpointOptions& co = p->options;
+  const int64_t now = clock_.NowMs();
+  checkpoint_internal::MetadataInputs in;
+  in.options = &options_;
+  in.checkpoint = &co;
+  in.completion_ms = now;
+  in.coordinators = &p->coordinators;
+  in.acks = &p->acks;
+  base::Result<pb::CheckpointMetadata> md = checkpoint_internal::BuildCheckpointMetadata(in);
+  base::Status st = md.status();
+  // Every state file was fsynced by its writer before the ack; `_metadata` is published last.
+  if (st.ok()) st = format::WriteMetadataFile(fs_, co.snapshot_dir, *md);
+  if (!st.ok()) {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int64_t id = co.checkpoint_id;
+    const bool checkpoint = !co.is_savepoint();
+    pending_[id] = std::move(p);
+    ++counts_.in_progress;
+    AbortLocked(lock, id, st.WithContext("finalizing checkpoint " + std::to_string(id)),
+                checkpoint);
+    return;
+  }
+  CompletedCheckpoint done;
+  done.checkpoint_id = co.checkpoint_id;
+  done.kind = co.kind;
+  done.dir = co.snapshot_dir;
+  done.metadata_path = base::JoinPath(co.snapshot_dir, format::kMetadataFileName);
+  done.trigger_timestamp_ms = co.trigger_timestamp_ms;
+  done.completion_timestamp_ms = now;
+  done.state_size_bytes = md->metrics().state_size();
+  done.owned = !co.is_savepoint();
+
+  std::unique_lock<std::mutex> lock(mu_);
+  ++counts_.completed;
+  if (!co.is_savepoint()) {
+    consecutive_failures_ = 0;
+    last_finish_ms_ = now;
+    // Older checkpoints still in flight are subsumed by this one (as in Flink).
+    std::vector<int64_t> older;
+    for (const auto& [id, q] : pending_) {
+      if (id < co.checkpoint_id && q->periodic) older.push_back(id);
+    }
+    for (int64_t id : older) {
+      AbortLocked(lock, id,
+                  base::Status::Cancelled("checkpoint " + std::to_string(id) +
+                                          " subsumed by completed checkpoint " +
+                                          std::to_string(co.checkpoint_id)),
+                  false);
+    }
+  }
+  lock.unlock();
+  if (!co.is_savepoint()) store_.Add(done).IgnoreError();  // deletion failures leave files only
+  // Sinks commit on checkpoints and stop-with-savepoint, never on intermediate savepoints.
+  if (!co.is_savepoint() || co.is_synchronous()) {
+    runtime_.NotifyCheckpointComplete(co.checkpoint_id);
+  }
+  if (p->promise) p->promise->set_value(done);
+}
+
+}  // namespace ckpt::engine

@@ -1,0 +1,147 @@
+// BuildCheckpointMetadata: merges per-subtask acknowledgements into one CheckpointMetadata.
+#include "checkpoint/checkpoint_metadata_builder.h"
+
+#include <algorithm>
+#include <string>
+
+#include "ckpt/format/metadata_codec.h"
+
+namespace ckpt::engine::checkpoint_internal {
+
+namespace {
+
+std::string Names(const std::vector<pb::StateDescriptor>& states) {
+  std::string s = "[";
+  for (size_t i = 0; i < states.size(); ++i) s += (i ? ", " : "") + states[i].name();
+  return s + "]";
+}
+
+// The operator's state list: the longest subtask list, of which all others must be prefixes.
+base::Result<std::vector<pb::StateDescriptor>> MergeStates(
+    const pb::OperatorInfo& op, const std::vector<const Ack*>& acks) {
+  const Ack* longest = nullptr;
+  for (const Ack* a : acks) {
+    if (longest == nullptr || a->state.states.size() > longest->state.states.size()) longest = a;
+  }
+  if (longest == nullptr) return std::vector<pb::StateDescriptor>{};
+  for (const Ack* a : acks) {
+    for (size_t i = 0; i < a->state.states.size(); ++i) {
+      const auto& x = a->state.states[i];
+      const auto& y = longest->state.states[i];
+      if (x.name() != y.name() || x.kind() != y.kind()) {
+        return base::Status::Internal(
+            "operator '" + op.name() + "': subtask " + std::to_string(a->state.subtask_index) +
+            " declared states " + Names(a->state.states) + " but subtask " +
+            std::to_string(longest->state.subtask_index) + " declared " +
+            Names(longest->state.states) +
+            "; every subtask must register the same states in the same order");
+      }
+    }
+  }
+  return longest->state.states;
+}
+
+bool HasAnyState(const pb::SubtaskState& s) {
+  return s.keyed_state_size() > 0 || s.operator_state_size() > 0 || s.committables_size() > 0 ||
+         s.input_channel_state_size() > 0 || s.output_channel_state_size() > 0;
+}
+
+}  // namespace
+
+base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInputs& in) {
+  const CheckpointCoordinatorOptions& o = *in.options;
+  const CheckpointOptions& c = *in.checkpoint;
+  pb::CheckpointMetadata md;
+  md.set_format_version(format::kFormatVersion);
+  md.set_engine_name(o.engine_name);
+  md.set_engine_version(o.engine_version);
+  md.set_job_id(o.job_id);
+  md.set_job_name(o.job_name);
+  md.set_checkpoint_id(c.checkpoint_id);
+  md.set_kind(c.kind);
+  if (c.is_savepoint()) {
+    md.set_savepoint_format(c.savepoint_format == pb::SAVEPOINT_FORMAT_UNSPECIFIED
+                                ? pb::CANONICAL
+                                : c.savepoint_format);
+    md.set_post_action(c.post_action == pb::SAVEPOINT_POST_ACTION_UNSPECIFIED
+                           ? pb::POST_ACTION_NONE
+                           : c.post_action);
+  } else {
+    md.set_retention(o.retention);
+  }
+  // The heap backend writes every state file for each snapshot.
+  md.set_checkpoint_type(pb::FULL);
+  md.set_mode(c.mode);
+  if (o.restored_from) *md.mutable_restored_from() = *o.restored_from;
+  md.set_trigger_timestamp(c.trigger_timestamp_ms);
+  md.set_completion_timestamp(in.completion_ms);
+  *md.mutable_job_graph() = o.job_graph;
+  for (const auto& [k, v] : o.properties) (*md.mutable_properties())[k] = v;
+
+  pb::CheckpointMetrics* m = md.mutable_metrics();
+  m->set_trigger_timestamp(c.trigger_timestamp_ms);
+  m->set_end_to_end_duration(in.completion_ms - c.trigger_timestamp_ms);
+  m->set_num_acknowledged_subtasks(static_cast<uint32_t>(in.acks->size()));
+  uint32_t num_subtasks = 0;
+  int64_t latest_ack = c.trigger_timestamp_ms;
+
+  for (const pb::OperatorInfo& op : o.job_graph.operators()) {
+    num_subtasks += op.parallelism();
+    CKPT_ASSIGN_OR_RETURN(format::OperatorId id, format::OperatorId::FromBytes(op.operator_id()));
+    std::vector<const Ack*> acks;
+    for (auto it = in.acks->lower_bound({id, 0}); it != in.acks->end() && it->first.first == id;
+         ++it) {
+      acks.push_back(&it->second);
+    }
+    for (const Ack* a : acks) {
+      const pb::SubtaskMetrics& sm = a->metrics;
+      latest_ack = std::max(latest_ack, sm.ack_timestamp());
+      m->set_state_size(m->state_size() + a->state.state_size_bytes);
+      m->set_checkpointed_size(m->checkpointed_size() + a->state.checkpointed_size_bytes);
+      m->set_processed_data(m->processed_data() + sm.processed_data());
+      m->set_persisted_data(m->persisted_data() + sm.persisted_data());
+      if (sm.unaligned_checkpoint()) m->set_is_unaligned(true);
+    }
+    CKPT_ASSIGN_OR_RETURN(std::vector<pb::StateDescriptor> states, MergeStates(op, acks));
+    const CoordinatorSnapshot* coordinator = nullptr;
+    for (const auto& cs : *in.coordinators) {
+      if (cs.operator_id == id) coordinator = &cs;
+    }
+    bool any = !states.empty() || coordinator != nullptr;
+    for (const Ack* a : acks) any = any || HasAnyState(a->state.subtask);
+    if (!any) continue;
+
+    pb::OperatorState* os = md.add_operators();
+    os->set_operator_id(op.operator_id());
+    os->set_parallelism(op.parallelism());
+    os->set_max_parallelism(op.max_parallelism());
+    for (auto& d : states) *os->add_states() = std::move(d);
+    if (coordinator != nullptr) {
+      // Coordinator states are small (split assignments); kept inline.
+      os->mutable_coordinator_state()->set_inline_data(coordinator->data);
+      os->mutable_coordinator_state()->set_size_bytes(coordinator->data.size());
+    }
+    for (const Ack* a : acks) {
+      const uint32_t base = static_cast<uint32_t>(md.files_size());
+      for (const auto& f : a->state.files) *md.add_files() = f;
+      pb::SubtaskState* ss = os->add_subtasks();
+      *ss = a->state.subtask;
+      ss->set_subtask_index(a->state.subtask_index);
+      for (auto& k : *ss->mutable_keyed_state()) {
+        if (k.has_key_groups()) {
+          k.mutable_key_groups()->set_file_index(k.key_groups().file_index() + base);
+        }
+      }
+      for (auto& h : *ss->mutable_operator_state()) h.set_file_index(h.file_index() + base);
+      pb::SubtaskMetrics sm = a->metrics;
+      if (sm.state_size() == 0) sm.set_state_size(a->state.state_size_bytes);
+      if (sm.checkpointed_size() == 0) sm.set_checkpointed_size(a->state.checkpointed_size_bytes);
+      *ss->mutable_metrics() = sm;
+    }
+  }
+  m->set_num_subtasks(num_subtasks);
+  m->set_latest_ack_timestamp(latest_ack);
+  return md;
+}
+
+}  // namespace ckpt::engine::checkpoint_internal

@@ -1,0 +1,19 @@
+// SystemClock: wall-clock milliseconds.
+#include "ckpt/engine/checkpoint/clock.h"
+
+#include <chrono>
+
+namespace ckpt::engine {
+
+int64_t SystemClock::NowMs() const {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+SystemClock& SystemClock::Get() {
+  static SystemClock clock;
+  return clock;
+}
+
+}  // namespace ckpt::engine

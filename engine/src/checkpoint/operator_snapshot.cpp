@@ -1,0 +1,195 @@
+// Two-phase snapshot of one operator subtask: freeze (sync) and write the state-file containers
+// (async). Layout of the files: format/docs/state-files.md; records: format/records.h.
+#include "ckpt/engine/checkpoint/operator_snapshot.h"
+
+#include <string>
+#include <utility>
+
+#include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/engine/state/operator_state_store.h"
+#include "ckpt/format/records.h"
+#include "ckpt/format/state_file_writer.h"
+
+namespace ckpt::engine {
+
+OperatorSnapshot TakeOperatorSnapshot(const format::OperatorId& operator_id,
+                                      uint32_t subtask_index, KeyedStateBackend* keyed,
+                                      OperatorStateStore* operator_state,
+                                      std::vector<pb::SinkCommittable> committables) {
+  OperatorSnapshot s;
+  s.operator_id = operator_id;
+  s.subtask_index = subtask_index;
+  if (keyed != nullptr) s.keyed = keyed->Snapshot();
+  if (operator_state != nullptr) s.operator_state = operator_state->Snapshot();
+  s.committables = std::move(committables);
+  return s;
+}
+
+namespace {
+
+// Deletes the files of a failed snapshot; the coordinator removes the directory on abort.
+class FileCleanup {
+ public:
+  explicit FileCleanup(base::Fs& fs) : fs_(fs) {}
+  ~FileCleanup() {
+    if (armed_) {
+      for (const auto& p : paths_) fs_.RemoveFile(p).IgnoreError();
+    }
+  }
+  void Add(std::string path) { paths_.push_back(std::move(path)); }
+  void Disarm() { armed_ = false; }
+
+ private:
+  base::Fs& fs_;
+  std::vector<std::string> paths_;
+  bool armed_ = true;
+};
+
+pb::FileEntry MakeEntry(const std::string& name, pb::FileKind kind,
+                        const format::StateFileSummary& summary, int64_t checkpoint_id) {
+  pb::FileEntry e;
+  e.set_path(name);
+  e.set_scope(pb::EXCLUSIVE);
+  e.set_kind(kind);
+  e.set_size_bytes(summary.size_bytes);
+  e.set_checksum_xxh3(summary.checksum_xxh3);
+  e.set_compression(summary.compression);
+  e.set_created_by_checkpoint_id(checkpoint_id);
+  return e;
+}
+
+base::Result<pb::KeyGroupsStateHandle> WriteKeyed(base::Fs& fs, const std::string& path,
+                                                  const KeyedStateSnapshot& keyed,
+                                                  const SnapshotWriteOptions& write,
+                                                  format::StateFileSummary* summary) {
+  format::StateFileWriterOptions wo;
+  wo.kind = pb::KEYED_STATE;
+  wo.compression = write.compression;
+  wo.block_size_bytes = write.block_size_bytes;
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileWriter> writer,
+                        format::StateFileWriter::Create(fs, path, wo));
+  const format::KeyGroupRange range = keyed.key_group_range();
+  pb::KeyGroupsStateHandle handle;
+  handle.set_key_group_start(range.start);
+  handle.set_key_group_end(range.end);
+  std::string buf;
+  for (uint32_t g = range.start; g <= range.end && !range.empty(); ++g) {
+    handle.add_key_group_offsets(writer->logical_offset());
+    uint64_t count = 0;
+    base::Status st = keyed.ForEachRecord(g, [&](const format::KeyedRecord& r) -> base::Status {
+      // Sections are opened lazily so empty key groups cost nothing in the index.
+      if (count == 0) CKPT_RETURN_IF_ERROR(writer->BeginSection(g));
+      buf.clear();
+      format::EncodeKeyedRecord(r, &buf);
+      CKPT_RETURN_IF_ERROR(writer->Add(buf).status());
+      ++count;
+      return base::Status::OK();
+    });
+    if (!st.ok()) {
+      writer->Abandon();
+      return st.WithContext(path + ", key group " + std::to_string(g));
+    }
+    handle.add_key_group_record_counts(count);
+    if (g == range.end) break;  // range.end may be UINT32_MAX-safe
+  }
+  base::Result<format::StateFileSummary> done = writer->Finish();
+  if (!done.ok()) {
+    writer->Abandon();
+    return done.status();
+  }
+  *summary = *done;
+  return handle;
+}
+
+base::Result<pb::OperatorStateHandle> WriteOperator(base::Fs& fs, const std::string& path,
+                                                    const OperatorStateSnapshot& ops,
+                                                    const SnapshotWriteOptions& write,
+                                                    format::StateFileSummary* summary) {
+  format::StateFileWriterOptions wo;
+  wo.kind = pb::OPERATOR_STATE;
+  wo.compression = write.compression;
+  wo.block_size_bytes = write.block_size_bytes;
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileWriter> writer,
+                        format::StateFileWriter::Create(fs, path, wo));
+  pb::OperatorStateHandle handle;
+  std::string buf;
+  for (uint32_t i = 0; i < ops.states().size(); ++i) {
+    const pb::StateDescriptor& d = ops.states()[i];
+    pb::OperatorStatePartition* part = handle.add_partitions();
+    part->set_state_name(d.name());
+    part->set_distribution(d.kind());
+    base::Status st = writer->BeginSection(i);
+    if (st.ok()) {
+      st = ops.ForEachRecord(i, [&](const format::OperatorRecord& r) -> base::Status {
+        buf.clear();
+        format::EncodeOperatorRecord(r, &buf);
+        CKPT_ASSIGN_OR_RETURN(uint64_t offset, writer->Add(buf));
+        part->add_entry_offsets(offset);
+        return base::Status::OK();
+      });
+    }
+    if (!st.ok()) {
+      writer->Abandon();
+      return st.WithContext(path);
+    }
+  }
+  base::Result<format::StateFileSummary> done = writer->Finish();
+  if (!done.ok()) {
+    writer->Abandon();
+    return done.status();
+  }
+  *summary = *done;
+  return handle;
+}
+
+}  // namespace
+
+base::Result<OperatorSubtaskState> WriteOperatorSnapshot(base::Fs& fs,
+                                                         const CheckpointOptions& options,
+                                                         const OperatorSnapshot& snapshot,
+                                                         const SnapshotWriteOptions& write) {
+  OperatorSubtaskState out;
+  out.operator_id = snapshot.operator_id;
+  out.subtask_index = snapshot.subtask_index;
+  out.subtask.set_subtask_index(snapshot.subtask_index);
+  const std::string stem =
+      snapshot.operator_id.ToHex() + "-" + std::to_string(snapshot.subtask_index);
+  FileCleanup cleanup(fs);
+
+  if (snapshot.keyed) {
+    // Keyed states first: a keyed record's state_index is its position in `out.states`.
+    for (const auto& d : snapshot.keyed->states()) out.states.push_back(d);
+    if (snapshot.keyed->NumEntries() > 0) {
+      const std::string name = stem + "-keyed.state";
+      const std::string path = base::JoinPath(options.snapshot_dir, name);
+      format::StateFileSummary summary;
+      base::Result<pb::KeyGroupsStateHandle> handle =
+          WriteKeyed(fs, path, *snapshot.keyed, write, &summary);
+      if (!handle.ok()) return handle.status().WithContext("keyed state snapshot");
+      cleanup.Add(path);
+      handle->set_file_index(static_cast<uint32_t>(out.files.size()));
+      *out.subtask.add_keyed_state()->mutable_key_groups() = std::move(*handle);
+      out.files.push_back(MakeEntry(name, pb::KEYED_STATE, summary, options.checkpoint_id));
+    }
+  }
+  if (snapshot.operator_state && !snapshot.operator_state->states().empty()) {
+    for (const auto& d : snapshot.operator_state->states()) out.states.push_back(d);
+    const std::string name = stem + "-operator.state";
+    const std::string path = base::JoinPath(options.snapshot_dir, name);
+    format::StateFileSummary summary;
+    base::Result<pb::OperatorStateHandle> handle =
+        WriteOperator(fs, path, *snapshot.operator_state, write, &summary);
+    if (!handle.ok()) return handle.status().WithContext("operator state snapshot");
+    cleanup.Add(path);
+    handle->set_file_index(static_cast<uint32_t>(out.files.size()));
+    *out.subtask.add_operator_state() = std::move(*handle);
+    out.files.push_back(MakeEntry(name, pb::OPERATOR_STATE, summary, options.checkpoint_id));
+  }
+  for (const auto& c : snapshot.committables) *out.subtask.add_committables() = c;
+  for (const auto& f : out.files) out.state_size_bytes += f.size_bytes();
+  out.checkpointed_size_bytes = out.state_size_bytes;
+  cleanup.Disarm();
+  return out;
+}
+
+}  // namespace ckpt::engine
