@@ -128,6 +128,10 @@ TEST(JobSpecTest, ParallelismAboveMaxIsNamed) {
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","maxParallelism":40000}]})",
                              kPath),
                 kInvalidArgument, "max_parallelism");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","parallelism":300,"maxParallelism":256,
+                                 "operators":[{"id":"a","kind":"k"}]})",
+                             kPath),
+                kInvalidArgument, "operators[0] ('a').parallelism (inherited from the job)");
 }
 
 TEST(JobSpecTest, InputIndexMustBeZeroOrOne) {

@@ -74,8 +74,11 @@ base::Status CheckOperators(const pb::JobSpec& spec, const std::string& path) {
     base::Status st = CheckParallelism(internal::EffectiveParallelism(spec, op),
                                        internal::EffectiveMaxParallelism(spec, op));
     if (!st.ok()) {
-      return Invalid(path, OpField(spec, i, op.parallelism() ? "parallelism" : "max_parallelism") +
-                               ": " + st.message());
+      // Name the field the user wrote; an inherited value is named as such.
+      const char* field = op.parallelism() != 0       ? "parallelism"
+                          : op.max_parallelism() != 0 ? "max_parallelism"
+                                                      : "parallelism (inherited from the job)";
+      return Invalid(path, OpField(spec, i, field) + ": " + st.message());
     }
   }
   return base::Status::OK();
