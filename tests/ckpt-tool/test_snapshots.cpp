@@ -32,13 +32,19 @@ constexpr char kCheckpointJobSpec[] = R"({
 // Keyed INT64 counters for keys [first, first+n) of the "counter" operator, split by subtask.
 base::Status WriteCounterState(sample::SnapshotBuilder& b, pb::OperatorState* op,
                                int64_t first, int64_t n, pb::FileScope scope,
-                               const std::string& prefix) {
+                               const std::string& prefix, int64_t misplaced_key = -1) {
   *op->add_states() =
       sample::State("count", pb::STATE_VALUE, format::types::Int64(), format::types::Int64());
   std::vector<std::vector<sample::KeyedEntry>> per_subtask(op->parallelism());
   for (int64_t k = first; k < first + n; ++k) {
     CKPT_ASSIGN_OR_RETURN(std::string key, sample::Enc(format::types::Int64(), k));
-    const uint32_t g = format::KeyGroupForKey(key, op->max_parallelism());
+    uint32_t g = format::KeyGroupForKey(key, op->max_parallelism());
+    if (k == misplaced_key) {
+      // Move it to a neighbouring group of the same subtask.
+      const uint32_t s = format::SubtaskForKeyGroup(op->max_parallelism(), op->parallelism(), g);
+      const KeyGroupRange r = format::RangeForSubtask(op->max_parallelism(), op->parallelism(), s);
+      g = g < r.end ? g + 1 : g - 1;
+    }
     CKPT_ASSIGN_OR_RETURN(std::string v, sample::Enc(format::types::Int64(), k * 7));
     per_subtask[format::SubtaskForKeyGroup(op->max_parallelism(), op->parallelism(), g)]
         .push_back({g, key, 0, "", v});
@@ -188,6 +194,25 @@ base::Status WriteUnalignedCheckpoint(const std::string& dir) {
   sample::FillMetrics(&m);
   return b.Publish();
 }
+
+base::Status WriteMisplacedKeySavepoint(const std::string& dir) {
+  base::Fs& fs = base::Fs::Default();
+  pb::CheckpointMetadata m;
+  CKPT_RETURN_IF_ERROR(sample::StartMetadata(kCheckpointJobSpec, 9, pb::SAVEPOINT, &m));
+  m.set_savepoint_format(pb::CANONICAL);
+  m.set_checkpoint_type(pb::FULL);
+  m.set_post_action(pb::POST_ACTION_NONE);
+  m.set_mode(pb::ALIGNED_EXACTLY_ONCE);
+  sample::SnapshotBuilder b(fs, dir, &m);
+  CKPT_RETURN_IF_ERROR(fs.CreateDirs(dir));
+  CKPT_RETURN_IF_ERROR(WriteSourceOffsets(b, sample::AddOperatorState(&m, "source"), 10));
+  CKPT_RETURN_IF_ERROR(WriteCounterState(b, sample::AddOperatorState(&m, "count"), 0, 16,
+                                         pb::EXCLUSIVE, "counter", /*misplaced_key=*/5));
+  sample::FillMetrics(&m);
+  return b.Publish();
+}
+
+std::string CounterJobSpec() { return kCheckpointJobSpec; }
 
 base::Status RewriteMetadata(const std::string& dir,
                              const std::function<void(pb::CheckpointMetadata&)>& edit) {

@@ -30,6 +30,13 @@ base::Status WriteSampleCheckpointRoot(const std::string& root);
 // parallelism 2) with input-channel state in a CHANNEL_STATE file, into `dir`.
 base::Status WriteUnalignedCheckpoint(const std::string& dir);
 
+// Writes a canonical savepoint of the counter job whose keyed container stores one key (key 5)
+// under a neighbouring key group (inside the subtask's range, so only --deep can see it).
+base::Status WriteMisplacedKeySavepoint(const std::string& dir);
+
+// The job spec of the checkpoint root and unaligned snapshots (numbers -> counter over HASH).
+std::string CounterJobSpec();
+
 // Reads `<dir>/_metadata`, lets `edit` change it and writes it back (replacing the old one).
 base::Status RewriteMetadata(const std::string& dir,
                              const std::function<void(pb::CheckpointMetadata&)>& edit);

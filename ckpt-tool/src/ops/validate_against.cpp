@@ -4,6 +4,7 @@
 // operators without uid.
 #include <map>
 #include <set>
+#include <vector>
 
 #include "ckpt/format/job_graph.h"
 #include "ckpt/format/job_spec.h"
@@ -50,6 +51,15 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
   std::map<std::string, const OperatorInfo*> old_ops;
   for (const auto& op : s.operators) old_ops[op.id_hex] = &op;
 
+  // Evidence that an operator should have coordinator state (A003).
+  std::set<std::string> kinds_with_coordinator;
+  std::vector<std::string> orphan_coordinators;
+  for (const auto& op : s.operators) {
+    if (!op.coordinator) continue;
+    if (!op.kind.empty()) kinds_with_coordinator.insert(op.kind);
+    if (op.subtasks.empty() && new_ops.count(op.id_hex) == 0) orphan_coordinators.push_back(op.id_hex);
+  }
+
   for (const auto& op : s.operators) {
     const bool has_state = !op.subtasks.empty() || op.coordinator.has_value();
     if (!has_state) continue;
@@ -79,10 +89,19 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
               "new parallelism " + std::to_string(now.parallelism()) +
                   " exceeds the snapshot's max parallelism " + std::to_string(op.max_parallelism));
     }
-    if (has_input.count(op.id_hex) == 0 && !op.subtasks.empty() && !op.coordinator) {
-      ctx.Add("CKPT-A003", loc,
-              "source operator has " + std::to_string(op.subtasks.size()) +
-                  " subtask state(s) but no coordinator state");
+    if (!op.subtasks.empty() && !op.coordinator) {
+      std::string why;
+      if (!op.kind.empty() && kinds_with_coordinator.count(op.kind) != 0) {
+        why = "other '" + op.kind + "' operators of this snapshot keep coordinator state";
+      } else if (!orphan_coordinators.empty()) {
+        why = "coordinator-only state is left under unmapped ID " + orphan_coordinators.front() +
+              " (the signature of an operator-ID change that lost it, FLINK-40837)";
+      }
+      if (!why.empty()) {
+        ctx.Add("CKPT-A003", loc,
+                "operator has " + std::to_string(op.subtasks.size()) +
+                    " subtask state(s) but no coordinator state; " + why);
+      }
     }
   }
 

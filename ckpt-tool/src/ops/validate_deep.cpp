@@ -130,7 +130,14 @@ base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
 
   Tally tally;
   Location at = UseLocation(use, f);
-  CKPT_ASSIGN_OR_RETURN(auto iter, reader.NewIterator());
+  auto opened = reader.NewIterator();
+  if (!opened.ok()) {
+    if (opened.status().code() != base::StatusCode::kCorruption) return opened.status();
+    if (!block_damage_reported) tally.Note("CKPT-F006", at, opened.status().message());
+    tally.Flush(ctx);
+    return base::Status::OK();
+  }
+  std::unique_ptr<format::RecordIterator> iter = std::move(opened).value();
   format::RecordRef rec;
   uint64_t n = 0;
   std::set<uint64_t> seen_entries;

@@ -112,9 +112,12 @@ const std::vector<RuleInfo>& AllRules() {
        "An operator's max parallelism differs between the snapshot and the new job",
        "Keep maxParallelism unchanged (Flink refuses the restore), or rewrite the state offline."},
       {"CKPT-A003", Severity::kError,
-       "A source operator has subtask state but no coordinator state",
-       "The split assignment would be rebuilt from scratch and the restored offsets may not "
-       "match it; take the snapshot again or restore the coordinator state."},
+       "An operator has subtask state but no coordinator state although it should have one "
+       "(operators of the same kind keep coordinator state, or coordinator-only state is left "
+       "under an unmapped ID: the FLINK-40837 signature of an ID change that lost it)",
+       "The coordinator (e.g. a source's split assignment) would restart empty while its "
+       "subtasks restore state; move the coordinator state with `ckpt-tool remap`, which keeps "
+       "it with the operator."},
       {"CKPT-A004", Severity::kError,
        "Unaligned checkpoint: parallelism changes on an edge whose in-flight data cannot be "
        "redistributed (forward or rescale partitioning)",
