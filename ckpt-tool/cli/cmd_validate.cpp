@@ -15,7 +15,30 @@ struct ValidateArgs {
   ops::ValidateOptions options;
   bool strict = false;
   bool no_capabilities = false;
+  bool list_rules = false;
 };
+
+CommandResult ListRules(CliContext& ctx, OutputFormat format) {
+  std::ostream& out = ctx.out();
+  if (format == OutputFormat::kJson) {
+    for (const auto& r : ops::AllRules()) {
+      out << JsonLine()
+                 .Str("rule", r.id)
+                 .Str("severity", ops::SeverityName(r.severity))
+                 .Str("what", r.what)
+                 .Str("hint", r.hint)
+                 .Build()
+          << "\n";
+    }
+    return CommandResult::Clean();
+  }
+  TextTable t({"RULE", "SEVERITY", "WHAT"});
+  for (const auto& r : ops::AllRules()) {
+    t.AddRow({r.id, std::string(ops::SeverityName(r.severity)), r.what});
+  }
+  t.Print(out);
+  return CommandResult::Clean();
+}
 
 void PrintCapabilitiesText(const ops::ValidateReport& r, std::ostream& out) {
   out << "\nSupported operations for a " << r.snapshot_type << ":\n";
@@ -29,6 +52,8 @@ void PrintCapabilitiesText(const ops::ValidateReport& r, std::ostream& out) {
 CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   auto format = ctx.format();
   if (!format.ok()) return CommandResult::Usage(format.status().message());
+  if (args.list_rules) return ListRules(ctx, *format);
+  if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
   auto report = ops::Validate(*ctx.fs, args.path, args.options, ctx.MakeProgress());
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
@@ -95,7 +120,8 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* sub = app.add_subcommand(
       "validate",
       "Check a snapshot's integrity (and with --against, whether a new job can restore it)");
-  sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file")->required();
+  sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file");
+  sub->add_flag("--list-rules", args->list_rules, "Print every rule ID with severity and meaning");
   sub->add_flag("--deep", args->options.deep,
                 "Decode every record and check each key lies in its key group");
   sub->add_option("--against", args->options.against_job,
