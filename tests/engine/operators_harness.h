@@ -152,7 +152,8 @@ class OperatorHarness {
           }));
     }
     ctx_->SetCurrentWatermarkForRuntime(watermark);
-    return op_->ProcessWatermark(watermark);
+    CKPT_RETURN_IF_ERROR(op_->ProcessWatermark(watermark));
+    return output_.EmitWatermark(watermark);  // the runtime forwards it after the operator
   }
 
   base::Result<SourceStatus> Poll() {

@@ -17,6 +17,7 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
       operators::RegisterSimpleSinks,     operators::RegisterTransforms,
       operators::RegisterSlowOperator,    operators::RegisterDedupe,
       operators::RegisterWindowOperators, operators::RegisterWindowJoin,
+      operators::RegisterTextFileSource,  operators::RegisterDirectorySource,
   };
   for (Fn fn : kRegistrations) {
     base::Status st = fn(registry);

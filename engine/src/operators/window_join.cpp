@@ -54,8 +54,12 @@ class WindowJoin final : public Operator {
     return base::Status::OK();
   }
 
-  base::Status ProcessElement(Record& record) override { return Add(record, left_, "left"); }
-  base::Status ProcessElement2(Record& record) override { return Add(record, right_, "right"); }
+  base::Status ProcessElement(Record& record) override {
+    return Add(record, left_, left_type_, "left");
+  }
+  base::Status ProcessElement2(Record& record) override {
+    return Add(record, right_, right_type_, "right");
+  }
 
   base::Status OnTimer(const Timer& timer) override {
     if (timer.domain != TimeDomain::kEventTime) return base::Status::OK();
@@ -74,7 +78,16 @@ class WindowJoin final : public Operator {
   }
 
  private:
-  base::Status Add(Record& record, ListState& side, const char* name) {
+  base::Status Add(Record& record, ListState& side, const pb::TypeDescriptor& type,
+                   const char* name) {
+    // List state checks types only when it is snapshotted; fail at the record instead.
+    const bool is_string = type.kind() == pb::TypeDescriptor::STRING;
+    if (is_string ? !std::holds_alternative<std::string>(record.value.v)
+                  : !std::holds_alternative<int64_t>(record.value.v)) {
+      return base::Status::InvalidArgument(
+          label_ + ": the " + name + " input expects " + (is_string ? "string" : "int64") +
+          " values (params." + name + "_type), got " + std::string(ValueKindName(record.value)));
+    }
     if (record.timestamp == kNoTimestamp) {
       return base::Status::InvalidArgument(label_ + ": the " + name +
                                            " input needs records with timestamps");
@@ -86,8 +99,7 @@ class WindowJoin final : public Operator {
         ns_type_, format::Value(format::Tuple{{format::Value(w.start), format::Value(w.end)}}),
         &ns_scratch_));
     ctx_->keyed_state()->SetCurrentNamespace(ns_scratch_);
-    base::Status st = side.Add(std::move(record.value));
-    if (!st.ok()) return st.WithContext(label_ + ": " + name + " input");
+    CKPT_RETURN_IF_ERROR(side.Add(std::move(record.value)));
     return ctx_->timer_service()->RegisterEventTimeTimer(w.MaxTimestamp());
   }
 
