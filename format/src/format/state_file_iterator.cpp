@@ -168,6 +168,8 @@ Result<std::unique_ptr<RecordIterator>> NewRecordIterator(
     std::shared_ptr<const OpenStateFile> file, uint64_t logical_offset, uint64_t max_records,
     bool caller_offset) {
   auto it = std::make_unique<BlockRecordIterator>(std::move(file), max_records);
+  // An empty section yields nothing: no need to read (or trust) the block it sits in.
+  if (max_records == 0 && !caller_offset) return std::unique_ptr<RecordIterator>(std::move(it));
   CKPT_RETURN_IF_ERROR(it->Seek(logical_offset, caller_offset));
   return std::unique_ptr<RecordIterator>(std::move(it));
 }
