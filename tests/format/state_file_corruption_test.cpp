@@ -92,6 +92,22 @@ class StateFileCorruptionTest : public ::testing::Test {
     return out;
   }
 
+  // `bytes` with block `block`'s checksum recomputed in its header and in the index, as if the
+  // damage had happened before the writer sealed it.
+  std::string Resealed(const std::string& bytes, size_t block) const {
+    const BlockInfo& b = index_.blocks[block];
+    const uint64_t stored_at = b.file_offset + kBlockHeaderSize;
+    const uint64_t checksum =
+        base::Xxh3(bytes.substr(b.file_offset, 16) + bytes.substr(stored_at, b.stored_length));
+    std::string out = bytes;
+    std::string field;
+    base::PutFixed64(&field, checksum);
+    out.replace(b.file_offset + 16, 8, field);
+    StateFileIndex idx = index_;
+    idx.blocks[block].checksum = checksum;
+    return WithIndex(out, EncodeDocumentedIndex(idx));
+  }
+
   base::Status OpenStatus() { return StateFileReader::Open(fs_, path_).status(); }
 
   // Opens, verifies and iterates; returns the first failure.
@@ -313,20 +329,11 @@ TEST_F(StateFileCorruptionTest, TrailerPointingOutsideTheFileIsRefused) {
 
 TEST_F(StateFileCorruptionTest, MalformedRecordsUnderAValidChecksumFailIteration) {
   WriteGood(pb::COMPRESSION_NONE);
-  // Make the first record's length prefix point past its block, then re-seal block 0 and the
-  // index so only the record framing is wrong.
+  // Make the first record's length prefix point past its neighbours, then re-seal block 0 and
+  // the index so only the record framing is wrong.
   std::string bad = good_;
-  const BlockInfo& b = index_.blocks[0];
-  const uint64_t stored_at = b.file_offset + kBlockHeaderSize;
-  bad[stored_at] = 0x7f;
-  const uint64_t checksum =
-      base::Xxh3(bad.substr(b.file_offset, 16) + bad.substr(stored_at, b.stored_length));
-  std::string field;
-  base::PutFixed64(&field, checksum);
-  bad.replace(b.file_offset + 16, 8, field);
-  StateFileIndex idx = index_;
-  idx.blocks[0].checksum = checksum;
-  Put(WithIndex(bad, EncodeDocumentedIndex(idx)));
+  bad[index_.blocks[0].file_offset + kBlockHeaderSize] = 0x7f;
+  Put(Resealed(bad, 0));
   ASSERT_OK_AND_ASSIGN(auto reader, StateFileReader::Open(fs_, path_));
   ASSERT_OK(reader->VerifyChecksums());
   ASSERT_STATUS(ReadEverything(), kCorruption, path_);
@@ -336,6 +343,21 @@ TEST_F(StateFileCorruptionTest, MalformedRecordsUnderAValidChecksumFailIteration
   RecordRef r;
   ASSERT_OK(section->Next(&r));  // the first record's (wrong) length still fits the block
   ASSERT_STATUS(section->Next(&r), kCorruption, "malformed record");
+}
+
+TEST_F(StateFileCorruptionTest, VerifyChecksumsNeverDecompresses) {
+  WriteGood(pb::COMPRESSION_ZSTD);
+  // Damage block 1's zstd frame under a valid checksum: only decompression can notice.
+  const BlockInfo& b = index_.blocks[1];
+  std::string bad = good_;
+  for (uint64_t i = b.stored_length / 2; i < b.stored_length; ++i) {
+    bad[b.file_offset + kBlockHeaderSize + i] = '\xff';
+  }
+  Put(Resealed(bad, 1));
+  ASSERT_OK_AND_ASSIGN(auto reader, StateFileReader::Open(fs_, path_));
+  ASSERT_OK(reader->VerifyChecksums());
+  ASSERT_STATUS(ReadEverything(), kCorruption, path_);
+  ASSERT_STATUS(ReadEverything(), kCorruption, "block 1");
 }
 
 }  // namespace
