@@ -42,7 +42,7 @@ class Dumper {
     for (int i = 0; i < os_.states_size(); ++i) {
       if (name.empty() || os_.states(i).name() == name) selected_.insert(static_cast<uint32_t>(i));
     }
-    if (selected_.empty()) {
+    if (selected_.empty() && !name.empty()) {
       std::string names;
       for (const auto& d : os_.states()) names += (names.empty() ? "" : ", ") + d.name();
       return Status::NotFound("operator has no state '" + name + "' (states: " + names + ")");
