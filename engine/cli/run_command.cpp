@@ -1,0 +1,209 @@
+// `ckpt-engine run`: builds JobRunnerOptions from flags, runs the job, and turns SIGINT/SIGTERM
+// into stop-with-savepoint (a second signal cancels), printing the savepoint path and the exact
+// command to resume, as Flink's CLI does.
+#include "run_command.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <iostream>
+#include <thread>
+
+#include "ckpt/engine/checkpoint/checkpoint_discovery.h"
+#include "ckpt/engine/job_runner.h"
+#include "ckpt/format/job_spec.h"
+
+namespace ckpt::engine::cli {
+namespace {
+
+std::string Quote(const std::string& s) {
+  if (s.find_first_of(" \t'\"$\\") == std::string::npos) return s;
+  std::string out = "'";
+  for (char c : s) out += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return out + "'";
+}
+
+int Usage(const std::string& message) {
+  std::cerr << "ckpt-engine run: " << message << "\n";
+  return 2;
+}
+
+// Exit code for errors found before the job runs: the user's input is wrong (2) unless the
+// failure is I/O or internal.
+int SetupError(const base::Status& st) {
+  std::cerr << "ckpt-engine run: " << st.ToString() << "\n";
+  return st.code() == base::StatusCode::kInternal ? 1 : 2;
+}
+
+}  // namespace
+
+CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
+  CLI::App* run = app.add_subcommand("run", "Run a job spec (JSON) on the reference engine");
+  run->add_option("job", a.job_file, "Job spec file (JSON)")->required();
+  run->add_option("--checkpoint-dir", a.checkpoint_dir,
+                  "Checkpoint storage root (<dir>/<job id>/chk-<n>)");
+  run->add_option("--savepoint-dir", a.savepoint_dir,
+                  "Where savepoints go (default: <checkpoint-dir>/savepoints, else ./savepoints)");
+  run->add_option("--interval", a.interval_ms, "Checkpoint interval in ms (0 = off)")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--mode", a.mode, "Checkpointing mode")
+      ->check(CLI::IsMember({"aligned", "at-least-once"}));
+  run->add_option("-p,--parallelism", a.parallelism, "Default parallelism")
+      ->check(CLI::PositiveNumber);
+  run->add_option("-s,--from-savepoint", a.restore_path,
+                  "Restore from a savepoint or checkpoint (its directory or _metadata)");
+  run->add_flag("-n,--allow-non-restored-state", a.allow_non_restored_state,
+                "Skip snapshot state that maps to no operator of the job");
+  run->add_option("--claim-mode", a.claim_mode, "Ownership of the restored snapshot")
+      ->check(CLI::IsMember({"claim", "no-claim"}));
+  run->add_option("--from-latest", a.from_latest,
+                  "Resume from the latest complete checkpoint in <checkpoint-dir>/<job-id>");
+  run->add_option("--stop-with-savepoint-after", a.stop_with_savepoint_after_s,
+                  "Stop with a savepoint after this many seconds")
+      ->check(CLI::NonNegativeNumber);
+  run->add_flag("--drain", a.drain, "With a stop: advance event time to the end first");
+  run->add_option("--num-retained", a.num_retained, "Completed checkpoints to retain")
+      ->check(CLI::PositiveNumber);
+  run->add_option("--retention", a.retention, "Checkpoint retention on cancellation")
+      ->check(CLI::IsMember({"retain-on-cancellation", "delete-on-cancellation",
+                             "no-externalized"}));
+  run->add_option("--max-restarts", a.max_restarts, "Restart attempts after failures")
+      ->check(CLI::NonNegativeNumber);
+  run->add_option("--restart-delay", a.restart_delay_ms, "Delay between restarts in ms")
+      ->check(CLI::NonNegativeNumber);
+  run->footer(
+      "Examples:\n"
+      "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
+      "  ckpt-engine run job.json -s /tmp/sp/savepoint-1a2b3c-0123456789ab -p 2\n"
+      "  ckpt-engine run job.json --from-latest /tmp/ckpt/<job-id>\n"
+      "SIGINT/SIGTERM stop the job with a savepoint and print the command to resume.");
+  return run;
+}
+
+int Run(const RunArgs& a, const std::string& argv0) {
+  base::Fs& fs = base::Fs::Default();
+  base::Result<pb::JobSpec> spec = format::ReadJobSpecFile(fs, a.job_file);
+  if (!spec.ok()) return SetupError(spec.status());
+
+  JobRunnerOptions o;
+  o.checkpoint_dir = a.checkpoint_dir;
+  o.savepoint_dir = a.savepoint_dir;
+  if (a.interval_ms >= 0) o.interval_ms = static_cast<uint64_t>(a.interval_ms);
+  if (a.mode == "aligned") o.mode = pb::ALIGNED_EXACTLY_ONCE;
+  if (a.mode == "at-least-once") o.mode = pb::AT_LEAST_ONCE;
+  if (a.parallelism > 0) o.parallelism = a.parallelism;
+  if (a.num_retained > 0) o.num_retained = a.num_retained;
+  if (a.retention == "retain-on-cancellation") o.retention = pb::RETAIN_ON_CANCELLATION;
+  if (a.retention == "delete-on-cancellation") o.retention = pb::DELETE_ON_CANCELLATION;
+  if (a.retention == "no-externalized") o.retention = pb::NO_EXTERNALIZED;
+  if (a.max_restarts >= 0) o.max_restart_attempts = static_cast<uint32_t>(a.max_restarts);
+  if (a.restart_delay_ms >= 0) o.restart_delay_ms = static_cast<uint64_t>(a.restart_delay_ms);
+  o.allow_non_restored_state = a.allow_non_restored_state;
+  o.claim_mode = a.claim_mode == "claim" ? pb::CLAIM : pb::NO_CLAIM;
+  o.restore_path = a.restore_path;
+  if (!a.from_latest.empty()) {
+    if (!a.restore_path.empty()) return Usage("-s and --from-latest are mutually exclusive");
+    std::filesystem::path job_dir = std::filesystem::path(a.from_latest).lexically_normal();
+    if (job_dir.filename().empty()) job_dir = job_dir.parent_path();
+    o.job_id_hex = job_dir.filename().string();
+    if (o.checkpoint_dir.empty()) o.checkpoint_dir = job_dir.parent_path().string();
+    base::Result<CompletedCheckpoint> latest = FindLatestCheckpoint(fs, job_dir.string());
+    if (latest.ok()) {
+      o.restore_path = latest->dir;
+      std::cerr << "Resuming from the latest complete checkpoint: " << latest->dir << "\n";
+    } else if (latest.status().IsNotFound() && fs.Stat(job_dir.string()).ok()) {
+      // Nothing was ever completed, so nothing was committed: starting empty is exact.
+      std::cerr << "No complete checkpoint in " << job_dir.string()
+                << "; starting without state\n";
+    } else {
+      return SetupError(latest.status().WithContext("--from-latest"));
+    }
+  }
+  if (o.savepoint_dir.empty()) {
+    o.savepoint_dir = o.checkpoint_dir.empty()
+                          ? "savepoints"
+                          : (std::filesystem::path(o.checkpoint_dir) / "savepoints").string();
+  }
+
+  // Signals go to one waiting thread only (blocked before any engine thread starts).
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  sigaddset(&signals, SIGUSR2);  // our own wake-up of the signal thread at the end
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(std::move(*spec), o);
+  if (!runner.ok()) return SetupError(runner.status());
+  JobRunner& job = **runner;
+  std::cout << "Job " << job.job_id_hex() << " (" << a.job_file << ") started";
+  if (!job.job_dir().empty()) std::cout << "; checkpoints in " << job.job_dir();
+  std::cout << std::endl;
+  if (base::Status st = job.Start(); !st.ok()) return SetupError(st);
+
+  std::atomic<bool> stopping{false};
+  std::atomic<bool> cancelled_by_signal{false};
+  auto stop = [&](const char* why) {
+    if (stopping.exchange(true)) return;
+    std::cout << why << ": stopping the job with a savepoint..." << std::endl;
+    base::Result<std::string> sp = job.StopWithSavepoint(a.drain);
+    if (!sp.ok()) {
+      std::cerr << "Stop-with-savepoint failed: " << sp.status().ToString() << "\n";
+      stopping = false;
+      return;
+    }
+    std::cout << "Savepoint completed. Path: " << *sp << "\n"
+              << "Resume with: " << Quote(argv0) << " run " << Quote(a.job_file) << " -s "
+              << Quote(*sp);
+    if (!a.checkpoint_dir.empty()) std::cout << " --checkpoint-dir " << Quote(a.checkpoint_dir);
+    std::cout << std::endl;
+  };
+  std::thread signal_thread([&] {
+    int sig = 0;
+    while (sigwait(&signals, &sig) == 0) {
+      if (sig == SIGUSR2) return;
+      if (stopping.load()) {
+        std::cerr << "Second signal: cancelling the job\n";
+        cancelled_by_signal = true;
+        job.Cancel();
+        continue;
+      }
+      std::thread([&stop, sig] { stop(sig == SIGINT ? "SIGINT" : "SIGTERM"); }).detach();
+    }
+  });
+  std::thread timer;
+  if (a.stop_with_savepoint_after_s >= 0) {
+    timer = std::thread([&] {
+      auto until = std::chrono::steady_clock::now() +
+                   std::chrono::milliseconds(static_cast<int64_t>(a.stop_with_savepoint_after_s * 1000));
+      while (std::chrono::steady_clock::now() < until && !stopping.load()) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      }
+      stop("--stop-with-savepoint-after");
+    });
+  }
+
+  JobResult r = job.Wait();
+  stopping = true;
+  if (timer.joinable()) timer.join();
+  pthread_kill(signal_thread.native_handle(), SIGUSR2);
+  signal_thread.join();
+
+  std::cout << "Job finished: "
+            << (r.outcome == JobOutcome::kFinished   ? "FINISHED"
+                : r.outcome == JobOutcome::kStopped  ? "STOPPED with savepoint " + r.savepoint_path
+                : r.outcome == JobOutcome::kCancelled ? "CANCELED"
+                                                      : "FAILED")
+            << "; restarts " << r.restarts << "; checkpoints completed "
+            << r.checkpoints.completed << ", failed " << r.checkpoints.failed << std::endl;
+  if (r.outcome == JobOutcome::kFailed) {
+    std::cerr << "ckpt-engine run: " << r.status.ToString() << "\n";
+    return 1;
+  }
+  if (r.outcome == JobOutcome::kCancelled) return cancelled_by_signal ? 130 : 1;
+  return 0;
+}
+
+}  // namespace ckpt::engine::cli

@@ -1,0 +1,37 @@
+// `ckpt-engine run`: options bound by CLI11 and the function that runs a job with them.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include <CLI/CLI.hpp>
+
+namespace ckpt::engine::cli {
+
+struct RunArgs {
+  std::string job_file;
+  std::string checkpoint_dir;
+  std::string savepoint_dir;
+  int64_t interval_ms = -1;
+  std::string mode;
+  uint32_t parallelism = 0;
+  std::string restore_path;
+  bool allow_non_restored_state = false;
+  std::string claim_mode = "no-claim";
+  std::string from_latest;
+  double stop_with_savepoint_after_s = -1;
+  bool drain = false;
+  uint32_t num_retained = 0;
+  std::string retention;
+  int64_t max_restarts = -1;
+  int64_t restart_delay_ms = -1;
+};
+
+// Registers the `run` subcommand on `app`, binding `args`.
+CLI::App* AddRunCommand(CLI::App& app, RunArgs& args);
+
+// Runs the job; returns the process exit code (0 finished or stopped with a savepoint,
+// 1 job failed, 2 bad spec or flags, 130 cancelled by a second signal).
+int Run(const RunArgs& args, const std::string& argv0);
+
+}  // namespace ckpt::engine::cli

@@ -1,0 +1,139 @@
+// Rescale ITCase: a stop-with-savepoint at parallelism 4, restored at 2 and at 7; the keyed sums
+// of the committed output equal the closed form (what an unrescaled run produces, checked in
+// the same way by ExactlyOnceITCase). Restore errors: a max-parallelism mismatch and state that
+// maps to no operator fail with the documented messages; -n allows the latter.
+#include <chrono>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "ckpt/engine/job_runner.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "itcase_util.h"
+
+namespace ckpt::itcase {
+namespace {
+
+using engine::JobOutcome;
+using engine::JobResult;
+using engine::JobRunner;
+using engine::JobRunnerOptions;
+
+KeyedSumJob BaseJob(const std::string& sink_dir) {
+  KeyedSumJob job;
+  job.from = 1;
+  job.to = 100000;
+  job.splits = 8;
+  job.keys = 50;
+  job.rate_per_second = 100000;
+  job.sink_dir = sink_dir;
+  return job;
+}
+
+JobRunnerOptions Options(const testing::TempDir& tmp, uint32_t parallelism) {
+  JobRunnerOptions o;
+  o.checkpoint_dir = tmp.Sub("checkpoints");
+  o.savepoint_dir = tmp.Sub("savepoints");
+  o.interval_ms = 100;
+  o.parallelism = parallelism;
+  o.max_restart_attempts = 0;
+  return o;
+}
+
+// Runs the base job at p=4 for a while, then stops it with a savepoint; returns its path.
+std::string TakeSavepointAtP4(const testing::TempDir& tmp, const KeyedSumJob& job) {
+  base::Result<std::unique_ptr<JobRunner>> runner =
+      JobRunner::Create(KeyedSumJobSpec(job), Options(tmp, 4));
+  EXPECT_OK(runner.status());
+  if (!runner.ok()) return "";
+  EXPECT_OK((*runner)->Start());
+  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  base::Result<std::string> sp = (*runner)->StopWithSavepoint(/*drain=*/false);
+  EXPECT_OK(sp.status());
+  JobResult r = (*runner)->Wait();
+  EXPECT_EQ(r.outcome, JobOutcome::kStopped) << r.status.ToString();
+  return sp.ok() ? *sp : "";
+}
+
+class RescaleITCase : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    tmp_ = new testing::TempDir();
+    job_ = new KeyedSumJob(BaseJob(tmp_->Sub("out-p4")));
+    savepoint_ = new std::string(TakeSavepointAtP4(*tmp_, *job_));
+  }
+  static void TearDownTestSuite() {
+    delete savepoint_;
+    delete job_;
+    delete tmp_;
+  }
+  static testing::TempDir* tmp_;
+  static KeyedSumJob* job_;
+  static std::string* savepoint_;
+};
+testing::TempDir* RescaleITCase::tmp_ = nullptr;
+KeyedSumJob* RescaleITCase::job_ = nullptr;
+std::string* RescaleITCase::savepoint_ = nullptr;
+
+void RestoreAndVerify(const std::string& savepoint, const KeyedSumJob& first, uint32_t p,
+                      const testing::TempDir& tmp) {
+  ASSERT_FALSE(savepoint.empty());
+  KeyedSumJob job = first;
+  job.sink_dir = tmp.Sub("out-p" + std::to_string(p));
+  job.rate_per_second = 0;
+  JobRunnerOptions o = Options(tmp, p);
+  o.restore_path = savepoint;
+  o.checkpoint_dir = tmp.Sub("checkpoints-p" + std::to_string(p));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner, JobRunner::Create(KeyedSumJobSpec(job), o));
+  ASSERT_OK(runner->Start());
+  JobResult r = runner->Wait();
+  ASSERT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
+  // Output before the savepoint (committed by the stop) plus output after the restore.
+  Verification v = VerifyCommitted({first.sink_dir, job.sink_dir}, job, /*check_sums=*/true);
+  EXPECT_EQ(v.lost, 0) << v.Summary();
+  EXPECT_EQ(v.duplicates, 0) << v.Summary();
+  EXPECT_EQ(v.out_of_order, 0) << v.Summary();
+  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
+  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
+}
+
+TEST_F(RescaleITCase, RestoresAtParallelismTwo) { RestoreAndVerify(*savepoint_, *job_, 2, *tmp_); }
+
+TEST_F(RescaleITCase, RestoresAtParallelismSeven) {
+  RestoreAndVerify(*savepoint_, *job_, 7, *tmp_);
+}
+
+TEST_F(RescaleITCase, SavepointReadsBackWithAllChecksums) {
+  ASSERT_FALSE(savepoint_->empty());
+  ASSERT_OK_AND_ASSIGN(int checked, VerifyAllSnapshots(tmp_->Sub("savepoints")));
+  EXPECT_GE(checked, 1);
+}
+
+TEST_F(RescaleITCase, MaxParallelismMismatchFailsNamingTheOperator) {
+  ASSERT_FALSE(savepoint_->empty());
+  KeyedSumJob job = *job_;
+  job.sum_max_parallelism = 256;  // the savepoint's keyed sum has 128 key groups
+  JobRunnerOptions o = Options(*tmp_, 2);
+  o.restore_path = *savepoint_;
+  base::Status st = JobRunner::Create(KeyedSumJobSpec(job), o).status();
+  ASSERT_STATUS(st, kInvalidArgument, "sum");
+  ASSERT_STATUS(st, kInvalidArgument, "max parallelism");
+}
+
+TEST_F(RescaleITCase, UnmappedStateFailsUnlessAllowed) {
+  ASSERT_FALSE(savepoint_->empty());
+  KeyedSumJob job = *job_;
+  job.sum_uid = "sum-v2";  // the savepoint's "sum" state maps to no operator any more
+  job.sink_dir = tmp_->Sub("out-unmapped");
+  JobRunnerOptions o = Options(*tmp_, 2);
+  o.restore_path = *savepoint_;
+  base::Status strict = JobRunner::Create(KeyedSumJobSpec(job), o).status();
+  ASSERT_STATUS(strict, kInvalidArgument, "allow-non-restored-state");
+  EXPECT_NE(strict.message().find("uid"), std::string::npos) << strict.ToString();
+  o.allow_non_restored_state = true;
+  ASSERT_OK(JobRunner::Create(KeyedSumJobSpec(job), o).status());
+}
+
+}  // namespace
+}  // namespace ckpt::itcase
