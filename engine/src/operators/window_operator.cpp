@@ -109,11 +109,22 @@ class WindowOperator final : public Operator {
 
  private:
   base::Status SetNamespace(const TimeWindow& w) {
-    ns_scratch_.clear();
+    // Consecutive records mostly fall into the same few windows: reuse their encodings instead
+    // of building and encoding a tuple per record and window.
+    for (const auto& [start, encoded] : ns_cache_) {
+      if (start == w.start) {
+        ctx_->keyed_state()->SetCurrentNamespace(encoded);
+        return base::Status::OK();
+      }
+    }
+    std::string encoded;
     CKPT_RETURN_IF_ERROR(format::EncodeValue(
         ns_type_, format::Value(format::Tuple{{format::Value(w.start), format::Value(w.end)}}),
-        &ns_scratch_));
-    ctx_->keyed_state()->SetCurrentNamespace(ns_scratch_);
+        &encoded));
+    ctx_->keyed_state()->SetCurrentNamespace(encoded);
+    const size_t capacity = static_cast<size_t>(assigner_.WindowsPerElement()) * 2;
+    if (ns_cache_.size() >= capacity) ns_cache_.erase(ns_cache_.begin());
+    ns_cache_.emplace_back(w.start, std::move(encoded));
     return base::Status::OK();
   }
 
@@ -126,7 +137,7 @@ class WindowOperator final : public Operator {
   ListState list_;
   ReducingState reducing_;
   std::vector<TimeWindow> windows_;
-  std::string ns_scratch_;
+  std::vector<std::pair<int64_t, std::string>> ns_cache_;  // window start -> encoded namespace
 };
 
 base::Result<std::unique_ptr<Operator>> CreateWindow(const OperatorParams& params, bool sliding) {
