@@ -1,7 +1,6 @@
 #include "state_file_format.h"
 
 #include <xxhash.h>
-#include <zstd.h>
 
 #include <string>
 
@@ -54,8 +53,6 @@ void BlockHasher::Update(const char* data, size_t n) {
 uint64_t BlockHasher::Digest() const {
   return XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_));
 }
-
-uint64_t MaxStoredBlockBytes() { return ZSTD_compressBound(kMaxBlockRawBytes); }
 
 void EncodeFileHeader(const FileHeader& header, std::string* out) {
   out->append(kStateFileMagic);

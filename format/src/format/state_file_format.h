@@ -75,7 +75,4 @@ class BlockHasher {
 std::string Where(const std::string& path);
 std::string WhereBlock(const std::string& path, size_t block, uint64_t file_offset);
 
-// Upper bound of a block's stored bytes (zstd's worst case for kMaxBlockRawBytes).
-uint64_t MaxStoredBlockBytes();
-
 }  // namespace ckpt::format::internal
