@@ -88,6 +88,16 @@ TEST(KillITCase, ResumesFromLatestAfterTenKills) {
   pid_t pid = Spawn(args, log);
   ASSERT_EQ(WaitExit(pid), 0) << ReadFile(log);
 
+  // Every kill hit a running job (it never finished early), and resumes restored state.
+  const std::string output = ReadFile(log);
+  size_t finished = 0, resumed = 0;
+  for (size_t at = 0; (at = output.find("Job finished", at)) != std::string::npos; ++at) ++finished;
+  for (size_t at = 0; (at = output.find("Resuming from the latest", at)) != std::string::npos; ++at) {
+    ++resumed;
+  }
+  EXPECT_EQ(finished, 1u) << output;
+  EXPECT_GE(resumed, 8u) << output;
+
   Verification v = VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true);
   EXPECT_EQ(v.lost, 0) << v.Summary();
   EXPECT_EQ(v.duplicates, 0) << v.Summary();

@@ -121,7 +121,9 @@ class JobRunner::Impl final : public CheckpointRuntime {
 
   void FailJob(const base::Status& reason) override {
     std::lock_guard<std::mutex> lock(mu_);
-    if (current_ != nullptr) current_->ReportFailure(reason);
+    // While finishing (after the final checkpoint or the stop savepoint) triggers are refused
+    // on purpose; those failures must not fail a job that is completing.
+    if (current_ != nullptr && !terminating_) current_->ReportFailure(reason);
   }
 
   // --- The restart loop ----------------------------------------------------------------------

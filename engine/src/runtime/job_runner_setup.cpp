@@ -57,6 +57,14 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
     if (*options.parallelism == 0) {
       return base::Status::InvalidArgument("--parallelism must be at least 1");
     }
+    // The parsed spec has every operator's parallelism filled in, so "operators that do not
+    // set their own" are those at the spec's default.
+    const uint32_t old_default = spec.parallelism() == 0 ? 1 : spec.parallelism();
+    for (pb::OperatorSpec& op : *spec.mutable_operators()) {
+      if (op.parallelism() == 0 || op.parallelism() == old_default) {
+        op.set_parallelism(*options.parallelism);
+      }
+    }
     spec.set_parallelism(*options.parallelism);
   }
   pb::CheckpointSpec* cp = spec.mutable_checkpointing();
