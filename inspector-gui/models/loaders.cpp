@@ -1,0 +1,223 @@
+#include "models/loaders.h"
+
+#include <QPromise>
+#include <QThreadPool>
+
+#include "ckpt/base/fs.h"
+#include "models/display.h"
+
+namespace ckpt::inspector {
+
+base::Progress TaskState::progress() {
+  base::Progress p;
+  p.cancel = &m_cancel;
+  p.on_progress = [this](uint64_t done, uint64_t total, std::string_view what) {
+    std::lock_guard<std::mutex> lock(m_mutex);
+    m_view.done = done;
+    m_view.total = total;
+    if (!what.empty()) m_view.what = qs(what);
+  };
+  return p;
+}
+
+TaskState::View TaskState::snapshot() const {
+  std::lock_guard<std::mutex> lock(m_mutex);
+  return m_view;
+}
+
+namespace {
+
+template <class T>
+Loaded<T> fromResult(base::Result<T>&& r) {
+  Loaded<T> out;
+  if (r.ok()) {
+    out.value = std::make_shared<const T>(std::move(r).value());
+  } else {
+    out.code = r.status().code();
+    out.error = qs(r.status().ToString());
+  }
+  return out;
+}
+
+template <class T>
+Loaded<T> fromStatus(const base::Status& st) {
+  Loaded<T> out;
+  out.code = st.code();
+  out.error = qs(st.ToString());
+  return out;
+}
+
+// Runs `fn` (returning Loaded<T>) on the global thread pool. QPromise is move-only, hence the
+// shared_ptr around it.
+template <class T, class Fn>
+QFuture<Loaded<T>> runInPool(Fn fn) {
+  auto promise = std::make_shared<QPromise<Loaded<T>>>();
+  QFuture<Loaded<T>> future = promise->future();
+  promise->start();
+  QThreadPool::globalInstance()->start([promise, fn = std::move(fn)]() mutable {
+    promise->addResult(fn());
+    promise->finish();
+  });
+  return future;
+}
+
+std::string toStd(const QString& s) { return s.toStdString(); }
+
+bool isSnapshotPath(base::Fs& fs, const std::string& path) {
+  if (path.size() >= 9 && path.compare(path.size() - 9, 9, "_metadata") == 0) return true;
+  return fs.Stat(path + "/_metadata").ok();
+}
+
+}  // namespace
+
+QFuture<Loaded<Opened>> openPath(const QString& path) {
+  return runInPool<Opened>([p = toStd(path), path]() -> Loaded<Opened> {
+    base::Fs& fs = base::Fs::Default();
+    Opened opened;
+    opened.path = path;
+    if (isSnapshotPath(fs, p)) {
+      auto snap = ops::LoadSnapshot(fs, p);
+      if (!snap.ok()) return fromStatus<Opened>(snap.status());
+      opened.snapshot = std::make_shared<const ops::Snapshot>(std::move(snap).value());
+    } else {
+      auto jobs = ops::ListRoot(fs, p);
+      if (!jobs.ok()) return fromStatus<Opened>(jobs.status());
+      opened.jobs = std::move(jobs).value();
+    }
+    Loaded<Opened> out;
+    out.value = std::make_shared<const Opened>(std::move(opened));
+    return out;
+  });
+}
+
+QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path) {
+  return runInPool<ops::Snapshot>(
+      [p = toStd(path)] { return fromResult(ops::LoadSnapshot(base::Fs::Default(), p)); });
+}
+
+QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
+                                                       const std::string& job_id_hex) {
+  return runInPool<std::vector<HistoryPoint>>(
+      [r = toStd(root), job_id_hex]() -> Loaded<std::vector<HistoryPoint>> {
+        base::Fs& fs = base::Fs::Default();
+        auto jobs = ops::ListRoot(fs, r);
+        if (!jobs.ok()) return fromStatus<std::vector<HistoryPoint>>(jobs.status());
+        std::vector<HistoryPoint> points;
+        for (const ops::JobListing& job : *jobs) {
+          if (!job_id_hex.empty() && job.job_id_hex != job_id_hex) continue;
+          for (const ops::SnapshotEntry& e : job.snapshots) {
+            HistoryPoint pt;
+            pt.entry = e;
+            if (e.health == ops::SnapshotHealth::kComplete) {
+              auto snap = ops::LoadSnapshot(fs, r + "/" + e.path);
+              if (snap.ok()) pt.duration_ms = snap->metrics.end_to_end_duration;
+            }
+            points.push_back(std::move(pt));
+          }
+        }
+        Loaded<std::vector<HistoryPoint>> out;
+        out.value = std::make_shared<const std::vector<HistoryPoint>>(std::move(points));
+        return out;
+      });
+}
+
+QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s) {
+  return runInPool<std::vector<ops::FileRow>>(
+      [s] { return fromResult(ops::ListFiles(base::Fs::Default(), *s)); });
+}
+
+QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
+                                               std::shared_ptr<TaskState> task) {
+  return runInPool<ops::StatsReport>([s, task] {
+    return fromResult(ops::ComputeStats(base::Fs::Default(), *s, {}, task->progress()));
+  });
+}
+
+QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,
+                                                      ops::ValidateOptions options,
+                                                      std::shared_ptr<TaskState> task) {
+  return runInPool<ops::ValidateReport>([p = toStd(path), options, task] {
+    return fromResult(ops::Validate(base::Fs::Default(), p, options, task->progress()));
+  });
+}
+
+QFuture<Loaded<ops::DiffResult>> diffSnapshots(const QString& a, const QString& b,
+                                               std::shared_ptr<TaskState> task) {
+  return runInPool<ops::DiffResult>([a = toStd(a), b = toStd(b), task] {
+    ops::DiffOptions options;
+    options.progress = task->progress();
+    return fromResult(ops::Diff(base::Fs::Default(), a, b, options));
+  });
+}
+
+QFuture<Loaded<KeyDiffList>> diffKeys(const QString& a, const QString& b, size_t max_entries,
+                                      std::shared_ptr<TaskState> task) {
+  return runInPool<KeyDiffList>([a = toStd(a), b = toStd(b), max_entries, task] {
+    KeyDiffList list;
+    auto summary = ops::DiffKeys(
+        base::Fs::Default(), a, b,
+        [&](const ops::KeyDiff& d) {
+          if (list.entries.size() < max_entries) {
+            list.entries.push_back(d);
+          } else {
+            list.truncated = true;
+          }
+        },
+        task->progress());
+    if (!summary.ok()) return fromStatus<KeyDiffList>(summary.status());
+    list.summary = std::move(summary).value();
+    Loaded<KeyDiffList> out;
+    out.value = std::make_shared<const KeyDiffList>(std::move(list));
+    return out;
+  });
+}
+
+QFuture<Loaded<ops::PrunePlan>> planPrune(const QString& root, ops::PruneOptions options) {
+  return runInPool<ops::PrunePlan>([r = toStd(root), options] {
+    return fromResult(ops::PlanPrune(base::Fs::Default(), r, options));
+  });
+}
+
+QFuture<Loaded<ValidatedWrite>> executePrune(std::shared_ptr<const ops::PrunePlan> plan,
+                                             std::shared_ptr<TaskState> task) {
+  return runInPool<ValidatedWrite>([plan, task]() -> Loaded<ValidatedWrite> {
+    base::Fs& fs = base::Fs::Default();
+    ValidatedWrite done;
+    base::Status st = ops::ExecutePrune(fs, *plan, task->progress(), &done.steps_done);
+    if (!st.ok()) return fromStatus<ValidatedWrite>(st);
+    for (const ops::PruneSnapshot& s : plan->snapshots) {
+      if (s.verdict != ops::SnapshotVerdict::kRetained) continue;
+      const std::string path = plan->root + "/" + s.path;
+      auto report = ops::Validate(fs, path, ops::ValidateOptions{}, task->progress());
+      if (!report.ok()) return fromStatus<ValidatedWrite>(report.status());
+      done.reports.emplace_back(s.path, std::move(report).value());
+    }
+    Loaded<ValidatedWrite> out;
+    out.value = std::make_shared<const ValidatedWrite>(std::move(done));
+    return out;
+  });
+}
+
+QFuture<Loaded<RemapOutcome>> remapSnapshot(const QString& snapshot, const QString& output_dir,
+                                            ops::RemapOptions options,
+                                            std::shared_ptr<TaskState> task) {
+  return runInPool<RemapOutcome>(
+      [s = toStd(snapshot), o = toStd(output_dir), options, task]() mutable -> Loaded<RemapOutcome> {
+        base::Fs& fs = base::Fs::Default();
+        options.progress = task->progress();
+        auto result = ops::Remap(fs, s, o, options);
+        if (!result.ok()) return fromStatus<RemapOutcome>(result.status());
+        RemapOutcome outcome;
+        outcome.result = std::move(result).value();
+        if (!outcome.result.dry_run) {
+          auto report = ops::Validate(fs, o, ops::ValidateOptions{}, task->progress());
+          if (!report.ok()) return fromStatus<RemapOutcome>(report.status());
+          outcome.validated = std::move(report).value();
+        }
+        Loaded<RemapOutcome> out;
+        out.value = std::make_shared<const RemapOutcome>(std::move(outcome));
+        return out;
+      });
+}
+
+}  // namespace ckpt::inspector

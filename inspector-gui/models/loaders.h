@@ -1,0 +1,116 @@
+// Background loaders: every disk-touching ops call the inspector makes runs here, on
+// QThreadPool::globalInstance(), and delivers an immutable shared result through a QFuture.
+// Progress and cancellation go through TaskState (thread-safe; the UI polls it). The functions
+// may be called from any thread; results are safe to share between threads.
+#pragma once
+
+#include <QFuture>
+#include <QString>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/progress.h"
+#include "ckpt/base/status.h"
+#include "ckpt/ops/diff.h"
+#include "ckpt/ops/files.h"
+#include "ckpt/ops/ls.h"
+#include "ckpt/ops/prune.h"
+#include "ckpt/ops/remap.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/stats.h"
+#include "ckpt/ops/validate.h"
+
+namespace ckpt::inspector {
+
+// The outcome of one ops call: a shared immutable value, or the error that ops returned.
+template <class T>
+struct Loaded {
+  std::shared_ptr<const T> value;
+  base::StatusCode code = base::StatusCode::kOk;
+  QString error;  // ops' message (names the file / operator), empty on success
+  bool ok() const { return value != nullptr; }
+};
+
+// Progress and cancel of one background task. The worker reports through progress(); the UI
+// reads snapshot() (e.g. from a timer) and calls cancel().
+class TaskState {
+ public:
+  void cancel() { m_cancel.Cancel(); }
+  bool cancelled() const { return m_cancel.cancelled(); }
+  // A Progress bound to this state; valid as long as the TaskState lives.
+  base::Progress progress();
+  struct View {
+    uint64_t done = 0;
+    uint64_t total = 0;  // 0 = unknown
+    QString what;
+  };
+  View snapshot() const;
+
+ private:
+  base::CancelToken m_cancel;
+  mutable std::mutex m_mutex;
+  View m_view;
+};
+
+// What File > Open found at a path: a snapshot, or a checkpoint root with its jobs.
+struct Opened {
+  QString path;
+  std::shared_ptr<const ops::Snapshot> snapshot;   // set when `path` is a snapshot
+  std::vector<ops::JobListing> jobs;               // set when `path` is a checkpoint root
+};
+
+// One point of a job's history: an ls entry plus its end-to-end duration (read from its
+// `_metadata`, which ListRoot does not return; see requests-t1.md).
+struct HistoryPoint {
+  ops::SnapshotEntry entry;
+  int64_t duration_ms = -1;  // -1 when the metadata could not be read
+};
+
+// The keyed entries that differ, capped (the summary always counts all).
+struct KeyDiffList {
+  std::vector<ops::KeyDiff> entries;
+  ops::KeyDiffSummary summary;
+  bool truncated = false;
+};
+
+// A prune or remap that wrote something, then validated what it left behind.
+struct ValidatedWrite {
+  std::vector<std::pair<std::string, ops::ValidateReport>> reports;  // path -> report
+  size_t steps_done = 0;
+};
+
+// Loads `path`: a snapshot (directory with `_metadata`, or the file) or a checkpoint root.
+QFuture<Loaded<Opened>> openPath(const QString& path);
+QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path);
+QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
+                                                       const std::string& job_id_hex);
+QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s);
+QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
+                                               std::shared_ptr<TaskState> task);
+QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,
+                                                      ops::ValidateOptions options,
+                                                      std::shared_ptr<TaskState> task);
+QFuture<Loaded<ops::DiffResult>> diffSnapshots(const QString& a, const QString& b,
+                                               std::shared_ptr<TaskState> task);
+// Key-level diff keeping at most `max_entries` differences.
+QFuture<Loaded<KeyDiffList>> diffKeys(const QString& a, const QString& b, size_t max_entries,
+                                      std::shared_ptr<TaskState> task);
+QFuture<Loaded<ops::PrunePlan>> planPrune(const QString& root, ops::PruneOptions options);
+// Executes the plan, then validates every snapshot the plan retains.
+QFuture<Loaded<ValidatedWrite>> executePrune(std::shared_ptr<const ops::PrunePlan> plan,
+                                             std::shared_ptr<TaskState> task);
+// Remap; `options.dry_run` decides whether anything is written. A written output is validated
+// (its report is in `validated` when non-null).
+struct RemapOutcome {
+  ops::RemapResult result;
+  std::optional<ops::ValidateReport> validated;
+};
+QFuture<Loaded<RemapOutcome>> remapSnapshot(const QString& snapshot, const QString& output_dir,
+                                            ops::RemapOptions options,
+                                            std::shared_ptr<TaskState> task);
+
+}  // namespace ckpt::inspector

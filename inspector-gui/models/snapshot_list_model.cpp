@@ -1,0 +1,106 @@
+#include "models/snapshot_list_model.h"
+
+#include <QBrush>
+#include <QColor>
+
+#include "models/display.h"
+
+namespace ckpt::inspector {
+
+// internalId: 0 for a job row, job index + 1 for a snapshot row of that job.
+SnapshotListModel::SnapshotListModel(QObject* parent) : QAbstractItemModel(parent) {}
+
+void SnapshotListModel::setListing(const QString& root, std::vector<ops::JobListing> jobs) {
+  beginResetModel();
+  m_root = root;
+  m_jobs = std::move(jobs);
+  endResetModel();
+}
+
+const ops::SnapshotEntry* SnapshotListModel::entry(const QModelIndex& index) const {
+  if (!index.isValid() || index.internalId() == 0) return nullptr;
+  const auto& job = m_jobs[index.internalId() - 1];
+  return &job.snapshots[static_cast<size_t>(index.row())];
+}
+
+QModelIndex SnapshotListModel::index(int row, int column, const QModelIndex& parent) const {
+  if (!hasIndex(row, column, parent)) return {};
+  if (!parent.isValid()) return createIndex(row, column, quintptr{0});
+  return createIndex(row, column, static_cast<quintptr>(parent.row()) + 1);
+}
+
+QModelIndex SnapshotListModel::parent(const QModelIndex& child) const {
+  if (!child.isValid() || child.internalId() == 0) return {};
+  return createIndex(static_cast<int>(child.internalId() - 1), 0, quintptr{0});
+}
+
+int SnapshotListModel::rowCount(const QModelIndex& parent) const {
+  if (!parent.isValid()) return static_cast<int>(m_jobs.size());
+  if (parent.column() != 0 || parent.internalId() != 0) return 0;
+  return static_cast<int>(m_jobs[static_cast<size_t>(parent.row())].snapshots.size());
+}
+
+int SnapshotListModel::columnCount(const QModelIndex&) const { return kColumnCount; }
+
+QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
+  if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+  if (index.internalId() == 0) {
+    const auto& job = m_jobs[static_cast<size_t>(index.row())];
+    if (index.column() != kPath) return {};
+    if (role == Qt::DisplayRole) {
+      return tr("job %1 (%2 snapshots)").arg(qs(job.job_id_hex)).arg(job.snapshots.size());
+    }
+    return {};
+  }
+  const ops::SnapshotEntry& e = *entry(index);
+  if (role == kAbsolutePathRole) return m_root + QLatin1Char('/') + qs(e.path);
+  if (role == Qt::ForegroundRole && e.health != ops::SnapshotHealth::kComplete) {
+    return QBrush(e.health == ops::SnapshotHealth::kCorrupt ? QColor(200, 40, 40)
+                                                             : QColor(150, 110, 0));
+  }
+  if (role == Qt::ToolTipRole) {
+    if (index.column() == kFullSize || index.column() == kCheckpointedSize) return sizeExplanation();
+    if (!e.problem.empty()) return qs(e.problem);
+    return {};
+  }
+  if (role == kSortRole) {
+    switch (index.column()) {
+      case kCheckpointId: return QVariant::fromValue<qlonglong>(e.checkpoint_id);
+      case kTime: return QVariant::fromValue<qlonglong>(e.trigger_timestamp_ms);
+      case kFullSize: return QVariant::fromValue<qulonglong>(e.full_size_bytes);
+      case kCheckpointedSize: return QVariant::fromValue<qulonglong>(e.checkpointed_size_bytes);
+      default: break;
+    }
+  }
+  if (role != Qt::DisplayRole) return {};
+  switch (index.column()) {
+    case kPath: return qs(e.path);
+    case kCheckpointId: return QVariant::fromValue<qlonglong>(e.checkpoint_id);
+    case kKind:
+      return e.kind == ops::SnapshotKind::kSavepoint
+                 ? tr("savepoint (%1)").arg(qs(ops::SavepointFormatName(e.savepoint_format)))
+                 : qs(ops::SnapshotKindName(e.kind));
+    case kType:
+      return qs(ops::CheckpointTypeName(e.checkpoint_type)) + QStringLiteral(", ") +
+             qs(ops::CheckpointingModeName(e.mode));
+    case kTime: return formatTimestamp(e.trigger_timestamp_ms);
+    case kFullSize: return humanBytes(e.full_size_bytes);
+    case kCheckpointedSize: return humanBytes(e.checkpointed_size_bytes);
+    case kOperators: return e.operator_count;
+    case kHealth: return qs(ops::SnapshotHealthName(e.health));
+    default: return {};
+  }
+}
+
+QVariant SnapshotListModel::headerData(int section, Qt::Orientation orientation, int role) const {
+  if (orientation != Qt::Horizontal) return {};
+  if (role == Qt::ToolTipRole && (section == kFullSize || section == kCheckpointedSize)) {
+    return sizeExplanation();
+  }
+  if (role != Qt::DisplayRole) return {};
+  static const char* kNames[] = {"Snapshot", "Checkpoint", "Kind", "Type", "Triggered",
+                                 "Full size", "Checkpointed size", "Operators", "Health"};
+  return section >= 0 && section < kColumnCount ? tr(kNames[section]) : QVariant();
+}
+
+}  // namespace ckpt::inspector
