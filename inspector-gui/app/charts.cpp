@@ -1,0 +1,186 @@
+#include "app/charts.h"
+
+#include <QPainter>
+#include <algorithm>
+
+#include "models/display.h"
+
+namespace ckpt::inspector {
+
+ChartBase::ChartBase(QWidget* parent) : QWidget(parent) { setAutoFillBackground(false); }
+
+QColor ChartBase::seriesColor(int i) const {
+  const QColor base = palette().color(QPalette::Highlight);
+  const int hue = (std::max(0, base.hsvHue()) + i * 75) % 360;
+  return QColor::fromHsv(hue, std::max(90, base.hsvSaturation()), std::max(150, base.value()));
+}
+
+void ChartBase::paintEvent(QPaintEvent*) {
+  QPainter p(this);
+  p.setRenderHint(QPainter::Antialiasing);
+  p.fillRect(rect(), palette().color(QPalette::Base));
+  p.setPen(palette().color(QPalette::Text));
+  QFont bold = font();
+  bold.setBold(true);
+  p.setFont(bold);
+  const int th = fontMetrics().height() + 6;
+  p.drawText(QRect(8, 4, width() - 16, th), Qt::AlignLeft | Qt::AlignVCenter, title());
+  p.setFont(font());
+  const QRectF plot(56, th + 8, width() - 56 - 56, height() - th - 8 - 36);
+  if (plot.width() < 20 || plot.height() < 20 || !paintChart(p, plot)) {
+    p.setPen(palette().color(QPalette::PlaceholderText));
+    p.drawText(rect(), Qt::AlignCenter, tr("No data"));
+  }
+}
+
+void ChartBase::drawLegend(QPainter& p, const QRectF& plot, const QStringList& names) {
+  qreal x = plot.left();
+  const qreal y = plot.bottom() + 20;
+  for (int i = 0; i < names.size(); ++i) {
+    p.fillRect(QRectF(x, y, 10, 10), seriesColor(i));
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QPointF(x + 14, y + 10), names[i]);
+    x += 24 + fontMetrics().horizontalAdvance(names[i]);
+  }
+}
+
+QString KeyGroupChart::title() const {
+  if (!m_stats || m_op < 0) return tr("Size per key group");
+  const ops::OperatorStats& o = m_stats->operators[static_cast<size_t>(m_op)];
+  return tr("Size per key group: %1 (skew %2x median)").arg(qs(o.name)).arg(o.skew, 0, 'f', 1);
+}
+
+void KeyGroupChart::setStats(std::shared_ptr<const ops::StatsReport> stats, int operatorIndex) {
+  m_stats = std::move(stats);
+  m_op = operatorIndex;
+  if (m_stats && m_op < 0) {
+    // Default to the operator with keyed data and the largest skew.
+    for (size_t i = 0; i < m_stats->operators.size(); ++i) {
+      if (!m_stats->operators[i].key_groups.empty() &&
+          (m_op < 0 || m_stats->operators[i].skew > m_stats->operators[static_cast<size_t>(m_op)].skew)) {
+        m_op = static_cast<int>(i);
+      }
+    }
+  }
+  update();
+}
+
+bool KeyGroupChart::paintChart(QPainter& p, const QRectF& plot) {
+  if (!m_stats || m_op < 0 || m_op >= static_cast<int>(m_stats->operators.size())) return false;
+  const ops::OperatorStats& o = m_stats->operators[static_cast<size_t>(m_op)];
+  if (o.key_groups.empty() || o.max_parallelism == 0) return false;
+  uint64_t mx = 1;
+  for (const auto& g : o.key_groups) mx = std::max(mx, g.bytes);
+  const double bw = plot.width() / o.max_parallelism;
+  p.setPen(palette().color(QPalette::Mid));
+  p.drawLine(plot.bottomLeft(), plot.bottomRight());
+  for (const auto& g : o.key_groups) {
+    const double h = plot.height() * static_cast<double>(g.bytes) / static_cast<double>(mx);
+    p.fillRect(QRectF(plot.left() + g.key_group * bw, plot.bottom() - h, std::max(1.0, bw - 1), h),
+               seriesColor(0));
+  }
+  const double my = plot.bottom() - plot.height() * static_cast<double>(o.median_key_group_bytes) / static_cast<double>(mx);
+  p.setPen(QPen(seriesColor(1), 1.5, Qt::DashLine));
+  p.drawLine(QPointF(plot.left(), my), QPointF(plot.right(), my));
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(QPointF(plot.right() + 4, my + 4), tr("median"));
+  p.drawText(QRectF(0, plot.top() - 2, plot.left() - 4, 16), Qt::AlignRight, humanBytes(mx));
+  p.drawText(QPointF(plot.left(), plot.bottom() + 14), QStringLiteral("0"));
+  p.drawText(QRectF(plot.right() - 80, plot.bottom() + 2, 80, 16), Qt::AlignRight,
+             tr("key group %1").arg(o.max_parallelism - 1));
+  return true;
+}
+
+void HistoryChart::setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history) {
+  m_history = std::move(history);
+  update();
+}
+
+bool HistoryChart::paintChart(QPainter& p, const QRectF& plot) {
+  if (!m_history || m_history->empty()) return false;
+  const auto& h = *m_history;
+  uint64_t max_size = 1;
+  int64_t max_ms = 1;
+  for (const auto& pt : h) {
+    max_size = std::max({max_size, pt.entry.full_size_bytes, pt.entry.checkpointed_size_bytes});
+    max_ms = std::max(max_ms, pt.duration_ms);
+  }
+  const double slot = plot.width() / static_cast<double>(h.size());
+  const double bw = std::max(2.0, slot / 3);
+  QPolygonF line;
+  for (size_t i = 0; i < h.size(); ++i) {
+    const auto& e = h[i].entry;
+    const double x = plot.left() + slot * static_cast<double>(i) + slot / 2;
+    const double full = plot.height() * static_cast<double>(e.full_size_bytes) / static_cast<double>(max_size);
+    const double ck = plot.height() * static_cast<double>(e.checkpointed_size_bytes) / static_cast<double>(max_size);
+    p.fillRect(QRectF(x - bw, plot.bottom() - full, bw, full), seriesColor(0));
+    p.fillRect(QRectF(x, plot.bottom() - ck, bw, ck), seriesColor(1));
+    if (h[i].duration_ms >= 0) {
+      line << QPointF(x, plot.bottom() - plot.height() * static_cast<double>(h[i].duration_ms) / static_cast<double>(max_ms));
+    }
+    p.setPen(palette().color(QPalette::Text));
+    if (slot > 30 || i % std::max<size_t>(1, h.size() / 10) == 0) {
+      p.drawText(QRectF(x - slot / 2, plot.bottom() + 2, slot, 14), Qt::AlignCenter,
+                 e.checkpoint_id > 0 ? QString::number(e.checkpoint_id) : QStringLiteral("?"));
+    }
+  }
+  p.setPen(QPen(seriesColor(2), 2));
+  p.drawPolyline(line);
+  for (const QPointF& pt : line) p.drawEllipse(pt, 3, 3);
+  p.setPen(palette().color(QPalette::Text));
+  p.drawLine(plot.bottomLeft(), plot.bottomRight());
+  p.drawText(QRectF(0, plot.top() - 2, plot.left() - 4, 16), Qt::AlignRight, humanBytes(max_size));
+  p.drawText(QRectF(plot.right() + 4, plot.top() - 2, 60, 16), Qt::AlignLeft, QStringLiteral("%1 ms").arg(max_ms));
+  drawLegend(p, plot, {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")});
+  return true;
+}
+
+QString SubtaskBarsChart::title() const {
+  if (!m_snapshot || m_op < 0) return tr("Per-subtask checkpoint timings");
+  return tr("Per-subtask checkpoint timings: %1").arg(qs(m_snapshot->operators[static_cast<size_t>(m_op)].name));
+}
+
+void SubtaskBarsChart::setOperator(std::shared_ptr<const ops::Snapshot> snapshot, int operatorIndex) {
+  m_snapshot = std::move(snapshot);
+  m_op = operatorIndex;
+  if (m_snapshot && m_op < 0) {
+    for (size_t i = 0; i < m_snapshot->operators.size() && m_op < 0; ++i) {
+      if (!m_snapshot->operators[i].subtasks.empty()) m_op = static_cast<int>(i);
+    }
+  }
+  update();
+}
+
+bool SubtaskBarsChart::paintChart(QPainter& p, const QRectF& plot) {
+  if (!m_snapshot || m_op < 0 || m_op >= static_cast<int>(m_snapshot->operators.size())) return false;
+  const auto& subs = m_snapshot->operators[static_cast<size_t>(m_op)].subtasks;
+  if (subs.empty()) return false;
+  int64_t mx = 1;
+  for (const auto& s : subs) {
+    const auto& m = s.metrics;
+    mx = std::max(mx, m.start_delay + m.alignment_duration + m.sync_duration + m.async_duration);
+  }
+  // Horizontal bars, one per subtask; at most one pixel row each when there are many.
+  const double bh = plot.height() / static_cast<double>(subs.size());
+  for (size_t i = 0; i < subs.size(); ++i) {
+    const auto& m = subs[i].metrics;
+    const int64_t parts[] = {m.start_delay, m.alignment_duration, m.sync_duration, m.async_duration};
+    double x = plot.left();
+    const double y = plot.top() + bh * static_cast<double>(i);
+    for (int k = 0; k < 4; ++k) {
+      const double w = plot.width() * static_cast<double>(std::max<int64_t>(0, parts[k])) / static_cast<double>(mx);
+      p.fillRect(QRectF(x, y + (bh > 4 ? 1 : 0), w, std::max(1.0, bh - (bh > 4 ? 2 : 0))), seriesColor(k));
+      x += w;
+    }
+    if (bh >= fontMetrics().height()) {
+      p.setPen(palette().color(QPalette::Text));
+      p.drawText(QRectF(0, y, plot.left() - 4, bh), Qt::AlignRight | Qt::AlignVCenter, QString::number(subs[i].index));
+    }
+  }
+  p.setPen(palette().color(QPalette::Text));
+  p.drawText(QRectF(plot.right() - 100, plot.bottom() + 2, 100, 14), Qt::AlignRight, QStringLiteral("%1 ms").arg(mx));
+  drawLegend(p, plot, {tr("start delay"), tr("alignment"), tr("sync"), tr("async")});
+  return true;
+}
+
+}  // namespace ckpt::inspector

@@ -1,0 +1,86 @@
+// Charts painted with QPainter in palette colours (Qt Charts is GPL-3): key-group size skew of
+// one operator, size and duration across a job's checkpoint history, and per-subtask
+// start-delay / alignment / sync / async bars. Each takes plain ops results. GUI thread only.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/stats.h"
+#include "models/loaders.h"
+
+namespace ckpt::inspector {
+
+// Shared frame: title, empty-state text, palette-derived series colours.
+class ChartBase : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit ChartBase(QWidget* parent = nullptr);
+  QSize sizeHint() const override { return {640, 320}; }
+  QSize minimumSizeHint() const override { return {240, 160}; }
+  // Colour of series `i` derived from the palette's highlight.
+  QColor seriesColor(int i) const;
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  // Paints the chart into `plot` (inside the title and margins); returns false when empty.
+  virtual bool paintChart(QPainter& p, const QRectF& plot) = 0;
+  virtual QString title() const = 0;
+  void drawLegend(QPainter& p, const QRectF& plot, const QStringList& names);
+};
+
+// Logical bytes per key group of one operator (stats), median line, largest groups labelled.
+class KeyGroupChart : public ChartBase {
+  Q_OBJECT
+
+ public:
+  explicit KeyGroupChart(QWidget* parent = nullptr) : ChartBase(parent) {}
+  void setStats(std::shared_ptr<const ops::StatsReport> stats, int operatorIndex);
+  int operatorIndex() const { return m_op; }
+
+ protected:
+  bool paintChart(QPainter& p, const QRectF& plot) override;
+  QString title() const override;
+
+ private:
+  std::shared_ptr<const ops::StatsReport> m_stats;
+  int m_op = -1;
+};
+
+// Checkpointed and full size bars and end-to-end duration line per snapshot of a job.
+class HistoryChart : public ChartBase {
+  Q_OBJECT
+
+ public:
+  explicit HistoryChart(QWidget* parent = nullptr) : ChartBase(parent) {}
+  void setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history);
+
+ protected:
+  bool paintChart(QPainter& p, const QRectF& plot) override;
+  QString title() const override { return tr("Checkpoint history: size and duration"); }
+
+ private:
+  std::shared_ptr<const std::vector<HistoryPoint>> m_history;
+};
+
+// Per subtask of one operator: start delay, alignment, sync and async durations, stacked.
+class SubtaskBarsChart : public ChartBase {
+  Q_OBJECT
+
+ public:
+  explicit SubtaskBarsChart(QWidget* parent = nullptr) : ChartBase(parent) {}
+  void setOperator(std::shared_ptr<const ops::Snapshot> snapshot, int operatorIndex);
+
+ protected:
+  bool paintChart(QPainter& p, const QRectF& plot) override;
+  QString title() const override;
+
+ private:
+  std::shared_ptr<const ops::Snapshot> m_snapshot;
+  int m_op = -1;
+};
+
+}  // namespace ckpt::inspector

@@ -1,0 +1,125 @@
+#include "app/diff_page.h"
+
+#include <QCheckBox>
+#include <QFileDialog>
+#include <QFutureWatcher>
+#include <QGridLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSplitter>
+#include <QTableView>
+#include <QTreeView>
+
+#include "app/task_progress.h"
+
+namespace ckpt::inspector {
+
+DiffPage::DiffPage(QWidget* parent)
+    : QWidget(parent),
+      m_a(new QLineEdit(this)),
+      m_b(new QLineEdit(this)),
+      m_withKeys(new QCheckBox(tr("Key-level diff"), this)),
+      m_summary(new QLabel(this)),
+      m_tree(new DiffTreeModel(this)),
+      m_keys(new KeyDiffModel(this)),
+      m_treeView(new QTreeView(this)),
+      m_keyView(new QTableView(this)),
+      m_progress(new TaskProgress(this)) {
+  auto* compareButton = new QPushButton(tr("Compare"), this);
+  auto browse = [this](QLineEdit* target) {
+    auto* b = new QPushButton(tr("Browse…"), this);
+    connect(b, &QPushButton::clicked, this, [this, target] {
+      const QString dir = QFileDialog::getExistingDirectory(this, tr("Snapshot directory"), target->text());
+      if (!dir.isEmpty()) target->setText(dir);
+    });
+    return b;
+  };
+  m_a->setPlaceholderText(tr("snapshot A (older)"));
+  m_b->setPlaceholderText(tr("snapshot B (newer)"));
+  m_withKeys->setToolTip(tr("Also compare keyed entries key group by key group (reads every state file)"));
+  auto* grid = new QGridLayout(this);
+  grid->addWidget(new QLabel(tr("A"), this), 0, 0);
+  grid->addWidget(m_a, 0, 1);
+  grid->addWidget(browse(m_a), 0, 2);
+  grid->addWidget(new QLabel(tr("B"), this), 1, 0);
+  grid->addWidget(m_b, 1, 1);
+  grid->addWidget(browse(m_b), 1, 2);
+  grid->addWidget(m_withKeys, 2, 1);
+  grid->addWidget(compareButton, 2, 2);
+  auto* split = new QSplitter(Qt::Vertical, this);
+  split->addWidget(m_treeView);
+  split->addWidget(m_keyView);
+  grid->addWidget(split, 3, 0, 1, 3);
+  grid->addWidget(m_summary, 4, 0, 1, 2);
+  grid->addWidget(m_progress, 4, 2);
+  grid->setRowStretch(3, 1);
+  m_treeView->setModel(m_tree);
+  m_treeView->setUniformRowHeights(true);
+  m_treeView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+  m_treeView->header()->setStretchLastSection(false);
+  m_keyView->setModel(m_keys);
+  m_keyView->horizontalHeader()->setStretchLastSection(true);
+  m_keyView->hide();
+  connect(compareButton, &QPushButton::clicked, this, [this] { compare(m_withKeys->isChecked()); });
+}
+
+void DiffPage::setPaths(const QString& a, const QString& b) {
+  m_a->setText(a);
+  m_b->setText(b);
+}
+
+QString DiffPage::summary() const { return m_summary->text(); }
+
+void DiffPage::compare(bool withKeys) {
+  if (m_pending > 0) return;
+  m_withKeys->setChecked(withKeys);
+  m_ok = true;
+  m_pending = withKeys ? 2 : 1;
+  m_summary->setText(tr("Comparing…"));
+  std::shared_ptr<TaskState> task = m_progress->start(tr("Diff"));
+  auto done = [this] {
+    if (--m_pending == 0) {
+      m_progress->finish();
+      Q_EMIT diffFinished(m_ok);
+    }
+  };
+  auto* watcher = new QFutureWatcher<Loaded<ops::DiffResult>>(this);
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
+    const auto r = watcher->result();
+    watcher->deleteLater();
+    if (!r.ok()) {
+      m_ok = false;
+      m_summary->setText(r.error);
+    } else {
+      m_tree->setResult(r.value);
+      m_treeView->expandToDepth(0);
+      const auto& d = *r.value;
+      m_summary->setText(tr("%1 — checkpoint %2 vs %3; files: %4 added, %5 removed, %6 changed, %7 shared")
+                             .arg(d.different ? tr("different") : tr("same content"))
+                             .arg(d.checkpoint_id_a).arg(d.checkpoint_id_b).arg(d.files_added)
+                             .arg(d.files_removed).arg(d.files_changed).arg(d.files_shared));
+    }
+    done();
+  });
+  watcher->setFuture(diffSnapshots(m_a->text(), m_b->text(), task));
+  m_keyView->setVisible(withKeys);
+  if (withKeys) {
+    auto* kw = new QFutureWatcher<Loaded<KeyDiffList>>(this);
+    connect(kw, &QFutureWatcherBase::finished, this, [this, kw, done] {
+      const auto r = kw->result();
+      kw->deleteLater();
+      if (r.ok()) {
+        m_keys->setList(r.value);
+      } else {
+        m_ok = false;
+        m_summary->setText(r.error);
+      }
+      done();
+    });
+    kw->setFuture(diffKeys(m_a->text(), m_b->text(), 100000, task));
+  }
+}
+
+}  // namespace ckpt::inspector

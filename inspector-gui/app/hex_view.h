@@ -1,0 +1,49 @@
+// HexView: a read-only hex + ASCII view of one file region, a custom QAbstractScrollArea that
+// paints only the visible rows and asks its ByteSource for just those bytes. GUI thread only.
+#pragma once
+
+#include <QAbstractScrollArea>
+#include <memory>
+
+#include "models/byte_source.h"
+
+namespace ckpt::inspector {
+
+class HexView : public QAbstractScrollArea {
+  Q_OBJECT
+
+ public:
+  static constexpr int kBytesPerRow = 16;
+  explicit HexView(QWidget* parent = nullptr);
+
+  // Shows bytes [offset, offset + length) of `path` (length 0 = to the end of the file).
+  void setRegion(const QString& path, uint64_t offset = 0, uint64_t length = 0);
+  void clear();
+  QString path() const { return m_source ? m_source->path() : QString(); }
+  uint64_t regionStart() const { return m_start; }
+  uint64_t regionLength() const { return m_length; }
+  // Bytes read from disk so far for the current file (visible rows only).
+  uint64_t blocksRead() const { return m_source ? m_source->blocksRead() : 0; }
+  QString error() const { return m_error; }
+  // Scrolls so that the row holding region offset `offset` is the first visible one.
+  void scrollToOffset(uint64_t offset);
+
+ Q_SIGNALS:
+  void regionChanged(const QString& path, quint64 offset, quint64 length);
+
+ protected:
+  void paintEvent(QPaintEvent* event) override;
+  void resizeEvent(QResizeEvent* event) override;
+
+ private:
+  void updateScrollBars();
+  int rowHeight() const;
+  int charWidth() const;
+
+  std::unique_ptr<ByteSource> m_source;
+  uint64_t m_start = 0;
+  uint64_t m_length = 0;
+  QString m_error;
+};
+
+}  // namespace ckpt::inspector

@@ -1,0 +1,558 @@
+#include "app/main_window.h"
+
+#include <QActionGroup>
+#include <QApplication>
+#include <QCloseEvent>
+#include <QDir>
+#include <QDockWidget>
+#include <QFileDialog>
+#include <QFileInfo>
+#include <QFutureWatcher>
+#include <QHeaderView>
+#include <QMenuBar>
+#include <QMimeData>
+#include <QPlainTextEdit>
+#include <QSettings>
+#include <QSplitter>
+#include <QStatusBar>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTextBrowser>
+#include <QTreeView>
+#include <QVBoxLayout>
+#include <algorithm>
+
+#include "app/charts.h"
+#include "app/diff_page.h"
+#include "app/hex_view.h"
+#include "app/state_browser.h"
+#include "app/task_progress.h"
+#include "app/treemap_view.h"
+#include "app/write_dialogs.h"
+#include "models/detail_tree_model.h"
+#include "models/display.h"
+#include "models/snapshot_list_model.h"
+#include "models/table_models.h"
+
+namespace ckpt::inspector {
+namespace {
+
+constexpr int kMaxRecent = 8;
+
+// Watches `future` and calls `done(result)` on the GUI thread when it finishes.
+template <class T, class Fn>
+void whenReady(QObject* owner, QFuture<T> future, Fn done) {
+  auto* watcher = new QFutureWatcher<T>(owner);
+  QObject::connect(watcher, &QFutureWatcherBase::finished, owner, [watcher, done = std::move(done)]() mutable {
+    watcher->deleteLater();
+    done(watcher->result());
+  });
+  watcher->setFuture(future);
+}
+
+}  // namespace
+
+MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
+  setWindowTitle(tr("ckpt-inspector"));
+  setAcceptDrops(true);
+  buildPages();
+  buildMenus();
+  QSettings settings;
+  restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
+  restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
+  if (!settings.contains(QStringLiteral("window/geometry"))) resize(1280, 800);
+  setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
+  statusBar()->showMessage(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
+}
+
+MainWindow::~MainWindow() = default;
+
+void MainWindow::buildPages() {
+  m_pages = new QTabWidget(this);
+  m_pages->setDocumentMode(true);
+  m_summary = new QTextBrowser(this);
+  m_summary->setOpenLinks(false);
+
+  m_treeModel = new DetailTreeModel(this);
+  m_tree = new QTreeView(this);
+  m_tree->setModel(m_treeModel);
+  m_tree->setUniformRowHeights(true);
+  m_tree->setAlternatingRowColors(true);
+  m_tree->header()->setSectionResizeMode(QHeaderView::Interactive);
+  m_tree->header()->resizeSection(0, 280);
+  m_hex = new HexView(this);
+  m_decoded = new QPlainTextEdit(this);
+  m_decoded->setReadOnly(true);
+  m_decoded->setPlaceholderText(tr("Decoded value of the selected node or entry"));
+  auto* right = new QSplitter(Qt::Vertical, this);
+  right->addWidget(m_hex);
+  right->addWidget(m_decoded);
+  auto* details = new QSplitter(Qt::Horizontal, this);
+  details->setObjectName(QStringLiteral("detailsSplitter"));
+  details->addWidget(m_tree);
+  details->addWidget(right);
+  details->setStretchFactor(0, 3);
+  details->setStretchFactor(1, 2);
+
+  m_filesModel = new FilesModel(this);
+  m_filesView = new QTableView(this);
+  m_filesView->setModel(m_filesModel);
+  m_filesView->horizontalHeader()->setStretchLastSection(true);
+  m_filesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+
+  m_state = new StateBrowser(this);
+  m_treemap = new TreemapView(this);
+  m_keyGroups = new KeyGroupChart(this);
+  m_history = new HistoryChart(this);
+  m_subtasks = new SubtaskBarsChart(this);
+
+  m_findingsModel = new FindingsModel(this);
+  m_findingsView = new QTableView(this);
+  m_findingsView->setModel(m_findingsModel);
+  m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_findingsView->horizontalHeader()->setStretchLastSection(true);
+  m_diff = new DiffPage(this);
+
+  m_pages->addTab(m_summary, tr("Summary"));
+  m_pages->addTab(details, tr("Details"));
+  m_pages->addTab(m_filesView, tr("Files"));
+  m_pages->addTab(m_state, tr("State"));
+  m_pages->addTab(m_treemap, tr("Treemap"));
+  m_pages->addTab(m_keyGroups, tr("Key groups"));
+  m_pages->addTab(m_history, tr("History"));
+  m_pages->addTab(m_subtasks, tr("Subtasks"));
+  m_pages->addTab(m_findingsView, tr("Findings"));
+  m_pages->addTab(m_diff, tr("Diff"));
+  m_pages->setTabToolTip(kTreemapPage, tr("File sizes, operator -> state -> file. Arrows move, Enter zooms in, Backspace zooms out."));
+  setCentralWidget(m_pages);
+
+  m_listModel = new SnapshotListModel(this);
+  m_list = new QTreeView(this);
+  m_list->setModel(m_listModel);
+  m_list->setUniformRowHeights(true);
+  auto* dock = new QDockWidget(tr("Snapshots"), this);
+  dock->setObjectName(QStringLiteral("snapshotsDock"));
+  dock->setWidget(m_list);
+  addDockWidget(Qt::LeftDockWidgetArea, dock);
+
+  m_progress = new TaskProgress(this);
+  statusBar()->addPermanentWidget(m_progress);
+
+  connect(m_list, &QTreeView::activated, this, &MainWindow::openListedSnapshot);
+  connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
+          [this](const QModelIndex& current) { openListedSnapshot(current); });
+  connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::treeSelectionChanged);
+  connect(m_findingsView, &QTableView::activated, this, [this](const QModelIndex& i) { showFinding(i.row()); });
+  connect(m_state, &StateBrowser::entrySelected, m_decoded, &QPlainTextEdit::setPlainText);
+  connect(m_treemap, &TreemapView::fileActivated, this, [this](int file) {
+    ops::Location loc;
+    if (m_snapshot && file >= 0) loc.file = m_snapshot->files[static_cast<size_t>(file)].path;
+    const QModelIndex idx = m_treeModel->indexForLocation(loc);
+    if (idx.isValid()) {
+      m_tree->setCurrentIndex(idx);
+      showPage(kDetailsPage);
+    }
+  });
+  connect(m_treemap, &TreemapView::nodeSelected, this, [this](int node) {
+    const auto& n = m_treemap->nodes()[static_cast<size_t>(node)];
+    if (n.op >= 0) m_subtasks->setOperator(m_snapshot, n.op);
+    statusBar()->showMessage(n.label + QStringLiteral(" — ") + humanBytes(n.bytes));
+  });
+}
+
+void MainWindow::buildMenus() {
+  QMenu* file = menuBar()->addMenu(tr("&File"));
+  QAction* open = file->addAction(tr("&Open…"), this, &MainWindow::openDialog);
+  open->setShortcut(QKeySequence::Open);
+  open->setToolTip(tr("Open a snapshot directory, its _metadata, or a checkpoint root"));
+  m_recentMenu = file->addMenu(tr("Open &Recent"));
+  rebuildRecentMenu();
+  file->addSeparator();
+  file->addAction(tr("&Compare with…"), this, [this] {
+    const QString other = QFileDialog::getExistingDirectory(this, tr("Compare with snapshot"));
+    if (!other.isEmpty()) compareWith(other);
+  });
+  file->addAction(tr("&Remap operator IDs…"), this, &MainWindow::remapDialog);
+  file->addAction(tr("&Prune checkpoints…"), this, &MainWindow::pruneDialog);
+  file->addSeparator();
+  QAction* quit = file->addAction(tr("&Quit"), this, &QWidget::close);
+  quit->setShortcut(QKeySequence::Quit);
+
+  QMenu* view = menuBar()->addMenu(tr("&View"));
+  QAction* refresh = view->addAction(tr("&Reload"), this, [this] {
+    if (!m_path.isEmpty()) openPath(m_path);
+  });
+  refresh->setShortcut(QKeySequence(Qt::Key_F5));
+  QAction* find = view->addAction(tr("&Find in state…"), this, [this] {
+    showPage(kStatePage);
+    m_state->focusFilter();
+  });
+  find->setShortcut(QKeySequence::Find);
+  QMenu* theme = view->addMenu(tr("&Theme"));
+  auto* group = new QActionGroup(this);
+  const Theme themes[] = {Theme::kSystem, Theme::kLight, Theme::kDark};
+  const QString names[] = {tr("&System"), tr("&Light"), tr("&Dark")};
+  for (int i = 0; i < 3; ++i) {
+    m_themeActions[i] = theme->addAction(names[i], this, [this, t = themes[i]] { setTheme(t); });
+    m_themeActions[i]->setCheckable(true);
+    group->addAction(m_themeActions[i]);
+  }
+
+  QMenu* tools = menuBar()->addMenu(tr("&Tools"));
+  tools->addAction(tr("&Validate"), this, [this] { validateSnapshot(false); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
+  tools->addAction(tr("Validate (&deep: decode every record)"), this, [this] { validateSnapshot(true); });
+  tools->addAction(tr("&Cancel background task"), m_progress, &TaskProgress::cancel)->setShortcut(QKeySequence(Qt::Key_Escape));
+}
+
+void MainWindow::setTheme(Theme theme) {
+  applyTheme(theme);
+  m_themeActions[static_cast<int>(theme)] ? m_themeActions[static_cast<int>(theme)]->setChecked(true) : void();
+  QSettings().setValue(QStringLiteral("view/theme"), themeName(theme));
+}
+
+void MainWindow::showPage(Page page) { m_pages->setCurrentIndex(page); }
+
+void MainWindow::openDialog() {
+  QFileDialog dialog(this, tr("Open snapshot or checkpoint root"));
+  dialog.setFileMode(QFileDialog::Directory);
+  dialog.setOption(QFileDialog::ShowDirsOnly, false);
+  dialog.setNameFilter(tr("Checkpoint metadata (_metadata);;All files (*)"));
+  if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty()) openPath(dialog.selectedFiles().front());
+}
+
+void MainWindow::openPath(const QString& path) {
+  const QString clean = QDir::cleanPath(path);
+  statusBar()->showMessage(tr("Opening %1…").arg(clean));
+  const uint64_t generation = ++m_generation;
+  whenReady(this, inspector::openPath(clean), [this, clean, generation](const Loaded<Opened>& r) {
+    if (generation != m_generation) return;
+    if (!r.ok()) {
+      statusBar()->showMessage(r.error);
+      Q_EMIT openFailed(r.error);
+      return;
+    }
+    m_path = clean;
+    addRecent(clean);
+    if (r.value->snapshot) {
+      m_root.clear();
+      m_listModel->setListing(QFileInfo(clean).absolutePath(), {});
+      showSnapshot(r.value->snapshot);
+      m_history->setHistory(nullptr);
+      Q_EMIT snapshotLoaded(clean);
+      return;
+    }
+    m_root = clean;
+    m_listModel->setListing(clean, r.value->jobs);
+    m_list->expandAll();
+    for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) m_list->resizeColumnToContents(c);
+    setWindowTitle(tr("%1 — ckpt-inspector").arg(clean));
+    statusBar()->showMessage(tr("%1: %2 jobs").arg(clean).arg(r.value->jobs.size()));
+    // Show the newest complete snapshot of the first job.
+    QModelIndex newest;
+    if (m_listModel->rowCount() > 0) {
+      const QModelIndex job = m_listModel->index(0, 0);
+      for (int i = m_listModel->rowCount(job) - 1; i >= 0 && !newest.isValid(); --i) {
+        const QModelIndex s = m_listModel->index(i, 0, job);
+        if (m_listModel->entry(s)->health == ops::SnapshotHealth::kComplete) newest = s;
+      }
+      loadHistoryFor(r.value->jobs.front().job_id_hex);
+    }
+    Q_EMIT rootLoaded(clean);
+    if (newest.isValid()) m_list->setCurrentIndex(newest);
+  });
+}
+
+void MainWindow::openListedSnapshot(const QModelIndex& index) {
+  const ops::SnapshotEntry* e = m_listModel->entry(index);
+  if (e == nullptr) return;
+  const QString path = index.siblingAtColumn(0).data(SnapshotListModel::kAbsolutePathRole).toString();
+  if (m_snapshot && QDir::cleanPath(qs(m_snapshot->dir)) == QDir::cleanPath(path)) return;
+  if (e->health != ops::SnapshotHealth::kComplete) {
+    statusBar()->showMessage(tr("%1 is %2: %3").arg(path, qs(ops::SnapshotHealthName(e->health)), qs(e->problem)));
+  }
+  const uint64_t generation = ++m_generation;
+  whenReady(this, loadSnapshot(path), [this, path, generation](const Loaded<ops::Snapshot>& r) {
+    if (generation != m_generation) return;
+    if (!r.ok()) {
+      statusBar()->showMessage(r.error);
+      Q_EMIT openFailed(r.error);
+      return;
+    }
+    showSnapshot(r.value);
+    Q_EMIT snapshotLoaded(path);
+  });
+}
+
+void MainWindow::showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
+  m_snapshot = std::move(snapshot);
+  m_stats.reset();
+  m_files.reset();
+  m_validateFindings.clear();
+  m_validated = false;
+  m_findingsModel->setFindings({});
+  m_treeModel->setSnapshot(m_snapshot);
+  m_tree->expandToDepth(0);
+  m_hex->clear();
+  m_decoded->clear();
+  m_state->setSnapshot(m_snapshot);
+  m_treemap->setSnapshot(m_snapshot);
+  m_subtasks->setOperator(m_snapshot, -1);
+  m_keyGroups->setStats(nullptr, -1);
+  setWindowTitle(tr("%1 — ckpt-inspector").arg(qs(m_snapshot->dir)));
+  updateSummary();
+  showPage(kSummaryPage);
+  const uint64_t generation = m_generation;
+  ++m_running;
+  whenReady(this, listFiles(m_snapshot), [this, generation](const Loaded<std::vector<ops::FileRow>>& r) {
+    --m_running;
+    if (generation != m_generation) return;
+    if (r.ok()) {
+      m_files = r.value;
+      m_filesModel->setRows(*r.value);
+      updateSummary();
+    }
+  });
+  loadStats();
+}
+
+void MainWindow::loadStats() {
+  const uint64_t generation = m_generation;
+  ++m_running;
+  std::shared_ptr<TaskState> task = m_progress->running() ? std::make_shared<TaskState>() : m_progress->start(tr("Statistics"));
+  whenReady(this, computeStats(m_snapshot, task), [this, generation, task](const Loaded<ops::StatsReport>& r) {
+    --m_running;
+    if (m_progress->running() && !m_validated) m_progress->finish();
+    if (generation != m_generation) return;
+    if (r.ok()) {
+      m_stats = r.value;
+      m_keyGroups->setStats(m_stats, -1);
+    } else {
+      statusBar()->showMessage(tr("statistics: %1").arg(r.error));
+    }
+    updateSummary();
+    Q_EMIT statsLoaded();
+  });
+}
+
+void MainWindow::loadHistoryFor(const std::string& job_id_hex) {
+  ++m_running;
+  whenReady(this, loadHistory(m_root, job_id_hex), [this](const Loaded<std::vector<HistoryPoint>>& r) {
+    --m_running;
+    if (r.ok()) m_history->setHistory(r.value);
+    Q_EMIT historyLoaded();
+  });
+}
+
+bool MainWindow::busy() const { return m_running > 0; }
+
+QString MainWindow::summaryText() const { return m_summary->toPlainText(); }
+
+void MainWindow::updateSummary() {
+  if (!m_snapshot) return;
+  const ops::Snapshot& s = *m_snapshot;
+  auto row = [](const QString& k, const QString& v) {
+    return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
+  };
+  QString kind = qs(ops::SnapshotKindName(s.kind));
+  if (s.kind == ops::SnapshotKind::kSavepoint) kind += QStringLiteral(" (%1)").arg(qs(ops::SavepointFormatName(s.savepoint_format)));
+  else kind += QStringLiteral(" (%1)").arg(qs(ops::CheckpointTypeName(s.checkpoint_type)));
+  QString html = QStringLiteral("<h2>%1 %2</h2><table cellspacing=4>").arg(kind.toHtmlEscaped()).arg(s.checkpoint_id);
+  html += row(tr("Directory"), qs(s.dir));
+  html += row(tr("Job"), tr("%1 (%2)").arg(qs(s.job_name), qs(s.job_id_hex)));
+  html += row(tr("Format"), tr("version %1, written by %2 %3").arg(s.format_version).arg(qs(s.engine_name), qs(s.engine_version)));
+  html += row(tr("Mode"), qs(ops::CheckpointingModeName(s.mode)) + (s.post_action != ops::PostAction::kUnspecified ? tr(", post action %1").arg(qs(ops::PostActionName(s.post_action))) : QString()));
+  html += row(tr("Triggered"), formatTimestamp(s.trigger_timestamp_ms));
+  html += row(tr("Completed"), tr("%1 (end-to-end %2 ms)").arg(formatTimestamp(s.completion_timestamp_ms)).arg(s.metrics.end_to_end_duration));
+  html += row(tr("Full size"), humanBytes(s.metrics.state_size));
+  html += row(tr("Checkpointed size"), humanBytes(s.metrics.checkpointed_size));
+  html += row(tr("Files"), tr("%1 files, %2 (metadata %3)").arg(s.files.size()).arg(humanBytes(s.total_file_bytes), humanBytes(s.metadata_size_bytes)));
+  size_t subtasks = 0;
+  for (const auto& op : s.operators) subtasks += op.subtasks.size();
+  html += row(tr("Operators"), tr("%1 operators, %2 subtask states").arg(s.operators.size()).arg(subtasks));
+  if (s.restored_from) html += row(tr("Restored from"), tr("%1 (checkpoint %2)").arg(qs(s.restored_from->path)).arg(s.restored_from->checkpoint_id));
+  html += QStringLiteral("</table><p><small>%1</small></p>").arg(sizeExplanation().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
+
+  QStringList warnings;
+  for (const auto& op : s.operators) {
+    if (op.has_state && !op.in_job_graph) warnings << tr("operator %1 has state but is not in the job graph").arg(qs(op.id_hex));
+    if (op.uid.empty() && op.has_state) warnings << tr("operator %1 has no uid: its ID comes from the topology and changes with the job's structure").arg(qs(op.name));
+  }
+  if (m_files) {
+    for (const auto& f : *m_files) {
+      if (!f.exists) warnings << tr("file %1 is missing").arg(qs(f.location));
+      else if (f.actual_size != static_cast<int64_t>(f.size_bytes)) warnings << tr("file %1 has %2 bytes, metadata says %3").arg(qs(f.location)).arg(f.actual_size).arg(f.size_bytes);
+    }
+  }
+  if (m_stats) for (const auto& f : m_stats->findings) warnings << QStringLiteral("%1: %2").arg(qs(f.rule_id), qs(f.message));
+  for (const auto& f : m_validateFindings) {
+    if (f.severity != ops::Severity::kInfo) warnings << QStringLiteral("%1 %2: %3").arg(qs(ops::SeverityName(f.severity)), qs(f.rule_id), qs(f.message));
+  }
+  html += QStringLiteral("<h3>%1</h3>").arg(tr("Warnings"));
+  if (warnings.isEmpty()) {
+    html += QStringLiteral("<p>%1</p>").arg(m_validated ? tr("None; validate found no problems.") : tr("None found so far (Tools > Validate checks files and checksums)."));
+  } else {
+    html += QStringLiteral("<ul>");
+    for (const QString& w : warnings) html += QStringLiteral("<li>%1</li>").arg(w.toHtmlEscaped());
+    html += QStringLiteral("</ul>");
+  }
+  std::vector<const ops::OperatorInfo*> ops_by_size;
+  for (const auto& op : s.operators) ops_by_size.push_back(&op);
+  std::sort(ops_by_size.begin(), ops_by_size.end(), [](auto* a, auto* b) { return a->total_bytes > b->total_bytes; });
+  html += QStringLiteral("<h3>%1</h3><table cellspacing=4>").arg(tr("Largest operators"));
+  const uint64_t top = ops_by_size.empty() ? 1 : std::max<uint64_t>(1, ops_by_size.front()->total_bytes);
+  const QString bar = palette().color(QPalette::Highlight).name();
+  for (size_t i = 0; i < std::min<size_t>(5, ops_by_size.size()); ++i) {
+    const auto* op = ops_by_size[i];
+    const int w = static_cast<int>(200.0 * static_cast<double>(op->total_bytes) / static_cast<double>(top));
+    html += QStringLiteral("<tr><td>%1</td><td>%2</td><td><table cellspacing=0 cellpadding=0><tr><td width=%3 bgcolor=%4>&nbsp;</td></tr></table></td><td>p=%5</td></tr>")
+                .arg(qs(op->name.empty() ? op->id_hex : op->name).toHtmlEscaped(), humanBytes(op->total_bytes))
+                .arg(std::max(1, w)).arg(bar).arg(op->parallelism);
+  }
+  html += QStringLiteral("</table>");
+  m_summary->setHtml(html);
+}
+
+void MainWindow::treeSelectionChanged() {
+  const QModelIndex current = m_tree->currentIndex();
+  if (!current.isValid()) return;
+  m_decoded->setPlainText(m_treeModel->describe(current));
+  const QString file = m_treeModel->filePath(current);
+  if (!file.isEmpty()) m_hex->setRegion(file);
+  const QString op = current.data(kOperatorIdRole).toString();
+  if (!op.isEmpty() && m_snapshot) {
+    for (size_t i = 0; i < m_snapshot->operators.size(); ++i) {
+      if (qs(m_snapshot->operators[i].id_hex) == op) m_subtasks->setOperator(m_snapshot, static_cast<int>(i));
+    }
+  }
+}
+
+void MainWindow::validateSnapshot(bool deep) {
+  if (!m_snapshot) return;
+  ops::ValidateOptions options;
+  options.deep = deep;
+  const uint64_t generation = m_generation;
+  ++m_running;
+  std::shared_ptr<TaskState> task = m_progress->start(deep ? tr("Deep validate") : tr("Validate"));
+  m_validated = true;
+  whenReady(this, inspector::validateSnapshot(qs(m_snapshot->dir), options, task),
+            [this, generation](const Loaded<ops::ValidateReport>& r) {
+              --m_running;
+              m_progress->finish();
+              if (generation != m_generation) return;
+              if (!r.ok()) {
+                m_validated = false;
+                statusBar()->showMessage(tr("validate: %1").arg(r.error));
+                Q_EMIT validationFinished(false);
+                return;
+              }
+              m_validateFindings = r.value->findings;
+              m_findingsModel->setFindings(r.value->findings);
+              for (int c = 0; c < FindingsModel::kColumnCount - 1; ++c) m_findingsView->resizeColumnToContents(c);
+              statusBar()->showMessage(tr("validate: %1 findings, %2 files, %3 checked")
+                                           .arg(r.value->findings.size()).arg(r.value->files_checked)
+                                           .arg(humanBytes(r.value->bytes_checked)));
+              updateSummary();
+              if (!r.value->findings.empty()) showPage(kFindingsPage);
+              Q_EMIT validationFinished(true);
+            });
+}
+
+void MainWindow::showFinding(int row) {
+  const ops::Finding* f = m_findingsModel->finding(m_findingsModel->index(row, 0));
+  if (f == nullptr) return;
+  const QModelIndex idx = m_treeModel->indexForLocation(f->location);
+  showPage(kDetailsPage);
+  if (!idx.isValid()) {
+    statusBar()->showMessage(tr("%1 names no node of the tree: %2").arg(qs(f->rule_id), qs(f->message)));
+    return;
+  }
+  m_tree->scrollTo(idx);
+  m_tree->setCurrentIndex(idx);
+  m_decoded->appendPlainText(QStringLiteral("\n%1 %2: %3\n%4").arg(qs(ops::SeverityName(f->severity)), qs(f->rule_id), qs(f->message), qs(f->hint)));
+}
+
+void MainWindow::compareWith(const QString& other, bool withKeys) {
+  if (!m_snapshot) return;
+  m_diff->setPaths(qs(m_snapshot->dir), other);
+  showPage(kDiffPage);
+  m_diff->compare(withKeys);
+}
+
+void MainWindow::remapDialog() {
+  if (!m_snapshot) return;
+  RemapDialog dialog(qs(m_snapshot->dir), this);
+  dialog.setOutputDir(qs(m_snapshot->dir) + QStringLiteral("-remapped"));
+  connect(&dialog, &RemapDialog::written, this, [this, &dialog](bool ok) {
+    if (ok && dialog.lastOutcome()) statusBar()->showMessage(tr("remapped savepoint written to %1").arg(qs(dialog.lastOutcome()->result.output_dir)));
+  });
+  dialog.exec();
+}
+
+void MainWindow::pruneDialog() {
+  QString root = m_root;
+  if (root.isEmpty()) root = QFileDialog::getExistingDirectory(this, tr("Checkpoint root or job directory to prune"));
+  if (root.isEmpty()) return;
+  PruneDialog dialog(root, this);
+  dialog.exec();
+  if (dialog.lastResult() && !m_root.isEmpty()) openPath(m_root);
+}
+
+QStringList MainWindow::recentFiles() const {
+  return QSettings().value(QStringLiteral("recent/files")).toStringList();
+}
+
+void MainWindow::addRecent(const QString& path) {
+  QStringList files = recentFiles();
+  files.removeAll(path);
+  files.prepend(path);
+  while (files.size() > kMaxRecent) files.removeLast();
+  QSettings().setValue(QStringLiteral("recent/files"), files);
+  rebuildRecentMenu();
+}
+
+void MainWindow::rebuildRecentMenu() {
+  if (!m_recentMenu) return;
+  m_recentMenu->clear();
+  for (const QString& f : recentFiles()) m_recentMenu->addAction(f, this, [this, f] { openPath(f); });
+  m_recentMenu->setEnabled(!m_recentMenu->isEmpty());
+}
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls() && event->mimeData()->urls().front().isLocalFile()) event->acceptProposedAction();
+}
+
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+  event->acceptProposedAction();
+  openPath(urls.front().toLocalFile());
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir) {
+  QDir().mkpath(dir);
+  QStringList written;
+  const int current = m_pages->currentIndex();
+  static const char* kNames[] = {"summary", "details", "files", "state", "treemap", "keygroups",
+                                 "history", "subtasks", "findings", "diff"};
+  for (int i = 0; i < kPageCount; ++i) {
+    m_pages->setCurrentIndex(i);
+    QApplication::processEvents();
+    const QString page = dir + QStringLiteral("/view-%1.png").arg(QLatin1String(kNames[i]));
+    if (m_pages->widget(i)->grab().save(page)) written << page;
+    if (i == kDetailsPage || i == kSummaryPage) {
+      const QString win = dir + QStringLiteral("/window-%1.png").arg(QLatin1String(kNames[i]));
+      if (grab().save(win)) written << win;
+    }
+  }
+  m_pages->setCurrentIndex(current);
+  return written;
+}
+
+}  // namespace ckpt::inspector

@@ -1,0 +1,155 @@
+#include "app/state_browser.h"
+
+#include <QComboBox>
+#include <QFile>
+#include <QFileDialog>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
+#include <QSpinBox>
+#include <QTableView>
+#include <QVBoxLayout>
+
+#include "models/display.h"
+
+namespace ckpt::inspector {
+
+StateBrowser::StateBrowser(QWidget* parent)
+    : QWidget(parent),
+      m_model(new StateTableModel(this)),
+      m_operator(new QComboBox(this)),
+      m_state(new QComboBox(this)),
+      m_key(new QLineEdit(this)),
+      m_keyGroup(new QSpinBox(this)),
+      m_view(new QTableView(this)),
+      m_status(new QLabel(this)) {
+  m_key->setPlaceholderText(tr("key as JSON, e.g. \"user-07\" or 42"));
+  m_key->setToolTip(tr("Only the entries of this key (ops seeks its key group). Ctrl+F"));
+  m_keyGroup->setRange(-1, 32767);
+  m_keyGroup->setSpecialValueText(tr("all key groups"));
+  m_keyGroup->setValue(-1);
+  auto* apply = new QPushButton(tr("Filter"), this);
+  auto* exportButton = new QPushButton(tr("Export selection…"), this);
+  auto* top = new QHBoxLayout;
+  top->addWidget(new QLabel(tr("Operator"), this));
+  top->addWidget(m_operator, 2);
+  top->addWidget(new QLabel(tr("State"), this));
+  top->addWidget(m_state, 1);
+  top->addWidget(m_key, 2);
+  top->addWidget(m_keyGroup);
+  top->addWidget(apply);
+  top->addWidget(exportButton);
+  auto* layout = new QVBoxLayout(this);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addLayout(top);
+  layout->addWidget(m_view, 1);
+  layout->addWidget(m_status);
+  m_view->setModel(m_model);
+  m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
+  m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
+  m_view->horizontalHeader()->setStretchLastSection(true);
+  m_view->setWordWrap(false);
+  connect(m_operator, &QComboBox::currentIndexChanged, this, &StateBrowser::operatorChosen);
+  connect(m_state, &QComboBox::currentIndexChanged, this, [this] { stateChosen(); });
+  connect(apply, &QPushButton::clicked, this, [this] { applyFilter(m_key->text(), m_keyGroup->value()); });
+  connect(m_key, &QLineEdit::returnPressed, apply, &QPushButton::click);
+  connect(exportButton, &QPushButton::clicked, this, [this] {
+    const QString path = QFileDialog::getSaveFileName(this, tr("Export selection as JSON"), {}, tr("JSON (*.json)"));
+    if (!path.isEmpty()) exportSelection(path);
+  });
+  connect(m_model, &StateTableModel::loadFailed, this, [this](const QString& m) { m_status->setText(m); });
+  connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
+    m_status->setText(tr("%1 entries read%2").arg(m_model->rowCount()).arg(m_model->fullyFetched() ? QString() : tr(" (scroll for more)")));
+  });
+  connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+          [this](const QModelIndex& current) {
+            if (!current.isValid()) return;
+            auto cell = [&](int c) { return m_model->index(current.row(), c).data().toString(); };
+            QString value = cell(StateTableModel::kValue);
+            const QJsonDocument doc = QJsonDocument::fromJson(("[" + value + "]").toUtf8());
+            if (doc.isArray() && doc.array().size() == 1 && (doc.array()[0].isObject() || doc.array()[0].isArray())) {
+              const QJsonValue v = doc.array()[0];
+              value = QString::fromUtf8(v.isObject() ? QJsonDocument(v.toObject()).toJson() : QJsonDocument(v.toArray()).toJson());
+            }
+            Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
+                                     .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
+                                          cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
+                                          cell(StateTableModel::kNamespace), cell(StateTableModel::kUserKey), value));
+          });
+}
+
+void StateBrowser::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
+  m_snapshot = std::move(snapshot);
+  QSignalBlocker block(m_operator);
+  m_operator->clear();
+  if (m_snapshot) {
+    for (const auto& op : m_snapshot->operators) {
+      if (!op.states.empty()) m_operator->addItem(qs(op.name.empty() ? op.id_hex : op.name), qs(op.id_hex));
+    }
+  }
+  operatorChosen(m_operator->currentIndex());
+}
+
+void StateBrowser::operatorChosen(int index) {
+  QSignalBlocker block(m_state);
+  m_state->clear();
+  if (m_snapshot && index >= 0) {
+    auto op = m_snapshot->FindOperator(m_operator->itemData(index).toString().toStdString());
+    if (op.ok()) {
+      for (const auto& s : (*op)->states) m_state->addItem(qs(s.name) + QStringLiteral(" (") + qs(ops::StateKindName(s.kind)) + QLatin1Char(')'), qs(s.name));
+    }
+  }
+  stateChosen();
+}
+
+void StateBrowser::stateChosen() {
+  m_status->clear();
+  const QString op = m_operator->currentData().toString();
+  m_model->setSource(m_snapshot, op, m_state->currentData().toString());
+  m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())));
+  if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
+}
+
+void StateBrowser::showState(const QString& id_hex, const QString& state) {
+  const int oi = m_operator->findData(id_hex);
+  if (oi < 0) return;
+  m_operator->setCurrentIndex(oi);
+  operatorChosen(oi);
+  const int si = state.isEmpty() ? 0 : m_state->findData(state);
+  if (si >= 0) m_state->setCurrentIndex(si);
+}
+
+void StateBrowser::applyFilter(const QString& key_json, int key_group) {
+  m_key->setText(key_json);
+  m_keyGroup->setValue(key_group);
+  m_status->clear();
+  m_model->setFilter(key_json, key_group < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(key_group)));
+  if (m_model->canFetchMore({})) m_model->fetchMore({});
+  if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
+}
+
+bool StateBrowser::exportSelection(const QString& path) {
+  QFile f(path);
+  if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate)) {
+    m_status->setText(tr("cannot write %1: %2").arg(path, f.errorString()));
+    return false;
+  }
+  const QByteArray json = m_model->rowsToJson(m_view->selectionModel()->selectedIndexes());
+  const bool ok = f.write(json) == json.size();
+  m_status->setText(ok ? tr("exported %1 rows to %2").arg(m_view->selectionModel()->selectedRows().size()).arg(path)
+                       : tr("cannot write %1").arg(path));
+  return ok;
+}
+
+void StateBrowser::focusFilter() {
+  m_key->setFocus();
+  m_key->selectAll();
+}
+
+}  // namespace ckpt::inspector
