@@ -17,6 +17,7 @@
 
 #include "ckpt/engine/operator.h"
 #include "ckpt/engine/operator_context.h"
+#include "ckpt/engine/operator_coordinator.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/engine/output.h"
 #include "ckpt/engine/record.h"
@@ -82,6 +83,8 @@ struct HarnessOptions {
   std::string job_id_hex = "00000000000000000000000000000001";
   uint32_t attempt_number = 0;
   bool checkpointing_enabled = true;
+  // The operator's coordinator (shared by the subtasks of one "attempt"), if its kind has one.
+  OperatorCoordinator* coordinator = nullptr;
 };
 
 class OperatorHarness {
@@ -131,6 +134,7 @@ class OperatorHarness {
     init.keyed_state = keyed_.get();
     init.operator_state = operator_state_.get();
     init.timer_service = keyed_ ? keyed_->timer_service() : nullptr;
+    init.coordinator = options_.coordinator;
     if (!restore.empty()) CKPT_RETURN_IF_ERROR(Restore(restore, &init));
     ctx_ = std::make_unique<OperatorContext>(std::move(init));
     CKPT_RETURN_IF_ERROR(op_->InitializeState(*ctx_, !restore.empty()));
