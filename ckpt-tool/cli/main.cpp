@@ -18,6 +18,7 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
+void AddDiffCommand(CLI::App& app, CliContext& ctx);
 void AddPruneCommand(CLI::App& app, CliContext& ctx);
 void AddRemapCommand(CLI::App& app, CliContext& ctx);
 void AddRelocateCommand(CLI::App& app, CliContext& ctx);
@@ -34,6 +35,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddValidateCommand,
     &ckpt::cli::AddStatsCommand,
     // ops-write verbs (helper t2) go here.
+    &ckpt::cli::AddDiffCommand,
     &ckpt::cli::AddPruneCommand,
     &ckpt::cli::AddRemapCommand,
     &ckpt::cli::AddRelocateCommand,

@@ -91,7 +91,9 @@ inline base::Result<std::vector<pb::KeyedStateHandle>> WriteCounts(sample::Snaps
 // Writes checkpoint `id` of the counter job into `job_dir`: the source's offsets exclusive, the
 // count state incremental in shared/ — subtask 0 re-uploads its file only every third
 // checkpoint (ids 1, 4, 7, ...) and references it otherwise; subtask 1 uploads every time.
-inline base::Status WriteCounterCheckpoint(const std::string& job_dir, int64_t id) {
+// Keys are [0, keys) with value key * (id of the last re-upload).
+inline base::Status WriteCounterCheckpoint(const std::string& job_dir, int64_t id,
+                                           int64_t keys = 40) {
   base::Fs& fs = base::Fs::Default();
   pb::CheckpointMetadata m;
   CKPT_RETURN_IF_ERROR(sample::StartMetadata(kCounterJobSpec, id, pb::CHECKPOINT, &m));
@@ -117,11 +119,11 @@ inline base::Status WriteCounterCheckpoint(const std::string& job_dir, int64_t i
   const int64_t base_id = 1 + 3 * ((id - 1) / 3);
   std::vector<pb::KeyedStateHandle> handles;
   if (base_id == id) {
-    CKPT_ASSIGN_OR_RETURN(handles, WriteCounts(b, *cnt, 40, id, pb::SHARED,
+    CKPT_ASSIGN_OR_RETURN(handles, WriteCounts(b, *cnt, keys, id, pb::SHARED,
                                                "count-" + std::to_string(id)));
   } else {
     // Subtask 1's state changed: write only it (subtask 0's new file is not needed).
-    CKPT_ASSIGN_OR_RETURN(handles, WriteCounts(b, *cnt, 40, base_id, pb::SHARED,
+    CKPT_ASSIGN_OR_RETURN(handles, WriteCounts(b, *cnt, keys, base_id, pb::SHARED,
                                                "count-" + std::to_string(id)));
     std::string unused = m.files(static_cast<int>(handles[0].key_groups().file_index())).path();
     CKPT_RETURN_IF_ERROR(
