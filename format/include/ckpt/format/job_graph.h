@@ -4,6 +4,10 @@
 // IDs the same way. Pure functions; thread-safe.
 #pragma once
 
+#include <string_view>
+#include <utility>
+#include <vector>
+
 #include "ckpt/base/result.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/proto.h"
