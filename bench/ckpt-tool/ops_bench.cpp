@@ -1,0 +1,244 @@
+// bench_ckpt_tool: ckpt-tool's verbs side by side with the standard tools over the same data,
+// in one run. Over a >= 1 GB savepoint it generates itself (deleted afterwards):
+//   validate (checksums)  vs  `xxhsum -H3` over the same state files   (target >= 0.8x)
+//   validate --deep       vs  `zstd -d -c > /dev/null` of the same records as one .zst
+//                                                                        (target >= 0.7x)
+// and ls / show of a metadata with 10 000 subtasks (target < 100 ms), in-process and through the
+// ckpt-tool binary. Each measurement is the best of its repetitions (wall and CPU time); the ratios are
+// printed at the end: baseline time / our time (>= 1 means we are faster).
+#include <benchmark/benchmark.h>
+
+#include <chrono>
+#include <cstdio>
+#include <iostream>
+#include <unistd.h>
+
+#include "bench_data.h"
+#include "ckpt/base/fs.h"
+#include "ckpt/ops/ls.h"
+#include "ckpt/ops/show.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/validate.h"
+
+namespace ckpt::bench {
+namespace {
+
+// Wall and CPU time of in-process work.
+class Stopwatch {
+ public:
+  Timing Elapsed() const {
+    return {std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start_)
+                .count(),
+            CpuMs(false) - cpu_start_};
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+  double cpu_start_ = CpuMs(false);
+};
+
+void RunValidate(benchmark::State& state, bool deep, const char* name) {
+  ops::ValidateOptions options;
+  options.deep = deep;
+  for (auto _ : state) {
+    Stopwatch sw;
+    auto report = ops::Validate(base::Fs::Default(), Env().savepoint.dir, options);
+    Timing t = sw.Elapsed();
+    if (!report.ok() || ops::HasErrors(report->findings)) {
+      state.SkipWithError(report.ok() ? "validate reported errors" : "validate failed");
+      return;
+    }
+    state.SetIterationTime(t.wall_ms / 1000.0);
+    RecordTiming(name, t);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * Env().savepoint.disk_bytes));
+}
+
+void BM_ValidateChecksums(benchmark::State& state) { RunValidate(state, false, "validate"); }
+void BM_ValidateDeep(benchmark::State& state) { RunValidate(state, true, "validate --deep"); }
+
+void RunShell(benchmark::State& state, const std::string& command, const char* name,
+              uint64_t bytes) {
+  for (auto _ : state) {
+    Timing t = TimeShell(command);
+    if (t.wall_ms < 0) {
+      state.SkipWithError(("failed: " + command).c_str());
+      return;
+    }
+    state.SetIterationTime(t.wall_ms / 1000.0);
+    RecordTiming(name, t);
+  }
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * bytes));
+}
+
+void BM_Xxhsum(benchmark::State& state) {
+  std::string cmd = "xxhsum -H3";
+  for (const auto& f : Env().savepoint.files) cmd += " '" + f + "'";
+  RunShell(state, cmd + " > /dev/null", "xxhsum -H3", Env().savepoint.disk_bytes);
+}
+
+void BM_ZstdDecompress(benchmark::State& state) {
+  RunShell(state, "zstd -q -d -c '" + Env().savepoint.zst_path + "' > /dev/null", "zstd -d",
+           Env().savepoint.zst_bytes);
+}
+
+void BM_LsWide(benchmark::State& state) {
+  for (auto _ : state) {
+    Stopwatch sw;
+    auto snapshot = ops::LoadSnapshot(base::Fs::Default(), Env().wide_snapshot);
+    if (!snapshot.ok()) {
+      state.SkipWithError(snapshot.status().ToString().c_str());
+      return;
+    }
+    auto rows = ops::OperatorTable(*snapshot);
+    benchmark::DoNotOptimize(rows);
+    Timing t = sw.Elapsed();
+    state.SetIterationTime(t.wall_ms / 1000.0);
+    RecordTiming("ls (library)", t);
+  }
+}
+
+void BM_ShowWide(benchmark::State& state) {
+  for (auto _ : state) {
+    Stopwatch sw;
+    auto snapshot = ops::LoadSnapshot(base::Fs::Default(), Env().wide_snapshot);
+    if (!snapshot.ok()) {
+      state.SkipWithError(snapshot.status().ToString().c_str());
+      return;
+    }
+    auto json = ops::MetadataJson(*snapshot);
+    benchmark::DoNotOptimize(json);
+    Timing t = sw.Elapsed();
+    state.SetIterationTime(t.wall_ms / 1000.0);
+    RecordTiming("show --format json (library)", t);
+  }
+}
+
+void RunCli(benchmark::State& state, const std::string& args, const char* name) {
+  if (Env().ckpt_tool.empty()) {
+    state.SkipWithError("ckpt-tool binary not found next to the benchmark");
+    return;
+  }
+  RunShell(state, "'" + Env().ckpt_tool + "' " + args + " '" + Env().wide_snapshot + "' > /dev/null",
+           name, 0);
+}
+
+void BM_CliLsWide(benchmark::State& state) { RunCli(state, "ls", "ckpt-tool ls (process)"); }
+void BM_CliShowWide(benchmark::State& state) {
+  RunCli(state, "show", "ckpt-tool show (process)");
+}
+void BM_CliShowJsonWide(benchmark::State& state) {
+  RunCli(state, "--format json show", "ckpt-tool show --format json (process)");
+}
+
+// Interleaved so page-cache state and machine load affect both sides alike.
+BENCHMARK(BM_Xxhsum)->Iterations(1)->Repetitions(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ValidateChecksums)->Iterations(1)->Repetitions(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ZstdDecompress)->Iterations(1)->Repetitions(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ValidateDeep)->Iterations(1)->Repetitions(3)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_LsWide)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ShowWide)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CliLsWide)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CliShowWide)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_CliShowJsonWide)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+
+// Best (minimum) wall and CPU time over the repetitions of `name`; negative if not measured.
+Timing Best(const std::string& name) {
+  const auto& runs = Timings()[name];
+  if (runs.empty()) return {-1, -1};
+  Timing best = runs[0];
+  for (const Timing& t : runs) {
+    best.wall_ms = std::min(best.wall_ms, t.wall_ms);
+    best.cpu_ms = std::min(best.cpu_ms, t.cpu_ms);
+  }
+  return best;
+}
+
+void PrintRatio(const std::string& ours, const std::string& baseline, double target) {
+  Timing a = Best(ours), b = Best(baseline);
+  if (a.wall_ms <= 0 || b.wall_ms <= 0) {
+    std::printf("%-16s vs %-12s: not measured\n", ours.c_str(), baseline.c_str());
+    return;
+  }
+  double wall = b.wall_ms / a.wall_ms;
+  double cpu = a.cpu_ms > 0 ? b.cpu_ms / a.cpu_ms : 0;
+  std::printf("%-16s wall %8.1f ms cpu %8.1f ms | %-11s wall %8.1f ms cpu %8.1f ms | "
+              "speed ratio wall %.2fx, cpu %.2fx (target >= %.1fx: wall %s, cpu %s)\n",
+              ours.c_str(), a.wall_ms, a.cpu_ms, baseline.c_str(), b.wall_ms, b.cpu_ms, wall, cpu,
+              target, wall >= target ? "met" : "MISSED", cpu >= target ? "met" : "MISSED");
+}
+
+void PrintUnder(const std::string& name, double limit_ms) {
+  Timing a = Best(name);
+  if (a.wall_ms <= 0) {
+    std::printf("%-40s not measured\n", name.c_str());
+    return;
+  }
+  std::printf("%-40s wall %7.1f ms, cpu %7.1f ms (target < %.0f ms: wall %s, cpu %s)\n",
+              name.c_str(), a.wall_ms, a.cpu_ms, limit_ms, a.wall_ms < limit_ms ? "met" : "MISSED",
+              a.cpu_ms < limit_ms ? "met" : "MISSED");
+}
+
+std::string FindCkptTool(const char* argv0) {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+  std::string exe = n > 0 ? std::string(self, static_cast<size_t>(n)) : std::string(argv0);
+  // <build>/bench/bench_ckpt_tool -> <build>/ckpt-tool/ckpt-tool
+  std::string candidate = base::DirName(base::DirName(exe)) + "/ckpt-tool/ckpt-tool";
+  return access(candidate.c_str(), X_OK) == 0 ? candidate : std::string();
+}
+
+}  // namespace
+}  // namespace ckpt::bench
+
+int main(int argc, char** argv) {
+  using namespace ckpt::bench;  // NOLINT
+  benchmark::Initialize(&argc, argv);
+  char tmpl[] = "/tmp/bench_ckpt_tool.XXXXXX";
+  if (mkdtemp(tmpl) == nullptr) {
+    std::perror("mkdtemp");
+    return 2;
+  }
+  BenchEnv& env = Env();
+  env.scratch = tmpl;
+  env.ckpt_tool = FindCkptTool(argv[0]);
+  SavepointSpec spec;
+  if (const char* mb = std::getenv("CKPT_BENCH_MB")) spec.target_disk_bytes = std::stoull(mb) << 20;
+  std::fprintf(stderr, "generating a %.0f MiB savepoint in %s ...\n",
+               static_cast<double>(spec.target_disk_bytes) / (1 << 20), tmpl);
+  ckpt::base::Status st = WriteBigSavepoint(spec, env.scratch + "/savepoint",
+                                            env.scratch + "/records.zst", &env.savepoint);
+  if (st.ok()) {
+    env.wide_snapshot = env.scratch + "/wide-savepoint";
+    st = WriteWideMetadata(env.wide_snapshot, 10, 1000);
+  }
+  if (!st.ok()) {
+    std::cerr << "generating data failed: " << st.ToString() << "\n";
+    ckpt::base::RemoveAll(ckpt::base::Fs::Default(), env.scratch).IgnoreError();
+    return 2;
+  }
+  std::printf("savepoint: %zu state files, %.1f MiB on disk, %.1f MiB of records (%llu records, "
+              "%u-byte values), .zst of the same records %.1f MiB\n",
+              env.savepoint.files.size(), static_cast<double>(env.savepoint.disk_bytes) / (1 << 20),
+              static_cast<double>(env.savepoint.logical_bytes) / (1 << 20),
+              static_cast<unsigned long long>(env.savepoint.records), spec.value_bytes,
+              static_cast<double>(env.savepoint.zst_bytes) / (1 << 20));
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+
+  std::printf("\n== ratios (best of repetitions; speed ratio = baseline time / ours, >= 1 means faster;\n"
+              "   cpu = user+sys of the work itself, robust against other load on the machine) ==\n");
+  PrintRatio("validate", "xxhsum -H3", 0.8);
+  PrintRatio("validate --deep", "zstd -d", 0.7);
+  PrintUnder("ls (library)", 100);
+  PrintUnder("show --format json (library)", 100);
+  PrintUnder("ckpt-tool ls (process)", 100);
+  PrintUnder("ckpt-tool show (process)", 100);
+  PrintUnder("ckpt-tool show --format json (process)", 100);
+  if (std::getenv("CKPT_BENCH_KEEP") != nullptr) {
+    std::printf("kept the data in %s (CKPT_BENCH_KEEP)\n", env.scratch.c_str());
+  } else {
+    ckpt::base::RemoveAll(ckpt::base::Fs::Default(), env.scratch).IgnoreError();
+  }
+  return 0;
+}
