@@ -37,7 +37,7 @@ std::string JobJson(uint32_t max_p, const std::string& dir) {
                   "rate_per_second": 120000, "batch_size": 200}},
       {"id": "fail", "kind": "failure-injector", "uid": "fail",
        "params": {"fail_at_record": )" + std::to_string(kNumbers / kParallelism / 3) + R"(,
-                  "fail_at_checkpoint": 8, "subtask": 0}},
+                  "fail_at_checkpoint": 5, "subtask": 0}},
       {"id": "tumbling", "kind": "tumbling-window", "uid": "tumbling", "max_parallelism": )" + mp +
          R"(, "params": {"size_ms": )" + std::to_string(kTumblingMs) + R"(, "aggregate": "sum"}},
       {"id": "sliding", "kind": "sliding-window", "uid": "sliding", "max_parallelism": )" + mp +
@@ -126,7 +126,7 @@ TEST_P(WindowITCase, EveryWindowEqualsItsClosedFormAcrossFailures) {
   ASSERT_OK(runner->Start());
   engine::JobResult result = runner->Wait();
   ASSERT_EQ(result.outcome, engine::JobOutcome::kFinished) << result.status.ToString();
-  // One failure while processing, one while snapshotting checkpoint 8.
+  // One failure while processing, one while snapshotting checkpoint 5.
   EXPECT_EQ(result.restarts, 2u);
   EXPECT_GE(result.checkpoints.completed, 5u);
 
