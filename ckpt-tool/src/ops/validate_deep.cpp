@@ -54,47 +54,56 @@ pb::TypeDescriptor KeyedValueType(const pb::StateDescriptor& d) {
 }
 
 // Checks one keyed record (or a changelog change) against the declared states.
+// `element_value` selects the element type instead of the record type (a changelog list append
+// carries one element). Locations are built only for findings: this runs once per record.
 void CheckKeyedRecord(const format::KeyedRecord& r, const pb::OperatorState& os,
                       const std::vector<pb::TypeDescriptor>& value_types, uint32_t key_group,
-                      bool value_may_be_empty, const Location& at, Tally* tally) {
+                      bool value_may_be_empty, bool element_value, const Location& file_at,
+                      Tally* tally) {
+  auto at_group = [&file_at, key_group] {
+    Location l = file_at;
+    l.key_group = key_group;
+    return l;
+  };
   if (r.state_index >= static_cast<uint32_t>(os.states_size())) {
-    tally->Note("CKPT-D002", at,
+    tally->Note("CKPT-D002", at_group(),
                 "record names state index " + std::to_string(r.state_index) + ", only " +
                     std::to_string(os.states_size()) + " state(s) are declared");
     return;
   }
   const pb::StateDescriptor& d = os.states(static_cast<int>(r.state_index));
-  const std::string where = "state '" + d.name() + "': ";
+  // Built only for a finding: this runs once per record on the hot path.
+  auto where = [&d] { return "state '" + d.name() + "': "; };
   if (!DecodesExactly(d.key_type(), r.key)) {
-    tally->Note("CKPT-D001", at, where + "key does not decode as " + format::TypeName(d.key_type()));
+    tally->Note("CKPT-D001", at_group(), where() + "key does not decode as " + format::TypeName(d.key_type()));
     return;
   }
   const pb::TypeDescriptor ns =
       d.has_namespace_type() ? d.namespace_type() : format::types::Void();
   if (!DecodesExactly(ns, r.ns)) {
-    tally->Note("CKPT-D001", at, where + "namespace does not decode as " + format::TypeName(ns));
+    tally->Note("CKPT-D001", at_group(), where() + "namespace does not decode as " + format::TypeName(ns));
     return;
   }
   if (d.has_user_key_type() && !DecodesExactly(d.user_key_type(), r.user_key)) {
-    tally->Note("CKPT-D001", at,
-                where + "user key does not decode as " + format::TypeName(d.user_key_type()));
+    tally->Note("CKPT-D001", at_group(),
+                where() + "user key does not decode as " + format::TypeName(d.user_key_type()));
     return;
   }
   const bool timers = d.kind() == pb::STATE_TIMERS;
+  const pb::TypeDescriptor& value_type =
+      element_value ? d.value_type() : value_types[r.state_index];
   if (timers ? !r.value.empty()
              : !(value_may_be_empty && r.value.empty()) &&
-                   !DecodesExactly(value_types[r.state_index], r.value)) {
-    tally->Note("CKPT-D001", at,
-                where + "value does not decode as " +
-                    (timers ? std::string("void") : format::TypeName(value_types[r.state_index])));
+                   !DecodesExactly(value_type, r.value)) {
+    tally->Note("CKPT-D001", at_group(),
+                where() + "value does not decode as " +
+                    (timers ? std::string("void") : format::TypeName(value_type)));
     return;
   }
   const uint32_t want = format::KeyGroupForKey(r.key, os.max_parallelism());
   if (want != key_group) {
-    Location l = at;
-    l.key_group = key_group;
-    tally->Note("CKPT-K005", l,
-                where + "a key of key group " + std::to_string(want) +
+    tally->Note("CKPT-K005", at_group(),
+                where() + "a key of key group " + std::to_string(want) +
                     " is stored under key group " + std::to_string(key_group));
   }
 }
@@ -163,9 +172,7 @@ base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
                      "malformed keyed record at logical offset " + std::to_string(rec.logical_offset));
           break;
         }
-        Location l = at;
-        l.key_group = rec.section_id;
-        CheckKeyedRecord(r, os, value_types, rec.section_id, false, l, &tally);
+        CheckKeyedRecord(r, os, value_types, rec.section_id, false, false, at, &tally);
         break;
       }
       case FileKind::kChangelog: {
@@ -176,15 +183,9 @@ base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
                          std::to_string(rec.logical_offset));
           break;
         }
-        Location l = at;
-        l.key_group = c.key_group;
         const bool may_be_empty = c.op == format::ChangeOp::kDelete || c.op == format::ChangeOp::kClear;
-        std::vector<pb::TypeDescriptor> types = value_types;
-        // A list append carries one element, not the whole list.
-        if (c.op == format::ChangeOp::kAppend && c.change.state_index < types.size()) {
-          types[c.change.state_index] = os.states(static_cast<int>(c.change.state_index)).value_type();
-        }
-        CheckKeyedRecord(c.change, os, types, c.key_group, may_be_empty, l, &tally);
+        CheckKeyedRecord(c.change, os, value_types, c.key_group, may_be_empty,
+                         c.op == format::ChangeOp::kAppend, at, &tally);
         break;
       }
       case FileKind::kOperatorState: {
