@@ -6,11 +6,37 @@
 #include <QTimer>
 #include <cstdio>
 
+#include <QImage>
+#include <QTabWidget>
+#include <QTreeView>
+#include <set>
+
 #include "app/main_window.h"
 #include "app/treemap_view.h"
-#include "app/hex_view.h"
 #include "models/detail_tree_model.h"
-#include <QTreeView>
+
+namespace {
+
+// A screenshot is good when it loads, has the size of what was grabbed, and is not blank.
+bool checkScreenshot(const QString& file, const QSize& expected) {
+  const QImage image(file);
+  if (image.isNull() || image.size() != expected) {
+    std::fprintf(stderr, "ckpt-inspector: %s: unreadable or %dx%d instead of %dx%d\n", qPrintable(file),
+                 image.width(), image.height(), expected.width(), expected.height());
+    return false;
+  }
+  std::set<QRgb> colours;
+  for (int y = 0; y < image.height() && colours.size() <= 8; y += 3) {
+    for (int x = 0; x < image.width(); x += 3) colours.insert(image.pixel(x, y));
+  }
+  if (colours.size() <= 8) {
+    std::fprintf(stderr, "ckpt-inspector: %s looks blank\n", qPrintable(file));
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
 
 int main(int argc, char** argv) {
   QApplication app(argc, argv);
@@ -52,8 +78,14 @@ int main(int argc, char** argv) {
         }
         window.treemap()->selectNode(1);
         const QStringList files = window.saveScreenshots(dir);
-        for (const QString& f : files) std::printf("%s\n", qPrintable(f));
-        QApplication::exit(files.size() >= ckpt::inspector::MainWindow::kPageCount ? 0 : 1);
+        bool ok = files.size() >= ckpt::inspector::MainWindow::kPageCount;
+        const qreal dpr = window.devicePixelRatio();
+        for (const QString& f : files) {
+          const QSize grabbed = f.contains(QStringLiteral("/window-")) ? window.size() : window.pages()->currentWidget()->size();
+          ok = checkScreenshot(f, grabbed * dpr) && ok;
+          std::printf("%s\n", qPrintable(f));
+        }
+        QApplication::exit(ok ? 0 : 1);
       });
       poll->start(50);
     };

@@ -20,7 +20,7 @@ void StateTableModel::setSource(std::shared_ptr<const ops::Snapshot> snapshot,
   m_operator = operator_ref.toStdString();
   m_state = state.toStdString();
   rebuildPlan();
-  endResetModel();
+  endReset();
 }
 
 void StateTableModel::setFilter(const QString& key_json, std::optional<uint32_t> key_group) {
@@ -28,7 +28,7 @@ void StateTableModel::setFilter(const QString& key_json, std::optional<uint32_t>
   m_keyJson = key_json.trimmed().toStdString();
   m_keyGroup = key_group;
   rebuildPlan();
-  endResetModel();
+  endReset();
 }
 
 // The plan: one chunk per key group that has records in some subtask's handle (the handles
@@ -104,8 +104,24 @@ bool StateTableModel::canFetchMore(const QModelIndex& parent) const {
   return !parent.isValid() && m_nextChunk < m_chunks.size() && m_error.isEmpty();
 }
 
+// Views (and QAbstractItemModelTester) may call fetchMore from their modelReset handler, while
+// other receivers have not seen the reset yet: inserting rows then would be a change inside a
+// change. Such calls are deferred to the event loop.
+void StateTableModel::endReset() {
+  m_resetting = true;
+  endResetModel();
+  m_resetting = false;
+}
+
 void StateTableModel::fetchMore(const QModelIndex& parent) {
   if (parent.isValid()) return;
+  // Also re-entrant calls (a receiver of rowsAboutToBeInserted / rowsInserted asking for more)
+  // must wait: rows of the next key group would otherwise be numbered before this one's.
+  if (m_resetting || m_fetching) {
+    QMetaObject::invokeMethod(this, [this] { if (canFetchMore({})) fetchMore({}); }, Qt::QueuedConnection);
+    return;
+  }
+  m_fetching = true;
   int added = 0;
   // Bounded work per call even when many key groups hold nothing of the selected state.
   for (int visited = 0; m_nextChunk < m_chunks.size() && added < kFetchBatchRows && visited < 512;
@@ -114,6 +130,7 @@ void StateTableModel::fetchMore(const QModelIndex& parent) {
     std::vector<Row> rows;
     if (!readChunk(c, &rows)) {
       m_nextChunk = m_chunks.size();
+      m_fetching = false;
       Q_EMIT loadFailed(m_error);
       return;
     }
@@ -132,6 +149,7 @@ void StateTableModel::fetchMore(const QModelIndex& parent) {
     endInsertRows();
     added += chunk.rows;
   }
+  m_fetching = false;
 }
 
 void StateTableModel::touch(size_t chunk) const {

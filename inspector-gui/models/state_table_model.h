@@ -70,6 +70,7 @@ class StateTableModel : public QAbstractTableModel {
     std::vector<Row> data;
   };
   void rebuildPlan();
+  void endReset();
   bool readChunk(size_t chunk, std::vector<Row>* rows) const;
   const Row* rowAt(int row) const;
   void touch(size_t chunk) const;
@@ -86,6 +87,8 @@ class StateTableModel : public QAbstractTableModel {
   mutable std::list<size_t> m_lru;  // most recent first
   mutable size_t m_cachedRows = 0;
   mutable QString m_error;
+  bool m_resetting = false;
+  bool m_fetching = false;
 };
 
 }  // namespace ckpt::inspector

@@ -1,0 +1,43 @@
+// Helpers shared by the inspector's QTest suites: fixture paths, waiting for a loader's future,
+// temporary copies of fixtures, and the process's resident set size.
+#pragma once
+
+#include <QFuture>
+#include <QString>
+#include <QTest>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+namespace ckpt::inspector::testing {
+
+inline QString fixture(const QString& rel) {
+  return QStringLiteral(CKPT_SOURCE_DIR "/fixtures/") + rel;
+}
+
+inline QString checkpointJobDir() {
+  return fixture(QStringLiteral("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801"));
+}
+
+// Waits (processing events) until `future` is finished and returns its result.
+template <class T>
+T await(QFuture<T> future) {
+  while (!future.isFinished()) QTest::qWait(5);
+  return future.result();
+}
+
+inline void copyTree(const QString& from, const QString& to) {
+  std::filesystem::copy(from.toStdString(), to.toStdString(),
+                        std::filesystem::copy_options::recursive);
+}
+
+// Resident set size of this process in bytes, from /proc/self/statm (second field, in pages).
+inline uint64_t residentBytes() {
+  std::ifstream statm("/proc/self/statm");
+  uint64_t size = 0, resident = 0;
+  statm >> size >> resident;
+  return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+}  // namespace ckpt::inspector::testing

@@ -1,0 +1,362 @@
+// End-to-end QTest of ckpt-inspector's widgets (offscreen): open -> select -> hex range,
+// findings navigation, diff, the remap and prune dialogs driven programmatically on temporary
+// copies, state-browser export, treemap keyboard navigation, themes, recent files, and PNG
+// screenshots of the window and every view under the build directory.
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QPlainTextEdit>
+#include <QSignalSpy>
+#include <QStandardPaths>
+#include <QTabWidget>
+#include <QTableView>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTreeView>
+#include <QTreeWidget>
+#include <set>
+
+#include "app/diff_page.h"
+#include "app/hex_view.h"
+#include "app/main_window.h"
+#include "app/state_browser.h"
+#include "app/treemap_view.h"
+#include "app/write_dialogs.h"
+#include "gui_test_util.h"
+#include "models/detail_tree_model.h"
+#include "models/diff_models.h"
+#include "models/display.h"
+#include "models/snapshot_list_model.h"
+#include "models/state_table_model.h"
+#include "models/table_models.h"
+
+using namespace ckpt;
+using namespace ckpt::inspector;
+using namespace ckpt::inspector::testing;
+
+namespace {
+
+// Non-blank: more than a handful of distinct colours.
+int distinctColours(const QImage& image) {
+  std::set<QRgb> colours;
+  for (int y = 0; y < image.height(); y += 3) {
+    for (int x = 0; x < image.width(); x += 3) {
+      colours.insert(image.pixel(x, y));
+      if (colours.size() > 64) return static_cast<int>(colours.size());
+    }
+  }
+  return static_cast<int>(colours.size());
+}
+
+bool openAndWait(MainWindow& w, const QString& path) {
+  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
+  QSignalSpy failed(&w, &MainWindow::openFailed);
+  w.openPath(path);
+  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 30000)) return false;
+  if (!QTest::qWaitFor([&] { return !w.busy(); }, 30000)) return false;
+  return !loaded.isEmpty();
+}
+
+QModelIndex firstFileNode(const DetailTreeModel& m, const QModelIndex& parent = {}) {
+  for (int r = 0; r < m.rowCount(parent); ++r) {
+    const QModelIndex i = m.index(r, 0, parent);
+    if (i.data(kNodeKindRole).toInt() == DetailTreeModel::kFile) return i;
+    const QModelIndex f = firstFileNode(m, i);
+    if (f.isValid()) return f;
+  }
+  return {};
+}
+
+}  // namespace
+
+class MainWindowTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QStandardPaths::setTestModeEnabled(true);
+    QApplication::setOrganizationName(QStringLiteral("ckpt-test"));
+    QApplication::setApplicationName(QStringLiteral("ckpt-inspector-test"));
+  }
+
+  void openSelectShowsHexRange() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("savepoint (canonical) 42")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("Largest operators")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("Per-user aggregate")));
+    QCOMPARE(w.recentFiles().value(0), QDir::cleanPath(fixture("v1/savepoint")));
+    const QModelIndex file = firstFileNode(*w.detailModel());
+    QVERIFY(file.isValid());
+    w.detailTree()->setCurrentIndex(file);
+    const int f = file.data(kFileIndexRole).toInt();
+    const ops::SnapshotFile& sf = w.snapshot()->files[static_cast<size_t>(f)];
+    QCOMPARE(w.hexView()->path(), qs(sf.resolved_path));
+    QCOMPARE(w.hexView()->regionStart(), uint64_t{0});
+    QCOMPARE(w.hexView()->regionLength(), sf.size_bytes);
+    w.showPage(MainWindow::kDetailsPage);
+    w.hexView()->viewport()->repaint();
+    // Only the visible rows were read: a state file this small is one block.
+    QVERIFY(w.hexView()->blocksRead() >= 1 && w.hexView()->blocksRead() <= 2);
+    QVERIFY(w.decodedPane()->toPlainText().contains(qs(sf.path)));
+  }
+
+  void openingCorruptMetadataReportsTheFile() {
+    MainWindow w;
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openPath(fixture("corrupt/truncated-metadata"));
+    QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 30000));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("_metadata")));
+  }
+
+  void checkpointRootListsSnapshotsAndHistory() {
+    MainWindow w;
+    QSignalSpy root(&w, &MainWindow::rootLoaded);
+    QSignalSpy history(&w, &MainWindow::historyLoaded);
+    QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
+    w.openPath(fixture("v1/checkpoints"));
+    QVERIFY(QTest::qWaitFor([&] { return !root.isEmpty() && !history.isEmpty() && !loaded.isEmpty(); }, 30000));
+    QCOMPARE(w.snapshotListModel()->rowCount(), 1);
+    // The newest complete checkpoint is shown.
+    QCOMPARE(w.snapshot()->checkpoint_id, int64_t{2});
+  }
+
+  void findingsJumpToTreeNodeAndBytes() {
+    QTemporaryDir tmp;
+    const QString copy = tmp.path() + QStringLiteral("/flipped");
+    copyTree(fixture("corrupt/block-checksum-mismatch"), copy);
+    MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, copy));
+    QSignalSpy done(&w, &MainWindow::validationFinished);
+    w.validateSnapshot(false);
+    QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 30000));
+    QVERIFY(done.front().front().toBool());
+    QVERIFY(w.findingsModel()->rowCount() > 0);
+    QCOMPARE(w.pages()->currentIndex(), static_cast<int>(MainWindow::kFindingsPage));
+    int row = -1;
+    for (int r = 0; r < w.findingsModel()->rowCount() && row < 0; ++r) {
+      if (!w.findingsModel()->findings()[static_cast<size_t>(r)].location.file.empty()) row = r;
+    }
+    QVERIFY2(row >= 0, "a checksum finding names its file");
+    w.showFinding(row);
+    QCOMPARE(w.pages()->currentIndex(), static_cast<int>(MainWindow::kDetailsPage));
+    const QModelIndex current = w.detailTree()->currentIndex();
+    QCOMPARE(current.data(kNodeKindRole).toInt(), static_cast<int>(DetailTreeModel::kFile));
+    QVERIFY(w.hexView()->path().endsWith(QStringLiteral("tiny-count-0-keyed.state")));
+    QVERIFY(w.decodedPane()->toPlainText().contains(qs(w.findingsModel()->findings()[static_cast<size_t>(row)].rule_id)));
+    QVERIFY(w.summaryText().contains(QStringLiteral("error")));
+  }
+
+  void diffShowsAddedFilesAndKeyChanges() {
+    MainWindow w;
+    QVERIFY(openAndWait(w, checkpointJobDir() + "/chk-1"));
+    QSignalSpy done(w.diffPage(), &DiffPage::diffFinished);
+    w.compareWith(checkpointJobDir() + "/chk-2", true);
+    QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 60000));
+    QVERIFY2(done.front().front().toBool(), qPrintable(w.diffPage()->summary()));
+    DiffTreeModel* tree = w.diffPage()->treeModel();
+    QVERIFY(tree->result());
+    QVERIFY(tree->result()->files_added > 0);
+    QVERIFY(w.diffPage()->summary().contains(QStringLiteral("added")));
+    QVERIFY(w.diffPage()->keyModel()->rowCount() > 0 || tree->result()->different);
+  }
+
+  void remapDialogPlansThenWritesANewValidatedSavepoint() {
+    QTemporaryDir tmp;
+    const QString input = tmp.path() + QStringLiteral("/savepoint");
+    copyTree(fixture("v1/savepoint"), input);
+    const QByteArray metadata_before = [&] { QFile f(input + "/_metadata"); f.open(QIODevice::ReadOnly); return f.readAll(); }();
+    RemapDialog dialog(input);
+    dialog.setMappings(QStringLiteral("orders-source=orders-source-v2"));
+    dialog.setOutputDir(tmp.path() + QStringLiteral("/remapped"));
+    QVERIFY(!dialog.canWrite());  // no write before a plan was shown
+    QSignalSpy planned(&dialog, &RemapDialog::planned);
+    dialog.plan();
+    QVERIFY(QTest::qWaitFor([&] { return !planned.isEmpty(); }, 30000));
+    QVERIFY2(planned.front().front().toBool(), qPrintable(dialog.message()));
+    QVERIFY(!QFileInfo::exists(tmp.path() + "/remapped"));  // dry run wrote nothing
+    QVERIFY(dialog.canWrite());
+    bool renamed = false;
+    for (int i = 0; i < dialog.planView()->topLevelItemCount(); ++i) {
+      const QTreeWidgetItem* item = dialog.planView()->topLevelItem(i);
+      if (item->text(1) == QLatin1String("rename")) renamed = item->text(3).contains(QStringLiteral("orders-source-v2"));
+    }
+    QVERIFY(renamed);
+    // Editing the request invalidates the reviewed plan.
+    dialog.setMappings(QStringLiteral("orders-source=other"));
+    QVERIFY(!dialog.canWrite());
+    dialog.setMappings(QStringLiteral("orders-source=orders-source-v2"));
+    planned.clear();
+    dialog.plan();
+    QVERIFY(QTest::qWaitFor([&] { return !planned.isEmpty(); }, 30000));
+    QSignalSpy written(&dialog, &RemapDialog::written);
+    dialog.write();
+    QVERIFY(QTest::qWaitFor([&] { return !written.isEmpty(); }, 60000));
+    QVERIFY2(written.front().front().toBool(), qPrintable(dialog.message()));
+    QVERIFY(QFileInfo::exists(tmp.path() + "/remapped/_metadata"));
+    QVERIFY(dialog.lastOutcome()->validated.has_value());
+    QVERIFY2(!ops::HasErrors(dialog.lastOutcome()->validated->findings), qPrintable(dialog.message()));
+    QVERIFY(dialog.message().contains(QStringLiteral("validated")));
+    // The input is untouched.
+    QFile after(input + "/_metadata");
+    QVERIFY(after.open(QIODevice::ReadOnly));
+    QCOMPARE(after.readAll(), metadata_before);
+    // And the result opens with the new uid.
+    MainWindow w;
+    QVERIFY(openAndWait(w, tmp.path() + "/remapped"));
+    QVERIFY(w.snapshot()->FindOperator("orders-source-v2").ok());
+  }
+
+  void pruneDialogShowsPlanAsksThenPrunesAndValidates() {
+    QTemporaryDir tmp;
+    const QString root = tmp.path() + QStringLiteral("/checkpoints");
+    copyTree(fixture("v1/checkpoints"), root);
+    const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
+    PruneDialog dialog(root);
+    dialog.setKeepLast(1);
+    dialog.setMinOrphanAge(QStringLiteral("0s"));
+    QSignalSpy planned(&dialog, &PruneDialog::planned);
+    dialog.plan();
+    QVERIFY(QTest::qWaitFor([&] { return !planned.isEmpty(); }, 30000));
+    QVERIFY2(planned.front().front().toBool(), qPrintable(dialog.message()));
+    QVERIFY(dialog.canPrune());
+    QVERIFY(dialog.currentPlan()->files_to_delete > 0);
+    QVERIFY(dialog.message().contains(QStringLiteral("Nothing has been deleted")));
+    QVERIFY(QFileInfo::exists(job + "/chk-1/_metadata"));
+    // Declining the confirmation deletes nothing.
+    QString asked;
+    dialog.setConfirmation([&](const QString& q) { asked = q; return false; });
+    QSignalSpy pruned(&dialog, &PruneDialog::pruned);
+    dialog.prune();
+    QVERIFY(!asked.isEmpty());
+    QCOMPARE(pruned.size(), 1);
+    QVERIFY(!pruned.front().front().toBool());
+    QVERIFY(QFileInfo::exists(job + "/chk-1/_metadata"));
+    // Confirming runs the plan and validates what is retained.
+    dialog.setConfirmation([](const QString&) { return true; });
+    pruned.clear();
+    dialog.prune();
+    QVERIFY(QTest::qWaitFor([&] { return !pruned.isEmpty(); }, 60000));
+    QVERIFY2(pruned.front().front().toBool(), qPrintable(dialog.message()));
+    QVERIFY(!QFileInfo::exists(job + "/chk-1/_metadata"));
+    QVERIFY(QFileInfo::exists(job + "/chk-2/_metadata"));
+    QVERIFY(!dialog.lastResult()->reports.empty());
+    for (const auto& [path, report] : dialog.lastResult()->reports) {
+      QVERIFY2(!ops::HasErrors(report.findings), path.c_str());
+    }
+  }
+
+  void stateBrowserFiltersAndExportsSelection() {
+    MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    StateBrowser* b = w.stateBrowser();
+    b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
+    w.showPage(MainWindow::kStatePage);
+    QTest::qWait(50);
+    QVERIFY(b->model()->rowCount() > 0);  // the view fetched the first rows
+    b->applyFilter(QStringLiteral("\"user-03\""), -1);
+    QCOMPARE(b->model()->rowCount(), 1);
+    b->view()->selectAll();
+    QTemporaryDir tmp;
+    const QString out = tmp.path() + QStringLiteral("/rows.json");
+    QVERIFY(b->exportSelection(out));
+    QFile f(out);
+    QVERIFY(f.open(QIODevice::ReadOnly));
+    const QJsonDocument doc = QJsonDocument::fromJson(f.readAll());
+    QCOMPARE(doc.array().size(), 1);
+    QCOMPARE(doc.array()[0].toObject()[QStringLiteral("key")].toString(), QStringLiteral("user-03"));
+    QCOMPARE(doc.array()[0].toObject()[QStringLiteral("value")].toInt(), 10);
+  }
+
+  void treemapIsSquarifiedAndKeyboardNavigable() {
+    const std::vector<double> sizes{6, 6, 4, 3, 2, 2, 1};
+    const QRectF area(0, 0, 600, 400);
+    const auto rects = TreemapView::squarify(sizes, area);
+    double total = 0;
+    for (double s : sizes) total += s;
+    for (size_t i = 0; i < sizes.size(); ++i) {
+      QVERIFY(area.contains(rects[i].adjusted(0.01, 0.01, -0.01, -0.01)));
+      QVERIFY(qAbs(rects[i].width() * rects[i].height() - area.width() * area.height() * sizes[i] / total) < 1.0);
+      QVERIFY(std::max(rects[i].width() / rects[i].height(), rects[i].height() / rects[i].width()) < 4.0);
+    }
+    MainWindow w;
+    w.resize(1200, 800);
+    w.show();
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    w.showPage(MainWindow::kTreemapPage);
+    TreemapView* t = w.treemap();
+    t->setFocus();
+    QTest::keyClick(t, Qt::Key_Right);
+    const int first = t->selectedNode();
+    QVERIFY(first > 0);
+    QTest::keyClick(t, Qt::Key_Right);
+    QVERIFY(t->selectedNode() != first);
+    QCOMPARE(t->nodes()[static_cast<size_t>(t->selectedNode())].parent, t->nodes()[static_cast<size_t>(first)].parent);
+    QTest::keyClick(t, Qt::Key_Left);
+    QCOMPARE(t->selectedNode(), first);
+    QTest::keyClick(t, Qt::Key_Return);  // zoom into the operator
+    QCOMPARE(t->rootNode(), first);
+    QCOMPARE(t->nodes()[static_cast<size_t>(t->selectedNode())].parent, first);
+    QTest::keyClick(t, Qt::Key_Backspace);
+    QCOMPARE(t->rootNode(), 0);
+    QCOMPARE(t->selectedNode(), first);
+  }
+
+  void themeSwitchesPalette() {
+    MainWindow w;
+    w.setTheme(Theme::kDark);
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
+    w.setTheme(Theme::kLight);
+    QVERIFY(QApplication::palette().color(QPalette::Window).lightness() > 150);
+    w.setTheme(Theme::kSystem);
+  }
+
+  void screenshotsOfEveryViewAreNonBlank() {
+    MainWindow w;
+    w.resize(1280, 800);
+    w.show();
+    QVERIFY(openAndWait(w, checkpointJobDir() + "/chk-2"));
+    // Fill the views that need an action: findings, diff, history (from the root).
+    QSignalSpy validated(&w, &MainWindow::validationFinished);
+    w.validateSnapshot(false);
+    QVERIFY(QTest::qWaitFor([&] { return !validated.isEmpty(); }, 30000));
+    QSignalSpy diffed(w.diffPage(), &DiffPage::diffFinished);
+    w.compareWith(checkpointJobDir() + "/chk-1");
+    QVERIFY(QTest::qWaitFor([&] { return !diffed.isEmpty(); }, 30000));
+    w.detailTree()->setCurrentIndex(firstFileNode(*w.detailModel()));
+    w.treemap()->selectNode(1);
+    const QString dir = QStringLiteral(CKPT_SCREENSHOT_DIR "/offscreen");
+    QDir(dir).removeRecursively();
+    const QStringList files = w.saveScreenshots(dir);
+    QVERIFY(files.size() >= MainWindow::kPageCount + 1);
+    for (const QString& f : files) {
+      const QImage image(f);
+      QVERIFY2(!image.isNull(), qPrintable(f));
+      if (f.contains(QStringLiteral("/window-"))) {
+        QCOMPARE(image.size(), w.size() * w.devicePixelRatio());
+      } else {
+        QCOMPARE(image.size(), w.pages()->currentWidget()->size() * w.devicePixelRatio());
+      }
+      QVERIFY2(distinctColours(image) > 8, qPrintable(f + " looks blank"));
+    }
+    // The dark theme renders too.
+    w.setTheme(Theme::kDark);
+    w.showPage(MainWindow::kTreemapPage);
+    const QImage dark = w.grab().toImage();
+    QVERIFY(dark.save(dir + QStringLiteral("/window-treemap-dark.png")));
+    QVERIFY(distinctColours(dark) > 8);
+    w.setTheme(Theme::kSystem);
+  }
+};
+
+QTEST_MAIN(MainWindowTest)
+#include "main_window_test.moc"
