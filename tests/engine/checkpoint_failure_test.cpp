@@ -1,0 +1,130 @@
+// Failure paths of checkpointing (engine/src/checkpoint/operator_snapshot.cpp and the
+// coordinator's finalization): a failed state-file write leaves no file behind, a failed
+// `_metadata` publication aborts the checkpoint and deletes its directory, and a checkpoint
+// whose directory vanished (aborted) cannot be written into.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "checkpoint_test_support.h"
+#include "ckpt/base/fault_injection_fs.h"
+#include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/format/value_codec.h"
+#include "ckpt/testing/temp_dir.h"
+
+namespace ckpt::engine {
+namespace {
+
+using format::Value;
+namespace types = format::types;
+
+// Fails the rename that publishes `_metadata`; everything else goes to the real filesystem.
+class FailMetadataRenameFs final : public base::Fs {
+ public:
+  explicit FailMetadataRenameFs(base::Fs& target) : t_(target) {}
+  base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
+    return t_.OpenRead(p);
+  }
+  base::Result<std::unique_ptr<base::WritableFile>> OpenWrite(const std::string& p) override {
+    return t_.OpenWrite(p);
+  }
+  base::Result<std::unique_ptr<base::WritableFile>> OpenWriteExclusive(
+      const std::string& p) override {
+    return t_.OpenWriteExclusive(p);
+  }
+  base::Status Rename(const std::string& from, const std::string& to) override {
+    if (base::BaseName(to) == "_metadata") return base::Status::IOError("injected: rename " + to);
+    return t_.Rename(from, to);
+  }
+  base::Status SyncDir(const std::string& d) override { return t_.SyncDir(d); }
+  base::Status CreateDirs(const std::string& d) override { return t_.CreateDirs(d); }
+  base::Status RemoveFile(const std::string& p) override { return t_.RemoveFile(p); }
+  base::Status RemoveDir(const std::string& p) override { return t_.RemoveDir(p); }
+  base::Result<std::vector<base::DirEntry>> ListDir(const std::string& d) override {
+    return t_.ListDir(d);
+  }
+  base::Result<base::FileInfo> Stat(const std::string& p) override { return t_.Stat(p); }
+
+ private:
+  base::Fs& t_;
+};
+
+TEST(CheckpointFailureTest, FailedMetadataPublicationAbortsAndDeletes) {
+  ckpt::testing::TempDir dir;
+  FailMetadataRenameFs fs(base::Fs::Default());
+  testing::FakeRuntime runtime;
+  ManualClock clock;
+  CheckpointCoordinatorOptions o;
+  o.job_id = testing::JobId();
+  o.job_graph = testing::MakeGraph({{"sum", "Sum", 1, 128}});
+  o.checkpoint_dir = dir.path();
+  ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
+  ASSERT_OK_AND_ASSIGN(int64_t id, c->TriggerCheckpoint());
+  KeyedStateBackend b(128, {0, 127}, "sum");
+  ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
+  ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
+  ASSERT_OK_AND_ASSIGN(auto st, testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 0, &b,
+                                                         nullptr));
+  c->AcknowledgeCheckpoint(id, std::move(st), {});
+  EXPECT_TRUE(runtime.completed.empty());
+  ASSERT_EQ(runtime.aborted, std::vector<int64_t>{id});
+  EXPECT_NE(runtime.abort_reasons[0].message().find("injected"), std::string::npos);
+  EXPECT_FALSE(fs.Stat(runtime.injected[0].snapshot_dir).ok());
+  EXPECT_FALSE(c->LatestCompletedCheckpoint().has_value());
+  EXPECT_EQ(runtime.failures.size(), 1u);  // tolerable failures: 0
+}
+
+TEST(CheckpointFailureTest, FailedStateFileWriteLeavesNoFile) {
+  ckpt::testing::TempDir dir;
+  KeyedStateBackend b(128, {0, 127}, "sum");
+  ASSERT_OK_AND_ASSIGN(ValueState v, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
+  for (int64_t k = 0; k < 5000; ++k) {
+    ASSERT_OK(b.SetCurrentKey(Value(k)));
+    ASSERT_OK(v.Update(Value(k)));
+  }
+  CheckpointOptions options;
+  options.checkpoint_id = 1;
+  options.snapshot_dir = dir.path();
+  for (int64_t fail_at : {0, 1, 2, 3, 5}) {
+    base::FaultInjectionFs fs(base::Fs::Default());
+    fs.FailOperation(fail_at);
+    auto snapshot = TakeOperatorSnapshot(testing::Id("sum"), 0, &b, nullptr);
+    auto result = WriteOperatorSnapshot(fs, options, snapshot, {pb::COMPRESSION_NONE, 4096});
+    ASSERT_FALSE(result.ok()) << "operation " << fail_at;
+    EXPECT_EQ(result.status().code(), base::StatusCode::kIOError);
+    ASSERT_OK_AND_ASSIGN(auto entries, base::Fs::Default().ListDir(dir.path()));
+    EXPECT_TRUE(entries.empty()) << "operation " << fail_at << " left " << entries[0].name;
+  }
+}
+
+TEST(CheckpointFailureTest, ValueOfTheWrongTypeFailsNamingTheState) {
+  ckpt::testing::TempDir dir;
+  KeyedStateBackend b(128, {0, 127}, "sum");
+  ASSERT_OK_AND_ASSIGN(ValueState v, b.GetValueState(ValueStateDescriptor("total", types::Int64())));
+  ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
+  ASSERT_OK(v.Update(Value("not a number")));
+  CheckpointOptions options;
+  options.snapshot_dir = dir.path();
+  auto snapshot = TakeOperatorSnapshot(testing::Id("sum"), 0, &b, nullptr);
+  ASSERT_STATUS(WriteOperatorSnapshot(base::Fs::Default(), options, snapshot), kInvalidArgument,
+                "state 'total'");
+  ASSERT_OK_AND_ASSIGN(auto entries, base::Fs::Default().ListDir(dir.path()));
+  EXPECT_TRUE(entries.empty());
+}
+
+TEST(CheckpointFailureTest, WritingIntoARemovedDirectoryFails) {
+  ckpt::testing::TempDir dir;
+  KeyedStateBackend b(128, {0, 127}, "sum");
+  ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
+  ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
+  CheckpointOptions options;
+  options.snapshot_dir = dir.Sub("chk-3");  // never created / already deleted by an abort
+  auto snapshot = TakeOperatorSnapshot(testing::Id("sum"), 0, &b, nullptr);
+  auto result = WriteOperatorSnapshot(base::Fs::Default(), options, snapshot);
+  EXPECT_FALSE(result.ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(dir.Sub("chk-3")).ok());
+}
+
+}  // namespace
+}  // namespace ckpt::engine
