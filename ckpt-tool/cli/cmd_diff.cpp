@@ -36,7 +36,10 @@ std::string Both(uint32_t a, uint32_t b) {
 
 std::string Join(const std::vector<std::string>& v) {
   std::string out;
-  for (const auto& s : v) out += (out.empty() ? "" : "; ") + s;
+  for (const auto& s : v) {
+    if (!out.empty()) out += "; ";
+    out += s;
+  }
   return out.empty() ? "-" : out;
 }
 
@@ -85,7 +88,10 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
 void PrintJson(const ops::DiffResult& r, std::ostream& out) {
   for (const auto& d : r.operators) {
     std::string changes = "[";
-    for (const auto& c : d.changes) changes += (changes.size() > 1 ? "," : "") + JsonQuoted(c);
+    for (const auto& c : d.changes) {
+      if (changes.size() > 1) changes += ",";
+      changes += JsonQuoted(c);
+    }
     changes += "]";
     out << JsonLine()
                .Str("operator", d.name)
