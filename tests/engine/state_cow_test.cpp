@@ -98,6 +98,32 @@ TEST(StateCowTest, SnapshotSeesOldValuesWhileWritesContinue) {
   EXPECT_EQ(now[1005], 1005);
 }
 
+TEST(StateCowTest, AsyncReaderSeesTheFrozenStateWhileProcessingContinues) {
+  KeyedStateBackend b(128, {0, 127}, "t");
+  ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
+  for (int round = 0; round < 5; ++round) {
+    for (int64_t k = 0; k < 3000; ++k) {
+      ASSERT_OK(b.SetCurrentKey(Value(k)));
+      ASSERT_OK(k < 2000 ? s.Update(Value(k + round * 10000)) : s.Clear());
+    }
+    std::shared_ptr<KeyedStateSnapshot> snap = b.Snapshot();
+    std::map<int64_t, int64_t> seen;
+    std::thread reader([&] { seen = Dump(*snap); });
+    // Processing goes on while the snapshot is read: updates, deletes and inserts.
+    for (int64_t k = 0; k < 3000; ++k) {
+      ASSERT_OK(b.SetCurrentKey(Value(k)));
+      if (k % 3 == 0) {
+        ASSERT_OK(s.Clear());
+      } else {
+        ASSERT_OK(s.Update(Value(int64_t{-1})));
+      }
+    }
+    reader.join();
+    ASSERT_EQ(seen.size(), 2000u);
+    for (int64_t k = 0; k < 2000; ++k) ASSERT_EQ(seen[k], k + round * 10000);
+  }
+}
+
 TEST(StateCowTest, ReleasedSnapshotIsNotCopied) {
   KeyedStateBackend b(128, {0, 127}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
