@@ -86,7 +86,7 @@ bool KeyGroupChart::paintChart(QPainter& p, const QRectF& plot) {
   p.drawText(QPointF(plot.right() + 4, my + 4), tr("median"));
   p.drawText(QRectF(0, plot.top() - 2, plot.left() - 4, 16), Qt::AlignRight, humanBytes(mx));
   p.drawText(QPointF(plot.left(), plot.bottom() + 14), QStringLiteral("0"));
-  p.drawText(QRectF(plot.right() - 80, plot.bottom() + 2, 80, 16), Qt::AlignRight,
+  p.drawText(QRectF(plot.right() - 160, plot.bottom() + 2, 160, 16), Qt::AlignRight,
              tr("key group %1").arg(o.max_parallelism - 1));
   return true;
 }

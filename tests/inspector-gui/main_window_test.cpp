@@ -324,8 +324,12 @@ class MainWindowTest : public QObject {
     MainWindow w;
     w.resize(1280, 800);
     w.show();
-    QVERIFY(openAndWait(w, checkpointJobDir() + "/chk-2"));
-    // Fill the views that need an action: findings, diff, history (from the root).
+    // The root: the list shows the job, chk-2 (the newest complete) opens, history is drawn.
+    QSignalSpy history(&w, &MainWindow::historyLoaded);
+    QVERIFY(openAndWait(w, fixture("v1/checkpoints")));
+    QVERIFY(QTest::qWaitFor([&] { return !history.isEmpty() && !w.busy(); }, 30000));
+    QCOMPARE(w.snapshot()->checkpoint_id, int64_t{2});
+    // Fill the views that need an action: findings and diff.
     QSignalSpy validated(&w, &MainWindow::validationFinished);
     w.validateSnapshot(false);
     QVERIFY(QTest::qWaitFor([&] { return !validated.isEmpty(); }, 30000));
@@ -351,9 +355,11 @@ class MainWindowTest : public QObject {
     // The dark theme renders too.
     w.setTheme(Theme::kDark);
     w.showPage(MainWindow::kTreemapPage);
+    QTest::qWait(20);  // palette-change events reach every widget
     const QImage dark = w.grab().toImage();
     QVERIFY(dark.save(dir + QStringLiteral("/window-treemap-dark.png")));
     QVERIFY(distinctColours(dark) > 8);
+    QVERIFY(QColor(dark.pixel(dark.width() / 2, dark.height() - 5)).lightness() < 128);
     w.setTheme(Theme::kSystem);
   }
 };
