@@ -73,7 +73,6 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
 
 void JobRunner::Impl::Run() {
   std::shared_ptr<const RestorePlan> restore = initial_restore_;
-  bool coordinator_started = false;
   uint32_t attempt_number = 0;
   while (true) {
     runtime::TaskEnvironment env;
@@ -101,12 +100,12 @@ void JobRunner::Impl::Run() {
       synchronous_ids_.clear();
     }
     attempt->Start();
-    if (!coordinator_started) {
-      coordinator_->Start();
-      coordinator_started = true;
-    }
+    // Periodic triggers run only while an attempt runs: a trigger in a restart gap would be
+    // refused and counted as a failed checkpoint (Flink skips them as "not all tasks running").
+    coordinator_->Start();
     base::Status failure;
     AttemptEnd end = WaitAttempt(attempt.get(), &failure);
+    coordinator_->Stop();
     {
       std::lock_guard<std::mutex> lock(mu_);
       current_ = nullptr;
