@@ -28,6 +28,7 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
             .Int("trigger_timestamp", s.trigger_timestamp_ms)
             .Uint("state_size", s.full_size_bytes)
             .Uint("checkpointed_size", s.checkpointed_size_bytes)
+            .Int("end_to_end_duration", s.end_to_end_duration_ms)
             .Uint("operators", s.operator_count)
             .Str("status", ops::SnapshotHealthName(s.health));
         if (!s.problem.empty()) line.Str("problem", s.problem);

@@ -59,6 +59,7 @@ TEST(LsTest, RootListsJobsCompleteIncompleteAndCorrupt) {
   EXPECT_EQ(snaps[0].health, SnapshotHealth::kComplete);
   EXPECT_EQ(snaps[0].checkpoint_type, CheckpointType::kFull);
   EXPECT_EQ(snaps[1].checkpoint_type, CheckpointType::kIncremental);
+  EXPECT_EQ(snaps[1].end_to_end_duration_ms, 250);  // completion - trigger of the sample writer
   EXPECT_LT(snaps[1].checkpointed_size_bytes, snaps[1].full_size_bytes);
   EXPECT_EQ(snaps[2].health, SnapshotHealth::kIncomplete);
   EXPECT_EQ(snaps[2].checkpoint_id, 3);

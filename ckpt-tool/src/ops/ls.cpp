@@ -39,6 +39,7 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
   entry->mode = s.mode;
   entry->trigger_timestamp_ms = s.trigger_timestamp_ms;
   entry->operator_count = static_cast<uint32_t>(s.operators.size());
+  entry->end_to_end_duration_ms = s.metrics.end_to_end_duration;
   if (entry->job_id_hex.empty()) entry->job_id_hex = s.job_id_hex;
   // Prefer the sizes the writer recorded; fall back to the file table.
   uint64_t own = 0;

@@ -28,6 +28,7 @@ struct SnapshotEntry {
   int64_t trigger_timestamp_ms = 0;
   uint64_t full_size_bytes = 0;          // all state it references
   uint64_t checkpointed_size_bytes = 0;  // what this snapshot itself wrote
+  int64_t end_to_end_duration_ms = 0;    // metrics.end_to_end_duration; 0 when not recorded
   uint32_t operator_count = 0;
   SnapshotHealth health = SnapshotHealth::kComplete;
   std::string problem;  // incomplete / corrupt: why
