@@ -12,7 +12,7 @@ namespace ckpt::ops {
 
 // Protobuf's JSON mapping of the snapshot's CheckpointMetadata, on one line, with every field
 // (defaults included) and proto field names; bytes are base64 as protobuf defines. Deterministic.
-// Internal if protobuf's printer fails.
+// Never fails today; Result leaves room for formats that can.
 base::Result<std::string> MetadataJson(const Snapshot& snapshot);
 
 }  // namespace ckpt::ops
