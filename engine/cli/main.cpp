@@ -25,6 +25,6 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  if (run->parsed()) return ckpt::engine::cli::Run(run_args, argv[0]);
+  if (run->parsed()) return ckpt::engine::cli::Run(run_args, std::vector<std::string>(argv, argv + argc));
   return 2;
 }

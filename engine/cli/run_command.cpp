@@ -82,7 +82,28 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   return run;
 }
 
-int Run(const RunArgs& a, const std::string& argv0) {
+std::string ResumeCommand(const std::vector<std::string>& argv, const std::string& savepoint) {
+  static const char* const kWithValue[] = {"-s", "--from-savepoint", "--from-latest",
+                                           "--stop-with-savepoint-after"};
+  std::string out;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& w = argv[i];
+    bool skip_value = false, skip = w == "--drain";
+    for (const char* opt : kWithValue) {
+      const std::string o(opt);
+      if (w == o) skip = skip_value = true;
+      if (w.rfind(o + "=", 0) == 0) skip = true;
+    }
+    if (skip) {
+      if (skip_value) ++i;
+      continue;
+    }
+    out += (out.empty() ? "" : " ") + Quote(w);
+  }
+  return out + " -s " + Quote(savepoint);
+}
+
+int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   base::Fs& fs = base::Fs::Default();
   base::Result<pb::JobSpec> spec = format::ReadJobSpecFile(fs, a.job_file);
   if (!spec.ok()) return SetupError(spec.status());
@@ -155,10 +176,7 @@ int Run(const RunArgs& a, const std::string& argv0) {
       return;
     }
     std::cout << "Savepoint completed. Path: " << *sp << "\n"
-              << "Resume with: " << Quote(argv0) << " run " << Quote(a.job_file) << " -s "
-              << Quote(*sp);
-    if (!a.checkpoint_dir.empty()) std::cout << " --checkpoint-dir " << Quote(a.checkpoint_dir);
-    std::cout << std::endl;
+              << "Resume with: " << ResumeCommand(argv, *sp) << std::endl;
   };
   std::thread signal_thread([&] {
     int sig = 0;

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <CLI/CLI.hpp>
 
@@ -32,6 +33,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& args);
 
 // Runs the job; returns the process exit code (0 finished or stopped with a savepoint,
 // 1 job failed, 2 bad spec or flags, 130 cancelled by a second signal).
-int Run(const RunArgs& args, const std::string& argv0);
+// `argv` is the whole command line; the resume command printed after a stop repeats it with the
+// restore flags replaced by `-s <savepoint>`.
+int Run(const RunArgs& args, const std::vector<std::string>& argv);
+
+// The command that resumes from `savepoint`: `argv` without -s/--from-savepoint, --from-latest,
+// --stop-with-savepoint-after, --drain (and their values), plus `-s <savepoint>`, shell-quoted.
+std::string ResumeCommand(const std::vector<std::string>& argv, const std::string& savepoint);
 
 }  // namespace ckpt::engine::cli

@@ -4,6 +4,8 @@
 #pragma once
 
 #include <cstdint>
+#include <sys/types.h>
+
 #include <map>
 #include <string>
 #include <vector>
@@ -48,7 +50,8 @@ struct Verification {
 // Reads committed files ("part-*", never dot files) of every directory in `sink_dirs` (in that
 // order; within a directory by subtask then part number) and checks them against the inputs
 // from..to cut into `splits` splits with key = value % keys. `check_sums`: also the running-sum
-// chain per key (valid when the whole output comes from one uninterrupted lineage of state).
+// chain per key. The commit order is reconstructed per directory by (subtask, part number), so
+// a directory must not hold output of two different parallelisms when check_sums is on.
 Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const KeyedSumJob& job,
                              bool check_sums);
 
@@ -56,5 +59,11 @@ Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const Ke
 // the recorded size and whole-file XXH3, and every state file's block checksums verify.
 // Returns the number of snapshots checked, or the first problem.
 base::Result<int> VerifyAllSnapshots(const std::string& root);
+
+// Starts `args` (args[0] = binary) with stdout and stderr appended to `log`.
+pid_t Spawn(const std::vector<std::string>& args, const std::string& log);
+// Waits for `pid`: its exit code, or 128 + signal number.
+int WaitExit(pid_t pid);
+std::string ReadFile(const std::string& path);
 
 }  // namespace ckpt::itcase
