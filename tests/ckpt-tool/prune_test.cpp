@@ -8,6 +8,7 @@
 #include <chrono>
 #include <fstream>
 
+#include "ckpt/base/checksum.h"
 #include "ckpt/base/fault_injection_fs.h"
 #include "ckpt/base/posix_fs.h"
 #include "ckpt/ops/validate.h"
@@ -233,6 +234,41 @@ TEST(PruneTest, NeverTouchesSavepoints) {
   ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
   EXPECT_TRUE(Exists(sp + "/stray.bin"));
+}
+
+TEST(PruneTest, FilesReferencedFromOtherSnapshotsAndJobsAreKept) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  // A second job beside the first, and a savepoint that references (EXTERNAL) a file inside
+  // the first job's subsumed chk-1.
+  const std::string other = tmp.Sub("0123456789abcdef0123456789abcdef");
+  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(other, id));
+  const std::string sp = tmp.Sub("savepoint-1a2b3c-0123456789ab");
+  ASSERT_OK(testing::WriteSampleSavepoint(sp));
+  const std::string borrowed = job + "/chk-1/source-0.state";
+  ASSERT_OK(testing::RewriteMetadata(sp, [&](pb::CheckpointMetadata& m) {
+    auto bytes = base::ReadFileToString(base::Fs::Default(), borrowed);
+    pb::FileEntry* f = m.add_files();
+    f->set_path(borrowed);
+    f->set_scope(pb::EXTERNAL);
+    f->set_kind(pb::OPERATOR_STATE);
+    f->set_size_bytes(bytes.ok() ? bytes->size() : 0);
+    f->set_checksum_xxh3(bytes.ok() ? base::Xxh3(*bytes) : 0);
+  }));
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  EXPECT_TRUE(Deletes(plan, "1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1/_metadata"));
+  EXPECT_TRUE(Deletes(plan, "0123456789abcdef0123456789abcdef/chk-1/_metadata"));
+  EXPECT_FALSE(Deletes(plan, "0123456789abcdef0123456789abcdef/chk-2/_metadata"));
+  EXPECT_FALSE(Deletes(plan, "1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1/source-0.state"));
+  EXPECT_EQ(KeptReason(plan, "1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1/source-0.state"),
+            "referenced by savepoint-1a2b3c-0123456789ab");
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  EXPECT_TRUE(Exists(borrowed));
+  EXPECT_FALSE(Exists(job + "/chk-1/_metadata"));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), other + "/chk-2"));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-6"));
 }
 
 TEST(PruneTest, UnreadableMetadataKeepsItsFilesAndBlocksSharedOrphans) {
