@@ -9,6 +9,7 @@
 #include <chrono>
 #include <filesystem>
 #include <iostream>
+#include <mutex>
 #include <thread>
 
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
@@ -167,7 +168,6 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   std::atomic<bool> stopping{false};
   std::atomic<bool> cancelled_by_signal{false};
   auto stop = [&](const char* why) {
-    if (stopping.exchange(true)) return;
     std::cout << why << ": stopping the job with a savepoint..." << std::endl;
     base::Result<std::string> sp = job.StopWithSavepoint(a.drain);
     if (!sp.ok()) {
@@ -177,6 +177,17 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
     }
     std::cout << "Savepoint completed. Path: " << *sp << "\n"
               << "Resume with: " << ResumeCommand(argv, *sp) << std::endl;
+  };
+  // One stop at a time, on its own thread so a second signal can still cancel; joined before the
+  // final report so the savepoint lines always come first.
+  std::mutex stop_mu;
+  std::thread stop_thread;
+  auto request_stop = [&](const char* why) {
+    std::lock_guard<std::mutex> lock(stop_mu);
+    if (stopping.load()) return;
+    if (stop_thread.joinable()) stop_thread.join();  // an earlier stop that failed
+    stopping = true;
+    stop_thread = std::thread([&stop, why] { stop(why); });
   };
   std::thread signal_thread([&] {
     int sig = 0;
@@ -188,7 +199,7 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
         job.Cancel();
         continue;
       }
-      std::thread([&stop, sig] { stop(sig == SIGINT ? "SIGINT" : "SIGTERM"); }).detach();
+      request_stop(sig == SIGINT ? "SIGINT" : "SIGTERM");
     }
   });
   std::thread timer;
@@ -199,13 +210,17 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
       while (std::chrono::steady_clock::now() < until && !stopping.load()) {
         std::this_thread::sleep_for(std::chrono::milliseconds(20));
       }
-      stop("--stop-with-savepoint-after");
+      request_stop("--stop-with-savepoint-after");
     });
   }
 
   JobResult r = job.Wait();
-  stopping = true;
   if (timer.joinable()) timer.join();
+  {
+    std::lock_guard<std::mutex> lock(stop_mu);
+    if (stop_thread.joinable()) stop_thread.join();
+    stopping = true;
+  }
   pthread_kill(signal_thread.native_handle(), SIGUSR2);
   signal_thread.join();
 

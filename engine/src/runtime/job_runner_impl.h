@@ -30,8 +30,9 @@ class JobRunner::Impl final : public CheckpointRuntime {
   uint32_t max_attempts_ = 0;
   uint64_t delay_ms_ = 1000;
   std::shared_ptr<const RestorePlan> initial_restore_;
-  std::unique_ptr<runtime::AsyncExecutor> async_;
   std::unique_ptr<CheckpointCoordinator> coordinator_;
+  // Declared after the coordinator so it is destroyed first (its work acks to the coordinator).
+  std::unique_ptr<runtime::AsyncExecutor> async_;
   std::thread thread_;
 
   mutable std::mutex mu_;
