@@ -52,10 +52,10 @@ class DedupeOperator final : public Operator {
 
 base::Result<std::unique_ptr<Operator>> CreateDedupe(const OperatorParams& params) {
   CKPT_RETURN_IF_ERROR(params.CheckKnownFields({"value_type"}));
-  CKPT_ASSIGN_OR_RETURN(std::string type,
+  CKPT_ASSIGN_OR_RETURN(size_t type,
                         GetEnumParam(params, "value_type", "int64", {"int64", "string"}));
   return std::unique_ptr<Operator>(std::make_unique<DedupeOperator>(
-      type == "int64" ? format::types::Int64() : format::types::String()));
+      type == 0 ? format::types::Int64() : format::types::String()));
 }
 
 }  // namespace

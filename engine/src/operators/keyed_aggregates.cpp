@@ -73,9 +73,9 @@ OperatorFactory MakeFactory(Aggregate aggregate) {
   return [aggregate](const OperatorParams& params) -> base::Result<std::unique_ptr<Operator>> {
     CKPT_RETURN_IF_ERROR(params.CheckKnownFields({"emit"}));
     const std::string plain = aggregate == Aggregate::kSum ? "sum" : "count";
-    CKPT_ASSIGN_OR_RETURN(std::string emit,
+    CKPT_ASSIGN_OR_RETURN(size_t emit,
                           GetEnumParam(params, "emit", plain, {plain, "input-and-" + plain}));
-    return std::unique_ptr<Operator>(std::make_unique<KeyedAggregate>(aggregate, emit != plain));
+    return std::unique_ptr<Operator>(std::make_unique<KeyedAggregate>(aggregate, emit == 1));
   };
 }
 

@@ -79,16 +79,18 @@ void AppendRecordLine(const Record& record, bool with_timestamp, std::string* ou
   }
 }
 
-base::Result<std::string> GetEnumParam(const OperatorParams& params, std::string_view field,
-                                       std::string fallback,
-                                       const std::vector<std::string>& allowed) {
-  CKPT_ASSIGN_OR_RETURN(std::string s, params.GetString(field, std::move(fallback)));
+base::Result<size_t> GetEnumParam(const OperatorParams& params, std::string_view field,
+                                  std::string fallback, const std::vector<std::string>& allowed) {
+  // Returning an index rather than the string keeps GCC's -O3 -Wmaybe-uninitialized quiet
+  // about moved-from Result<std::string> temporaries at the call sites.
+  base::Result<std::string> value = params.GetString(field, std::move(fallback));
+  if (!value.ok()) return value.status();
   std::string list;
-  for (const std::string& a : allowed) {
-    if (a == s) return s;
-    list += (list.empty() ? "" : ", ") + a;
+  for (size_t i = 0; i < allowed.size(); ++i) {
+    if (allowed[i] == *value) return i;
+    list += (list.empty() ? "" : ", ") + allowed[i];
   }
-  return params.Error(field, "must be one of " + list + ", got \"" + s + "\"");
+  return params.Error(field, "must be one of " + list + ", got \"" + *value + "\"");
 }
 
 base::Result<int64_t> GetIntInRange(const OperatorParams& params, std::string_view field,

@@ -25,10 +25,10 @@ std::string ValueText(const format::Value& value);
 // `with_timestamp`, ",<timestamp>" is appended when the record has one. No newline.
 void AppendRecordLine(const Record& record, bool with_timestamp, std::string* out);
 
-// A string param that must be one of `allowed`: InvalidArgument naming the field and listing them.
-base::Result<std::string> GetEnumParam(const OperatorParams& params, std::string_view field,
-                                       std::string fallback,
-                                       const std::vector<std::string>& allowed);
+// A string param that must be one of `allowed` (absent: `fallback`): returns its index in
+// `allowed`, or InvalidArgument naming the field and listing the allowed values.
+base::Result<size_t> GetEnumParam(const OperatorParams& params, std::string_view field,
+                                  std::string fallback, const std::vector<std::string>& allowed);
 // An integer param in [min, max]: InvalidArgument naming the field and the range.
 base::Result<int64_t> GetIntInRange(const OperatorParams& params, std::string_view field,
                                     int64_t fallback, int64_t min, int64_t max);

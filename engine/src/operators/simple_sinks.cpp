@@ -82,11 +82,11 @@ class DiscardSink final : public Operator {
 base::Result<std::unique_ptr<Operator>> CreatePrint(const OperatorParams& params) {
   CKPT_RETURN_IF_ERROR(params.CheckKnownFields({"prefix", "stream", "with_timestamp"}));
   CKPT_ASSIGN_OR_RETURN(std::string prefix, params.GetString("prefix", ""));
-  CKPT_ASSIGN_OR_RETURN(std::string stream,
+  CKPT_ASSIGN_OR_RETURN(size_t stream,
                         GetEnumParam(params, "stream", "stdout", {"stdout", "stderr"}));
   CKPT_ASSIGN_OR_RETURN(bool with_timestamp, params.GetBool("with_timestamp", false));
   return std::unique_ptr<Operator>(
-      std::make_unique<PrintSink>(std::move(prefix), stream == "stderr", with_timestamp));
+      std::make_unique<PrintSink>(std::move(prefix), stream == 1, with_timestamp));
 }
 
 base::Result<std::unique_ptr<Operator>> CreateDiscard(const OperatorParams& params) {

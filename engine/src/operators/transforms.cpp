@@ -163,9 +163,8 @@ base::Result<std::unique_ptr<Operator>> CreateMap(const OperatorParams& params) 
                                                   "key-by-mod",   "drop-key",
                                                   "to-string"};
   if (!params.Has("function")) return params.Error("function", "is required");
-  CKPT_ASSIGN_OR_RETURN(std::string name, GetEnumParam(params, "function", "", kNames));
-  const auto fn = static_cast<MapFn>(std::find(kNames.begin(), kNames.end(), name) -
-                                     kNames.begin());
+  CKPT_ASSIGN_OR_RETURN(size_t index, GetEnumParam(params, "function", "", kNames));
+  const auto fn = static_cast<MapFn>(index);
   int64_t modulus = 1;
   if (fn == MapFn::kKeyByMod) {
     CKPT_ASSIGN_OR_RETURN(modulus, params.RequireInt("modulus"));
@@ -173,10 +172,9 @@ base::Result<std::unique_ptr<Operator>> CreateMap(const OperatorParams& params) 
   } else if (params.Has("modulus")) {
     return params.Error("modulus", "only applies to function key-by-mod");
   }
-  CKPT_ASSIGN_OR_RETURN(std::string on_error,
+  CKPT_ASSIGN_OR_RETURN(size_t on_error,
                         GetEnumParam(params, "on_error", "fail", {"fail", "skip"}));
-  return std::unique_ptr<Operator>(
-      std::make_unique<MapOperator>(fn, modulus, on_error == "skip"));
+  return std::unique_ptr<Operator>(std::make_unique<MapOperator>(fn, modulus, on_error == 1));
 }
 
 base::Result<std::unique_ptr<Operator>> CreateFilter(const OperatorParams& params) {
@@ -184,9 +182,8 @@ base::Result<std::unique_ptr<Operator>> CreateFilter(const OperatorParams& param
   static const std::vector<std::string> kNames = {"even", "odd", "non-empty", "contains",
                                                   "mod-equals"};
   if (!params.Has("predicate")) return params.Error("predicate", "is required");
-  CKPT_ASSIGN_OR_RETURN(std::string name, GetEnumParam(params, "predicate", "", kNames));
-  const auto fn = static_cast<FilterFn>(std::find(kNames.begin(), kNames.end(), name) -
-                                        kNames.begin());
+  CKPT_ASSIGN_OR_RETURN(size_t index, GetEnumParam(params, "predicate", "", kNames));
+  const auto fn = static_cast<FilterFn>(index);
   int64_t modulus = 1, remainder = 0;
   std::string needle;
   if (fn == FilterFn::kModEquals) {
@@ -204,7 +201,7 @@ base::Result<std::unique_ptr<Operator>> CreateFilter(const OperatorParams& param
 base::Result<std::unique_ptr<Operator>> CreateFlatMap(const OperatorParams& params) {
   CKPT_RETURN_IF_ERROR(params.CheckKnownFields({"function"}));
   if (!params.Has("function")) return params.Error("function", "is required");
-  CKPT_ASSIGN_OR_RETURN(std::string name, GetEnumParam(params, "function", "", {"split-words"}));
+  CKPT_RETURN_IF_ERROR(GetEnumParam(params, "function", "", {"split-words"}).status());
   return std::unique_ptr<Operator>(std::make_unique<SplitWordsOperator>());
 }
 

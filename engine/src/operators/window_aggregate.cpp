@@ -30,12 +30,6 @@ const std::vector<std::string>& WindowAggregateNames() {
   return kNames;
 }
 
-WindowAggregate WindowAggregateFromName(const std::string& name) {
-  const auto& names = WindowAggregateNames();
-  return static_cast<WindowAggregate>(std::find(names.begin(), names.end(), name) -
-                                      names.begin());
-}
-
 format::Value AggregateInput(WindowAggregate aggregate, int64_t value) {
   return format::Value(aggregate == WindowAggregate::kCount ? int64_t{1} : value);
 }

@@ -15,9 +15,8 @@ namespace ckpt::engine::operators {
 
 enum class WindowAggregate { kSum, kCount, kMin, kMax };
 
-// "sum", "count", "min", "max"; nullopt-like InvalidArgument for others is done by the caller.
+// "sum", "count", "min", "max", in the order of WindowAggregate's enumerators.
 const std::vector<std::string>& WindowAggregateNames();
-WindowAggregate WindowAggregateFromName(const std::string& name);
 
 // What is stored for one input value: the value itself, or 1 for count.
 format::Value AggregateInput(WindowAggregate aggregate, int64_t value);

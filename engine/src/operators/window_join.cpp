@@ -18,8 +18,9 @@
 namespace ckpt::engine::operators {
 namespace {
 
-pb::TypeDescriptor TypeByName(const std::string& name) {
-  return name == "string" ? format::types::String() : format::types::Int64();
+// Index into {"int64", "string"}.
+pb::TypeDescriptor TypeByIndex(size_t index) {
+  return index == 1 ? format::types::String() : format::types::Int64();
 }
 
 class WindowJoin final : public Operator {
@@ -124,12 +125,12 @@ base::Result<std::unique_ptr<Operator>> CreateWindowJoin(const OperatorParams& p
     const std::string& m = assigner.status().message();
     return params.Error(m.substr(0, m.find(' ')), m);
   }
-  CKPT_ASSIGN_OR_RETURN(std::string left,
+  CKPT_ASSIGN_OR_RETURN(size_t left,
                         GetEnumParam(params, "left_type", "int64", {"int64", "string"}));
-  CKPT_ASSIGN_OR_RETURN(std::string right,
+  CKPT_ASSIGN_OR_RETURN(size_t right,
                         GetEnumParam(params, "right_type", "int64", {"int64", "string"}));
   return std::unique_ptr<Operator>(
-      std::make_unique<WindowJoin>(*assigner, TypeByName(left), TypeByName(right)));
+      std::make_unique<WindowJoin>(*assigner, TypeByIndex(left), TypeByIndex(right)));
 }
 
 }  // namespace

@@ -161,12 +161,12 @@ base::Result<std::unique_ptr<Operator>> CreateWindow(const OperatorParams& param
     const std::string& m = assigner.status().message();
     return params.Error(m.substr(0, m.find(' ')), m);
   }
-  CKPT_ASSIGN_OR_RETURN(std::string aggregate,
+  CKPT_ASSIGN_OR_RETURN(size_t aggregate,
                         GetEnumParam(params, "aggregate", "sum", WindowAggregateNames()));
-  CKPT_ASSIGN_OR_RETURN(std::string state,
+  CKPT_ASSIGN_OR_RETURN(size_t state,
                         GetEnumParam(params, "state", "reducing", {"reducing", "list"}));
   return std::unique_ptr<Operator>(std::make_unique<WindowOperator>(
-      *assigner, WindowAggregateFromName(aggregate), state == "list"));
+      *assigner, static_cast<WindowAggregate>(aggregate), state == 1));
 }
 
 }  // namespace
