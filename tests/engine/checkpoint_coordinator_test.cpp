@@ -210,6 +210,13 @@ TEST_F(CheckpointCoordinatorTest, FailedInjectionFailsTheCheckpoint) {
   EXPECT_EQ(runtime_.aborted.size(), 1u);
   EXPECT_TRUE(c->PendingCheckpointIds().empty());
   EXPECT_FALSE(Exists(runtime_.injected[0].snapshot_dir));
+  // "Job not running" is not a failed checkpoint (tolerable failures is 0 here).
+  EXPECT_TRUE(runtime_.failures.empty());
+  EXPECT_EQ(c->counts().failed, 0u);
+  runtime_.inject_status = base::Status::IOError("network down");
+  ASSERT_STATUS(c->TriggerCheckpoint(), kIOError, "network down");
+  EXPECT_EQ(runtime_.failures.size(), 1u);
+  EXPECT_EQ(c->counts().failed, 1u);
 }
 
 TEST_F(CheckpointCoordinatorTest, SubsumedCheckpointsAreDeletedKeepingNumRetained) {

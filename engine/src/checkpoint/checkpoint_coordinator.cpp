@@ -232,6 +232,7 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
   if (fs_.Stat(dir).ok()) st = base::RemoveAll(fs_, dir);
   if (st.ok()) st = fs_.CreateDirs(dir);
   std::vector<CoordinatorSnapshot> coordinators;
+  bool refused = false;
   if (st.ok()) {
     base::Result<std::vector<CoordinatorSnapshot>> cs = runtime_.SnapshotCoordinators(id);
     if (cs.ok()) {
@@ -246,13 +247,22 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
     if (it != pending_.end()) it->second->coordinators = std::move(coordinators);
     lock.unlock();
     st = runtime_.InjectBarriers(co);
+    // The job is not running (restarting, finishing): as Flink's NOT_ALL_REQUIRED_TASKS_RUNNING
+    // this is not a failed checkpoint and does not count towards tolerable failures.
+    refused = st.code() == base::StatusCode::kFailedPrecondition;
   }
   lock.lock();
   if (!st.ok()) {
     const base::Status reason =
         st.WithContext(std::string(checkpoint ? "checkpoint " : "savepoint ") +
                        std::to_string(id) + " could not be triggered");
-    if (pending_.count(id) != 0) AbortLocked(lock, id, reason, checkpoint);
+    if (pending_.count(id) != 0) {
+      AbortLocked(lock, id, reason, checkpoint && !refused);
+      if (refused) {
+        --counts_.failed;
+        --counts_.triggered;
+      }
+    }
     return reason;
   }
   return id;
