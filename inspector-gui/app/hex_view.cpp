@@ -72,7 +72,9 @@ void HexView::paintEvent(QPaintEvent*) {
   if (first >= m_length) return;
   const uint64_t want = std::min<uint64_t>(m_length - first, static_cast<uint64_t>(visible) * kBytesPerRow);
   const QByteArray bytes = m_source->read(m_start + first, want);
-  const int hex_x = x0 + cw * 18, ascii_x = hex_x + cw * (kBytesPerRow * 3 + 2);
+  // 8 address digits unless the file is larger than 4 GiB.
+  const int digits = m_source->size() > 0xffffffffull ? 16 : 8;
+  const int hex_x = x0 + cw * (digits + 2), ascii_x = hex_x + cw * (kBytesPerRow * 3 + 2);
   p.setPen(pal.color(QPalette::Mid));
   p.drawLine(hex_x - cw, 0, hex_x - cw, viewport()->height());
   p.drawLine(ascii_x - cw, 0, ascii_x - cw, viewport()->height());
@@ -81,7 +83,7 @@ void HexView::paintEvent(QPaintEvent*) {
     if (base >= bytes.size()) break;
     const int y = r * rh + fontMetrics().ascent();
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(x0, y, QStringLiteral("%1").arg(m_start + first + static_cast<uint64_t>(base), 16, 16, QLatin1Char('0')));
+    p.drawText(x0, y, QStringLiteral("%1").arg(m_start + first + static_cast<uint64_t>(base), digits, 16, QLatin1Char('0')));
     p.setPen(pal.color(QPalette::Text));
     QString hex, ascii;
     for (qsizetype i = base; i < std::min(bytes.size(), base + kBytesPerRow); ++i) {

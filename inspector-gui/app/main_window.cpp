@@ -134,6 +134,7 @@ void MainWindow::buildPages() {
   dock->setObjectName(QStringLiteral("snapshotsDock"));
   dock->setWidget(m_list);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
+  m_listDock = dock;
 
   m_progress = new TaskProgress(this);
   statusBar()->addPermanentWidget(m_progress);
@@ -201,7 +202,7 @@ void MainWindow::buildMenus() {
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   tools->addAction(tr("&Validate"), this, [this] { validateSnapshot(false); })->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_R));
   tools->addAction(tr("Validate (&deep: decode every record)"), this, [this] { validateSnapshot(true); });
-  tools->addAction(tr("&Cancel background task"), m_progress, &TaskProgress::cancel)->setShortcut(QKeySequence(Qt::Key_Escape));
+  tools->addAction(tr("&Cancel background task"), m_progress, &TaskProgress::cancel)->setShortcut(QKeySequence(Qt::CTRL | Qt::Key_Period));
 }
 
 void MainWindow::setTheme(Theme theme) {
@@ -236,12 +237,15 @@ void MainWindow::openPath(const QString& path) {
     if (r.value->snapshot) {
       m_root.clear();
       m_listModel->setListing(QFileInfo(clean).absolutePath(), {});
+      m_listDock->hide();  // a single snapshot has no list to show
       showSnapshot(r.value->snapshot);
       m_history->setHistory(nullptr);
+      m_historyJob.clear();
       Q_EMIT snapshotLoaded(clean);
       return;
     }
     m_root = clean;
+    m_listDock->show();
     m_listModel->setListing(clean, r.value->jobs);
     m_list->expandAll();
     for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) m_list->resizeColumnToContents(c);
@@ -267,6 +271,7 @@ void MainWindow::openListedSnapshot(const QModelIndex& index) {
   if (e == nullptr) return;
   const QString path = index.siblingAtColumn(0).data(SnapshotListModel::kAbsolutePathRole).toString();
   if (m_snapshot && QDir::cleanPath(qs(m_snapshot->dir)) == QDir::cleanPath(path)) return;
+  if (e->job_id_hex != m_historyJob) loadHistoryFor(e->job_id_hex);
   if (e->health != ops::SnapshotHealth::kComplete) {
     statusBar()->showMessage(tr("%1 is %2: %3").arg(path, qs(ops::SnapshotHealthName(e->health)), qs(e->problem)));
   }
@@ -335,6 +340,7 @@ void MainWindow::loadStats() {
 }
 
 void MainWindow::loadHistoryFor(const std::string& job_id_hex) {
+  m_historyJob = job_id_hex;
   ++m_running;
   whenReady(this, loadHistory(m_root, job_id_hex), [this](const Loaded<std::vector<HistoryPoint>>& r) {
     --m_running;

@@ -112,6 +112,7 @@ class MainWindow : public QMainWindow {
 
   QString m_path;  // what was opened last
   QString m_root;  // checkpoint root, if one was opened
+  std::string m_historyJob;  // job whose history the History page shows
   std::shared_ptr<const ops::Snapshot> m_snapshot;
   std::shared_ptr<const ops::StatsReport> m_stats;
   std::shared_ptr<const std::vector<ops::FileRow>> m_files;
@@ -122,6 +123,7 @@ class MainWindow : public QMainWindow {
 
   QTabWidget* m_pages;
   QTreeView* m_list;
+  QWidget* m_listDock;
   SnapshotListModel* m_listModel;
   QTextBrowser* m_summary;
   QTreeView* m_tree;

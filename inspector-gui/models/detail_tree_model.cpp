@@ -202,6 +202,10 @@ QVariant DetailTreeModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole:
       if (index.column() == kFullSize || index.column() == kCheckpointedSize) return sizeExplanation();
       if (n.kind == kFile) return qs(m_snapshot->files[static_cast<size_t>(n.file)].resolved_path);
+      if (n.kind == kState && n.state >= 0 && op->states[static_cast<size_t>(n.state)].keyed) {
+        return tr("The keyed states of an operator share each subtask's key-group files: the files "
+                  "and sizes under this state are those files, holding all its keyed states.");
+      }
       return {};
     case Qt::DisplayRole: break;
     default: return {};

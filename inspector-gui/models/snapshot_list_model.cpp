@@ -54,6 +54,7 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
   }
   const ops::SnapshotEntry& e = *entry(index);
   if (role == kAbsolutePathRole) return m_root + QLatin1Char('/') + qs(e.path);
+  if (role == Qt::ToolTipRole && index.column() == kPath) return m_root + QLatin1Char('/') + qs(e.path);
   if (role == Qt::ForegroundRole && e.health != ops::SnapshotHealth::kComplete) {
     return QBrush(e.health == ops::SnapshotHealth::kCorrupt ? QColor(200, 40, 40)
                                                              : QColor(150, 110, 0));
@@ -74,7 +75,12 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case kPath: return qs(e.path);
+    case kPath: {
+      // Under its job row the job directory is implied: show "chk-12" / "savepoint-...".
+      const std::string& p = e.path;
+      const size_t slash = p.find_last_of('/');
+      return qs(slash == std::string::npos ? p : p.substr(slash + 1));
+    }
     case kCheckpointId: return QVariant::fromValue<qlonglong>(e.checkpoint_id);
     case kKind:
       return e.kind == ops::SnapshotKind::kSavepoint

@@ -10,6 +10,9 @@
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QMimeData>
+#include <QSettings>
+#include <QUrl>
 #include <QPlainTextEdit>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -309,6 +312,42 @@ class MainWindowTest : public QObject {
     QTest::keyClick(t, Qt::Key_Backspace);
     QCOMPARE(t->rootNode(), 0);
     QCOMPARE(t->selectedNode(), first);
+  }
+
+  void dropShortcutsAndPersistedLayout() {
+    {
+      MainWindow w;
+      w.resize(1100, 700);
+      w.show();
+      QVERIFY(QTest::qWaitForWindowExposed(&w));
+      w.activateWindow();
+      QVERIFY(QTest::qWaitForWindowActive(&w));
+      // Drag and drop of a snapshot directory opens it.
+      QMimeData mime;
+      mime.setUrls({QUrl::fromLocalFile(fixture("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5"))});
+      QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
+      QDragEnterEvent enter(QPoint(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(&w, &enter);
+      QVERIFY(enter.isAccepted());
+      QDropEvent drop(QPointF(50, 50), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
+      QApplication::sendEvent(&w, &drop);
+      QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 30000));
+      QCOMPARE(w.snapshot()->checkpoint_id, int64_t{5});
+      QVERIFY(QTest::qWaitFor([&] { return !w.busy(); }, 30000));
+      // F5 reloads, Ctrl+F goes to the state filter.
+      loaded.clear();
+      QTest::keyClick(&w, Qt::Key_F5);
+      QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty(); }, 30000));
+      QTest::keyClick(&w, Qt::Key_F, Qt::ControlModifier);
+      QCOMPARE(w.pages()->currentIndex(), static_cast<int>(MainWindow::kStatePage));
+      QVERIFY(QTest::qWaitFor([&] { return !w.busy(); }, 30000));
+      w.resize(1000, 640);
+      w.close();  // saves geometry and dock layout
+    }
+    QVERIFY(QSettings().contains(QStringLiteral("window/geometry")));
+    QVERIFY(QSettings().contains(QStringLiteral("window/state")));
+    MainWindow again;
+    QCOMPARE(again.size(), QSize(1000, 640));
   }
 
   void themeSwitchesPalette() {

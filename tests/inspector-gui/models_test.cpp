@@ -2,6 +2,9 @@
 // variants (fixtures/corrupt) and, when present, engine-written snapshots: each model runs under
 // QAbstractItemModelTester (fatal mode) and its contents are checked against the ops results.
 #include <QAbstractItemModelTester>
+#include <QDir>
+#include <QDirIterator>
+#include <QFileInfo>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
@@ -57,9 +60,19 @@ void addSnapshotRows() {
   QTest::newRow("corrupt/flipped-payload-byte") << fixture("corrupt/flipped-payload-byte") << false << false;
   QTest::newRow("corrupt/escaping-reference") << fixture("corrupt/escaping-reference") << false << false;
   QTest::newRow("corrupt/missing-referenced-file") << fixture("corrupt/missing-referenced-file") << true << false;
-  // Engine-written snapshots, when a previous run of the engine's tests left some (optional).
-  const QByteArray engine = qgetenv("CKPT_ENGINE_SNAPSHOT");
-  if (!engine.isEmpty()) QTest::newRow("engine") << QString::fromLocal8Bit(engine) << true << true;
+  // Engine-written snapshots (ctest's gui_engine_snapshot_setup runs the engine when it is part
+  // of the build): every savepoint and retained checkpoint under the root.
+  const QByteArray engine = qgetenv("CKPT_ENGINE_SNAPSHOT_ROOT");
+  if (engine.isEmpty()) return;
+  QDirIterator it(QString::fromLocal8Bit(engine), {QStringLiteral("_metadata")}, QDir::Files,
+                  QDirIterator::Subdirectories);
+  int found = 0;
+  while (it.hasNext()) {
+    const QString dir = QFileInfo(it.next()).absolutePath();
+    QTest::newRow(qPrintable(QStringLiteral("engine/") + QFileInfo(dir).fileName())) << dir << true << true;
+    ++found;
+  }
+  if (found == 0) QTest::newRow("engine/none-written") << QString::fromLocal8Bit(engine) + "/missing" << true << true;
 }
 
 }  // namespace
@@ -206,6 +219,7 @@ void ModelsTest::snapshotListOverCheckpointRoot() {
     const ops::SnapshotEntry* e = model.entry(i);
     QVERIFY(e != nullptr);
     QVERIFY(i.data(SnapshotListModel::kAbsolutePathRole).toString().endsWith(qs(e->path)));
+    QVERIFY(qs(e->path).endsWith(QLatin1Char('/') + i.data().toString()) || qs(e->path) == i.data().toString());
     if (e->checkpoint_id == 2) {
       saw_chk2 = true;
       // chk-2 is incremental: it uploaded less than it references.
