@@ -41,7 +41,7 @@ TEST(BuiltinCatalogTest, RegistersEveryDocumentedKind) {
   for (const char* kind :
        {"sequence-source", "text-file-source", "directory-source", "map", "filter", "flat-map",
         "slow", "failure-injector", "keyed-sum", "keyed-count", "dedupe", "tumbling-window",
-        "sliding-window", "window-join", "file-sink", "print", "discard"}) {
+        "sliding-window", "window-join", "interval-join", "file-sink", "print", "discard"}) {
     EXPECT_NE(std::find(kinds.begin(), kinds.end(), kind), kinds.end()) << kind;
   }
   EXPECT_NE(OperatorRegistry::Builtin().Find("directory-source")->coordinator_factory, nullptr);

@@ -17,6 +17,7 @@ base::Status RegisterSlowOperator(OperatorRegistry& registry);        // slow_op
 base::Status RegisterDedupe(OperatorRegistry& registry);              // dedupe.cpp
 base::Status RegisterWindowOperators(OperatorRegistry& registry);     // window_operator.cpp
 base::Status RegisterWindowJoin(OperatorRegistry& registry);          // window_join.cpp
+base::Status RegisterIntervalJoin(OperatorRegistry& registry);        // interval_join.cpp
 base::Status RegisterTextFileSource(OperatorRegistry& registry);      // text_file_source.cpp
 base::Status RegisterDirectorySource(OperatorRegistry& registry);     // directory_source.cpp
 

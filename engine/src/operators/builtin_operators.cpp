@@ -18,6 +18,7 @@ void RegisterBuiltinOperators(OperatorRegistry& registry) {
       operators::RegisterSlowOperator,    operators::RegisterDedupe,
       operators::RegisterWindowOperators, operators::RegisterWindowJoin,
       operators::RegisterTextFileSource,  operators::RegisterDirectorySource,
+      operators::RegisterIntervalJoin,
   };
   for (Fn fn : kRegistrations) {
     base::Status st = fn(registry);
