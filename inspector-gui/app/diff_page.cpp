@@ -57,6 +57,7 @@ DiffPage::DiffPage(QWidget* parent)
   grid->setRowStretch(3, 1);
   m_treeView->setModel(m_tree);
   m_treeView->setUniformRowHeights(true);
+  m_treeView->setTextElideMode(Qt::ElideLeft);  // file paths differ at their end
   m_treeView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   m_treeView->header()->setStretchLastSection(false);
   m_keyView->setModel(m_keys);

@@ -88,7 +88,7 @@ bool StateTableModel::readChunk(size_t chunk, std::vector<Row>* rows) const {
     r.value = e.value_json;
     r.state = e.state;
     if (e.source != "state") r.source = e.source + " " + e.change_op;
-    r.key_group = e.key_group.value_or(0);
+    r.key_group = e.key_group ? static_cast<int64_t>(*e.key_group) : -1;
     r.subtask = e.subtask ? static_cast<int32_t>(*e.subtask) : -1;
     rows->push_back(std::move(r));
     return base::Status::OK();
@@ -194,7 +194,7 @@ QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (r == nullptr) return {};
   switch (index.column()) {
     case kSubtask: return r->subtask < 0 ? QVariant() : QVariant(r->subtask);
-    case kKeyGroup: return r->key_group;
+    case kKeyGroup: return r->key_group < 0 ? QVariant() : QVariant::fromValue<qlonglong>(r->key_group);
     case kKey: return qs(r->key);
     case kNamespace: return qs(r->ns);
     case kUserKey: return qs(r->user_key);
@@ -230,7 +230,7 @@ QByteArray StateTableModel::rowsToJson(const QModelIndexList& indexes) {
     first = false;
     out += "{\"state\":" + str(r->state) + ",\"subtask\":" +
            (r->subtask < 0 ? QByteArray("null") : QByteArray::number(r->subtask)) +
-           ",\"key_group\":" + QByteArray::number(r->key_group) + ",\"key\":" + raw(r->key) +
+           ",\"key_group\":" + (r->key_group < 0 ? QByteArray("null") : QByteArray::number(r->key_group)) + ",\"key\":" + raw(r->key) +
            ",\"namespace\":" + raw(r->ns) + ",\"user_key\":" + raw(r->user_key) +
            ",\"value\":" + raw(r->value) + "}";
   }

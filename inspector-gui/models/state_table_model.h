@@ -59,7 +59,7 @@ class StateTableModel : public QAbstractTableModel {
  private:
   struct Row {
     std::string key, ns, user_key, value, state, source;
-    uint32_t key_group = 0;
+    int64_t key_group = -1;  // -1: not keyed state
     int32_t subtask = -1;
   };
   struct Chunk {

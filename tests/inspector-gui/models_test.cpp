@@ -293,6 +293,15 @@ void ModelsTest::stateTableExportsSelectionAsJson() {
   QVERIFY(row[QStringLiteral("key")].isString());
   QVERIFY(row[QStringLiteral("user_key")].isString());
   QVERIFY(row[QStringLiteral("value")].isDouble());
+  QVERIFY(row[QStringLiteral("key_group")].isDouble());
+  // Operator state has no key and no key group.
+  model.setSource(loaded.value, QStringLiteral("orders-source"), QStringLiteral("offsets"));
+  while (model.canFetchMore({})) model.fetchMore({});
+  QCOMPARE(model.rowCount(), 2);
+  QVERIFY(!model.index(0, StateTableModel::kKeyGroup).data().isValid());
+  const QJsonDocument op = QJsonDocument::fromJson(model.rowsToJson({model.index(1, 0)}));
+  QVERIFY(op.array()[0].toObject()[QStringLiteral("key_group")].isNull());
+  QCOMPARE(op.array()[0].toObject()[QStringLiteral("subtask")].toInt(), 1);
 }
 
 void ModelsTest::diffModelsColourChanges() {
