@@ -161,7 +161,7 @@ bool SubtaskBarsChart::paintChart(QPainter& p, const QRectF& plot) {
     mx = std::max(mx, m.start_delay + m.alignment_duration + m.sync_duration + m.async_duration);
   }
   // Horizontal bars, one per subtask; at most one pixel row each when there are many.
-  const double bh = plot.height() / static_cast<double>(subs.size());
+  const double bh = std::min(28.0, plot.height() / static_cast<double>(subs.size()));
   for (size_t i = 0; i < subs.size(); ++i) {
     const auto& m = subs[i].metrics;
     const int64_t parts[] = {m.start_delay, m.alignment_duration, m.sync_duration, m.async_duration};

@@ -9,6 +9,7 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QLabel>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -111,6 +112,13 @@ void MainWindow::buildPages() {
   m_findingsView->setModel(m_findingsModel);
   m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_findingsView->horizontalHeader()->setStretchLastSection(true);
+  m_findingsSummary = new QLabel(tr("Tools > Validate (Ctrl+R) checks the metadata, every file's size and checksum, and key-group coverage."), this);
+  m_findingsSummary->setWordWrap(true);
+  auto* findingsPage = new QWidget(this);
+  auto* findingsLayout = new QVBoxLayout(findingsPage);
+  findingsLayout->setContentsMargins(0, 0, 0, 0);
+  findingsLayout->addWidget(m_findingsSummary);
+  findingsLayout->addWidget(m_findingsView, 1);
   m_diff = new DiffPage(this);
 
   m_pages->addTab(m_summary, tr("Summary"));
@@ -121,7 +129,7 @@ void MainWindow::buildPages() {
   m_pages->addTab(m_keyGroups, tr("Key groups"));
   m_pages->addTab(m_history, tr("History"));
   m_pages->addTab(m_subtasks, tr("Subtasks"));
-  m_pages->addTab(m_findingsView, tr("Findings"));
+  m_pages->addTab(findingsPage, tr("Findings"));
   m_pages->addTab(m_diff, tr("Diff"));
   m_pages->setTabToolTip(kTreemapPage, tr("File sizes, operator -> state -> file. Arrows move, Enter zooms in, Backspace zooms out."));
   setCentralWidget(m_pages);
@@ -229,6 +237,9 @@ void MainWindow::openPath(const QString& path) {
     if (generation != m_generation) return;
     if (!r.ok()) {
       statusBar()->showMessage(r.error);
+      m_summary->setHtml(QStringLiteral("<h2>%1</h2><p>%2</p>")
+                             .arg(tr("Cannot open %1").arg(clean).toHtmlEscaped(), r.error.toHtmlEscaped()));
+      showPage(kSummaryPage);
       Q_EMIT openFailed(r.error);
       return;
     }
@@ -295,6 +306,7 @@ void MainWindow::showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
   m_validateFindings.clear();
   m_validated = false;
   m_findingsModel->setFindings({});
+  m_findingsSummary->setText(tr("Not validated yet: Tools > Validate (Ctrl+R)."));
   m_treeModel->setSnapshot(m_snapshot);
   m_tree->expandToDepth(0);
   m_hex->clear();
@@ -452,6 +464,15 @@ void MainWindow::validateSnapshot(bool deep) {
                 return;
               }
               m_validateFindings = r.value->findings;
+              QStringList caps;
+              for (const ops::Capability& c : r.value->capabilities) {
+                caps << (c.supported ? QStringLiteral("✔ ") : QStringLiteral("✘ ")) + qs(c.operation) +
+                            (c.note.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(c.note)));
+              }
+              m_findingsSummary->setText(tr("%1: %2 findings (%3 rules checked), %4 files and %5 checked.\nCan be used for: %6")
+                                             .arg(qs(r.value->snapshot_type)).arg(r.value->findings.size())
+                                             .arg(r.value->checked_rules.size()).arg(r.value->files_checked)
+                                             .arg(humanBytes(r.value->bytes_checked)).arg(caps.join(QStringLiteral("; "))));
               m_findingsModel->setFindings(r.value->findings);
               for (int c = 0; c < FindingsModel::kColumnCount - 1; ++c) m_findingsView->resizeColumnToContents(c);
               statusBar()->showMessage(tr("validate: %1 findings, %2 files, %3 checked")

@@ -138,6 +138,7 @@ class MainWindow : public QMainWindow {
   HistoryChart* m_history;
   SubtaskBarsChart* m_subtasks;
   QTableView* m_findingsView;
+  QLabel* m_findingsSummary;
   FindingsModel* m_findingsModel;
   DiffPage* m_diff;
   TaskProgress* m_progress;

@@ -117,6 +117,8 @@ class MainWindowTest : public QObject {
     w.openPath(fixture("corrupt/truncated-metadata"));
     QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 30000));
     QVERIFY(failed.front().front().toString().contains(QStringLiteral("_metadata")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("Cannot open")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("truncated-metadata/_metadata")));
   }
 
   void checkpointRootListsSnapshotsAndHistory() {
