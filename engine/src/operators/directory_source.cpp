@@ -36,6 +36,7 @@ class DirectoryEnumerator final : public OperatorCoordinator {
   base::Status Restore(const std::string& state) override {
     std::lock_guard<std::mutex> lock(mu_);
     unassigned_.clear();
+    registered_.clear();  // every reader of the new attempt registers again
     initialized_ = true;
     if (state.empty()) return Discover();  // a fresh start
     base::Result<format::Value> v = format::DecodeValueExact(StateType(), state);
