@@ -12,6 +12,10 @@ HexView::HexView(QWidget* parent) : QAbstractScrollArea(parent) {
   setToolTip(tr("Raw bytes of the selected file (read-only). Only the visible rows are read."));
 }
 
+QSize HexView::sizeHint() const {
+  return {charWidth() * (10 + kBytesPerRow * 3 + 2 + kBytesPerRow + 2) + 24, 300};
+}
+
 int HexView::rowHeight() const { return fontMetrics().height(); }
 int HexView::charWidth() const { return fontMetrics().horizontalAdvance(QLatin1Char('0')); }
 

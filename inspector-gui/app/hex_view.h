@@ -27,6 +27,8 @@ class HexView : public QAbstractScrollArea {
   QString error() const { return m_error; }
   // Scrolls so that the row holding region offset `offset` is the first visible one.
   void scrollToOffset(uint64_t offset);
+  // Wide enough for 8-digit addresses, 16 hex bytes and their ASCII column.
+  QSize sizeHint() const override;
 
  Q_SIGNALS:
   void regionChanged(const QString& path, quint64 offset, quint64 length);

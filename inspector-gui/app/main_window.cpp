@@ -92,8 +92,8 @@ void MainWindow::buildPages() {
   details->setObjectName(QStringLiteral("detailsSplitter"));
   details->addWidget(m_tree);
   details->addWidget(right);
-  details->setStretchFactor(0, 3);
-  details->setStretchFactor(1, 2);
+  details->setStretchFactor(0, 1);
+  details->setStretchFactor(1, 1);
 
   m_filesModel = new FilesModel(this);
   m_filesView = new QTableView(this);
