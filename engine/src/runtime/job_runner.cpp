@@ -68,6 +68,7 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
   result_.checkpoints = coordinator_->counts();
   if (outcome == JobOutcome::kStopped) result_.savepoint_path = stop_savepoint_path_;
   done_ = true;
+  running_ = true;
   cv_.notify_all();
 }
 
@@ -100,6 +101,11 @@ void JobRunner::Impl::Run() {
       synchronous_ids_.clear();
     }
     attempt->Start();
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      running_ = true;
+    }
+    cv_.notify_all();
     // Periodic triggers run only while an attempt runs: a trigger in a restart gap would be
     // refused and counted as a failed checkpoint (Flink skips them as "not all tasks running").
     coordinator_->Start();

@@ -39,6 +39,8 @@ class JobRunner::Impl final : public CheckpointRuntime {
   std::condition_variable cv_;
   JobAttempt* current_ = nullptr;
   bool started_ = false;
+  // The first attempt's tasks were started (Start() returns then) or the job already ended.
+  bool running_ = false;
   bool cancel_requested_ = false;
   bool terminating_ = false;
   std::set<int64_t> synchronous_ids_;

@@ -148,10 +148,12 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
 }
 
 base::Status JobRunner::Start() {
-  std::lock_guard<std::mutex> lock(impl_->mu_);
+  std::unique_lock<std::mutex> lock(impl_->mu_);
   if (impl_->started_) return base::Status::FailedPrecondition("job already started");
   impl_->started_ = true;
   impl_->thread_ = std::thread([this] { impl_->Run(); });
+  // Return once the tasks run, so a savepoint requested right after Start finds them.
+  impl_->cv_.wait(lock, [&] { return impl_->running_; });
   return base::Status::OK();
 }
 

@@ -73,7 +73,8 @@ class JobRunner {
                                                          JobRunnerOptions options);
   ~JobRunner();  // cancels and waits if still running
 
-  // Starts the job (returns immediately). FailedPrecondition if already started.
+  // Starts the job; returns once the first attempt's tasks run (or the job already ended, e.g.
+  // its operators failed to build: Wait() tells). FailedPrecondition if already started.
   base::Status Start();
   // Blocks until the job reached a terminal state.
   JobResult Wait();
