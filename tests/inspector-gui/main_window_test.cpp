@@ -28,6 +28,7 @@
 #include "app/hex_view.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
+#include "app/task_progress.h"
 #include "app/treemap_view.h"
 #include "app/write_dialogs.h"
 #include "gui_test_util.h"
@@ -350,6 +351,17 @@ class MainWindowTest : public QObject {
     QVERIFY(QSettings().contains(QStringLiteral("window/state")));
     MainWindow again;
     QCOMPARE(again.size(), QSize(1000, 640));
+  }
+
+  void taskProgressCancelsItsTask() {
+    TaskProgress progress;
+    std::shared_ptr<TaskState> task = progress.start(QStringLiteral("Validate"));
+    QVERIFY(progress.running());
+    QVERIFY(!task->cancelled());
+    progress.cancel();
+    QVERIFY(task->cancelled());
+    progress.finish();
+    QVERIFY(!progress.running());
   }
 
   void themeSwitchesPalette() {

@@ -38,6 +38,7 @@ class ModelsTest : public QObject {
   void stateTableExportsSelectionAsJson();
   void diffModelsColourChanges();
   void byteSourceReadsOnlyRequestedBlocks();
+  void progressReachesTheTaskState();
   void cancelledValidateReportsCancelled();
 };
 
@@ -349,6 +350,18 @@ void ModelsTest::byteSourceReadsOnlyRequestedBlocks() {
   ByteSource missing(fixture("corrupt/missing-referenced-file/nope.state"));
   QVERIFY(!missing.ok());
   QVERIFY(missing.error().contains(QStringLiteral("nope.state")));
+}
+
+void ModelsTest::progressReachesTheTaskState() {
+  auto task = std::make_shared<TaskState>();
+  ops::ValidateOptions options;
+  options.deep = true;
+  const auto report = await(validateSnapshot(fixture("v1/savepoint"), options, task));
+  QVERIFY2(report.ok(), qPrintable(report.error));
+  const TaskState::View v = task->snapshot();
+  QVERIFY(v.done > 0);
+  QVERIFY(v.total >= v.done);
+  QVERIFY(!v.what.isEmpty());
 }
 
 void ModelsTest::cancelledValidateReportsCancelled() {
