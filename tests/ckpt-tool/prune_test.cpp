@@ -3,6 +3,7 @@
 #include "ckpt/ops/prune.h"
 
 #include <gtest/gtest.h>
+#include <sys/time.h>
 
 #include <algorithm>
 #include <chrono>
@@ -200,6 +201,19 @@ TEST(PruneTest, AgeGuardKeepsYoungOrphansButStillDeletesSubsumedCheckpoints) {
             std::string::npos);
   EXPECT_FALSE(Deletes(plan, "chk-7/partial-upload.state"));
   EXPECT_FALSE(Deletes(plan, "shared/count-1-0.state"));
+}
+
+TEST(PruneTest, FilesOfUnknownAgeAreKept) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string leak = opsw::CounterJobDir(tmp.path()) + "/shared/leaked-by-a-crashed-job.sst";
+  // An mtime of the epoch is what some object stores report when they do not know.
+  const timeval epoch[2] = {{0, 0}, {0, 0}};
+  ASSERT_EQ(utimes(leak.c_str(), epoch), 0);
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
+  EXPECT_FALSE(Deletes(plan, "shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_EQ(KeptReason(plan, "shared/leaked-by-a-crashed-job.sst"), "age unknown");
+  EXPECT_TRUE(Deletes(plan, "shared/count-1-0.state"));
 }
 
 TEST(PruneTest, OlderThanKeepsRecentCheckpoints) {

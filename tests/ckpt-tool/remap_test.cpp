@@ -248,6 +248,22 @@ TEST(RemapTest, UidRewritesAndDropLeaveOutTheDroppedFiles) {
   EXPECT_TRUE(dropped);
 }
 
+TEST(RemapTest, RemapsARetainedIncrementalCheckpointIntoASelfContainedSavepoint) {
+  TempDir tmp;
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 3; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), job + "/chk-3", tmp.Sub("out"),
+                                            Maps({{"counter", "counter-v2"}})));
+  EXPECT_EQ(r.files, 4u);
+  ASSERT_OK(base::RemoveAll(base::Fs::Default(), tmp.Sub("root")));
+  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  EXPECT_EQ(out.kind(), pb::SAVEPOINT);
+  EXPECT_EQ(out.checkpoint_type(), pb::FULL);
+  EXPECT_NE(StateOf(out, "counter-v2"), nullptr);
+  for (const auto& f : out.files()) EXPECT_EQ(f.scope(), pb::EXCLUSIVE) << f.path();
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
+}
+
 TEST(RemapTest, DryRunWritesNothingAndExistingOutputIsRefused) {
   TempDir tmp;
   const std::string in = tmp.Sub("sp");
