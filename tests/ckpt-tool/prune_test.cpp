@@ -250,6 +250,22 @@ TEST(PruneTest, NeverTouchesSavepoints) {
   EXPECT_TRUE(Exists(sp + "/stray.bin"));
 }
 
+TEST(PruneTest, ASavepointInAChkDirectoryIsNeverDeleted) {
+  TempDir tmp;
+  WriteRoot(tmp.path());
+  const std::string chk3 = opsw::CounterJobDir(tmp.path()) + "/chk-3";
+  ASSERT_OK(testing::RewriteMetadata(chk3, [](pb::CheckpointMetadata& m) {
+    m.set_kind(pb::SAVEPOINT);
+  }));
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  EXPECT_EQ(FindSnapshot(plan, "chk-3")->verdict, SnapshotVerdict::kSavepoint);
+  EXPECT_EQ(FindSnapshot(plan, "chk-5")->verdict, SnapshotVerdict::kSubsumed);
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  // Its own files and the shared files it references survive.
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), chk3));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), opsw::CounterJobDir(tmp.path()) + "/chk-6"));
+}
+
 TEST(PruneTest, FilesReferencedFromOtherSnapshotsAndJobsAreKept) {
   TempDir tmp;
   WriteRoot(tmp.path());

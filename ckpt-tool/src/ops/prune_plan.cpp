@@ -179,6 +179,11 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
       } else if (c.metadata_state == internal::MetadataState::kUnreadable) {
         ps.verdict = SnapshotVerdict::kCorrupt;
         ps.reason = "unreadable _metadata (" + c.metadata_error + "); kept with all its files";
+      } else if (c.metadata->kind() == pb::SAVEPOINT) {
+        // A savepoint is the user's, wherever it was written: never deleted, never counted
+        // towards retention.
+        ps.verdict = SnapshotVerdict::kSavepoint;
+        ps.reason = "savepoint: owned by the user, never deleted";
       } else {
         complete.push_back(&c);
       }
@@ -224,7 +229,8 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   for (const auto& ps : plan.snapshots) verdict[ps.path] = ps.verdict;
   for (const auto& job : scan.jobs) {
     for (const auto& c : job.checkpoints) {
-      if (verdict[c.rel] == SnapshotVerdict::kRetained) planner.AddRefs(c);
+      SnapshotVerdict v = verdict[c.rel];
+      if (v == SnapshotVerdict::kRetained || v == SnapshotVerdict::kSavepoint) planner.AddRefs(c);
     }
   }
 
