@@ -61,8 +61,8 @@ struct CheckpointCoordinatorOptions {
   // Id of the first checkpoint (restored checkpoint id + 1 after a restore). Default: 1.
   int64_t first_checkpoint_id = 1;
   // Where the job's state came from (recorded in every `_metadata`); the restored snapshot is
-  // also registered in the store (owned iff CLAIM and it is a checkpoint directory we may
-  // delete). Default: none.
+  // also registered in the store, owned (deleted once subsumed) iff claim_mode is CLAIM, as in
+  // Flink; in NO_CLAIM mode it is never deleted. Default: none.
   std::optional<pb::RestoreInfo> restored_from;
   // Recorded in `_metadata` (e.g. "execution.checkpointing.interval"). Default: interval,
   // timeout, min pause, max concurrent, mode are added automatically.

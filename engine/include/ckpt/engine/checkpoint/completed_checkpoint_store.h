@@ -29,7 +29,9 @@ class CompletedCheckpointStore {
   // Adds a newly completed checkpoint (or the snapshot a job was restored from) and subsumes the
   // oldest beyond num_retained: owned ones are deleted from disk. Returns the first deletion
   // error (the checkpoint is added regardless; a failed deletion leaves files behind, never
-  // breaks the job). Savepoints must not be added (they are never used for recovery).
+  // breaks the job). Savepoints the job takes are not added (they are not used for recovery);
+  // a restored savepoint is (it serves restarts until the first checkpoint completes) and is
+  // deleted when subsumed only if it was claimed (owned).
   base::Status Add(const CompletedCheckpoint& checkpoint);
 
   // The newest retained checkpoint, for restarts.

@@ -13,7 +13,10 @@
 // the snapshot still holds it; tables the snapshot already released are written in place.
 // Cost: at most one copy of each table written between two snapshots, i.e. at most one copy of
 // the touched state per checkpoint, paid by the processing thread spread over the first writes
-// after the barrier (cow_stats() counts it). Reads never copy.
+// after the barrier (cow_stats() counts it). Reads never copy. Measured (release build, loaded
+// 2-core machine): the sync phase takes ~0.01 ms for 100k keys; with the snapshot held across
+// the next 1M updates, throughput drops from 1.8 to 1.3 M updates/s (100k keys, 128 key
+// groups) and from 12.7 to 10.7 M/s (1k keys).
 //
 // Thread-safety: not thread-safe; used by the subtask's thread only. Snapshots it returns are
 // immutable and may be read by any thread while processing continues.
