@@ -61,7 +61,7 @@ TEST(DiffTest, ASnapshotEqualsItself) {
 TEST(DiffTest, ARelocatedCopyOnlyMovedFiles) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
-  ASSERT_OK(Relocate(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("copy")).status());
+  ASSERT_OK(Relocate(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("copy")));
   ASSERT_OK_AND_ASSIGN(DiffResult r, Diff(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("copy")));
   EXPECT_GT(r.files_added, 0u);
   EXPECT_EQ(r.files_added, r.files_removed);
@@ -98,7 +98,7 @@ TEST(DiffTest, PairsAnOperatorWhoseIdChangedBySpecId) {
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
   RemapOptions remap;
   remap.mappings = {{"orders-source", "orders-v2"}};
-  ASSERT_OK(Remap(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("v2"), remap).status());
+  ASSERT_OK(Remap(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("v2"), remap));
   ASSERT_OK_AND_ASSIGN(DiffResult r, Diff(base::Fs::Default(), tmp.Sub("sp"), tmp.Sub("v2")));
   EXPECT_TRUE(r.different);
   const OperatorDiff* src = FindOp(r, "Orders source");
