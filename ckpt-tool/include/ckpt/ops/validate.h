@@ -24,7 +24,10 @@ struct ValidateOptions {
   // With against_job: state of operators missing from the new job is allowed (Flink's
   // --allow-non-restored-state); reported as info instead of error. Default: false.
   bool allow_non_restored_state = false;
-  // Verify each referenced file's XXH3 checksum (reads every byte). Default: true.
+  // Verify each referenced file's XXH3 checksum (reads every byte once, large sequential
+  // reads). A matching whole-file checksum covers every block; on a mismatch the container's
+  // block checksums are verified to locate the damage (CKPT-F006). --deep verifies block
+  // checksums while decoding regardless. Default: true.
   bool verify_checksums = true;
 };
 
