@@ -139,7 +139,6 @@ base::Status StreamTask::Setup() {
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) {
     CKPT_RETURN_IF_ERROR((*it)->op()->Open(*(*it)->ctx()));
   }
-  setup_done_ = true;
   return base::Status::OK();
 }
 

@@ -123,9 +123,7 @@ class StreamTask {
   bool source_active_ = true;   // source: polling (not stopped, not ended)
   bool input_ended_ = false;    // EndInput ran
   bool terminate_ = false;      // Terminate mail received
-  bool setup_done_ = false;
   int64_t last_flush_ms_ = 0;
-  bool unflushed_ = false;
   Record scratch_record_;
 
   std::atomic<bool> cancelled_{false};
