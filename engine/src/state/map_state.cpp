@@ -45,6 +45,7 @@ base::Status MapState::Put(const format::Value& user_key, format::Value value) {
   base::Status st = format::EncodeValue(d.user_key_type(), user_key, &core_->scratch);
   if (!st.ok()) return st.WithContext(core_->owner + ": map state '" + d.name() + "' user key");
   MapTable* t = core_->WriteMaps(id_);
+  if (t == nullptr) return core_->NotOwned();
   bool inserted = false;
   UserMap& m = t->FindOrInsert(core_->hash, core_->current_encoded_key, core_->current_ns,
                                &inserted);
@@ -65,8 +66,11 @@ base::Status MapState::Remove(const format::Value& user_key) {
     return base::Status::OK();
   }
   MapTable* t = core_->WriteMaps(id_);
-  UserMap* m = t->Find(core_->hash, core_->current_encoded_key, core_->current_ns);
-  m->erase(m->find(std::string_view(core_->scratch)));
+  UserMap* m = t == nullptr ? nullptr
+                            : t->Find(core_->hash, core_->current_encoded_key, core_->current_ns);
+  if (m == nullptr) return base::Status::OK();
+  auto entry = m->find(std::string_view(core_->scratch));
+  if (entry != m->end()) m->erase(entry);
   if (m->empty()) t->Erase(core_->hash, core_->current_encoded_key, core_->current_ns);
   return base::Status::OK();
 }
@@ -74,7 +78,8 @@ base::Status MapState::Remove(const format::Value& user_key) {
 base::Status MapState::Clear() {
   if (!core_->key_in_range) return core_->NotOwned();
   if (LookupMap(core_, id_) == nullptr) return base::Status::OK();
-  core_->WriteMaps(id_)->Erase(core_->hash, core_->current_encoded_key, core_->current_ns);
+  MapTable* t = core_->WriteMaps(id_);
+  if (t != nullptr) t->Erase(core_->hash, core_->current_encoded_key, core_->current_ns);
   return base::Status::OK();
 }
 

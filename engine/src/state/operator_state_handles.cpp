@@ -53,7 +53,8 @@ void BroadcastState::Remove(const format::Value& key) {
   const auto& m = *core_->states[id_].broadcast.table;
   if (m.find(std::string_view(core_->scratch)) == m.end()) return;
   auto* w = core_->WriteBroadcast(id_);
-  w->erase(w->find(std::string_view(core_->scratch)));
+  auto it = w->find(std::string_view(core_->scratch));
+  if (it != w->end()) w->erase(it);
 }
 
 void BroadcastState::Clear() {
