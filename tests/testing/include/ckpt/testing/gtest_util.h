@@ -14,17 +14,17 @@ const ::ckpt::base::Status& ToStatus(const ::ckpt::base::Result<T>& r) {
 }
 }  // namespace ckpt::testing
 
-#define ASSERT_OK(expr)                                                   \
-  do {                                                                    \
-    const auto& _ckpt_r = (expr);                                         \
-    ASSERT_TRUE(::ckpt::testing::ToStatus(_ckpt_r).ok())                  \
-        << #expr << " -> " << ::ckpt::testing::ToStatus(_ckpt_r).ToString(); \
+// The Status is copied out while `expr`'s temporaries are alive, so ASSERT_OK(F().status())
+// never holds a reference into a destroyed Result.
+#define ASSERT_OK(expr)                                                                 \
+  do {                                                                                  \
+    const ::ckpt::base::Status _ckpt_s = ::ckpt::testing::ToStatus((expr));             \
+    ASSERT_TRUE(_ckpt_s.ok()) << #expr << " -> " << _ckpt_s.ToString();                 \
   } while (0)
-#define EXPECT_OK(expr)                                                   \
-  do {                                                                    \
-    const auto& _ckpt_r = (expr);                                         \
-    EXPECT_TRUE(::ckpt::testing::ToStatus(_ckpt_r).ok())                  \
-        << #expr << " -> " << ::ckpt::testing::ToStatus(_ckpt_r).ToString(); \
+#define EXPECT_OK(expr)                                                                 \
+  do {                                                                                  \
+    const ::ckpt::base::Status _ckpt_s = ::ckpt::testing::ToStatus((expr));             \
+    EXPECT_TRUE(_ckpt_s.ok()) << #expr << " -> " << _ckpt_s.ToString();                 \
   } while (0)
 
 // ASSERT_OK_AND_ASSIGN(auto x, Foo());
@@ -39,8 +39,7 @@ const ::ckpt::base::Status& ToStatus(const ::ckpt::base::Result<T>& r) {
 // kCorruption) and that its message contains `needle` (for instance the file's path).
 #define ASSERT_STATUS(expr, status_code, needle)                                          \
   do {                                                                             \
-    const auto& _ckpt_r = (expr);                                                  \
-    const auto& _ckpt_s = ::ckpt::testing::ToStatus(_ckpt_r);                      \
+    const ::ckpt::base::Status _ckpt_s = ::ckpt::testing::ToStatus((expr));        \
     ASSERT_EQ(_ckpt_s.code(), ::ckpt::base::StatusCode::status_code) << _ckpt_s.ToString(); \
     ASSERT_NE(_ckpt_s.message().find(needle), std::string::npos)                  \
         << "message does not mention '" << (needle) << "': " << _ckpt_s.ToString(); \
