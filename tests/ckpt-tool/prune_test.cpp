@@ -250,6 +250,12 @@ TEST(PruneTest, NeverTouchesSavepoints) {
   ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
   EXPECT_TRUE(Exists(sp + "/stray.bin"));
+  // Savepoints one level down (the engine's default <checkpoint-dir>/savepoints/) are listed.
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("savepoints/savepoint-1a2b3c-aaaaaaaaaaaa")));
+  ASSERT_OK_AND_ASSIGN(PrunePlan again, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  const PruneSnapshot* nested = FindSnapshot(again, "savepoints/savepoint-1a2b3c-aaaaaaaaaaaa");
+  ASSERT_NE(nested, nullptr);
+  EXPECT_EQ(nested->verdict, SnapshotVerdict::kSavepoint);
 }
 
 TEST(PruneTest, ASavepointInAChkDirectoryIsNeverDeleted) {

@@ -180,7 +180,25 @@ base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root) {
       continue;
     }
     CKPT_ASSIGN_OR_RETURN(bool is_job, IsJobDir(fs, abs));
-    if (is_job) CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, e.name, &out));
+    if (is_job) {
+      CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, e.name, &out));
+      continue;
+    }
+    // A savepoint directory one level down (e.g. <root>/savepoints/savepoint-*, where the
+    // engine puts them by default): listed so the plan shows it untouched and its references
+    // protect what they name.
+    CKPT_ASSIGN_OR_RETURN(auto inner, fs.ListDir(abs));
+    for (const auto& c : inner) {
+      if (!c.is_dir) continue;
+      std::string inner_abs = JoinRel(abs, c.name);
+      CKPT_ASSIGN_OR_RETURN(bool inner_has, HasMetadata(fs, inner_abs));
+      if (!inner_has) continue;
+      ScannedSnapshot snap;
+      snap.rel = JoinRel(e.name, c.name);
+      snap.abs = inner_abs;
+      ReadSnapshotMetadata(fs, &snap);
+      out.other_snapshots.push_back(std::move(snap));
+    }
   }
   return out;
 }
