@@ -9,7 +9,6 @@
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/state_file_reader.h"
-#include "fast_xxh3.h"
 #include "snapshot_raw.h"
 #include "validate_internal.h"
 
@@ -35,7 +34,7 @@ base::Result<ChecksumOutcome> ChecksumFile(const base::RandomAccessFile& file,
                                            ValidateContext& ctx, uint64_t* progress_done,
                                            uint64_t progress_total, std::string* buffer) {
   ChecksumOutcome out;
-  FastXxh3 hash;
+  base::Xxh3Stream hash;
   const uint64_t size = file.Size();
   buffer->resize(kChecksumChunkBytes);
   while (out.bytes < size) {
