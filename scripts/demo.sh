@@ -7,6 +7,6 @@ cmake --preset release >/dev/null
 cmake --build --preset release
 BIN=build/release
 if [[ -x $BIN/engine/ckpt-engine && -f scripts/engine-demo.sh ]]; then
-  exec bash scripts/engine-demo.sh "$BIN/engine/ckpt-engine" "$BIN/ckpt-tool/ckpt-tool"
+  exec bash scripts/engine-demo.sh "$BIN/engine/ckpt-engine"
 fi
 exec "$BIN/format/ckpt-format-demo"
