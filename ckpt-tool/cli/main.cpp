@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
+#include <google/protobuf/stubs/logging.h>
 
 #include "cli_common.h"
 
@@ -60,6 +61,9 @@ int ExitCode(ckpt::cli::Outcome outcome) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  // protobuf logs malformed input (e.g. invalid UTF-8 in a corrupt _metadata) to stderr before it
+  // returns the parse failure that ops reports as a Corruption naming the file: show only ours.
+  google::protobuf::SetLogHandler(nullptr);
   using ckpt::cli::CliContext;
   CliContext ctx;
   CLI::App app{"ckpt-tool: inspect, validate and repair stream-processing checkpoints and "
