@@ -5,6 +5,7 @@
 //   bench_format [--benchmark_filter=StateFile] ; env CKPT_BENCH_MB (default 128), TMPDIR
 #include <benchmark/benchmark.h>
 #include <stdlib.h>
+#include <xxh_x86dispatch.h>
 #include <xxhash.h>
 #include <zstd.h>
 
@@ -208,7 +209,7 @@ void BM_RawXxh3File(benchmark::State& state) {
     for (uint64_t off = 0; off < w.file_size;) {
       auto n = (*file)->ReadAt(off, kVerifyChunkBytes, buf.get());
       if (!n.ok() || *n == 0) break;
-      XXH3_64bits_update(st, buf.get(), *n);
+      XXH3_64bits_update_dispatch(st, buf.get(), *n);
       off += *n;
     }
     benchmark::DoNotOptimize(XXH3_64bits_digest(st));
@@ -220,7 +221,7 @@ void BM_RawXxh3File(benchmark::State& state) {
 void BM_RawXxh3Memory(benchmark::State& state) {
   Workload& w = Written();
   for (auto _ : state) {
-    benchmark::DoNotOptimize(XXH3_64bits(w.file_bytes.data(), w.file_bytes.size()));
+    benchmark::DoNotOptimize(XXH3_64bits_dispatch(w.file_bytes.data(), w.file_bytes.size()));
   }
   state.SetBytesProcessed(static_cast<int64_t>(state.iterations() * w.file_size));
 }

@@ -1,6 +1,5 @@
 #include "state_file_format.h"
 
-#include <xxhash.h>
 
 #include <string>
 
@@ -40,19 +39,11 @@ std::string WhereBlock(const std::string& path, size_t block, uint64_t file_offs
          std::to_string(file_offset) + "): ";
 }
 
-BlockHasher::BlockHasher() : state_(XXH3_createState()) {}
-BlockHasher::~BlockHasher() { XXH3_freeState(static_cast<XXH3_state_t*>(state_)); }
 void BlockHasher::Reset(const char* header16) {
-  auto* st = static_cast<XXH3_state_t*>(state_);
-  XXH3_64bits_reset(st);
-  XXH3_64bits_update(st, header16, 16);
+  stream_.Reset();
+  stream_.Update(std::string_view(header16, 16));
 }
-void BlockHasher::Update(const char* data, size_t n) {
-  XXH3_64bits_update(static_cast<XXH3_state_t*>(state_), data, n);
-}
-uint64_t BlockHasher::Digest() const {
-  return XXH3_64bits_digest(static_cast<XXH3_state_t*>(state_));
-}
+void BlockHasher::Update(const char* data, size_t n) { stream_.Update(std::string_view(data, n)); }
 
 void EncodeFileHeader(const FileHeader& header, std::string* out) {
   out->append(kStateFileMagic);

@@ -3,6 +3,8 @@
 // Pure functions; thread-safe.
 #pragma once
 
+#include "ckpt/base/checksum.h"
+
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -59,16 +61,12 @@ base::Result<StateFileIndex> DecodeIndex(std::string_view bytes, const FileHeade
 // XXH3-64 over a block header's first 16 bytes followed by its stored bytes, fed in pieces.
 class BlockHasher {
  public:
-  BlockHasher();
-  ~BlockHasher();
-  BlockHasher(const BlockHasher&) = delete;
-  BlockHasher& operator=(const BlockHasher&) = delete;
   void Reset(const char* header16);
   void Update(const char* data, size_t n);
-  uint64_t Digest() const;
+  uint64_t Digest() const { return stream_.Digest(); }
 
  private:
-  void* state_;  // XXH3_state_t
+  base::Xxh3Stream stream_;
 };
 
 // "state file <path>: " — the prefix of every Corruption message.

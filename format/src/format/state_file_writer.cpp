@@ -1,6 +1,5 @@
 #include "ckpt/format/state_file_writer.h"
 
-#include <xxhash.h>
 #include <zstd.h>
 
 #include <string>
@@ -38,12 +37,9 @@ class StateFileWriterImpl final : public StateFileWriter {
   ~StateFileWriterImpl() override {
     if (!finished_) Abandon();
     if (cctx_ != nullptr) ZSTD_freeCCtx(cctx_);
-    if (hash_state_ != nullptr) XXH3_freeState(hash_state_);
   }
 
   Status Init() {
-    hash_state_ = XXH3_createState();
-    if (hash_state_ == nullptr) return Status::Internal("XXH3_createState failed");
     if (options_.compression == pb::COMPRESSION_ZSTD) {
       cctx_ = ZSTD_createCCtx();
       if (cctx_ == nullptr) return Status::Internal("ZSTD_createCCtx failed");
@@ -179,10 +175,9 @@ class StateFileWriterImpl final : public StateFileWriter {
     }
     h.stored_length = static_cast<uint32_t>(stored.size());
     internal::EncodeBlockHeaderPrefix(h, out_.data());
-    XXH3_64bits_reset(hash_state_);
-    XXH3_64bits_update(hash_state_, out_.data(), 16);
-    XXH3_64bits_update(hash_state_, stored.data(), stored.size());
-    h.checksum = XXH3_64bits_digest(hash_state_);
+    block_hasher_.Reset(out_.data());
+    block_hasher_.Update(stored.data(), stored.size());
+    h.checksum = block_hasher_.Digest();
     std::string checksum;
     base::PutFixed64(&checksum, h.checksum);
     checksum.copy(out_.data() + 16, 8);
@@ -206,7 +201,7 @@ class StateFileWriterImpl final : public StateFileWriter {
   const StateFileWriterOptions options_;
   std::unique_ptr<base::WritableFile> file_;
   ZSTD_CCtx* cctx_ = nullptr;
-  XXH3_state_t* hash_state_ = nullptr;
+  internal::BlockHasher block_hasher_;
   base::Xxh3Stream file_hash_;
   StateFileIndex index_;
   std::string raw_;  // the block being filled: whole framed records
