@@ -9,17 +9,24 @@ cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 jobs=$(nproc)
 
+# Tests run as on a fresh machine: an empty TMPDIR and a fresh HOME of their own, so none can
+# depend on what an earlier run, another machine or the developer's home left behind.
+mkdir -p build
+scratch=$(mktemp -d "$PWD/build/fresh-machine.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+fresh() { mkdir -p "$scratch/tmp" "$scratch/home" && TMPDIR="$scratch/tmp" HOME="$scratch/home" "$@"; }
+
 echo "=== release: build and test" >&2
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
-ctest --preset release -j "$jobs" --timeout 900
+fresh ctest --preset release -j "$jobs" --timeout 900
 
 echo "=== asan-ubsan: format and ops suites" >&2
 cmake --preset asan-ubsan >/dev/null
 cmake --build --preset asan-ubsan -j "$jobs"
-ctest --preset asan-ubsan -j "$jobs" -L 'format|ops' --timeout 900
+fresh ctest --preset asan-ubsan -j "$jobs" -L 'format|ops' --timeout 900
 
 echo "=== fuzz: each target ${CKPT_FUZZ_SECONDS:-30} s" >&2
 cmake --preset fuzz -DCKPT_FUZZ_SECONDS="${CKPT_FUZZ_SECONDS:-30}" >/dev/null
 cmake --build --preset fuzz -j "$jobs"
-ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
+fresh ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"

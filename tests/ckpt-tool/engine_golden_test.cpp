@@ -4,6 +4,11 @@
 // CKPT_UPDATE_GOLDEN=1 rewrites tests/ckpt-tool/golden/engine-*.
 #include <gtest/gtest.h>
 
+#include <string>
+
+#include "ckpt/base/posix_fs.h"
+#include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/proto.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
 
@@ -39,12 +44,59 @@ TEST(EngineGoldenTest, ReadVerbsInTheirFormats) {
   }
 }
 
+// The sink's pending files are recorded with absolute paths of the machine that made the
+// fixture. Copies engine-v1 into `tmp`, points every committable of `snapshot` at `tmp`/out and
+// lays each pending file out there with its recorded size, so CKPT-A005 checks real files the
+// test owns on every machine. Returns the directory to run ckpt-tool in.
+std::string LayOutSinkOutput(const TempDir& tmp, const std::string& snapshot) {
+  CopyTree(FixturePath("engine-v1"), tmp.Sub("engine-v1"));
+  base::PosixFs fs;
+  const std::string dir = tmp.Sub(snapshot);
+  auto metadata = format::ReadMetadataFile(fs, dir + "/_metadata");
+  EXPECT_TRUE(metadata.ok()) << metadata.status().ToString();
+  if (!metadata.ok()) return tmp.path();
+  const std::string out = tmp.Sub("out");
+  EXPECT_TRUE(fs.CreateDirs(out).ok());
+  for (auto& op : *metadata->mutable_operators()) {
+    for (auto& st : *op.mutable_subtasks()) {
+      for (auto& c : *st.mutable_committables()) {
+        c.set_pending_path(out + "/" + base::BaseName(c.pending_path()));
+        c.set_final_path(out + "/" + base::BaseName(c.final_path()));
+        EXPECT_TRUE(
+            base::WriteFileAtomic(fs, c.pending_path(), std::string(c.size_bytes(), 'x')).ok());
+      }
+    }
+  }
+  EXPECT_TRUE(fs.RemoveFile(dir + "/_metadata").ok());
+  EXPECT_TRUE(format::WriteMetadataFile(fs, dir, *metadata).ok());
+  return tmp.path();
+}
+
 TEST(EngineGoldenTest, ValidateDeepAgainstItsJobInEveryFormat) {
+  TempDir tmp;
+  const std::string cwd = LayOutSinkOutput(tmp, kSavepoint);
   for (const auto& f : kAllFormats) {
-    Golden("engine-validate-savepoint." + Ext(f),
-           {"--format", f, "validate", kSavepoint, "--deep", "--against", kSpec}, 0);
+    SCOPED_TRACE(f);
+    ToolRun run =
+        RunTool({"--format", f, "validate", kSavepoint, "--deep", "--against", kSpec}, cwd);
+    EXPECT_EQ(run.exit_code, 0) << "stderr: " << run.err;
+    ExpectGolden("engine-validate-savepoint." + Ext(f), run.out);
     Golden("engine-validate-checkpoint." + Ext(f), {"--format", f, "validate", kChk5, "--deep"}, 0);
   }
+}
+
+TEST(EngineGoldenTest, ValidateAgainstReportsPendingSinkFilesThatAreGone) {
+  TempDir tmp;
+  const std::string cwd = LayOutSinkOutput(tmp, kSavepoint);
+  base::PosixFs fs;
+  auto entries = fs.ListDir(tmp.Sub("out"));
+  ASSERT_TRUE(entries.ok());
+  ASSERT_FALSE(entries->empty());
+  ASSERT_TRUE(fs.RemoveFile(tmp.Sub("out/" + entries->front().name)).ok());
+  ToolRun run = RunTool({"validate", kSavepoint, "--against", kSpec}, cwd);
+  EXPECT_EQ(run.exit_code, 1) << run.out << run.err;
+  EXPECT_NE(run.out.find("CKPT-A005"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(entries->front().name), std::string::npos) << run.out;
 }
 
 TEST(EngineGoldenTest, StatsInEveryFormat) {

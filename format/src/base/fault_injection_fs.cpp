@@ -102,4 +102,8 @@ Result<std::vector<DirEntry>> FaultInjectionFs::ListDir(const std::string& dir) 
 }
 Result<FileInfo> FaultInjectionFs::Stat(const std::string& path) { return target_.Stat(path); }
 
+Result<std::unique_ptr<FileLock>> FaultInjectionFs::TryLockFile(const std::string& path) {
+  return target_.TryLockFile(path);
+}
+
 }  // namespace ckpt::base

@@ -6,6 +6,10 @@
 
 namespace ckpt::base {
 
+Result<std::unique_ptr<FileLock>> Fs::TryLockFile(const std::string& path) {
+  return Status::Unimplemented("this filesystem has no file locks (locking " + path + ")");
+}
+
 Result<std::string> ReadFileToString(Fs& fs, const std::string& path, uint64_t max_bytes) {
   CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
   uint64_t size = file->Size();

@@ -2,6 +2,7 @@
 
 #include <dirent.h>
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -25,6 +26,17 @@ Status ErrnoToStatus(int err, std::string_view what) {
 }
 
 namespace {
+
+class PosixFileLock final : public FileLock {
+ public:
+  PosixFileLock(int fd, std::string path) : fd_(fd), path_(std::move(path)) {}
+  ~PosixFileLock() override { ::close(fd_); }  // closing the descriptor releases the flock
+  const std::string& path() const override { return path_; }
+
+ private:
+  int fd_;
+  std::string path_;
+};
 
 class PosixRandomAccessFile final : public RandomAccessFile {
  public:
@@ -203,6 +215,20 @@ Result<FileInfo> PosixFs::Stat(const std::string& path) {
   info.mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
   info.is_dir = S_ISDIR(st.st_mode);
   return info;
+}
+
+Result<std::unique_ptr<FileLock>> PosixFs::TryLockFile(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+  if (fd < 0) return ErrnoToStatus(errno, "open lock file " + path);
+  if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
+    const int err = errno;
+    ::close(fd);
+    if (err == EWOULDBLOCK) {
+      return Status::FailedPrecondition(path + " is locked by another process");
+    }
+    return ErrnoToStatus(err, "flock " + path);
+  }
+  return std::unique_ptr<FileLock>(std::make_unique<PosixFileLock>(fd, path));
 }
 
 }  // namespace ckpt::base

@@ -118,5 +118,23 @@ TEST(FaultInjectionFsTest, TruncatedWritesKeepHalfTheBytes) {
   EXPECT_EQ(data, "01234");
 }
 
+TEST(PosixFsTest, FileLockIsExclusiveUntilReleased) {
+  TempDir dir;
+  Fs& fs = Fs::Default();
+  const std::string path = dir.Sub("_job.lock");
+  ASSERT_OK_AND_ASSIGN(auto first, fs.TryLockFile(path));
+  // flock locks belong to the open file description: a second holder in this process is refused
+  // exactly as another process would be.
+  ASSERT_STATUS(fs.TryLockFile(path), kFailedPrecondition, path);
+  first.reset();
+  ASSERT_OK_AND_ASSIGN(auto again, fs.TryLockFile(path));
+  EXPECT_EQ(again->path(), path);
+}
+
+TEST(PosixFsTest, FileLockInAMissingDirectoryIsNotFound) {
+  TempDir dir;
+  ASSERT_STATUS(Fs::Default().TryLockFile(dir.Sub("nope/_job.lock")), kNotFound, "nope");
+}
+
 }  // namespace
 }  // namespace ckpt::base

@@ -37,6 +37,8 @@ class FaultInjectionFs final : public Fs {
   Status RemoveDir(const std::string& path) override;
   Result<std::vector<DirEntry>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
+  // Never failed: a lock is not a write.
+  Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 
   // Used by the wrapped files: returns IOError if operation `what` must fail.
   Status Admit(std::string_view what);

@@ -36,6 +36,14 @@ class WritableFile {
   virtual const std::string& path() const = 0;
 };
 
+// An exclusive advisory lock on a file, held until this object is destroyed (flock(2) on POSIX:
+// released by the kernel when the process dies, so a kill -9 never leaves a stale lock).
+class FileLock {
+ public:
+  virtual ~FileLock() = default;
+  virtual const std::string& path() const = 0;
+};
+
 struct FileInfo {
   uint64_t size_bytes = 0;
   int64_t mtime_ms = 0;  // modification time, ms since the Unix epoch
@@ -74,6 +82,11 @@ class Fs {
   virtual Result<std::vector<DirEntry>> ListDir(const std::string& dir) = 0;
   // NotFound if absent.
   virtual Result<FileInfo> Stat(const std::string& path) = 0;
+  // Takes an exclusive lock on `path` (created if missing, its directory must exist) without
+  // waiting. FailedPrecondition if another holder (another process, or another FileLock of this
+  // process) has it; NotFound if the directory is missing; IOError otherwise. Unimplemented on a
+  // filesystem without locks (the default).
+  virtual Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path);
 };
 
 // Reads a whole file. Corruption-safe: refuses files larger than `max_bytes` (InvalidArgument).

@@ -18,6 +18,7 @@ class PosixFs final : public Fs {
   Status RemoveDir(const std::string& path) override;
   Result<std::vector<DirEntry>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
+  Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 };
 
 // Converts an errno value into a Status naming `what` (usually "open <path>").

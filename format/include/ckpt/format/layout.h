@@ -23,6 +23,10 @@ inline constexpr std::string_view kSharedDirName = "shared";
 inline constexpr std::string_view kTaskOwnedDirName = "taskowned";
 inline constexpr std::string_view kCheckpointDirPrefix = "chk-";
 inline constexpr std::string_view kSavepointDirPrefix = "savepoint-";
+// `<checkpoint-dir>/<job-id>/_job.lock`: a running engine holds an exclusive Fs::TryLockFile on
+// it for the job's whole life; a second engine on the same job, and prune's deletions of what a
+// live job may still reference, are refused while it is held.
+inline constexpr std::string_view kJobLockFileName = "_job.lock";
 
 // `<root>/<job_id_hex>`.
 std::string JobDir(std::string_view checkpoint_root, std::string_view job_id_hex);
