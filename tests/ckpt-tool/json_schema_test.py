@@ -6,8 +6,10 @@ usage: json_schema_test.py CKPT_TOOL SOURCE_DIR
 Uses python3-jsonschema (Debian 12: 4.10; newer versions work too)."""
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import warnings
 
 import jsonschema
@@ -39,6 +41,10 @@ RUNS = [
     ("stats", ["stats", UNALIGNED], {0}),
     ("validate", ["validate", "v1/savepoint"], {0}),
     ("validate", ["validate", "corrupt/missing-referenced-file"], {1}),
+    ("prune", ["prune", "v1/checkpoints", "--keep-last", "1", "--dry-run"], {0, 1}),
+    ("remap", ["remap", "v1/savepoint", "--to", "@TMP@/remapped", "--map",
+               "orders-source=orders-v2", "--dry-run"], {0}),
+    ("relocate", ["relocate", CHK2, "--to", "@TMP@/relocated", "--dry-run"], {0}),
 ]
 
 
@@ -72,7 +78,9 @@ def main():
     schemas = load_schemas(os.path.join(source, "docs", "json"))
     failures = 0
     checked = 0
+    scratch = tempfile.mkdtemp(prefix="ckpt-json-schema-")
     for name, args, codes in RUNS:
+        args = [a.replace("@TMP@", scratch) for a in args]
         validator = make_validator(schemas, name + ".schema.json")
         run = subprocess.run([tool, *args, "--format", "json"], cwd=os.path.join(source, "fixtures"),
                              capture_output=True, text=True)
@@ -110,6 +118,7 @@ def main():
                       "state": "s", "kind": "value"}):
         print("FAIL: dump.schema.json accepts an upper-case ID")
         failures += 1
+    shutil.rmtree(scratch, ignore_errors=True)
     print(f"{checked} JSON lines checked against {len(schemas)} schemas, {failures} failures")
     return 1 if failures else 0
 
