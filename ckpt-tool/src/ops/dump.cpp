@@ -261,6 +261,12 @@ base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOp
     }
     CKPT_ASSIGN_OR_RETURN(format::Value key, internal::ParseKeyJson(keyed->key_type(), options.key_json));
     CKPT_ASSIGN_OR_RETURN(std::string encoded, format::EncodeValue(keyed->key_type(), key));
+    if (os->max_parallelism() == 0 || os->max_parallelism() > format::kUpperBoundMaxParallelism) {
+      // The key's group is hash mod max parallelism: 0 from disk would divide by zero.
+      return Status::Corruption(snapshot.metadata_path + ": operator " + options.operator_ref +
+                                " has an invalid max parallelism " +
+                                std::to_string(os->max_parallelism()) + "; --key cannot be located");
+    }
     const uint32_t g = format::KeyGroupForKey(encoded, os->max_parallelism());
     if (group && *group != g) {
       return Status::InvalidArgument("--key " + options.key_json + " lies in key group " +
