@@ -42,6 +42,9 @@ void Check(const ckpt::pb::TypeDescriptor& type, std::string_view bytes) {
   ValueBytesToJson(type, bytes).status().IgnoreError();
   if (!value.ok()) return;
   ValueToJson(*value);
+  // The encoder accepts only well-formed types (a list of zero-width elements decodes, within
+  // the input's size, but is refused on the way back).
+  if (!ValidateType(type).ok()) return;
   // Re-encoding is canonical: encode(decode(encode(v))) == encode(v). (Not compared with the
   // input: an overlong varint decodes but re-encodes shorter.)
   auto once = EncodeValue(type, *value);
