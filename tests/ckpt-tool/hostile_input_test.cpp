@@ -321,7 +321,6 @@ TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
 
 // Defect 10: an empty _metadata was M002 ("not CKPTMETA") where a 10-byte one was M004.
 TEST_F(HostileInputTest, EmptyAndShortMetadataAreBothTruncated) {
-  const std::string md = snap_ + "/_metadata";
   for (uint64_t size : {uint64_t{0}, uint64_t{3}, uint64_t{10}}) {
     SCOPED_TRACE(size);
     ASSERT_OK(testing::WriteSampleSavepoint(tmp_.Sub("s" + std::to_string(size))));
@@ -333,7 +332,6 @@ TEST_F(HostileInputTest, EmptyAndShortMetadataAreBothTruncated) {
     EXPECT_EQ(report->findings[0].rule_id, "CKPT-M004") << report->findings[0].message;
     EXPECT_NE(report->findings[0].message.find("truncated"), std::string::npos);
   }
-  (void)md;
 }
 
 // Defect 10: a checkpoint id of -2^63 passed.
