@@ -53,7 +53,7 @@ for t in "${targets[@]}"; do
   rc=$?
   set -e
   seconds=$(( $(date +%s) - start ))
-  execs=$(sed -n 's/^stat::number_executed_units: *//p' "$log" | tail -n 1)
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
   cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
   ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
