@@ -55,6 +55,12 @@ const std::vector<RuleInfo>& AllRules() {
       {"CKPT-F010", Severity::kError,
        "A file slice or entry offset lies outside the container's records",
        "The handle points past the data; the file is truncated or the metadata is wrong."},
+      {"CKPT-F011", Severity::kWarning,
+       "A shared or task-owned file is recorded with another creator checkpoint "
+       "(created_by_checkpoint_id) by another retained checkpoint of the same job",
+       "One file has one creator; the writer recorded the referencing checkpoint instead of the "
+       "one that wrote it. Restore is not affected, but retention and size accounting "
+       "(checkpointed size) that trust the creator are wrong."},
       // savepoints
       {"CKPT-P001", Severity::kError,
        "A savepoint references files outside its directory (shared, task-owned or external)",
@@ -109,7 +115,9 @@ const std::vector<RuleInfo>& AllRules() {
        "Give the operator its old uid, map it with `ckpt-tool remap`, or restore with "
        "--allow-non-restored-state (-n) to drop it."},
       {"CKPT-A002", Severity::kError,
-       "An operator's max parallelism differs between the snapshot and the new job",
+       "An operator's max parallelism differs between the snapshot and the new job where the "
+       "restore enforces it (the snapshot holds keyed state for it, or it is keyed in the new "
+       "job)",
        "Keep maxParallelism unchanged (Flink refuses the restore), or rewrite the state offline."},
       {"CKPT-A003", Severity::kError,
        "An operator has subtask state but no coordinator state although it should have one "
@@ -123,18 +131,25 @@ const std::vector<RuleInfo>& AllRules() {
        "redistributed (forward or rescale partitioning)",
        "Restore with the old parallelism, or take an aligned checkpoint or a savepoint first."},
       {"CKPT-A005", Severity::kError,
-       "A pending sink file of the snapshot exists neither pending nor committed",
-       "Restoring cannot commit it: that output would be lost. Check the sink's output "
-       "directory."},
+       "A pending sink file of the snapshot exists neither pending nor committed, or has "
+       "another size than the snapshot recorded",
+       "Restoring cannot commit it (the engine refuses the restore): that output would be lost "
+       "or corrupt. Check the sink's output directory. Not checked when that directory does not "
+       "exist on this host."},
       {"CKPT-A006", Severity::kWarning,
        "An operator of the new job has no uid (its ID derives from the topology)",
        "Set a uid on every stateful operator so later job changes keep their state mapped."},
       {"CKPT-A007", Severity::kError,
-       "The new job's parallelism for an operator exceeds the snapshot's max parallelism",
+       "The new job's parallelism for an operator with keyed state exceeds the snapshot's max "
+       "parallelism",
        "Lower the parallelism to at most maxParallelism."},
       {"CKPT-A008", Severity::kInfo,
        "An operator of the new job has no state in the snapshot (it starts empty)",
        "Expected for newly added operators; otherwise check its uid."},
+      {"CKPT-A009", Severity::kInfo,
+       "Snapshot state has no operator with the same ID in the new job and is skipped "
+       "(--allow-non-restored-state)",
+       "That state is dropped by the restore; check that this is intended."},
       // stats
       {"CKPT-S001", Severity::kWarning,
        "Key-group skew: the largest key group is far above the median",
