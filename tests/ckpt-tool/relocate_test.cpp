@@ -100,7 +100,9 @@ TEST(RelocateTest, ChangelogCheckpointKeepsItsTrueKind) {
   ASSERT_TRUE(r.verification.has_value());
   EXPECT_EQ(r.verification->snapshot_type, r.output_type);
   for (const auto& c : r.verification->capabilities) {
-    if (c.operation == "change state backend") EXPECT_FALSE(c.supported) << c.note;
+    if (c.operation == "change state backend") {
+      EXPECT_FALSE(c.supported) << c.note;
+    }
   }
   // A canonical (key-groups only) checkpoint stays canonical.
   const std::string job = opsw::CounterJobDir(tmp.Sub("root"));

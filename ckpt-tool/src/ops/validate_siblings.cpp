@@ -40,17 +40,16 @@ void CheckSiblings(ValidateContext& ctx, const Snapshot& s) {
       if (it == own.end()) continue;
       const SnapshotFile& f = *it->second;
       if (fe.created_by_checkpoint_id() == f.created_by_checkpoint_id) continue;
-      // The one that contradicts the evidence: a checkpoint older than the recorded creator
-      // already referenced the file.
+      // Report it where the record is wrong: here, unless the evidence convicts the sibling
+      // (this checkpoint referenced the file before the sibling's claimed creator existed; the
+      // sibling's own validation reports it).
       const int64_t mine = f.created_by_checkpoint_id;
       const int64_t theirs = fe.created_by_checkpoint_id();
+      if (s.checkpoint_id < theirs && mine <= s.checkpoint_id) continue;
       std::string verdict;
       if (*id < mine) {
         verdict = "; chk-" + std::to_string(*id) + " referenced it before checkpoint " +
                   std::to_string(mine) + " existed, so this snapshot's record is wrong";
-      } else if (s.checkpoint_id < theirs) {
-        verdict = "; this checkpoint referenced it before checkpoint " + std::to_string(theirs) +
-                  " existed, so " + e.name + "'s record is wrong";
       }
       ctx.Add("CKPT-F011", FileLocation(f),
               "created by checkpoint " + std::to_string(mine) + " in this snapshot but by " +
