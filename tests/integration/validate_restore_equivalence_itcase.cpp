@@ -6,6 +6,7 @@
 // restores. Both binaries run as a user runs them; the test fails (never skips) without them.
 #include <signal.h>
 
+#include <algorithm>
 #include <chrono>
 #include <filesystem>
 #include <fstream>
@@ -225,42 +226,43 @@ TEST_F(ValidateRestoreEquivalenceITCase, ValidateExitsZeroExactlyWhenTheEngineRe
   auto part = [](const pb::CheckpointMetadata& md) { return PartFileOnDisk(*FirstCommittable(md)); };
 
   std::vector<Variant> variants;
-  for (const Snapshot* base : {&sp, &chk}) {
-    const std::string k = base == &sp ? "savepoint/" : "checkpoint/";
-    variants.push_back({k + "pristine", base, {}, {}, false, true});
-    variants.push_back({k + "keyed state file truncated by one byte", base,
+  for (const Snapshot* snap : {&sp, &chk}) {
+    const Snapshot* base_snapshot = snap;
+    const std::string k = snap == &sp ? "savepoint/" : "checkpoint/";
+    variants.push_back({k + "pristine", base_snapshot, {}, {}, false, true});
+    variants.push_back({k + "keyed state file truncated by one byte", base_snapshot,
                         [&](const std::string& d, const auto&) { Resize(keyed(d).at(0), -1); },
                         {}, false, false});
-    variants.push_back({k + "keyed state file flipped in a block", base,
+    variants.push_back({k + "keyed state file flipped in a block", base_snapshot,
                         [&](const std::string& d, const auto&) { FlipByteAt(keyed(d).at(0), 40); },
                         {}, false, false});
-    variants.push_back({k + "keyed state file removed", base,
+    variants.push_back({k + "keyed state file removed", base_snapshot,
                         [&](const std::string& d, const auto&) { fs::remove(keyed(d).at(0)); },
                         {}, false, false});
-    variants.push_back({k + "operator state file flipped in its footer", base,
+    variants.push_back({k + "operator state file flipped in its footer", base_snapshot,
                         [&](const std::string& d, const auto&) { FlipByteAt(opstate(d).at(0), -3); },
                         {}, false, false});
-    variants.push_back({k + "_metadata truncated", base,
+    variants.push_back({k + "_metadata truncated", base_snapshot,
                         [](const std::string& d, const auto&) { Resize(d + "/_metadata", -7); },
                         {}, false, false});
-    variants.push_back({k + "part file resized (appended)", base,
+    variants.push_back({k + "part file resized (appended)", base_snapshot,
                         [&](const std::string&, const auto& md) { Resize(part(md), 5); }, {},
                         false, false});
-    variants.push_back({k + "part file resized (truncated)", base,
+    variants.push_back({k + "part file resized (truncated)", base_snapshot,
                         [&](const std::string&, const auto& md) { Resize(part(md), -1); }, {},
                         false, false});
-    variants.push_back({k + "part file missing, pending and committed", base,
+    variants.push_back({k + "part file missing, pending and committed", base_snapshot,
                         [&](const std::string&, const auto& md) { fs::remove(part(md)); }, {},
                         false, false});
-    variants.push_back({k + "sum uid changed in the job", base, {},
+    variants.push_back({k + "sum uid changed in the job", base_snapshot, {},
                         [](std::string& j) { Replace(j, "\"uid\": \"sum\"", "\"uid\": \"sum-v2\""); },
                         false, false});
-    variants.push_back({k + "sum max parallelism changed in the job", base, {},
+    variants.push_back({k + "sum max parallelism changed in the job", base_snapshot, {},
                         [](std::string& j) {
                           Replace(j, "\"uid\": \"sum\",", "\"uid\": \"sum\", \"max_parallelism\": 64,");
                         },
                         false, false});
-    variants.push_back({k + "job rescaled to parallelism 3", base, {},
+    variants.push_back({k + "job rescaled to parallelism 3", base_snapshot, {},
                         [](std::string& j) {
                           Replace(j, "{\"parallelism\": 2,", "{\"parallelism\": 3,");
                         },
