@@ -84,6 +84,9 @@ base::Result<OutputFormat> CliContext::format() const {
                          OutputFormat::kGithubActions}) {
     if (global.format == OutputFormatName(f)) return f;
   }
+  if (global.format == "sarif") {
+    return base::Status::InvalidArgument("--format sarif is supported by validate only");
+  }
   return base::Status::InvalidArgument("unknown --format '" + global.format +
                                        "' (text, json, junit, github-actions)");
 }

@@ -1,6 +1,7 @@
 // ckpt-tool relocate SNAPSHOT --to DIR: a self-contained copy (a checkpoint becomes a savepoint).
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/ops/relocate.h"
@@ -14,7 +15,18 @@ struct RelocateArgs {
   std::string snapshot;
   std::string to;
   bool dry_run = false;
+  bool verify = false;
 };
+
+// The verification summary line ("" without one).
+std::string VerificationText(const std::optional<ops::ValidateReport>& v) {
+  if (!v) return "";
+  size_t errors = 0;
+  for (const auto& f : v->findings) errors += f.severity == ops::Severity::kError;
+  return "verified " + v->snapshot + ": " + std::to_string(errors) + " error(s), " +
+         std::to_string(v->findings.size()) + " finding(s), " + std::to_string(v->not_checked.size()) +
+         " not checked\n";
+}
 
 void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
@@ -33,19 +45,23 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
                .Str("output_dir", r.output_dir)
                .Int("checkpoint_id", r.checkpoint_id)
                .Bool("converted_checkpoint", r.converted_checkpoint)
+               .Str("output_type", r.output_type)
                .Bool("dry_run", r.dry_run)
                .Uint("files", r.files.size())
                .Uint("total_bytes", r.total_bytes)
                .Uint("bytes_copied", r.bytes_copied)
                .Build()
         << "\n";
+    if (r.verification) {
+      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
+    }
     return;
   }
   out << (r.dry_run ? "would relocate " : "relocated ") << r.source_dir << " -> " << r.output_dir
       << (r.converted_checkpoint ? " (checkpoint " + std::to_string(r.checkpoint_id) +
                                        " becomes a self-contained savepoint)"
                                  : "")
-      << "\n";
+      << "\noutput: " << r.output_type << "\n";
   TextTable t({"OUTPUT FILE", "FROM", "SCOPE", "SIZE", "XXH3"}, {false, false, false, true, false});
   for (const auto& f : r.files) {
     t.AddRow({f.output_path, f.source_path, f.original_scope, std::to_string(f.size_bytes),
@@ -55,6 +71,10 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
   out << r.files.size() << " files, " << HumanBytes(r.total_bytes)
       << (r.dry_run ? " (dry run: nothing written)" : ", checksums verified; _metadata written last")
       << "\n";
+  if (r.verification) {
+    RenderFindingsText(r.verification->findings, out);
+    out << VerificationText(r.verification);
+  }
 }
 
 CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
@@ -62,11 +82,15 @@ CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::RelocateOptions options;
   options.dry_run = args.dry_run;
+  options.verify_output = args.verify;
   options.progress = ctx.MakeProgress();
   auto result = ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
   ctx.EndProgress();
   if (!result.ok()) return CommandResult::Error(result.status());
   Print(*result, *format, ctx.out());
+  if (result->verification && ops::HasErrors(result->verification->findings)) {
+    return CommandResult::Findings();
+  }
   return CommandResult::Clean();
 }
 
@@ -81,6 +105,8 @@ void AddRelocateCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
   sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
   sub->add_flag("--dry-run", args->dry_run, "Show what would be copied; write nothing");
+  sub->add_flag("--verify", args->verify,
+                "Validate the written output and print its findings (exit 1 on errors)");
   SetExamples(sub, {"ckpt-tool relocate /ckpt/<job>/chk-42 --to /savepoints/from-chk-42",
                     "ckpt-tool relocate /savepoints/sp-1 --to /mnt/backup/sp-1 --dry-run"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "ckpt/ops/mapping.h"
 #include "ckpt/ops/remap.h"
 #include "cli_common.h"
 #include "render.h"
@@ -20,19 +21,8 @@ struct RemapArgs {
   std::vector<std::string> uid_suffix;
   std::vector<std::string> drop;
   bool dry_run = false;
+  bool verify = false;
 };
-
-// "OLD=NEW" split at the first '='; `allow_empty_old` for rewrites ("=v2-" adds a prefix).
-base::Result<std::pair<std::string, std::string>> SplitPair(const std::string& s,
-                                                            std::string_view flag,
-                                                            bool allow_empty_old) {
-  size_t eq = s.find('=');
-  if (eq == std::string::npos || (eq == 0 && !allow_empty_old) ||
-      (!allow_empty_old && eq + 1 == s.size())) {
-    return base::Status::InvalidArgument(std::string(flag) + " '" + s + "' must be OLD=NEW");
-  }
-  return std::make_pair(s.substr(0, eq), s.substr(eq + 1));
-}
 
 std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
 
@@ -56,10 +46,15 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
     }
     for (const auto& u : r.unmatched) out << JsonLine().Str("unmatched", u).Build() << "\n";
     for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
+    if (r.verification) {
+      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
+    }
     out << JsonLine()
                .Str("source_dir", r.source_dir)
                .Str("output_dir", r.output_dir)
                .Bool("dry_run", r.dry_run)
+               .Bool("written", r.written)
+               .Str("refused", r.refused)
                .Uint("files", r.files)
                .Uint("total_bytes", r.total_bytes)
                .Uint("bytes_copied", r.bytes_copied)
@@ -80,8 +75,13 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
+  if (!r.refused.empty()) out << r.refused << "\n";
   out << r.files << " files, " << HumanBytes(r.total_bytes)
-      << (r.dry_run ? "" : ", checksums verified; _metadata written last") << "\n";
+      << (r.written ? ", checksums verified; _metadata written last" : "") << "\n";
+  if (r.verification) {
+    RenderFindingsText(r.verification->findings, out);
+    out << "verified " << r.verification->snapshot << "\n";
+  }
 }
 
 CommandResult Run(const RemapArgs& args, CliContext& ctx) {
@@ -89,24 +89,25 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::RemapOptions options;
   for (const auto& m : args.maps) {
-    auto p = SplitPair(m, "--map", false);
+    auto p = ops::ParseMapping(m, "--map");
     if (!p.ok()) return CommandResult::Usage(p.status().message());
-    options.mappings.push_back({p->first, p->second});
+    options.mappings.push_back(std::move(p).value());
   }
   for (const auto& m : args.uid_prefix) {
-    auto p = SplitPair(m, "--uid-prefix", true);
+    auto p = ops::ParseUidRewrite(m, "--uid-prefix");
     if (!p.ok()) return CommandResult::Usage(p.status().message());
-    options.uid_prefix_rewrites.push_back({p->first, p->second});
+    options.uid_prefix_rewrites.push_back(std::move(p).value());
   }
   for (const auto& m : args.uid_suffix) {
-    auto p = SplitPair(m, "--uid-suffix", true);
+    auto p = ops::ParseUidRewrite(m, "--uid-suffix");
     if (!p.ok()) return CommandResult::Usage(p.status().message());
-    options.uid_suffix_rewrites.push_back({p->first, p->second});
+    options.uid_suffix_rewrites.push_back(std::move(p).value());
   }
   options.against_job_path = args.against;
   options.by_name = args.by_name;
   options.drop = args.drop;
   options.dry_run = args.dry_run;
+  options.verify_output = args.verify;
   options.progress = ctx.MakeProgress();
   auto result = ops::Remap(*ctx.fs, args.snapshot, args.to, options);
   ctx.EndProgress();
@@ -119,6 +120,9 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   Print(*result, *format, ctx.out());
   // Something the user asked for did not happen, or the output will not restore cleanly.
   if (!result->unmatched.empty() || !result->warnings.empty()) return CommandResult::Findings();
+  if (result->verification && ops::HasErrors(result->verification->findings)) {
+    return CommandResult::Findings();
+  }
   return CommandResult::Clean();
 }
 
@@ -129,8 +133,9 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* sub = app.add_subcommand(
       "remap",
       "Write a NEW savepoint whose operator IDs match a new job version; every kind of state "
-      "moves, coordinator state included. The input is never modified. Exit 1 if a mapping "
-      "matched nothing or the output still has state the new job cannot take");
+      "moves, coordinator state included. The input is never modified. If a mapping matched "
+      "nothing, the full plan is shown and nothing is written (exit 1); exit 1 also if the "
+      "output still has state the new job cannot take");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
   sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
   auto* map = sub->add_option("--map", args->maps,
@@ -148,6 +153,8 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
                   "OLD=NEW: replace the uid suffix OLD by NEW. Repeatable");
   sub->add_option("--drop", args->drop, "Leave out this operator's state (ID, uid or name)");
   sub->add_flag("--dry-run", args->dry_run, "Show the plan; write nothing");
+  sub->add_flag("--verify", args->verify,
+                "Validate the written output and print its findings (exit 1 on errors)");
   SetExamples(sub,
               {"ckpt-tool remap sp-1 --to sp-1-v2 --map orders=orders-v2 --map enrich=enrich-v2",
                "ckpt-tool remap sp-1 --to sp-1-v2 --against job-v2.json --dry-run",

@@ -1,6 +1,7 @@
 // ckpt-tool validate SNAPSHOT [--deep] [--against JOB.json] [-n]: integrity and restorability
 // findings with stable rule IDs, plus the snapshot type's capability table.
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <memory>
 
 #include "cli_common.h"
@@ -23,6 +24,7 @@ CommandResult ListRules(CliContext& ctx, OutputFormat format) {
   if (format == OutputFormat::kJson) {
     for (const auto& r : ops::AllRules()) {
       out << JsonLine()
+                 .Str("type", "rule")
                  .Str("rule", r.id)
                  .Str("severity", ops::SeverityName(r.severity))
                  .Str("what", r.what)
@@ -40,17 +42,40 @@ CommandResult ListRules(CliContext& ctx, OutputFormat format) {
   return CommandResult::Clean();
 }
 
+std::string_view SupportedText(const ops::Capability& c) {
+  return c.supported ? "yes" : c.undetermined ? "unknown" : "no";
+}
+
 void PrintCapabilitiesText(const ops::ValidateReport& r, std::ostream& out) {
-  out << "\nSupported operations for a " << r.snapshot_type << ":\n";
+  out << "\nSupported operations for this " << r.snapshot_type << ":\n";
   TextTable t({"OPERATION", "SUPPORTED", "NOTE"});
   for (const auto& c : r.capabilities) {
-    t.AddRow({c.operation, c.supported ? "yes" : "no", c.note.empty() ? "" : c.note});
+    t.AddRow({c.operation, std::string(SupportedText(c)), c.note.empty() ? "" : c.note});
   }
   t.Print(out);
 }
 
+std::string JsonStrings(const std::vector<std::string>& v) {
+  std::string out = "[";
+  for (size_t i = 0; i < v.size(); ++i) out += (i == 0 ? "" : ",") + JsonQuoted(v[i]);
+  return out + "]";
+}
+
+// The directory the report's relative file locations are relative to.
+std::string SnapshotDir(const std::string& path) {
+  const std::string metadata = "_metadata";
+  if (path == metadata) return ".";
+  if (path.size() > metadata.size() &&
+      path.compare(path.size() - metadata.size(), metadata.size(), metadata) == 0 &&
+      path[path.size() - metadata.size() - 1] == '/') {
+    return path.substr(0, path.size() - metadata.size() - 1);
+  }
+  return path;
+}
+
 CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
-  auto format = ctx.format();
+  const bool sarif = ctx.global.format == "sarif";
+  auto format = sarif ? base::Result<OutputFormat>(OutputFormat::kJson) : ctx.format();
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.list_rules) return ListRules(ctx, *format);
   if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
@@ -59,12 +84,16 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (!report.ok()) return CommandResult::Error(report.status());
   const ops::ValidateReport& r = *report;
   std::ostream& out = ctx.out();
-  switch (*format) {
+  const std::string base_dir = SnapshotDir(args.path);
+  if (sarif) {
+    RenderValidateSarif(r, base_dir, out);
+  } else switch (*format) {
     case OutputFormat::kText:
       out << "validate " << args.path;
       if (!r.snapshot_type.empty()) out << ": " << r.snapshot_type;
       out << "\n";
       RenderFindingsText(r.findings, out);
+      RenderUncheckedText(r.not_checked, out);
       out << r.files_checked << " file(s), " << r.bytes_checked << " bytes checked";
       if (args.options.deep) out << ", " << r.records_checked << " record(s) decoded";
       out << "\n";
@@ -72,26 +101,43 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
       break;
     case OutputFormat::kJson: {
       RenderFindingsJson(r.findings, out);
+      for (const auto& u : r.not_checked) out << UncheckedJson(u) << "\n";
       if (!args.no_capabilities) {
         for (const auto& c : r.capabilities) {
           out << JsonLine()
+                     .Str("type", "capability")
                      .Str("capability", c.operation)
                      .Bool("supported", c.supported)
+                     .Bool("undetermined", c.undetermined)
                      .Str("note", c.note)
+                     .Raw("blocked_by", JsonStrings(c.blocked_by))
+                     .Raw("unverified_by", JsonStrings(c.unverified_by))
                      .Build()
               << "\n";
         }
       }
+      std::vector<std::string> unchecked_ids;
+      for (const auto& u : r.not_checked) unchecked_ids.push_back(u.rule_id);
+      unchecked_ids.erase(std::unique(unchecked_ids.begin(), unchecked_ids.end()),
+                          unchecked_ids.end());
+      out << JsonLine()
+                 .Str("type", "checked_rules")
+                 .Raw("checked", JsonStrings(r.checked_rules))
+                 .Raw("not_checked", JsonStrings(unchecked_ids))
+                 .Build()
+          << "\n";
       size_t errors = 0, warnings = 0;
       for (const auto& f : r.findings) {
         errors += f.severity == ops::Severity::kError;
         warnings += f.severity == ops::Severity::kWarning;
       }
       out << JsonLine()
+                 .Str("type", "summary")
                  .Str("summary", r.snapshot_type)
                  .Uint("errors", errors)
                  .Uint("warnings", warnings)
                  .Uint("findings", r.findings.size())
+                 .Uint("not_checked", r.not_checked.size())
                  .Uint("files_checked", r.files_checked)
                  .Uint("bytes_checked", r.bytes_checked)
                  .Uint("records_checked", r.records_checked)
@@ -100,15 +146,16 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
       break;
     }
     case OutputFormat::kJunit:
-      RenderFindingsJunit(r.findings, r.checked_rules, "ckpt-tool validate", out);
+      RenderFindingsJunit(r.findings, r.checked_rules, "ckpt-tool validate", out, r.not_checked);
       break;
     case OutputFormat::kGithubActions:
-      RenderFindingsGithub(r.findings, out);
+      RenderFindingsGithub(r.findings, out, base_dir, r.not_checked);
       break;
   }
   bool fail = ops::HasErrors(r.findings);
   if (args.strict) {
     for (const auto& f : r.findings) fail |= f.severity == ops::Severity::kWarning;
+    fail |= !r.not_checked.empty();
   }
   return fail ? CommandResult::Findings() : CommandResult::Clean();
 }
@@ -129,7 +176,8 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
       ->check(CLI::ExistingFile);
   sub->add_flag("-n,--allow-non-restored-state", args->options.allow_non_restored_state,
                 "With --against: state without a matching operator is dropped, not an error");
-  sub->add_flag("--strict", args->strict, "Exit 1 on warnings too");
+  sub->add_flag("--strict", args->strict,
+                "Exit 1 on warnings too, and when a rule could not be checked on this host");
   sub->add_flag("--no-capabilities", args->no_capabilities,
                 "Do not print the table of supported operations");
   SetExamples(sub,
@@ -137,8 +185,11 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
                "ckpt-tool validate --deep chk-42",
                "ckpt-tool validate sp --against new-job.json --format junit -o validate.xml",
                "ckpt-tool validate sp --against new-job.json -n --format github-actions",
-               "Exit status: 0 no errors, 1 errors found (or warnings with --strict), 2 usage or "
-               "I/O error. Rules: docs/validate-rules.md"});
+               "ckpt-tool validate sp --against new-job.json --format sarif -o validate.sarif",
+               "Exit status: 0 no errors, 1 errors found (or, with --strict, warnings or rules "
+               "that could not be checked here), 2 usage or I/O error. A rule that cannot be "
+               "checked on this host (e.g. the sink's output directory is elsewhere) is reported "
+               "as not checked in every format, never as passed. Rules: docs/validate-rules.md"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunValidate(*args, ctx); }; });
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
+#include "render.h"
 
 namespace ckpt::cli {
 // Verb registration: one declaration and one table entry per cmd_<verb>.cpp.
@@ -58,6 +59,20 @@ int ExitCode(ckpt::cli::Outcome outcome) {
   return 2;
 }
 
+std::string VerbName(const CLI::App& app) {
+  const auto subs = app.get_subcommands();
+  return subs.empty() ? std::string() : subs.front()->get_name();
+}
+
+// With a machine-readable --format, a usage error still yields a well-formed report (on stdout
+// or -o FILE, as the report would have been) besides the stderr line.
+void EmitErrorReport(ckpt::cli::CliContext& ctx, const CLI::App& app, const std::string& error) {
+  if (ctx.global.format == "text") return;
+  if (!ctx.OpenOutput().ok()) return;
+  ckpt::cli::RenderErrorReport(ctx.global.format, VerbName(app), error, ctx.out());
+  (void)ctx.CloseOutput();
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -72,8 +87,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", "ckpt-tool 0.1.0");
   app.add_option("--format", ctx.global.format,
                  "Output format: text, json (JSON lines / protobuf JSON), junit, "
-                 "github-actions")
-      ->check(CLI::IsMember({"text", "json", "junit", "github-actions"}))
+                 "github-actions, sarif (validate only)")
+      ->check(CLI::IsMember({"text", "json", "junit", "github-actions", "sarif"}))
       ->default_str("text");
   app.add_option("-o,--output", ctx.global.output, "Write the report to FILE instead of stdout");
   app.add_flag("-q,--quiet", ctx.global.quiet, "No progress bar or logs on stderr");
@@ -86,6 +101,7 @@ int main(int argc, char** argv) {
     // --help and --version are "errors" with exit code 0 in CLI11; every real parse error is a
     // usage error (2).
     const int code = app.exit(e);
+    if (code != 0) EmitErrorReport(ctx, app, e.what());
     return code == 0 ? 0 : 2;
   }
   if (!ctx.run) return 2;
@@ -100,6 +116,9 @@ int main(int argc, char** argv) {
   }
   ckpt::cli::CommandResult result = ctx.run();
   ctx.EndProgress();
+  if (result.outcome == ckpt::cli::Outcome::kError) {
+    ckpt::cli::RenderErrorReport(ctx.global.format, VerbName(app), result.error, ctx.out());
+  }
   ckpt::base::Status closed = ctx.CloseOutput();
   if (!closed.ok() && result.outcome != ckpt::cli::Outcome::kError) {
     result = ckpt::cli::CommandResult::Error(closed);

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "ckpt/ops/finding.h"
+#include "ckpt/ops/validate.h"
 
 namespace ckpt::cli {
 
@@ -60,12 +61,46 @@ std::string XmlEscape(std::string_view s);
 void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out);
 void RenderFindingsJson(const std::vector<ops::Finding>& findings, std::ostream& out);
 // `checked_rules` are the rule IDs that were evaluated: each gets a passing testcase when no
-// finding names it, so a clean run still reports what it checked.
+// finding names it, so a clean run still reports what it checked. Each of `not_checked` is a
+// skipped testcase naming why it could not be checked.
 void RenderFindingsJunit(const std::vector<ops::Finding>& findings,
                          const std::vector<std::string>& checked_rules, std::string_view suite,
-                         std::ostream& out);
-void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out);
-// The JSON line of one finding (shared by json and tests).
+                         std::ostream& out,
+                         const std::vector<ops::UncheckedRule>& not_checked = {});
+// `base_dir`: the directory the findings' relative file locations are relative to (the
+// snapshot directory); annotations name files relative to the working directory, where
+// GitHub resolves them. Each of `not_checked` is a ::notice saying it could not be checked.
+void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out,
+                          std::string_view base_dir = "",
+                          const std::vector<ops::UncheckedRule>& not_checked = {});
+// The JSON line of one finding (shared by json and tests): {"type":"finding",...}.
 std::string FindingJson(const ops::Finding& finding);
+// The JSON line of one rule that could not be checked: {"type":"not_checked",...}.
+std::string UncheckedJson(const ops::UncheckedRule& unchecked);
+// Text lines "not checked CKPT-A005: <reason>" (nothing if empty).
+void RenderUncheckedText(const std::vector<ops::UncheckedRule>& not_checked, std::ostream& out);
+// The JSON object of a location ({"file":...,"operator":...}); empty members are left out.
+std::string LocationJson(const ops::Location& location);
+
+// `file` (relative to `base_dir`, or absolute) as a path relative to the working directory,
+// lexically normalized ("sp/../shared/x" -> "shared/x"). Absolute paths outside the working
+// directory stay absolute.
+std::string CwdRelativePath(std::string_view base_dir, std::string_view file);
+
+// SARIF 2.1.0 (one JSON document) of a validate report, for code scanning: the rule catalogue
+// in tool.driver.rules, one result per finding, the rules that could not be checked as tool
+// execution notifications. `base_dir` as for RenderFindingsGithub.
+void RenderValidateSarif(const ops::ValidateReport& report, std::string_view base_dir,
+                         std::ostream& out);
+
+// A well-formed report in `format` ("json", "junit", "github-actions", "sarif") that carries
+// only the usage or I/O error of `verb` (exit 2), so a CI consumer of the report sees why
+// there are no results. Nothing for "text" (the error goes to stderr alone).
+void RenderErrorReport(std::string_view format, std::string_view verb, std::string_view error,
+                       std::ostream& out);
+// The per-format pieces of RenderErrorReport.
+void RenderJunitError(std::string_view suite, std::string_view error, std::ostream& out);
+void RenderGithubError(std::string_view verb, std::string_view error, std::ostream& out);
+void RenderSarifError(std::string_view verb, std::string_view error, std::ostream& out);
 
 }  // namespace ckpt::cli

@@ -32,13 +32,17 @@ std::string EscapeProperty(std::string_view s) {
 
 }  // namespace
 
-void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out) {
+void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out,
+                          std::string_view base_dir,
+                          const std::vector<ops::UncheckedRule>& not_checked) {
   for (const auto& f : findings) {
     const char* command = f.severity == ops::Severity::kError     ? "error"
                           : f.severity == ops::Severity::kWarning ? "warning"
                                                                   : "notice";
     out << "::" << command << " ";
-    if (!f.location.file.empty()) out << "file=" << EscapeProperty(f.location.file) << ",";
+    if (!f.location.file.empty()) {
+      out << "file=" << EscapeProperty(CwdRelativePath(base_dir, f.location.file)) << ",";
+    }
     out << "title=" << EscapeProperty(f.rule_id) << "::";
     std::string text = f.message;
     const auto& l = f.location;
@@ -51,6 +55,18 @@ void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostrea
     if (!f.hint.empty()) text += "\nhint: " + f.hint;
     out << EscapeData(text) << "\n";
   }
+  for (const auto& u : not_checked) {
+    out << "::notice ";
+    if (!u.location.file.empty()) {
+      out << "file=" << EscapeProperty(CwdRelativePath(base_dir, u.location.file)) << ",";
+    }
+    out << "title=" << EscapeProperty(u.rule_id + " not checked") << "::"
+        << EscapeData("not checked: " + u.reason) << "\n";
+  }
+}
+
+void RenderGithubError(std::string_view verb, std::string_view error, std::ostream& out) {
+  out << "::error title=" << EscapeProperty(verb) << "::" << EscapeData(error) << "\n";
 }
 
 }  // namespace ckpt::cli

@@ -71,19 +71,33 @@ JsonLine& JsonLine::Raw(std::string_view key, std::string_view json) {
   return *this;
 }
 
-std::string FindingJson(const ops::Finding& f) {
+std::string LocationJson(const ops::Location& l) {
   JsonLine loc;
-  if (!f.location.file.empty()) loc.Str("file", f.location.file);
-  if (!f.location.operator_id.empty()) loc.Str("operator", f.location.operator_id);
-  if (!f.location.operator_name.empty()) loc.Str("operator_name", f.location.operator_name);
-  if (f.location.subtask) loc.Uint("subtask", *f.location.subtask);
-  if (f.location.key_group) loc.Uint("key_group", *f.location.key_group);
+  if (!l.file.empty()) loc.Str("file", l.file);
+  if (!l.operator_id.empty()) loc.Str("operator", l.operator_id);
+  if (!l.operator_name.empty()) loc.Str("operator_name", l.operator_name);
+  if (l.subtask) loc.Uint("subtask", *l.subtask);
+  if (l.key_group) loc.Uint("key_group", *l.key_group);
+  return loc.Build();
+}
+
+std::string FindingJson(const ops::Finding& f) {
   return JsonLine()
+      .Str("type", "finding")
       .Str("rule", f.rule_id)
       .Str("severity", ops::SeverityName(f.severity))
-      .Raw("location", loc.Build())
+      .Raw("location", LocationJson(f.location))
       .Str("message", f.message)
       .Str("hint", f.hint)
+      .Build();
+}
+
+std::string UncheckedJson(const ops::UncheckedRule& u) {
+  return JsonLine()
+      .Str("type", "not_checked")
+      .Str("rule", u.rule_id)
+      .Raw("location", LocationJson(u.location))
+      .Str("reason", u.reason)
       .Build();
 }
 

@@ -43,7 +43,7 @@ std::string CaseName(const ops::Finding& f) {
 
 void RenderFindingsJunit(const std::vector<ops::Finding>& findings,
                          const std::vector<std::string>& checked_rules, std::string_view suite,
-                         std::ostream& out) {
+                         std::ostream& out, const std::vector<ops::UncheckedRule>& not_checked) {
   std::set<std::string> failed_rules;
   size_t failures = 0;
   for (const auto& f : findings) {
@@ -51,14 +51,16 @@ void RenderFindingsJunit(const std::vector<ops::Finding>& findings,
     if (f.severity == ops::Severity::kError) ++failures;
   }
   std::set<std::string> passing;
+  std::set<std::string> unchecked_rules;
+  for (const auto& u : not_checked) unchecked_rules.insert(u.rule_id);
   for (const auto& r : checked_rules) {
     if (failed_rules.count(r) == 0) passing.insert(r);
   }
   out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
   out << "<testsuites>\n";
   out << "  <testsuite name=\"" << XmlEscape(suite) << "\" tests=\""
-      << findings.size() + passing.size() << "\" failures=\"" << failures
-      << "\" errors=\"0\" skipped=\"0\">\n";
+      << findings.size() + passing.size() + not_checked.size() << "\" failures=\"" << failures
+      << "\" errors=\"0\" skipped=\"" << not_checked.size() << "\">\n";
   for (const auto& f : findings) {
     out << "    <testcase classname=\"" << XmlEscape(f.rule_id) << "\" name=\""
         << XmlEscape(CaseName(f)) << "\">\n";
@@ -73,10 +75,34 @@ void RenderFindingsJunit(const std::vector<ops::Finding>& findings,
     }
     out << "    </testcase>\n";
   }
+  for (const auto& u : not_checked) {
+    ops::Finding as_case;
+    as_case.rule_id = u.rule_id;
+    as_case.location = u.location;
+    out << "    <testcase classname=\"" << XmlEscape(u.rule_id) << "\" name=\""
+        << XmlEscape(CaseName(as_case)) << "\">\n";
+    out << "      <skipped message=\"" << XmlEscape("not checked: " + u.reason) << "\"/>\n";
+    out << "    </testcase>\n";
+  }
   for (const auto& r : passing) {
-    out << "    <testcase classname=\"" << XmlEscape(r) << "\" name=\"" << XmlEscape(r)
+    // A rule that ran somewhere but not everywhere passes only where it ran; its skipped
+    // testcases above say where it could not.
+    const std::string name = unchecked_rules.count(r) != 0 ? r + " (where checked)" : r;
+    out << "    <testcase classname=\"" << XmlEscape(r) << "\" name=\"" << XmlEscape(name)
         << "\"/>\n";
   }
+  out << "  </testsuite>\n</testsuites>\n";
+}
+
+void RenderJunitError(std::string_view suite, std::string_view error, std::ostream& out) {
+  out << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n";
+  out << "<testsuites>\n";
+  out << "  <testsuite name=\"" << XmlEscape(suite)
+      << "\" tests=\"1\" failures=\"0\" errors=\"1\" skipped=\"0\">\n";
+  out << "    <testcase classname=\"ckpt-tool\" name=\"" << XmlEscape(suite) << "\">\n";
+  out << "      <error type=\"usage or I/O error\" message=\"" << XmlEscape(error) << "\">"
+      << XmlEscape(error) << "</error>\n";
+  out << "    </testcase>\n";
   out << "  </testsuite>\n</testsuites>\n";
 }
 

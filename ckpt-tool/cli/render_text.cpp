@@ -100,3 +100,19 @@ void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream&
 }
 
 }  // namespace ckpt::cli
+
+namespace ckpt::cli {
+
+void RenderUncheckedText(const std::vector<ops::UncheckedRule>& not_checked, std::ostream& out) {
+  for (const auto& u : not_checked) {
+    out << "not checked " << u.rule_id << ": " << u.reason << "\n";
+    const std::string where = LocationText(u.location);
+    if (!where.empty()) out << "    at " << where << "\n";
+  }
+  if (!not_checked.empty()) {
+    out << not_checked.size() << " check(s) could not be made on this host: the verdict does "
+                                 "not cover them\n";
+  }
+}
+
+}  // namespace ckpt::cli

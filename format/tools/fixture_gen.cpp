@@ -1,5 +1,6 @@
-// ckpt-fixture-gen DIR: writes the frozen test fixtures (DIR/v1/...) and the corrupt variants
-// (DIR/corrupt/...) with ckpt::format only. Deterministic: running it twice gives identical
+// ckpt-fixture-gen DIR: writes the frozen test fixtures (DIR/v1/...), the corrected writer's
+// checkpoint root (DIR/v1-r2/...) and the corrupt variants (DIR/corrupt/...) with ckpt::format
+// only. Deterministic: running it twice gives identical
 // bytes, which tests/format/extra.cmake checks against the committed fixtures/. Refuses to write
 // over an existing DIR/v1 or DIR/corrupt, because fixtures of a released version are frozen.
 #include <cstdio>
@@ -86,7 +87,18 @@ base::Result<pb::ChangelogSegment> WriteSegment(SnapshotBuilder& b, const pb::Op
   return seg;
 }
 
-Status WriteIncrementalCheckpoint(base::Fs& fs, const std::string& job_dir, int64_t id) {
+// Which checkpoint a re-referenced TASK_OWNED changelog segment is recorded as created by.
+enum class SegmentCreator {
+  // The checkpoint that wrote it (correct: one file, one creator). Every set but v1.
+  kOriginal,
+  // The referencing checkpoint: what the writer did when fixtures/v1 was frozen (issue 9,
+  // defect 13). Kept only so the frozen v1 bytes regenerate identically; ckpt-tool validate
+  // reports it as CKPT-F012.
+  kReferencingFrozenV1,
+};
+
+Status WriteIncrementalCheckpoint(base::Fs& fs, const std::string& job_dir, int64_t id,
+                                  SegmentCreator creator) {
   pb::CheckpointMetadata m;
   CKPT_RETURN_IF_ERROR(StartMetadata(kIncrementalSpec, id, pb::CHECKPOINT, &m));
   m.set_checkpoint_type(pb::INCREMENTAL);
@@ -132,8 +144,11 @@ Status WriteIncrementalCheckpoint(base::Fs& fs, const std::string& job_dir, int6
       *cl->add_materialized() = mat;
       pb::ChangelogSegment seg1 = old.changelog().segments(0);
       const pb::FileEntry& seg_file = first.files(static_cast<int>(seg1.slice().file_index()));
-      CKPT_ASSIGN_OR_RETURN(uint32_t seg_index,
-                            b.ReferenceExisting(seg_file.path(), pb::TASK_OWNED, pb::CHANGELOG, id));
+      const int64_t created_by = creator == SegmentCreator::kOriginal
+                                     ? seg_file.created_by_checkpoint_id()
+                                     : id;
+      CKPT_ASSIGN_OR_RETURN(uint32_t seg_index, b.ReferenceExisting(seg_file.path(), pb::TASK_OWNED,
+                                                                    pb::CHANGELOG, created_by));
       seg1.mutable_slice()->set_file_index(seg_index);
       *cl->add_segments() = seg1;
       CKPT_ASSIGN_OR_RETURN(*cl->add_segments(), WriteSegment(b, *count, s, 2));
@@ -365,7 +380,7 @@ Status WriteCorrupt(base::Fs& fs, const std::string& root) {
 
 Status Run(const std::string& out) {
   base::Fs& fs = base::Fs::Default();
-  for (const char* sub : {"v1", "corrupt"}) {
+  for (const char* sub : {"v1", "v1-r2", "corrupt"}) {
     if (fs.Stat(base::JoinPath(out, sub)).ok()) {
       return Status::AlreadyExists(base::JoinPath(out, sub) +
                                    " exists; fixtures are frozen, generate into an empty directory");
@@ -376,8 +391,13 @@ Status Run(const std::string& out) {
   CKPT_RETURN_IF_ERROR(base::WriteFileAtomic(fs, base::JoinPath(v1, "savepoint.job.json"),
                                              kSavepointJobSpec));
   const std::string inc_job = JobDir(base::JoinPath(v1, "checkpoints"), kJobIdHex);
-  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, inc_job, 1));
-  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, inc_job, 2));
+  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, inc_job, 1, SegmentCreator::kReferencingFrozenV1));
+  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, inc_job, 2, SegmentCreator::kReferencingFrozenV1));
+  // v1-r2: the same checkpoint root from the corrected writer (format version 1 still).
+  const std::string r2_job = JobDir(base::JoinPath(base::JoinPath(out, "v1-r2"), "checkpoints"),
+                                    kJobIdHex);
+  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, r2_job, 1, SegmentCreator::kOriginal));
+  CKPT_RETURN_IF_ERROR(WriteIncrementalCheckpoint(fs, r2_job, 2, SegmentCreator::kOriginal));
   CKPT_RETURN_IF_ERROR(WriteUnalignedCheckpoint(fs, JobDir(base::JoinPath(v1, "unaligned"), kJobIdHex)));
   return WriteCorrupt(fs, base::JoinPath(out, "corrupt"));
 }

@@ -16,6 +16,7 @@
 #include <QVBoxLayout>
 
 #include "app/task_progress.h"
+#include "ckpt/ops/mapping.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -93,11 +94,9 @@ QString RemapDialog::message() const { return m_result->toPlainText(); }
 
 ops::RemapOptions RemapDialog::options(bool dryRun) const {
   ops::RemapOptions o;
-  for (const QString& line : m_mappings->toPlainText().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
-    const qsizetype eq = line.indexOf(QLatin1Char('='));
-    o.mappings.push_back({line.left(eq < 0 ? line.size() : eq).trimmed().toStdString(),
-                          eq < 0 ? std::string() : line.mid(eq + 1).trimmed().toStdString()});
-  }
+  // ops parses the mappings for both faces; run() has already refused text it cannot parse.
+  o.mappings = ops::ParseMappingLines(m_mappings->toPlainText().toStdString())
+                   .ValueOr(std::vector<ops::OperatorMapping>{});
   for (const QString& d : m_drops->text().split(QLatin1Char(','), Qt::SkipEmptyParts)) o.drop.push_back(d.trimmed().toStdString());
   o.against_job_path = m_against->text().trimmed().toStdString();
   o.dry_run = dryRun;
@@ -112,6 +111,17 @@ void RemapDialog::write() {
 }
 
 void RemapDialog::run(bool dryRun) {
+  if (auto parsed = ops::ParseMappingLines(m_mappings->toPlainText().toStdString()); !parsed.ok()) {
+    m_result->setPlainText(qs(parsed.status().ToString()));
+    m_planCurrent = false;
+    m_writeButton->setEnabled(false);
+    if (dryRun) {
+      Q_EMIT planned(false);
+    } else {
+      Q_EMIT written(false);
+    }
+    return;
+  }
   m_planButton->setEnabled(false);
   m_writeButton->setEnabled(false);
   auto task = m_progress->start(dryRun ? tr("Planning") : tr("Writing"));
@@ -157,9 +167,11 @@ void RemapDialog::showOutcome(const RemapOutcome& outcome) {
   }
   m_plan->header()->resizeSections(QHeaderView::ResizeToContents);
   QStringList lines;
-  lines << (r.dry_run ? tr("Dry run: nothing written. %1 files, %2 would be copied to %3.")
+  lines << (!r.written ? (r.dry_run ? tr("Dry run: nothing written. %1 files, %2 would be copied to %3.")
+                                     : tr("Nothing written. %1 files, %2 would be copied to %3."))
                             .arg(r.files).arg(humanBytes(r.total_bytes)).arg(qs(r.output_dir))
                       : tr("Wrote %1 (%2 files, %3 copied).").arg(qs(r.output_dir)).arg(r.files).arg(humanBytes(r.bytes_copied)));
+  if (!r.refused.empty()) lines << qs(r.refused);
   for (const auto& u : r.unmatched) lines << tr("unmatched: %1").arg(qs(u));
   for (const auto& w : r.warnings) lines << tr("warning: %1").arg(qs(w));
   if (outcome.validated) lines << reportText("validated " + r.output_dir, *outcome.validated);

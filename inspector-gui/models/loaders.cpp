@@ -202,15 +202,12 @@ QFuture<Loaded<RemapOutcome>> remapSnapshot(const QString& snapshot, const QStri
       [s = toStd(snapshot), o = toStd(output_dir), options, task]() mutable -> Loaded<RemapOutcome> {
         base::Fs& fs = base::Fs::Default();
         options.progress = task->progress();
+        options.verify_output = true;  // ops validates what it wrote
         auto result = ops::Remap(fs, s, o, options);
         if (!result.ok()) return fromStatus<RemapOutcome>(result.status());
         RemapOutcome outcome;
         outcome.result = std::move(result).value();
-        if (!outcome.result.dry_run) {
-          auto report = ops::Validate(fs, o, ops::ValidateOptions{}, task->progress());
-          if (!report.ok()) return fromStatus<RemapOutcome>(report.status());
-          outcome.validated = std::move(report).value();
-        }
+        outcome.validated = outcome.result.verification;
         Loaded<RemapOutcome> out;
         out.value = std::make_shared<const RemapOutcome>(std::move(outcome));
         return out;

@@ -87,6 +87,31 @@ TEST(RelocateTest, CopiesTaskOwnedChangelogFilesOfTheFixture) {
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("sp")));
 }
 
+// Defect 4 of issue 9: relocating a changelog checkpoint copies its handles, so the output is a
+// NATIVE savepoint (backend-bound), never "savepoint (canonical, ...)" claiming a backend change.
+TEST(RelocateTest, ChangelogCheckpointKeepsItsTrueKind) {
+  TempDir tmp;
+  const std::string chk =
+      testing::FixturePath("v1/checkpoints/" + testing::SampleJobIdHex() + "/chk-2");
+  RelocateOptions options;
+  options.verify_output = true;
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), chk, tmp.Sub("sp"), options));
+  EXPECT_EQ(r.output_type.rfind("savepoint (native", 0), 0u) << r.output_type;
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_EQ(r.verification->snapshot_type, r.output_type);
+  for (const auto& c : r.verification->capabilities) {
+    if (c.operation == "change state backend") {
+      EXPECT_FALSE(c.supported) << c.note;
+    }
+  }
+  // A canonical (key-groups only) checkpoint stays canonical.
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  ASSERT_OK_AND_ASSIGN(RelocateResult canonical,
+                       Relocate(base::Fs::Default(), job + "/chk-2", tmp.Sub("sp2")));
+  EXPECT_EQ(canonical.output_type.rfind("savepoint (canonical", 0), 0u) << canonical.output_type;
+}
+
 TEST(RelocateTest, ChecksumMismatchFailsNamingTheFileAndLeavesNoOutput) {
   TempDir tmp;
   const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
@@ -95,6 +120,7 @@ TEST(RelocateTest, ChecksumMismatchFailsNamingTheFileAndLeavesNoOutput) {
   ASSERT_STATUS(Relocate(base::Fs::Default(), job + "/chk-2", tmp.Sub("sp")), kCorruption,
                 "count-1-0.state");
   EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("sp")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("sp.tmp")).ok());  // built in OUT.tmp, removed
   testing::TruncateFile(job + "/chk-2/source-0.state", 10);
   ASSERT_STATUS(Relocate(base::Fs::Default(), job + "/chk-2", tmp.Sub("sp")), kCorruption,
                 "source-0.state");

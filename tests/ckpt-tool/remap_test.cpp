@@ -220,10 +220,73 @@ TEST(RemapTest, ReportsMappingsThatMatchedNothing) {
   RemapOptions options = Maps({{"no-such-operator", "x"}, {"file-sink", "file-sink-v2"}});
   options.uid_prefix_rewrites = {{"legacy-", "v2-"}};
   options.drop = {"ghost"};
+  // Defect 5 of issue 9: the full plan, and nothing written, so the corrected retry works.
   ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
   EXPECT_EQ(r.unmatched, (std::vector<std::string>{"--drop ghost", "--map no-such-operator=x",
                                                    "--uid-prefix legacy-=v2-"}));
+  EXPECT_FALSE(r.written);
+  EXPECT_NE(r.refused.find("nothing written"), std::string::npos) << r.refused;
+  bool planned_rename = false;
+  for (const auto& e : r.operators) planned_rename |= e.new_uid == "file-sink-v2";
+  EXPECT_TRUE(planned_rename);
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out.tmp")).ok());
+  ASSERT_OK_AND_ASSIGN(RemapResult retry, Remap(base::Fs::Default(), in, tmp.Sub("out"),
+                                                Maps({{"file-sink", "file-sink-v2"}})));
+  EXPECT_TRUE(retry.written);
   EXPECT_NE(StateOf(Read(tmp.Sub("out")), "file-sink-v2"), nullptr);
+}
+
+TEST(RemapTest, BuildsInDotTmpAndRefusesALeftoverOne) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("out.tmp")));
+  ASSERT_STATUS(Remap(base::Fs::Default(), in, tmp.Sub("out"), Maps({{"file-sink", "file-sink-v2"}})),
+                kAlreadyExists, "out.tmp");
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+  EXPECT_TRUE(base::Fs::Default().Stat(tmp.Sub("out.tmp")).ok());  // someone's: kept
+  // A failed copy leaves neither OUT nor OUT.tmp.
+  testing::FlipByte(in + "/watermark-coordinator.bin", 3);
+  ASSERT_STATUS(Remap(base::Fs::Default(), in, tmp.Sub("out2"), Maps({{"file-sink", "file-sink-v2"}})),
+                kCorruption, "watermark-coordinator.bin");
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out2")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out2.tmp")).ok());
+}
+
+TEST(RemapTest, VerifiesTheOutputWhenAsked) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  RemapOptions options = Maps({{"file-sink", "file-sink-v2"}});
+  options.verify_output = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_EQ(r.verification->snapshot, tmp.Sub("out"));
+  EXPECT_FALSE(HasErrors(r.verification->findings));
+  EXPECT_GT(r.verification->files_checked, 0u);
+  ASSERT_OK_AND_ASSIGN(RemapResult plain, Remap(base::Fs::Default(), in, tmp.Sub("out3"),
+                                                Maps({{"file-sink", "file-sink-v2"}})));
+  EXPECT_FALSE(plain.verification.has_value());
+}
+
+// Defect 12: 31 hex digits are silently a uid; warn.
+TEST(RemapTest, WarnsWhenAMappingSideLooksLikeAMistypedHash) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  const std::string typo = OperatorId::FromUid("orders-v2").ToHex().substr(1);  // 31 digits
+  RemapOptions options = Maps({{"orders-source", typo}});
+  options.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  ASSERT_EQ(r.warnings.size(), 1u);
+  EXPECT_NE(r.warnings[0].find("31 hex digits"), std::string::npos) << r.warnings[0];
+  EXPECT_NE(r.warnings[0].find("mistyped operator ID"), std::string::npos) << r.warnings[0];
+  // Forced as a uid: no warning.
+  options = Maps({{"orders-source", "uid:" + typo}});
+  options.dry_run = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult forced, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
+  EXPECT_TRUE(forced.warnings.empty());
 }
 
 TEST(RemapTest, UidRewritesAndDropLeaveOutTheDroppedFiles) {

@@ -52,7 +52,13 @@ TEST(ValidateTest, FrozenFixturesAreCleanEvenWhenDeep) {
     ValidateOptions o;
     o.deep = true;
     ValidateReport r = MustValidate(FixturePath(rel), o);
-    EXPECT_TRUE(r.findings.empty()) << rel << "\n" << Dump(r);
+    // The frozen checkpoints disagree on one thing, reported since issue 9 (defect 13): chk-2
+    // records chk-1's changelog segments as created by checkpoint 2 (CKPT-F012, a warning).
+    for (const auto& f : r.findings) {
+      EXPECT_EQ(f.rule_id, "CKPT-F012") << rel << "\n" << Dump(r);
+      EXPECT_NE(rel.find("v1/checkpoints/"), std::string::npos) << rel << "\n" << Dump(r);
+    }
+    EXPECT_FALSE(HasErrors(r.findings)) << rel << "\n" << Dump(r);
     EXPECT_GT(r.records_checked, 0u) << rel;
     EXPECT_FALSE(r.capabilities.empty());
   }
@@ -86,6 +92,34 @@ TEST(ValidateTest, CorruptionMatrixYieldsExpectedRules) {
     }
   }
   EXPECT_EQ(seen, expected.size());
+}
+
+// Defect 13 of issue 9: fixtures/v1 chk-2 records the task-owned changelog segment it shares
+// with chk-1 as CREATED BY checkpoint 2 (chk-1 says 1). Validate reports it on the frozen bytes.
+TEST(ValidateTest, TaskOwnedFileWithTwoCreatorsAcrossCheckpointsIsF012) {
+  ValidateReport r = MustValidate(FixturePath("v1/checkpoints/" + kJob + "/chk-2"));
+  std::vector<Finding> f012;
+  for (const auto& f : r.findings) {
+    if (f.rule_id == "CKPT-F012") f012.push_back(f);
+  }
+  ASSERT_EQ(f012.size(), 2u) << Dump(r);  // one segment per subtask of count-per-key
+  EXPECT_EQ(f012[0].location.file, "../taskowned/count-per-key-0-log-1.changelog");
+  EXPECT_EQ(f012[0].severity, Severity::kWarning);
+  EXPECT_NE(f012[0].message.find("created by checkpoint 2 in this snapshot but by 1 in chk-1"),
+            std::string::npos)
+      << f012[0].message;
+  EXPECT_NE(f012[0].message.find("this snapshot's record is wrong"), std::string::npos);
+  // The corrected writer's copy of the same root (fixtures/v1-r2) is consistent.
+  for (const char* chk : {"/chk-1", "/chk-2"}) {
+    ValidateOptions deep;
+    deep.deep = true;
+    ValidateReport fixed = MustValidate(FixturePath("v1-r2/checkpoints/" + kJob + chk), deep);
+    EXPECT_TRUE(fixed.findings.empty()) << chk << "\n" << Dump(fixed);
+  }
+  // Consistent records: the sample root written by the ops test writer.
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
+  EXPECT_FALSE(HasRule(MustValidate(tmp.Sub("root/" + kJob + "/chk-2")), "CKPT-F012"));
 }
 
 TEST(ValidateTest, MissingPathIsNotFoundNotAFinding) {
@@ -305,7 +339,9 @@ TEST(ValidateTest, AgainstRenamedUidIsUnmappedStateUnlessAllowed) {
   EXPECT_TRUE(HasErrors(r.findings));
   o.allow_non_restored_state = true;
   ValidateReport allowed = MustValidate(chk, o);
-  EXPECT_TRUE(HasRule(allowed, "CKPT-A001"));
+  // One severity per rule: skipped state is its own (info) rule, not A001 downgraded.
+  EXPECT_FALSE(HasRule(allowed, "CKPT-A001")) << Dump(allowed);
+  EXPECT_TRUE(HasRule(allowed, "CKPT-A009")) << Dump(allowed);
   EXPECT_FALSE(HasErrors(allowed.findings)) << Dump(allowed);
 }
 
@@ -389,6 +425,7 @@ TEST(ValidateTest, AgainstPendingSinkFilesChecked) {
     auto* st = m.mutable_operators(3)->mutable_subtasks(0);
     st->mutable_committables(0)->set_pending_path(out + "/.part-0.inprogress");
     st->mutable_committables(0)->set_final_path(out + "/part-0");
+    st->mutable_committables(0)->set_size_bytes(18);  // "committed already\n"
     st->mutable_committables(1)->set_pending_path(out + "/.part-1.inprogress");
     st->mutable_committables(1)->set_final_path(out + "/part-1");
   }));
@@ -404,6 +441,112 @@ TEST(ValidateTest, AgainstPendingSinkFilesChecked) {
     EXPECT_EQ(f.location.file, out + "/.part-1.inprogress");
   }
   EXPECT_EQ(a005, 1u) << Dump(r);
+}
+
+// Defect 1 of issue 9: the engine refuses a pending file whose size differs from the recorded
+// one ("part file ... has N bytes but the snapshot recorded M"); validate must too, for the
+// pending and for the committed name.
+TEST(ValidateTest, AgainstPendingSinkFileOfAnotherSizeIsA005) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("out")));
+  const std::string out = tmp.Sub("out");
+  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [&out](pb::CheckpointMetadata& m) {
+    auto* st = m.mutable_operators(3)->mutable_subtasks(0);
+    for (int i = 0; i < st->committables_size(); ++i) {
+      st->mutable_committables(i)->set_pending_path(out + "/.part-" + std::to_string(i) +
+                                                    ".inprogress");
+      st->mutable_committables(i)->set_final_path(out + "/part-" + std::to_string(i));
+      st->mutable_committables(i)->set_size_bytes(10);
+    }
+  }));
+  testing::WriteTextFile(out + "/.part-0.inprogress", "0123456789");  // pending, right size
+  testing::WriteTextFile(out + "/part-1", "012345678");              // committed, one short
+  ValidateOptions o;
+  o.against_job = WriteSpec(tmp, "job.json", testing::SampleSavepointJobSpec(), {});
+  ValidateReport r = MustValidate(tmp.Sub("sp"), o);
+  std::vector<Finding> a005;
+  for (const auto& f : r.findings) {
+    if (f.rule_id == "CKPT-A005") a005.push_back(f);
+  }
+  ASSERT_EQ(a005.size(), 1u) << Dump(r);
+  EXPECT_EQ(a005[0].location.file, out + "/part-1");
+  EXPECT_NE(a005[0].message.find("has 9 bytes but the snapshot recorded 10"), std::string::npos)
+      << a005[0].message;
+  EXPECT_TRUE(std::find(r.checked_rules.begin(), r.checked_rules.end(), "CKPT-A005") !=
+              r.checked_rules.end());
+}
+
+// Defect 3: a sink directory absent on this host is "not checked", never a downgraded finding
+// and never a pass; the restore capability is undetermined, not "yes".
+TEST(ValidateTest, AgainstPendingSinkFilesElsewhereAreNotCheckedNotDowngraded) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  const std::string elsewhere = tmp.Sub("no-such-host-dir/out");
+  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [&elsewhere](pb::CheckpointMetadata& m) {
+    for (auto& op : *m.mutable_operators()) {
+      for (auto& st : *op.mutable_subtasks()) {
+        for (auto& c : *st.mutable_committables()) {
+          c.set_pending_path(elsewhere + "/.part-x.inprogress");
+          c.set_final_path(elsewhere + "/part-x");
+        }
+      }
+    }
+  }));
+  ValidateOptions o;
+  o.against_job = WriteSpec(tmp, "job.json", testing::SampleSavepointJobSpec(), {});
+  ValidateReport r = MustValidate(tmp.Sub("sp"), o);
+  EXPECT_FALSE(HasRule(r, "CKPT-A005")) << Dump(r);
+  ASSERT_FALSE(r.not_checked.empty());
+  for (const auto& u : r.not_checked) {
+    EXPECT_EQ(u.rule_id, "CKPT-A005");
+    EXPECT_NE(u.reason.find("does not exist on this host"), std::string::npos) << u.reason;
+  }
+  EXPECT_TRUE(std::find(r.checked_rules.begin(), r.checked_rules.end(), "CKPT-A005") ==
+              r.checked_rules.end());
+  bool saw_restore = false;
+  for (const auto& c : r.capabilities) {
+    if (c.operation != "restore") continue;
+    saw_restore = true;
+    EXPECT_FALSE(c.supported);
+    EXPECT_TRUE(c.undetermined);
+    EXPECT_EQ(c.unverified_by, std::vector<std::string>{"CKPT-A005"});
+  }
+  EXPECT_TRUE(saw_restore);
+}
+
+// Defect 3: every finding carries its rule's one severity, whatever the options.
+TEST(ValidateTest, EveryFindingHasItsRulesOneSeverity) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
+  std::map<std::string, Severity> severity;
+  for (const auto& rule : AllRules()) severity[rule.id] = rule.severity;
+  for (bool allow : {false, true}) {
+    ValidateOptions o;
+    o.allow_non_restored_state = allow;
+    o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
+                              {{"\"uid\": \"counter\"", "\"uid\": \"counter-v2\""},
+                               {"\"uid\": \"numbers\", ", ""}});
+    ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+    ASSERT_FALSE(r.findings.empty());
+    for (const auto& f : r.findings) {
+      ASSERT_EQ(severity.count(f.rule_id), 1u) << f.rule_id;
+      EXPECT_EQ(f.severity, severity[f.rule_id]) << f.rule_id << ": " << f.message;
+    }
+  }
+}
+
+// Validate mirrors the restore: max parallelism matters only where keyed state is restored
+// (the engine restores a non-keyed source whose max parallelism changed).
+TEST(ValidateTest, AgainstChangedMaxParallelismOfOperatorWithoutKeyedStateIsFine) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
+  ValidateOptions o;
+  o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
+                            {{"\"uid\": \"numbers\", ", "\"uid\": \"numbers\", \"maxParallelism\": 64, "}});
+  ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  EXPECT_FALSE(HasRule(r, "CKPT-A002")) << Dump(r);
+  EXPECT_FALSE(HasErrors(r.findings)) << Dump(r);
 }
 
 TEST(ValidateTest, AgainstInvalidSpecIsAnError) {
@@ -439,6 +582,44 @@ TEST(ValidateTest, ProgressReportsBytes) {
   ValidateReport r = *Validate(base::Fs::Default(), tmp.Sub("sp"), {}, progress);
   EXPECT_EQ(last_done, last_total);
   EXPECT_EQ(last_total, r.bytes_checked);
+}
+
+// Defect 2 of issue 9: the table is a verdict for THIS snapshot: a missing referenced file or a
+// checksum mismatch makes restore impossible, whatever the snapshot's kind allows.
+TEST(CapabilitiesTest, ErrorsThatMakeRestoreImpossibleSayNo) {
+  TempDir tmp;
+  std::filesystem::copy(FixturePath("v1/savepoint"), tmp.Sub("sp"),
+                        std::filesystem::copy_options::recursive);
+  ValidateReport clean = MustValidate(tmp.Sub("sp"));
+  std::string victim;
+  for (const auto& e : std::filesystem::directory_iterator(tmp.Sub("sp"))) {
+    if (e.path().filename() != "_metadata" && victim.empty()) victim = e.path().string();
+  }
+  ASSERT_FALSE(victim.empty());
+  testing::FlipByte(victim, std::filesystem::file_size(victim) / 2);
+  ValidateReport flipped = MustValidate(tmp.Sub("sp"));
+  std::filesystem::remove(victim);
+  ValidateReport missing = MustValidate(tmp.Sub("sp"));
+  auto row = [](const ValidateReport& r, const std::string& op) {
+    for (const auto& c : r.capabilities) {
+      if (c.operation == op) return c;
+    }
+    ADD_FAILURE() << op;
+    return Capability{};
+  };
+  EXPECT_TRUE(row(clean, "restore").supported);
+  EXPECT_TRUE(row(clean, "self-contained and relocatable").supported);
+  ASSERT_TRUE(HasRule(flipped, "CKPT-F003")) << Dump(flipped);
+  EXPECT_FALSE(row(flipped, "restore").supported);
+  EXPECT_FALSE(row(flipped, "restore").undetermined);
+  EXPECT_NE(row(flipped, "restore").note.find("CKPT-F003"), std::string::npos);
+  EXPECT_FALSE(row(flipped, "change state backend").supported);
+  ASSERT_TRUE(HasRule(missing, "CKPT-F001")) << Dump(missing);
+  const Capability restore = row(missing, "restore");
+  EXPECT_FALSE(restore.supported);
+  EXPECT_EQ(restore.blocked_by, std::vector<std::string>{"CKPT-F001"});
+  EXPECT_FALSE(row(missing, "self-contained and relocatable").supported);
+  EXPECT_FALSE(row(missing, "State Processor API read").supported);
 }
 
 TEST(CapabilitiesTest, FollowFlinksTable) {

@@ -10,5 +10,6 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$gen" "$tmp"
 diff -r "$src/fixtures/v1" "$tmp/v1"
+diff -r "$src/fixtures/v1-r2" "$tmp/v1-r2"
 diff -r "$src/fixtures/corrupt" "$tmp/corrupt"
 echo "regenerated fixtures are identical to the committed ones"

@@ -398,3 +398,56 @@ TEST(MetadataCodecTest, ReadNamesFileOnCorruption) {
 
 }  // namespace
 }  // namespace ckpt::format
+
+namespace ckpt::format {
+namespace {
+
+// Issue 9 ("let format own the bytes ops re-derives"): each kind of damage is a typed defect, so
+// ckpt-tool validate classifies it without re-parsing the envelope.
+TEST(MetadataCodecTest, CheckedDecodeNamesEachKindOfDamage) {
+  const std::string image = ValidImage();
+  auto defect = [](std::string_view bytes) { return DecodeMetadataChecked(bytes, kPath).defect; };
+  MetadataDecodeResult ok = DecodeMetadataChecked(image, kPath);
+  EXPECT_EQ(ok.defect, MetadataDefect::kNone);
+  ASSERT_TRUE(ok.metadata.has_value());
+  EXPECT_TRUE(ok.status.ok());
+  EXPECT_EQ(ok.envelope.payload_length, image.size() - kMetadataHeaderSize - kMetadataTrailerSize);
+
+  EXPECT_EQ(defect(""), MetadataDefect::kBadMagic);
+  std::string magic = image;
+  magic[0] = 'X';
+  EXPECT_EQ(defect(magic), MetadataDefect::kBadMagic);
+  std::string newer = image;
+  newer[8] = 2;
+  EXPECT_EQ(defect(newer), MetadataDefect::kNewerVersion);
+  EXPECT_EQ(defect(std::string_view(image).substr(0, 20)), MetadataDefect::kLengthMismatch);
+  EXPECT_EQ(defect(std::string_view(image).substr(0, image.size() - 1)),
+            MetadataDefect::kLengthMismatch);
+  EXPECT_EQ(defect(image + "x"), MetadataDefect::kLengthMismatch);
+  std::string flipped = image;
+  flipped[kMetadataHeaderSize + 3] ^= 0x40;
+  EXPECT_EQ(defect(flipped), MetadataDefect::kChecksumMismatch);
+  std::string flags = image;
+  flags[12] = 1;
+  EXPECT_EQ(defect(flags), MetadataDefect::kInvalidEnvelope);
+
+  pb::CheckpointMetadata escaping = FullyPopulated();
+  escaping.mutable_files(1)->set_path("../../etc/passwd");
+  MetadataDecodeResult esc = DecodeMetadataChecked(EncodeMetadata(escaping), kPath);
+  EXPECT_EQ(esc.defect, MetadataDefect::kEscapingReference);
+  ASSERT_EQ(esc.escaping.size(), 1u);
+  EXPECT_EQ(esc.escaping[0].index, 1);
+  EXPECT_EQ(esc.escaping[0].path, "../../etc/passwd");
+  EXPECT_FALSE(esc.status.ok());
+
+  pb::CheckpointMetadata bad_index = FullyPopulated();
+  bad_index.mutable_operators(0)->mutable_subtasks(0)->mutable_operator_state(0)->set_file_index(999);
+  EXPECT_EQ(DecodeMetadataChecked(EncodeMetadata(bad_index), kPath).defect,
+            MetadataDefect::kInvalidStructure);
+  // DecodeMetadata is the same decoder: its status is the checked result's.
+  EXPECT_EQ(DecodeMetadata(flipped, kPath).status().message(),
+            DecodeMetadataChecked(flipped, kPath).status.message());
+}
+
+}  // namespace
+}  // namespace ckpt::format

@@ -3,8 +3,19 @@
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "relocate_copy.h"
+#include "snapshot_raw.h"
+#include "validate_internal.h"
 
 namespace ckpt::ops {
+
+namespace {
+
+// "savepoint (native, full, aligned)": the label validate gives the output.
+std::string OutputType(const pb::CheckpointMetadata& md) {
+  return SnapshotTypeLabel(BuildSnapshotModel(md, "", ""));
+}
+
+}  // namespace
 
 base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
                                       const std::string& output_dir,
@@ -23,12 +34,17 @@ base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
   std::vector<std::string> paths = internal::PlanOutputPaths(metadata);
   CKPT_ASSIGN_OR_RETURN(result.files, internal::PlanCopy(location.dir, metadata, paths));
   for (const auto& f : result.files) result.total_bytes += f.size_bytes;
-  if (options.dry_run) return result;
 
-  internal::MakeSelfContained(&metadata, paths, "ckpt.relocated_from", location.dir);
+  pb::CheckpointMetadata out = metadata;
+  internal::MakeSelfContained(&out, paths, "ckpt.relocated_from", location.dir);
+  result.output_type = OutputType(out);
+  if (options.dry_run) return result;
   CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
-                        internal::WriteSnapshotCopy(fs, result.files, output_dir, metadata,
+                        internal::WriteSnapshotCopy(fs, result.files, output_dir, out,
                                                     options.progress));
+  if (options.verify_output) {
+    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
+  }
   return result;
 }
 

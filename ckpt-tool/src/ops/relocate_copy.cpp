@@ -126,10 +126,18 @@ std::vector<std::string> PlanOutputPaths(const pb::CheckpointMetadata& metadata)
 
 void MakeSelfContained(pb::CheckpointMetadata* metadata, const std::vector<std::string>& paths,
                        const std::string& provenance_key, const std::string& source_dir) {
+  // The copy keeps the snapshot's true kind: handles are copied, not materialized, so RocksDB
+  // or changelog handles make a NATIVE savepoint (tied to its backend), never a canonical one.
   bool native = false;
+  for (const auto& op : metadata->operators()) {
+    for (const auto& st : op.subtasks()) {
+      for (const auto& h : st.keyed_state()) native = native || h.has_rocksdb() || h.has_changelog();
+    }
+  }
   for (int i = 0; i < metadata->files_size(); ++i) {
     auto* f = metadata->mutable_files(i);
-    native = native || f->kind() == pb::ROCKSDB_SST || f->kind() == pb::ROCKSDB_META;
+    native = native || f->kind() == pb::ROCKSDB_SST || f->kind() == pb::ROCKSDB_META ||
+             f->kind() == pb::CHANGELOG;
     f->set_path(paths[i]);
     f->set_scope(pb::EXCLUSIVE);
     f->set_created_by_checkpoint_id(metadata->checkpoint_id());
@@ -139,8 +147,10 @@ void MakeSelfContained(pb::CheckpointMetadata* metadata, const std::vector<std::
     // A checkpoint's retention policy means nothing for a user-owned savepoint.
     metadata->set_retention(pb::RETENTION_POLICY_UNSPECIFIED);
   }
-  if (metadata->savepoint_format() == pb::SAVEPOINT_FORMAT_UNSPECIFIED) {
-    metadata->set_savepoint_format(native ? pb::NATIVE : pb::CANONICAL);
+  if (native) {
+    metadata->set_savepoint_format(pb::NATIVE);
+  } else if (metadata->savepoint_format() == pb::SAVEPOINT_FORMAT_UNSPECIFIED) {
+    metadata->set_savepoint_format(pb::CANONICAL);
   }
   // Every file is now the snapshot's own: nothing is referenced from an earlier checkpoint.
   metadata->set_checkpoint_type(pb::FULL);
@@ -168,6 +178,12 @@ base::Result<std::vector<RelocatedFile>> PlanCopy(const std::string& source_dir,
     files.push_back(std::move(rf));
   }
   return files;
+}
+
+std::string TempOutputDir(const std::string& output_dir) {
+  std::string dir = output_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir + ".tmp";
 }
 
 base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path) {
@@ -259,18 +275,22 @@ base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<Relocat
                                          const pb::CheckpointMetadata& output_metadata,
                                          const base::Progress& progress) {
   CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
-  CKPT_RETURN_IF_ERROR(fs.CreateDirs(output_dir));
-  auto copied = CopyAll(fs, files, output_dir, output_metadata, progress);
-  // The output directory's own entry in its parent: without this fsync a power loss after a
-  // reported success can take the whole new snapshot away.
-  if (copied.ok()) {
-    base::Status st = fs.SyncDir(base::DirName(output_dir));
-    if (!st.ok()) copied = st;
+  // Built in OUT.tmp and renamed (RocksDB's Checkpoint does the same): OUT either does not
+  // exist or is complete. A leftover OUT.tmp may be someone's data: refuse rather than delete.
+  const std::string tmp = TempOutputDir(output_dir);
+  if (fs.Stat(tmp).ok()) {
+    return base::Status::AlreadyExists(tmp + " exists (left by an interrupted run?); remove it "
+                                       "to write " + output_dir);
   }
-  if (!copied.ok()) {
+  CKPT_RETURN_IF_ERROR(fs.CreateDirs(tmp));
+  auto copied = CopyAll(fs, files, tmp, output_metadata, progress);
+  base::Status published = copied.ok() ? CheckOutputAbsent(fs, output_dir) : copied.status();
+  if (published.ok()) published = fs.Rename(tmp, output_dir);
+  if (published.ok()) published = fs.SyncDir(base::DirName(output_dir));
+  if (!published.ok()) {
     // Never leave a half-written copy that a user might mistake for a snapshot.
-    base::RemoveAll(fs, output_dir).IgnoreError();
-    return copied.status().WithContext("writing " + output_dir);
+    base::RemoveAll(fs, tmp).IgnoreError();
+    return published.WithContext("writing " + output_dir);
   }
   return copied;
 }

@@ -41,14 +41,18 @@ base::Result<std::vector<RelocatedFile>> PlanCopy(const std::string& source_dir,
                                                   const pb::CheckpointMetadata& metadata,
                                                   const std::vector<std::string>& paths);
 
-// Creates `output_dir` (AlreadyExists if it exists), copies every planned file verifying size
-// and XXH3 (Corruption naming the source on a mismatch), syncs, then publishes
-// `output_metadata` as `_metadata`. On any failure the partial output directory is removed.
+// Builds the copy in `output_dir`.tmp (AlreadyExists if `output_dir` or the .tmp exists): copies
+// every planned file verifying size and XXH3 (Corruption naming the source on a mismatch),
+// syncs, publishes `output_metadata` as `_metadata`, then renames the .tmp to `output_dir` and
+// syncs its parent. On any failure the .tmp is removed and `output_dir` never appears.
 // Returns the bytes copied.
 base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
                                          const std::string& output_dir,
                                          const pb::CheckpointMetadata& output_metadata,
                                          const base::Progress& progress);
+
+// "<output_dir>.tmp", where WriteSnapshotCopy builds the copy.
+std::string TempOutputDir(const std::string& output_dir);
 
 // AlreadyExists if `path` exists; OK if it does not; the Stat error otherwise.
 base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path);

@@ -138,9 +138,20 @@ base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
   for (const auto& f : files) result.total_bytes += f.size_bytes;
   if (options.dry_run) return result;
 
+  if (!plan.unmatched.empty()) {
+    // Plan fully, refuse before writing: a request that matched nothing means the user meant
+    // something else; an output written anyway would make the corrected retry AlreadyExists.
+    result.refused = "nothing written: " + std::to_string(plan.unmatched.size()) +
+                     " request(s) matched no operator of " + location.dir;
+    return result;
+  }
   internal::MakeSelfContained(&out, paths, "ckpt.remapped_from", location.dir);
   CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
                         internal::WriteSnapshotCopy(fs, files, output_dir, out, options.progress));
+  result.written = true;
+  if (options.verify_output) {
+    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
+  }
   return result;
 }
 

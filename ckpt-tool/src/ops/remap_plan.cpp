@@ -4,6 +4,7 @@
 
 #include "ckpt/format/job_graph.h"
 #include "ckpt/format/job_spec.h"
+#include "ckpt/ops/mapping.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -243,6 +244,7 @@ base::Result<RemapPlan> PlanRemap(base::Fs& fs, const pb::CheckpointMetadata& me
                                            "' needs OLD=NEW");
     }
     std::string reason = "--map " + m.from + "=" + m.to;
+    for (std::string& w : MappingWarnings(m)) plan.warnings.push_back(std::move(w));
     CKPT_ASSIGN_OR_RETURN(auto hits, ResolveOld(plan.known, m.from));
     if (hits.empty()) {
       plan.unmatched.push_back(reason);

@@ -1,13 +1,12 @@
-// validate: the driver. Reads `_metadata` with its own envelope classification (so each kind of
+// validate: the driver. Reads `_metadata` through format's typed defect result (so each kind of
 // damage has its own rule), then runs the structure, file and restore rule groups.
 #include "ckpt/ops/validate.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
+#include <tuple>
 
-#include "ckpt/base/checksum.h"
-#include "ckpt/base/endian.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "snapshot_raw.h"
@@ -26,17 +25,11 @@ const RuleInfo* FindRule(const std::string& id) {
 }  // namespace
 
 void ValidateContext::Add(const std::string& rule, Location location, std::string message) {
-  const RuleInfo* info = FindRule(rule);
-  AddWithSeverity(rule, info != nullptr ? info->severity : Severity::kError, std::move(location),
-                  std::move(message));
-}
-
-void ValidateContext::AddWithSeverity(const std::string& rule, Severity severity,
-                                      Location location, std::string message) {
+  // One severity per rule, whatever the host or options: a different verdict is another rule.
   const RuleInfo* info = FindRule(rule);
   Finding f;
   f.rule_id = rule;
-  f.severity = severity;
+  f.severity = info != nullptr ? info->severity : Severity::kError;
   f.location = std::move(location);
   f.message = std::move(message);
   f.hint = info != nullptr ? info->hint : "";
@@ -45,6 +38,10 @@ void ValidateContext::AddWithSeverity(const std::string& rule, Severity severity
 }
 
 void ValidateContext::Checked(const std::string& rule) { report_->checked_rules.push_back(rule); }
+
+void ValidateContext::NotChecked(const std::string& rule, Location location, std::string reason) {
+  report_->not_checked.push_back(UncheckedRule{rule, std::move(location), std::move(reason)});
+}
 
 Location OperatorLocation(const OperatorInfo& op) {
   Location l;
@@ -101,61 +98,41 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
   std::string bytes(std::min(size, limit), '\0');
   CKPT_ASSIGN_OR_RETURN(size_t n, (*file)->ReadAt(0, bytes.size(), bytes.data()));
   bytes.resize(n);
-  auto env = format::DecodeEnvelope(bytes, metadata);
-  if (!env.ok()) {
-    const size_t magic_len = std::min(bytes.size(), format::kMetadataMagic.size());
-    if (env.status().code() == base::StatusCode::kUnimplemented) {
-      ctx.Add("CKPT-M003", where, env.status().message());
-    } else if (bytes.substr(0, magic_len) != format::kMetadataMagic.substr(0, magic_len)) {
-      ctx.Add("CKPT-M002", where, env.status().message());
-    } else if (bytes.size() < format::kMetadataHeaderSize) {
-      ctx.Add("CKPT-M004", where, env.status().message());
-    } else {
-      ctx.Add("CKPT-M006", where, env.status().message());
-    }
-    return std::optional<Snapshot>();
-  }
-  const uint64_t expected =
-      format::kMetadataHeaderSize + env->payload_length + format::kMetadataTrailerSize;
-  if (size != expected) {
-    ctx.Add("CKPT-M004", where,
-            metadata + ": " + std::to_string(size) + " bytes, the envelope says " +
-                std::to_string(expected));
-    return std::optional<Snapshot>();
-  }
-  const size_t checked = format::kMetadataHeaderSize + env->payload_length;
-  const uint64_t stored = base::DecodeFixed64(bytes.data() + checked);
-  const uint64_t actual = base::Xxh3(std::string_view(bytes).substr(0, checked));
-  if (stored != actual) {
-    ctx.Add("CKPT-M005", where,
-            metadata + ": checksum stored " + base::ChecksumHex(stored) + ", computed " +
-                base::ChecksumHex(actual));
-    return std::optional<Snapshot>();
-  }
-  auto md = format::DecodeMetadata(bytes, metadata);
-  if (!md.ok()) {
-    // The format reader refuses structurally unsafe metadata as a whole. If the payload itself
-    // parses, name the escaping references under their own rule so users see the real problem.
-    pb::CheckpointMetadata raw;
-    const std::string_view payload =
-        std::string_view(bytes).substr(format::kMetadataHeaderSize, env->payload_length);
-    bool escaping = false;
-    if (raw.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-      for (int i = 0; i < raw.files_size(); ++i) {
-        const pb::FileEntry& fe = raw.files(i);
-        if (fe.scope() == pb::EXTERNAL) continue;
-        base::Status rel = format::CheckRelativePath(fe.path());
-        if (rel.ok()) continue;
+  // format classifies the damage (one typed defect per kind); each kind has its own rule.
+  format::MetadataDecodeResult decoded = format::DecodeMetadataChecked(bytes, metadata);
+  switch (decoded.defect) {
+    case format::MetadataDefect::kNone: break;
+    case format::MetadataDefect::kBadMagic:
+      ctx.Add("CKPT-M002", where, decoded.status.message());
+      return std::optional<Snapshot>();
+    case format::MetadataDefect::kNewerVersion:
+      ctx.Add("CKPT-M003", where, decoded.status.message());
+      return std::optional<Snapshot>();
+    case format::MetadataDefect::kLengthMismatch:
+      ctx.Add("CKPT-M004", where, decoded.status.message());
+      return std::optional<Snapshot>();
+    case format::MetadataDefect::kChecksumMismatch:
+      ctx.Add("CKPT-M005", where, decoded.status.message());
+      return std::optional<Snapshot>();
+    case format::MetadataDefect::kEscapingReference:
+      for (const auto& e : decoded.escaping) {
         Location l;
-        l.file = fe.path();
-        ctx.Add("CKPT-F004", l, "file #" + std::to_string(i) + ": " + rel.message());
-        escaping = true;
+        l.file = e.path;
+        ctx.Add("CKPT-F004", l, "file #" + std::to_string(e.index) + ": " + e.why);
       }
-    }
-    if (!escaping) ctx.Add("CKPT-M006", where, md.status().message());
+      return std::optional<Snapshot>();
+    case format::MetadataDefect::kInvalidEnvelope:
+    case format::MetadataDefect::kInvalidPayload:
+    case format::MetadataDefect::kInvalidStructure:
+      ctx.Add("CKPT-M006", where, decoded.status.message());
+      return std::optional<Snapshot>();
+  }
+  if (size != bytes.size()) {  // larger than any valid _metadata: only its head was read
+    ctx.Add("CKPT-M004", where,
+            metadata + ": " + std::to_string(size) + " bytes, more than any valid _metadata");
     return std::optional<Snapshot>();
   }
-  Snapshot s = BuildSnapshotModel(std::move(md).value(), dir, metadata);
+  Snapshot s = BuildSnapshotModel(std::move(*decoded.metadata), dir, metadata);
   s.metadata_size_bytes = size;
   return std::optional<Snapshot>(std::move(s));
 }
@@ -182,13 +159,23 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
   CKPT_ASSIGN_OR_RETURN(std::optional<Snapshot> snapshot, internal::CheckMetadata(ctx, path));
   if (snapshot) {
     report.snapshot_type = SnapshotTypeLabel(*snapshot);
-    report.capabilities = Capabilities(*snapshot);
     internal::CheckStructure(ctx, *snapshot);
+    internal::CheckSiblings(ctx, *snapshot);
     CKPT_RETURN_IF_ERROR(internal::CheckFiles(ctx, *snapshot));
     if (options.deep) internal::CheckDeclaredValues(ctx, *snapshot);
     if (!options.against_job.empty()) CKPT_RETURN_IF_ERROR(internal::CheckAgainst(ctx, *snapshot));
   }
   SortFindings(&report.findings);
+  std::sort(report.not_checked.begin(), report.not_checked.end(),
+            [](const UncheckedRule& a, const UncheckedRule& b) {
+              return std::tie(a.rule_id, a.location.file, a.location.operator_id, a.reason) <
+                     std::tie(b.rule_id, b.location.file, b.location.operator_id, b.reason);
+            });
+  report.not_checked.erase(std::unique(report.not_checked.begin(), report.not_checked.end()),
+                           report.not_checked.end());
+  if (snapshot) {
+    report.capabilities = CapabilitiesVerdict(*snapshot, report.findings, report.not_checked);
+  }
   std::sort(report.checked_rules.begin(), report.checked_rules.end());
   report.checked_rules.erase(std::unique(report.checked_rules.begin(), report.checked_rules.end()),
                              report.checked_rules.end());

@@ -14,6 +14,11 @@
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/validate.h"
 
+namespace ckpt::ops {
+// "savepoint (canonical, full, aligned)", "checkpoint (incremental, unaligned)" (validate.cpp).
+std::string SnapshotTypeLabel(const Snapshot& snapshot);
+}  // namespace ckpt::ops
+
 namespace ckpt::ops::internal {
 
 class ValidateContext {
@@ -27,12 +32,13 @@ class ValidateContext {
   const base::Progress& progress() const { return progress_; }
   ValidateReport& report() const { return *report_; }
 
-  // Adds a finding of `rule` (severity and hint from AllRules unless overridden).
+  // Adds a finding of `rule` with the rule's one severity and hint (AllRules).
   void Add(const std::string& rule, Location location, std::string message);
-  void AddWithSeverity(const std::string& rule, Severity severity, Location location,
-                       std::string message);
   // Records that `rule` was evaluated (for JUnit's passing testcases).
   void Checked(const std::string& rule);
+  // Records that `rule` applies at `location` but cannot be evaluated on this host. Not a
+  // finding: the report says so in its own state (ValidateReport::not_checked).
+  void NotChecked(const std::string& rule, Location location, std::string reason);
 
  private:
   base::Fs& fs_;
@@ -67,8 +73,12 @@ Location UseLocation(const FileUse& u, const SnapshotFile& f);
 // nullopt (with findings) if it cannot be decoded.
 base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const std::string& path);
 void CheckStructure(ValidateContext& ctx, const Snapshot& snapshot);
+// CKPT-F012: shared and task-owned files against the job's other checkpoints (chk-* beside it).
+void CheckSiblings(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckFiles(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& snapshot);
+// CKPT-A005 (part of --against): every pending sink file, pending or committed, with its size.
+void CheckPendingSinkFiles(ValidateContext& ctx, const Snapshot& snapshot);
 
 // --deep: declared type descriptors (values.md) and coordinator state values.
 void CheckDeclaredValues(ValidateContext& ctx, const Snapshot& snapshot);

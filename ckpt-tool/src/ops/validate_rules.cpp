@@ -61,6 +61,12 @@ const std::vector<RuleInfo>& AllRules() {
        "Snapshot files are never followed through links or read from special files: a link "
        "could read a file outside the snapshot, a FIFO would hang the reader. Replace it with "
        "the real file."},
+      {"CKPT-F012", Severity::kWarning,
+       "A shared or task-owned file is recorded with another creator checkpoint "
+       "(created_by_checkpoint_id) by another retained checkpoint of the same job",
+       "One file has one creator; the writer recorded the referencing checkpoint instead of the "
+       "one that wrote it. Restore is not affected, but retention and size accounting "
+       "(checkpointed size) that trust the creator are wrong."},
       // savepoints
       {"CKPT-P001", Severity::kError,
        "A savepoint references files outside its directory (shared, task-owned or external)",
@@ -121,7 +127,9 @@ const std::vector<RuleInfo>& AllRules() {
        "Give the operator its old uid, map it with `ckpt-tool remap`, or restore with "
        "--allow-non-restored-state (-n) to drop it."},
       {"CKPT-A002", Severity::kError,
-       "An operator's max parallelism differs between the snapshot and the new job",
+       "An operator's max parallelism differs between the snapshot and the new job where the "
+       "restore enforces it (the snapshot holds keyed state for it, or it is keyed in the new "
+       "job)",
        "Keep maxParallelism unchanged (Flink refuses the restore), or rewrite the state offline."},
       {"CKPT-A003", Severity::kError,
        "An operator has subtask state but no coordinator state although it should have one "
@@ -135,18 +143,25 @@ const std::vector<RuleInfo>& AllRules() {
        "redistributed (forward or rescale partitioning)",
        "Restore with the old parallelism, or take an aligned checkpoint or a savepoint first."},
       {"CKPT-A005", Severity::kError,
-       "A pending sink file of the snapshot exists neither pending nor committed",
-       "Restoring cannot commit it: that output would be lost. Check the sink's output "
-       "directory."},
+       "A pending sink file of the snapshot exists neither pending nor committed, or has "
+       "another size than the snapshot recorded",
+       "Restoring cannot commit it (the engine refuses the restore): that output would be lost "
+       "or corrupt. Check the sink's output directory. Not checked when that directory does not "
+       "exist on this host."},
       {"CKPT-A006", Severity::kWarning,
        "An operator of the new job has no uid (its ID derives from the topology)",
        "Set a uid on every stateful operator so later job changes keep their state mapped."},
       {"CKPT-A007", Severity::kError,
-       "The new job's parallelism for an operator exceeds the snapshot's max parallelism",
+       "The new job's parallelism for an operator with keyed state exceeds the snapshot's max "
+       "parallelism",
        "Lower the parallelism to at most maxParallelism."},
       {"CKPT-A008", Severity::kInfo,
        "An operator of the new job has no state in the snapshot (it starts empty)",
        "Expected for newly added operators; otherwise check its uid."},
+      {"CKPT-A009", Severity::kInfo,
+       "Snapshot state has no operator with the same ID in the new job and is skipped "
+       "(--allow-non-restored-state)",
+       "That state is dropped by the restore; check that this is intended."},
       // stats
       {"CKPT-S001", Severity::kWarning,
        "Key-group skew: the largest key group is far above the median",

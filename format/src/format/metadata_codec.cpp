@@ -79,39 +79,96 @@ base::Result<MetadataEnvelope> DecodeEnvelope(std::string_view bytes, const std:
   return env;
 }
 
-base::Result<pb::CheckpointMetadata> DecodeMetadata(std::string_view bytes,
-                                                    const std::string& path) {
-  CKPT_ASSIGN_OR_RETURN(MetadataEnvelope env, DecodeEnvelope(bytes, path));
+std::string_view MetadataDefectName(MetadataDefect defect) {
+  switch (defect) {
+    case MetadataDefect::kNone: return "none";
+    case MetadataDefect::kBadMagic: return "bad magic";
+    case MetadataDefect::kNewerVersion: return "newer version";
+    case MetadataDefect::kLengthMismatch: return "length mismatch";
+    case MetadataDefect::kChecksumMismatch: return "checksum mismatch";
+    case MetadataDefect::kInvalidEnvelope: return "invalid envelope";
+    case MetadataDefect::kInvalidPayload: return "invalid payload";
+    case MetadataDefect::kInvalidStructure: return "invalid structure";
+    case MetadataDefect::kEscapingReference: return "escaping reference";
+  }
+  return "unknown";
+}
+
+MetadataDecodeResult DecodeMetadataChecked(std::string_view bytes, const std::string& path) {
+  MetadataDecodeResult r;
+  auto fail = [&r](MetadataDefect defect, base::Status status) -> MetadataDecodeResult& {
+    r.defect = defect;
+    r.status = std::move(status);
+    return r;
+  };
+  base::Result<MetadataEnvelope> env = DecodeEnvelope(bytes, path);
+  if (!env.ok()) {
+    const size_t magic_len = std::min(bytes.size(), kMetadataMagic.size());
+    if (env.status().code() == base::StatusCode::kUnimplemented) {
+      return fail(MetadataDefect::kNewerVersion, env.status());
+    }
+    if (bytes.substr(0, magic_len) != kMetadataMagic.substr(0, magic_len)) {
+      return fail(MetadataDefect::kBadMagic, env.status());
+    }
+    if (bytes.size() < kMetadataHeaderSize) return fail(MetadataDefect::kLengthMismatch, env.status());
+    return fail(MetadataDefect::kInvalidEnvelope, env.status());
+  }
+  r.envelope = *env;
   // payload_length <= 1 GiB, so this sum cannot overflow.
-  const uint64_t expected = kMetadataHeaderSize + env.payload_length + kMetadataTrailerSize;
+  const uint64_t expected = kMetadataHeaderSize + env->payload_length + kMetadataTrailerSize;
   if (bytes.size() < expected) {
-    return Corrupt(path, "truncated: " + std::to_string(bytes.size()) + " bytes, the envelope says " +
-                             std::to_string(expected));
+    return fail(MetadataDefect::kLengthMismatch,
+                Corrupt(path, "truncated: " + std::to_string(bytes.size()) +
+                                  " bytes, the envelope says " + std::to_string(expected)));
   }
   if (bytes.size() > expected) {
-    return Corrupt(path, std::to_string(bytes.size() - expected) +
-                             " unexpected bytes after the checksum (the envelope says " +
-                             std::to_string(expected) + " bytes)");
+    return fail(MetadataDefect::kLengthMismatch,
+                Corrupt(path, std::to_string(bytes.size() - expected) +
+                                  " unexpected bytes after the checksum (the envelope says " +
+                                  std::to_string(expected) + " bytes)"));
   }
-  const size_t checked = kMetadataHeaderSize + env.payload_length;
-  env.checksum = base::DecodeFixed64(bytes.data() + checked);
+  const size_t checked = kMetadataHeaderSize + env->payload_length;
+  r.envelope.checksum = base::DecodeFixed64(bytes.data() + checked);
   const uint64_t actual = base::Xxh3(bytes.substr(0, checked));
-  if (actual != env.checksum) {
-    return Corrupt(path, "checksum mismatch: stored " + base::ChecksumHex(env.checksum) +
-                             ", computed " + base::ChecksumHex(actual));
+  if (actual != r.envelope.checksum) {
+    return fail(MetadataDefect::kChecksumMismatch,
+                Corrupt(path, "checksum mismatch: stored " + base::ChecksumHex(r.envelope.checksum) +
+                                  ", computed " + base::ChecksumHex(actual)));
   }
   pb::CheckpointMetadata metadata;
-  std::string_view payload = bytes.substr(kMetadataHeaderSize, env.payload_length);
+  std::string_view payload = bytes.substr(kMetadataHeaderSize, env->payload_length);
   if (!metadata.ParseFromArray(payload.data(), static_cast<int>(payload.size()))) {
-    return Corrupt(path, "the payload is not a valid CheckpointMetadata protobuf");
+    return fail(MetadataDefect::kInvalidPayload,
+                Corrupt(path, "the payload is not a valid CheckpointMetadata protobuf"));
   }
-  if (metadata.format_version() != 0 && metadata.format_version() != env.format_version) {
-    return Corrupt(path, "payload format_version " + std::to_string(metadata.format_version()) +
-                             " differs from the envelope's " +
-                             std::to_string(env.format_version));
+  if (metadata.format_version() != 0 && metadata.format_version() != env->format_version) {
+    return fail(MetadataDefect::kInvalidPayload,
+                Corrupt(path, "payload format_version " + std::to_string(metadata.format_version()) +
+                                  " differs from the envelope's " +
+                                  std::to_string(env->format_version)));
   }
-  CKPT_RETURN_IF_ERROR(internal::CheckMetadataStructure(metadata, path));
-  return metadata;
+  base::Status structure = internal::CheckMetadataStructure(metadata, path);
+  if (!structure.ok()) {
+    // Name escaping references on their own: they are the hostile case users must see.
+    for (int i = 0; i < metadata.files_size(); ++i) {
+      const pb::FileEntry& fe = metadata.files(i);
+      if (fe.scope() == pb::EXTERNAL) continue;
+      base::Status rel = CheckRelativePath(fe.path());
+      if (!rel.ok()) r.escaping.push_back({i, fe.path(), rel.message()});
+    }
+    return fail(r.escaping.empty() ? MetadataDefect::kInvalidStructure
+                                   : MetadataDefect::kEscapingReference,
+                structure);
+  }
+  r.metadata = std::move(metadata);
+  return r;
+}
+
+base::Result<pb::CheckpointMetadata> DecodeMetadata(std::string_view bytes,
+                                                    const std::string& path) {
+  MetadataDecodeResult r = DecodeMetadataChecked(bytes, path);
+  if (r.defect != MetadataDefect::kNone) return r.status;
+  return std::move(*r.metadata);
 }
 
 base::Result<pb::CheckpointMetadata> ReadMetadataFile(base::Fs& fs, const std::string& path) {

@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
+#include "ckpt/ops/validate.h"
 
 namespace ckpt::ops {
 
@@ -20,6 +22,9 @@ struct RelocateOptions {
   // Bytes copied so far / total; cancellation is checked between 1 MiB blocks (the partial
   // output directory is then removed). Default: none.
   base::Progress progress;
+  // After writing, validate the output (ops::Validate, default options) and return the report
+  // in RelocateResult::verification. Default: false.
+  bool verify_output = false;
 };
 
 // One file of the output snapshot.
@@ -40,10 +45,16 @@ struct RelocateResult {
   std::vector<RelocatedFile> files;   // in file-table order
   uint64_t total_bytes = 0;           // sum of the files' sizes
   uint64_t bytes_copied = 0;          // 0 for a dry run
+  // The output's snapshot type, e.g. "savepoint (native, full, aligned)": the copy keeps the
+  // input's true kind (changelog or RocksDB handles make a native savepoint, never canonical).
+  std::string output_type;
+  // With verify_output, the validation of the written output.
+  std::optional<ValidateReport> verification;
 };
 
 // Copies the snapshot at `snapshot` (directory or its `_metadata`) to `output_dir`, which must
-// not exist. Returns what was copied. NotFound if the input has no `_metadata`; Corruption
+// not exist; the copy is built in `output_dir`.tmp and renamed, so `output_dir` appears only
+// complete. Returns what was copied. NotFound if the input has no `_metadata`; Corruption
 // (naming the file) if its metadata is damaged or a referenced file is missing or does not match
 // its recorded size or checksum — the partial output is then removed; AlreadyExists if
 // `output_dir` exists; IOError if the filesystem refuses; Cancelled via `options.progress`.

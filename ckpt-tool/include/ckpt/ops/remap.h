@@ -5,12 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
+#include "ckpt/ops/validate.h"
 
 namespace ckpt::ops {
 
@@ -46,6 +48,9 @@ struct RemapOptions {
   bool dry_run = false;
   // Progress of the copy (bytes); cancellation between blocks. Default: none.
   base::Progress progress;
+  // After writing, validate the output (ops::Validate, default options) and return the report
+  // in RemapResult::verification. Default: false.
+  bool verify_output = false;
 };
 
 enum class RemapAction { kKeep, kRename, kDrop };
@@ -73,14 +78,22 @@ struct RemapResult {
   // Mappings, rewrites and drops that matched no operator (as the user wrote them).
   std::vector<std::string> unmatched;
   // Problems the output will still have against the new job (state without an operator in
-  // it, max parallelism that differs); each is a sentence naming the operator.
+  // it, max parallelism that differs), and mapping sides that look like mistyped operator IDs
+  // (MappingWarnings); each is a sentence naming the operator or the mapping.
   std::vector<std::string> warnings;
+  // True once the output is written. A remap with unmatched requests plans fully and writes
+  // nothing (so fixing the mapping and retrying works): written is false and `refused` says why.
+  bool written = false;
+  std::string refused;
   size_t files = 0;           // files of the output snapshot
   uint64_t total_bytes = 0;   // their sizes
   uint64_t bytes_copied = 0;  // 0 for a dry run
+  // With verify_output, the validation of the written output.
+  std::optional<ValidateReport> verification;
 };
 
-// Plans and (unless dry_run) writes the remapped savepoint at `output_dir`. Returns the plan.
+// Plans and (unless dry_run, or a request matched nothing) writes the remapped savepoint at
+// `output_dir`, built in `output_dir`.tmp and renamed. Returns the plan.
 // InvalidArgument if nothing is requested, a mapping is malformed, an OLD is ambiguous, mappings
 // are chained (A=B and B=C) or conflicting (two olds to one new, one old to two news), or a new
 // ID collides with an operator that keeps its ID; NotFound if the snapshot or the job spec is

@@ -31,18 +31,43 @@ struct ValidateOptions {
   bool verify_checksums = true;
 };
 
-// One row of the capability table: can this snapshot be used for `operation`?
+// One row of the capability table: can THIS snapshot be used for `operation`? A verdict from
+// the snapshot's kind (Flink's table) and from the findings of this validation: an operation
+// that an error finding makes impossible is not supported, whatever the kind allows.
 struct Capability {
   std::string operation;  // "restore", "rescale", "change state backend", ...
+  // True only if the kind allows it, no error finding blocks it and every rule it depends on
+  // could be checked here.
   bool supported = false;
+  // The kind allows it and no finding blocks it, but a rule it depends on could not be checked
+  // on this host (see ValidateReport::not_checked): neither "yes" nor "no". supported is false.
+  bool undetermined = false;
   std::string note;       // why not / with what restriction
+  // Rule IDs of the error findings that make the operation impossible, ascending, unique.
+  std::vector<std::string> blocked_by;
+  // Rule IDs that could not be checked and leave the operation undetermined.
+  std::vector<std::string> unverified_by;
+};
+
+// A rule that applies to this snapshot but could not be evaluated on this host (e.g. the sink's
+// output directory does not exist here). Never a finding, never a downgraded finding, never "ok".
+struct UncheckedRule {
+  std::string rule_id;
+  Location location;
+  std::string reason;  // why it could not be checked, with the concrete path or value
+
+  bool operator==(const UncheckedRule&) const = default;
 };
 
 struct ValidateReport {
   std::string snapshot;              // the path as given
   std::string snapshot_type;         // "savepoint (canonical)", "checkpoint (incremental, unaligned)"
   std::vector<Finding> findings;     // sorted (SortFindings)
-  std::vector<std::string> checked_rules;  // rule IDs evaluated, ascending
+  // Rule IDs that ran, ascending. A rule in not_checked also appears here when it ran for other
+  // locations; one that could be checked nowhere appears only in not_checked.
+  std::vector<std::string> checked_rules;
+  // Rules (per location) that could not be checked here, sorted by rule, file, message.
+  std::vector<UncheckedRule> not_checked;
   std::vector<Capability> capabilities;    // empty if the metadata could not be read
   uint64_t files_checked = 0;
   uint64_t bytes_checked = 0;
@@ -58,8 +83,14 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
                                       const base::Progress& progress = {});
 
 // The operations a snapshot of this kind/format/type/mode supports (Flink's capability table
-// for canonical/native savepoints and aligned/unaligned checkpoints).
+// for canonical/native savepoints and aligned/unaligned checkpoints), before any check.
 std::vector<Capability> Capabilities(const Snapshot& snapshot);
+// The verdict for this snapshot: Capabilities(snapshot) refined by the findings and unchecked
+// rules of its validation (e.g. "restore" is not supported under a missing referenced file or a
+// checksum mismatch). Validate fills ValidateReport::capabilities with this.
+std::vector<Capability> CapabilitiesVerdict(const Snapshot& snapshot,
+                                            const std::vector<Finding>& findings,
+                                            const std::vector<UncheckedRule>& not_checked);
 
 // Every rule ID validate can report, with severity, one-line description and hint (the source
 // of docs/validate-rules.md).

@@ -4,8 +4,10 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
@@ -43,6 +45,44 @@ base::Result<MetadataEnvelope> DecodeEnvelope(std::string_view bytes, const std:
 // checksum or an unparsable payload; Unimplemented on a newer version. Messages name `path`.
 base::Result<pb::CheckpointMetadata> DecodeMetadata(std::string_view bytes,
                                                     const std::string& path);
+
+// What is wrong with a `_metadata` image: one value per kind of damage, so tools classify it
+// without re-parsing the envelope (ckpt-tool validate maps each to its own rule).
+enum class MetadataDefect {
+  kNone = 0,
+  kBadMagic,           // empty, or the first bytes are not "CKPTMETA"
+  kNewerVersion,       // a well-formed envelope of a newer format version (Unimplemented)
+  kLengthMismatch,     // shorter than its header or envelope, or bytes after the checksum
+  kChecksumMismatch,   // the XXH3-64 trailer does not match header + payload
+  kInvalidEnvelope,    // version 0, unknown flags, payload length above the limit
+  kInvalidPayload,     // the payload is not a CheckpointMetadata, or its version disagrees
+  kInvalidStructure,   // a structural invariant is broken (CheckMetadataStructure)
+  kEscapingReference,  // a file reference escapes its directory (a structural violation)
+};
+
+// "bad magic", "newer version", ... (for messages and tests).
+std::string_view MetadataDefectName(MetadataDefect defect);
+
+// A decoded `_metadata` image, or its typed defect.
+struct MetadataDecodeResult {
+  MetadataDefect defect = MetadataDefect::kNone;
+  // OK iff defect is kNone; otherwise what DecodeMetadata returns (message naming the path).
+  base::Status status;
+  // Valid from kLengthMismatch (after the header) on; zero before.
+  MetadataEnvelope envelope;
+  // Set iff defect is kNone.
+  std::optional<pb::CheckpointMetadata> metadata;
+  // kEscapingReference: each offending file-table entry (index, recorded path, why).
+  struct EscapingFile {
+    int index = 0;
+    std::string path;
+    std::string why;
+  };
+  std::vector<EscapingFile> escaping;
+};
+
+// Like DecodeMetadata, but never an error status: the defect is in the result.
+MetadataDecodeResult DecodeMetadataChecked(std::string_view bytes, const std::string& path);
 
 // Reads and decodes the file at `path` (a `_metadata` file). NotFound if absent.
 base::Result<pb::CheckpointMetadata> ReadMetadataFile(base::Fs& fs, const std::string& path);
