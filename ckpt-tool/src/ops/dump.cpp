@@ -13,6 +13,8 @@
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/format/value_json.h"
+#include "flink_dump.h"
+#include "flink_model.h"
 #include "key_parse.h"
 #include "snapshot_raw.h"
 
@@ -234,6 +236,9 @@ class Dumper {
 
 base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
                             const DumpSink& sink, const base::Progress& progress) {
+  if (internal::FlinkMetadataOf(snapshot) != nullptr) {  // Apache Flink snapshot
+    return internal::DumpFlink(fs, snapshot, options, sink, progress);
+  }
   CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(options.operator_ref));
   const pb::OperatorState* os = nullptr;
   for (const auto& candidate : RawMetadata(snapshot).operators()) {

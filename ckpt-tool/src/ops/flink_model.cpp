@@ -8,6 +8,7 @@
 #include <map>
 
 #include "ckpt/flink/metadata_reader.h"
+#include "flink_streams.h"
 #include "ckpt/format/proto.h"
 #include "snapshot_raw.h"
 
@@ -317,7 +318,56 @@ class Translator {
   std::map<std::string, uint32_t> index_;
 };
 
+pb::StateKind KindOf(const flink::StateMetaInfo& st) {
+  if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue) return pb::STATE_TIMERS;
+  const std::string t = st.Option("KEYED_STATE_TYPE");
+  if (t == "VALUE") return pb::STATE_VALUE;
+  if (t == "LIST") return pb::STATE_LIST;
+  if (t == "MAP") return pb::STATE_MAP;
+  if (t == "REDUCING") return pb::STATE_REDUCING;
+  if (t == "AGGREGATING") return pb::STATE_AGGREGATING;
+  return pb::STATE_KIND_UNSPECIFIED;
+}
+
+std::string Display(const flink::SerializerSnapshot* s) {
+  return s == nullptr ? std::string() : s->DisplayName();
+}
+
+// The keyed states of each operator, from the meta information of its first keyed handle.
+struct KeyedStates {
+  std::map<std::string, flink::KeyedBackendMeta> by_operator;  // id hex -> meta
+  std::map<std::string, std::string> errors;                   // id hex -> why not
+};
+
+KeyedStates ReadKeyedStates(base::Fs& fs, const flink::Metadata& md) {
+  KeyedStates out;
+  for (const auto& op : md.operators) {
+    for (const auto& st : op.subtasks) {
+      const KeyedHandle& h = st.managed_keyed;
+      if (h.is_null()) continue;
+      auto meta = ReadKeyedMeta(fs, md, h);
+      if (meta.ok()) {
+        out.by_operator.emplace(op.IdHex(), std::move(meta).value());
+        out.errors.erase(op.IdHex());
+        break;
+      }
+      out.errors[op.IdHex()] = meta.status().message();
+    }
+  }
+  return out;
+}
+
 }  // namespace
+
+std::string IdHexOf(const std::string& bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out;
+}
 
 bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
   auto file = fs.OpenRead(metadata_path);
@@ -327,9 +377,42 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
   return n.ok() && *n == 4 && flink::HasFlinkMagic(std::string_view(head, 4));
 }
 
-Snapshot BuildFlinkSnapshotModel(flink::Metadata md, const std::string& dir) {
+Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir) {
   pb::CheckpointMetadata pbmd = Translator(md, dir).Run();
+  const KeyedStates keyed = ReadKeyedStates(fs, md);
+  for (auto& os : *pbmd.mutable_operators()) {
+    const std::string id = IdHexOf(os.operator_id());
+    auto it = keyed.by_operator.find(id);
+    if (it != keyed.by_operator.end()) {
+      for (const auto& st : it->second.states) {
+        pb::StateDescriptor* d = os.add_states();
+        d->set_name(st.name);
+        d->set_kind(KindOf(st));
+        const flink::SerializerSnapshot* v = st.Serializer("VALUE_SERIALIZER");
+        if (v != nullptr) d->set_serializer_version(static_cast<uint32_t>(v->version));
+        if (st.name.rfind("_timer_state/event", 0) == 0) d->set_timer_domain("event-time");
+        if (st.name.rfind("_timer_state/processing", 0) == 0) d->set_timer_domain("processing-time");
+      }
+    }
+    auto err = keyed.errors.find(id);
+    if (err != keyed.errors.end()) {
+      (*pbmd.mutable_properties())["flink.keyed_meta_error." + id] = err->second;
+    }
+  }
   Snapshot s = BuildSnapshotModel(std::move(pbmd), dir, md.path);
+  for (auto& op : s.operators) {
+    auto it = keyed.by_operator.find(op.id_hex);
+    if (it == keyed.by_operator.end()) continue;
+    for (auto& info : op.states) {
+      for (const auto& st : it->second.states) {
+        if (st.name != info.name || !info.keyed) continue;
+        info.key_type = it->second.key_serializer.DisplayName();
+        info.namespace_type = Display(st.Serializer("NAMESPACE_SERIALIZER"));
+        info.user_key_type = Display(st.Serializer("USER_KEY_SERIALIZER"));
+        info.value_type = Display(st.Serializer("VALUE_SERIALIZER"));
+      }
+    }
+  }
   s.metadata_size_bytes = md.size_bytes;
   // Flink writes names and uids (v5+) with the operator state, not in a job graph.
   for (auto& op : s.operators) {
@@ -349,7 +432,7 @@ Snapshot BuildFlinkSnapshotModel(flink::Metadata md, const std::string& dir) {
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
                                          const std::string& metadata_path) {
   CKPT_ASSIGN_OR_RETURN(flink::Metadata md, flink::ReadFlinkMetadata(fs, metadata_path));
-  return BuildFlinkSnapshotModel(std::move(md), dir);
+  return BuildFlinkSnapshotModel(fs, std::move(md), dir);
 }
 
 const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot) {

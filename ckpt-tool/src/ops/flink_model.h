@@ -17,8 +17,13 @@ namespace ckpt::ops::internal {
 // be read or is shorter than 4 bytes).
 bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path);
 
-// Builds the plain model of decoded Flink metadata found in `dir`.
-Snapshot BuildFlinkSnapshotModel(flink::Metadata md, const std::string& dir);
+// Builds the plain model of decoded Flink metadata found in `dir`; the keyed states of each
+// operator come from the keyed-state meta information its first keyed handle points to (read
+// through `fs`; a failure is kept as property flink.keyed_meta_error.<operator id>).
+Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir);
+
+// 32 lowercase hex digits of 16 ID bytes.
+std::string IdHexOf(const std::string& bytes);
 
 // Reads `metadata_path` with ckpt::flink and builds the model. Errors as ReadFlinkMetadata.
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,

@@ -95,7 +95,9 @@ class MetaReader {
         return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
       }
       CKPT_RETURN_IF_ERROR(in_.ReadI32().status());  // outer snapshot version
-      if (outer == Outer::kUtf) CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
+      if (outer == Outer::kUtf) {
+        CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
+      }
       CKPT_RETURN_IF_ERROR(Nested(&s));
       --depth_;
       return s;
@@ -194,8 +196,9 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
   if (!meta.key_serializer.decoded) {
     // Resynchronise on the first state's KEYED_STATE_TYPE option is not possible without the
     // name; report the key serializer as opaque and stop.
-    return in.Error("key serializer snapshot " + meta.key_serializer.class_name +
-                    " is not understood; states cannot be listed");
+    return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
+                                 ": key serializer snapshot " + meta.key_serializer.class_name +
+                                 " is not understood; states cannot be listed");
   }
   const uint64_t n_at = in.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
@@ -229,9 +232,10 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
         if (p != std::string_view::npos && (next == std::string_view::npos || p < next)) next = p;
       }
       if (next == std::string_view::npos || j + 1 >= n_ser) {
-        return in.Error("serializer snapshot " + st.serializers.back().second.class_name +
-                        " of state '" + st.name + "' is not understood; later states cannot be "
-                        "listed");
+        return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
+                                     ": serializer snapshot " +
+                                     st.serializers.back().second.class_name + " of state '" +
+                                     st.name + "' is not understood; later states cannot be listed");
       }
       CKPT_RETURN_IF_ERROR(in.Skip(next - here));
     }
