@@ -88,6 +88,23 @@ TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {
          1);
 }
 
+// A Flink checkpoint root (<root>/<job id>/chk-<n>/_metadata) lists every retained checkpoint,
+// with the job id taken from the path.
+TEST(FlinkGoldenTest, ListsAFlinkCheckpointRoot) {
+  TempDir tmp;
+  const std::string job = "root/0123456789abcdef0123456789abcdef";
+  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"),
+           tmp.Sub(job + "/chk-2"));
+  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint"),
+           tmp.Sub("root/fedcba9876543210fedcba9876543210/chk-2"));
+  ToolRun run = RunTool({"ls", "root"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  ExpectGolden("flink-ls-root.text", run.out);
+  ToolRun show = RunTool({"show", job + "/chk-2"}, tmp.path());
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("0123456789abcdef0123456789abcdef"), std::string::npos) << show.out;
+}
+
 // Each corrupt case: ls fails (exit 2) or validate reports it (exit 1), naming the file.
 TEST(FlinkGoldenTest, CorruptSnapshotsFailNamingTheFile) {
   struct Case {
