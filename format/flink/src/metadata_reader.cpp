@@ -2,6 +2,8 @@
 // Handle decoding lives in handle_reader.cpp.
 #include "ckpt/flink/metadata_reader.h"
 
+#include <type_traits>
+
 #include "ckpt/flink/data_input.h"
 #include "handle_reader.h"
 
@@ -111,6 +113,7 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
     return in.Error(n_at, "subtask count " + std::to_string(n) + " cannot fit in the " +
                               std::to_string(in.remaining()) + " bytes left");
   }
+  op.subtasks.reserve(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     const uint64_t at = in.offset();
     CKPT_ASSIGN_OR_RETURN(int32_t idx, in.ReadI32());
@@ -275,3 +278,7 @@ base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& h) {
 }
 
 }  // namespace ckpt::flink
+
+// Vectors of these grow by moving, never copying.
+static_assert(std::is_nothrow_move_constructible_v<ckpt::flink::SubtaskState>);
+static_assert(std::is_nothrow_move_constructible_v<ckpt::flink::OperatorState>);
