@@ -21,16 +21,20 @@ struct FlinkFileRef {
   const flink::KeyGroupsHandle* key_groups = nullptr;  // the stream is a key-group stream
   std::string operator_id;
   uint32_t subtask = 0;
+  // Changelog (DSTL) files hold a header and may be shared by several increments: the handle's
+  // size is a lower bound of the file's, not its size.
+  bool size_is_lower_bound = false;
 };
 
 void CollectStream(const flink::StreamHandle& h, const flink::KeyGroupsHandle* kg,
-                   const std::string& op, uint32_t subtask, std::vector<FlinkFileRef>* out) {
+                   const std::string& op, uint32_t subtask, std::vector<FlinkFileRef>* out,
+                   bool lower_bound = false) {
   if (h.type == flink::StreamHandle::Type::kKeyGroups && h.nested) {
     CollectStream(h.nested->delegate, h.nested.get(), op, subtask, out);
     return;
   }
   if (!h.is_file()) return;
-  out->push_back({&h, kg, op, subtask});
+  out->push_back({&h, kg, op, subtask, lower_bound});
 }
 
 void CollectKeyed(const flink::KeyedHandle& h, const std::string& op, uint32_t subtask,
@@ -41,7 +45,9 @@ void CollectKeyed(const flink::KeyedHandle& h, const std::string& op, uint32_t s
   for (const auto& f : h.private_files) CollectStream(f.handle, nullptr, op, subtask, out);
   for (const auto& m : h.materialized) CollectKeyed(m, op, subtask, out);
   for (const auto& d : h.non_materialized) CollectKeyed(d, op, subtask, out);
-  for (const auto& ho : h.handles_and_offsets) CollectStream(ho.second, nullptr, op, subtask, out);
+  for (const auto& ho : h.handles_and_offsets) {
+    CollectStream(ho.second, nullptr, op, subtask, out, /*lower_bound=*/true);
+  }
 }
 
 std::vector<FlinkFileRef> CollectFiles(const flink::Metadata& md) {
@@ -103,7 +109,7 @@ Status CheckFlinkFiles(ValidateContext& ctx, const Snapshot& s, const flink::Met
     const uint64_t end = h.type == flink::StreamHandle::Type::kSegmentFile
                              ? static_cast<uint64_t>(h.start_pos + h.size)
                              : static_cast<uint64_t>(h.size);
-    const bool size_ok = h.type == flink::StreamHandle::Type::kSegmentFile
+    const bool size_ok = h.type == flink::StreamHandle::Type::kSegmentFile || r.size_is_lower_bound
                              ? info->size_bytes >= end
                              : info->size_bytes == end;
     if (!size_ok && first) {

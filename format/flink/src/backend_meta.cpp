@@ -41,6 +41,7 @@ bool IsEmptySnapshot(const std::string& c) {
       "VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot",
       "TimeWindow$Serializer$TimeWindowSerializerSnapshot",
       "GlobalWindow$Serializer$GlobalWindowSerializerSnapshot",
+      "runtime.state.JavaSerializer$JavaSerializerSnapshot",
   };
   for (const char* s : kSimple) {
     if (EndsWith(c, s)) return true;
@@ -141,6 +142,53 @@ size_t FindUtf(std::string_view bytes, size_t from, std::string_view anchor) {
   return bytes.find(needle, from);
 }
 
+Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint64_t base_offset,
+                     std::vector<StateMetaInfo>* states) {
+  const std::string& file = in.file();
+  const uint64_t n_at = in.offset();
+  CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
+  if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
+  for (int16_t i = 0; i < n; ++i) {
+    StateMetaInfo st;
+    CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
+    const uint64_t t_at = in.offset();
+    CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
+    if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
+    st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
+    CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
+    for (uint32_t j = 0; j < n_opt; ++j) {
+      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+      CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
+      st.options.emplace_back(std::move(k), std::move(v));
+    }
+    CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 6));
+    for (uint32_t j = 0; j < n_ser; ++j) {
+      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, r.ProxiedSnapshot());
+      const bool decoded = s.decoded;
+      st.serializers.emplace_back(std::move(k), std::move(s));
+      if (decoded) continue;
+      // Skip the unknown snapshot's bytes: the next serializer key of this state, or the next
+      // state's name followed by its type and KEYED_STATE_TYPE option, bounds it.
+      const size_t here = static_cast<size_t>(in.offset() - base_offset);
+      size_t next = std::string_view::npos;
+      for (const char* key : {"VALUE_SERIALIZER", "NAMESPACE_SERIALIZER", "USER_KEY_SERIALIZER"}) {
+        const size_t p = FindUtf(bytes, here, key);
+        if (p != std::string_view::npos && (next == std::string_view::npos || p < next)) next = p;
+      }
+      if (next == std::string_view::npos || j + 1 >= n_ser) {
+        return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
+                                     ": serializer snapshot " +
+                                     st.serializers.back().second.class_name + " of state '" +
+                                     st.name + "' is not understood; later states cannot be listed");
+      }
+      CKPT_RETURN_IF_ERROR(in.Skip(next - here));
+    }
+    states->push_back(std::move(st));
+  }
+  return Status::OK();
+}
+
 }  // namespace
 
 std::string SerializerSnapshot::DisplayName() const {
@@ -200,48 +248,29 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
                                  ": key serializer snapshot " + meta.key_serializer.class_name +
                                  " is not understood; states cannot be listed");
   }
-  const uint64_t n_at = in.offset();
-  CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
-  if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
-  for (int16_t i = 0; i < n; ++i) {
-    StateMetaInfo st;
-    CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
-    const uint64_t t_at = in.offset();
-    CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
-    if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
-    st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
-    CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
-    for (uint32_t j = 0; j < n_opt; ++j) {
-      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
-      CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
-      st.options.emplace_back(std::move(k), std::move(v));
-    }
-    CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 6));
-    for (uint32_t j = 0; j < n_ser; ++j) {
-      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
-      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, r.ProxiedSnapshot());
-      const bool decoded = s.decoded;
-      st.serializers.emplace_back(std::move(k), std::move(s));
-      if (decoded) continue;
-      // Skip the unknown snapshot's bytes: the next serializer key of this state, or the next
-      // state's name followed by its type and KEYED_STATE_TYPE option, bounds it.
-      const size_t here = static_cast<size_t>(in.offset() - base_offset);
-      size_t next = std::string_view::npos;
-      for (const char* key : {"VALUE_SERIALIZER", "NAMESPACE_SERIALIZER", "USER_KEY_SERIALIZER"}) {
-        const size_t p = FindUtf(bytes, here, key);
-        if (p != std::string_view::npos && (next == std::string_view::npos || p < next)) next = p;
-      }
-      if (next == std::string_view::npos || j + 1 >= n_ser) {
-        return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
-                                     ": serializer snapshot " +
-                                     st.serializers.back().second.class_name + " of state '" +
-                                     st.name + "' is not understood; later states cannot be listed");
-      }
-      CKPT_RETURN_IF_ERROR(in.Skip(next - here));
-    }
-    meta.states.push_back(std::move(st));
-  }
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, base_offset, &meta.states));
   meta.size_bytes = in.offset() - base_offset;
+  return meta;
+}
+
+}  // namespace ckpt::flink
+
+namespace ckpt::flink {
+
+base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
+                                                          const std::string& file) {
+  DataInput in(bytes, file, 0);
+  OperatorBackendMeta meta;
+  CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version < 5 || meta.version > 6) {
+    return Status::Unimplemented(file + ": at byte 0: operator backend meta information version " +
+                                 std::to_string(meta.version) + " is not decoded");
+  }
+  if (meta.version >= 6) CKPT_RETURN_IF_ERROR(in.ReadBool().status());  // compression
+  MetaReader r(in);
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.states));
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.broadcast_states));
+  meta.size_bytes = in.offset();
   return meta;
 }
 

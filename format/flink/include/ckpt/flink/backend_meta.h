@@ -49,6 +49,18 @@ struct KeyedBackendMeta {
   uint64_t size_bytes = 0;            // how many bytes the meta information took
 };
 
+// The OperatorBackendSerializationProxy at the head of an operator-state stream (versions 5, 6):
+// list/union states, then broadcast states.
+struct OperatorBackendMeta {
+  int32_t version = 0;
+  std::vector<StateMetaInfo> states;
+  std::vector<StateMetaInfo> broadcast_states;
+  uint64_t size_bytes = 0;
+};
+
+base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
+                                                          const std::string& file);
+
 // Decodes the proxy at the start of `bytes`. `file` and `base_offset` locate it in errors
 // (Corruption "<file>: at byte <n>: ..."). Unimplemented for proxy versions before 6.
 base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,
