@@ -61,12 +61,14 @@ TEST(FlinkGoldenTest, JsonOfASavepointAndACheckpoint) {
          0);
 }
 
-TEST(FlinkGoldenTest, DumpDecodesCanonicalSavepointKeyedState) {
+TEST(FlinkGoldenTest, DumpDecodesCanonicalSavepointKeyedAndOperatorState) {
   Golden("flink-dump-udf-hashmap-savepoint.json",
          {"--format", "json", "dump",
           "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint", "--operator",
           "CheckpointingTimelyStatefulOperator1"},
          0);
+  Golden("flink-dump-table-state-source.json",
+         {"--format", "json", "dump", "flink/table-state", "--operator", "datagen-source-uid"}, 0);
   Golden("flink-dump-complexKeyed-flink1.14.json",
          {"--format", "json", "dump", "flink/complexKeyed-flink1.14", "--operator",
           "01203aa9a12dc1ec725e03853dd7c8f2"},

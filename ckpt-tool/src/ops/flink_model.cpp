@@ -9,6 +9,7 @@
 
 #include "ckpt/flink/metadata_reader.h"
 #include "flink_streams.h"
+#include "ckpt/format/layout.h"
 #include "ckpt/format/proto.h"
 #include "snapshot_raw.h"
 
@@ -398,6 +399,15 @@ Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::st
     if (err != keyed.errors.end()) {
       (*pbmd.mutable_properties())["flink.keyed_meta_error." + id] = err->second;
     }
+  }
+  // A changelog (DSTL) file holds a header and may hold several increments: its handles record
+  // a lower bound of its size. List the file with its real size when it is at least that.
+  for (auto& fe : *pbmd.mutable_files()) {
+    if (fe.kind() != pb::CHANGELOG) continue;
+    auto path = format::ResolveFile(dir, fe);
+    if (!path.ok()) continue;
+    auto info = fs.Stat(*path);
+    if (info.ok() && info->size_bytes >= fe.size_bytes()) fe.set_size_bytes(info->size_bytes);
   }
   Snapshot s = BuildSnapshotModel(std::move(pbmd), dir, md.path);
   for (auto& op : s.operators) {
