@@ -62,6 +62,11 @@ class FlinkDumper {
   }
 
  private:
+  void Label(DumpEntry* d) const {
+    d->operator_id = op_.IdHex();
+    d->operator_name = !op_.uid.empty() ? op_.uid : !op_.name.empty() ? op_.name : d->operator_id;
+  }
+
   Status Keyed(const flink::KeyedHandle& h) {
     switch (h.tag) {
       case Tag::kNull:
@@ -101,6 +106,7 @@ class FlinkDumper {
       const SerializerSnapshot* vs = info ? info->Serializer("VALUE_SERIALIZER") : nullptr;
       const SerializerSnapshot* ks = info ? info->Serializer("KEY_SERIALIZER") : nullptr;
       DumpEntry d;
+      Label(&d);
       d.state = e.name;
       d.kind = broadcast ? StateKind::kBroadcast
                : e.mode == flink::DistributionMode::kUnion ? StateKind::kOperatorUnion
@@ -187,6 +193,7 @@ class FlinkDumper {
     const flink::StateMetaInfo& st = meta.states[e.state_id];
     if (!options_.state.empty() && st.name != options_.state) return Status::OK();
     DumpEntry d;
+    Label(&d);
     d.state = st.name;
     d.kind = ModelKind(st);
     d.subtask = subtask_;
@@ -251,7 +258,7 @@ class FlinkDumper {
     d->namespace_json = nj;
     // The timestamp is stored with its sign bit flipped so that byte order is time order.
     const int64_t t = static_cast<int64_t>(static_cast<uint64_t>(*ts) ^ (uint64_t{1} << 63));
-    d->user_key_json = std::to_string(t);
+    d->timestamp_json = std::to_string(t);
   }
 
   std::string Value(StateKind kind, const SerializerSnapshot* vs, std::string_view v,
