@@ -61,6 +61,14 @@ void addSnapshotRows() {
   QTest::newRow("corrupt/flipped-payload-byte") << fixture("corrupt/flipped-payload-byte") << false << false;
   QTest::newRow("corrupt/escaping-reference") << fixture("corrupt/escaping-reference") << false << false;
   QTest::newRow("corrupt/missing-referenced-file") << fixture("corrupt/missing-referenced-file") << true << false;
+  // Apache Flink's own snapshots (fixtures/flink, fixtures/flink-corrupt).
+  QTest::newRow("flink/savepoint-v5") << fixture("flink/complexKeyed-flink2.0") << true << true;
+  QTest::newRow("flink/savepoint-v6") << fixture("flink/semi-anti-join-with-literal-agg-savepoint") << true << true;
+  QTest::newRow("flink/rocksdb-checkpoint")
+      << fixture("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint") << true << true;
+  QTest::newRow("flink/savepoint-v2") << fixture("flink/complexKeyed-flink1.9") << true << true;
+  QTest::newRow("flink-corrupt/version-1") << fixture("flink-corrupt/version-1") << false << false;
+  QTest::newRow("flink-corrupt/missing-relative-file") << fixture("flink-corrupt/missing-relative-file") << true << false;
   // Engine-written snapshots (ctest's gui_engine_snapshot_setup runs the engine when it is part
   // of the build): every savepoint and retained checkpoint under the root.
   const QByteArray engine = qgetenv("CKPT_ENGINE_SNAPSHOT_ROOT");

@@ -18,6 +18,8 @@
 #include "ckpt/format/state_kind.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/format/value_json.h"
+#include "flink_dump.h"
+#include "flink_model.h"
 #include "json_writer.h"
 #include "key_parse.h"
 #include "keyed_replay.h"
@@ -437,6 +439,17 @@ Status Filter(const Snapshot& s, const OperatorInfo& info, const pb::OperatorSta
 
 base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
                             const DumpSink& sink, const base::Progress& progress) {
+  if (internal::FlinkMetadataOf(snapshot) != nullptr) {  // Apache Flink snapshot
+    if (!options.operator_ref.empty()) return internal::DumpFlink(fs, snapshot, options, sink, progress);
+    uint64_t total = 0;
+    for (const auto& op : snapshot.operators) {
+      DumpOptions one = options;
+      one.operator_ref = op.id_hex;
+      CKPT_ASSIGN_OR_RETURN(uint64_t n, internal::DumpFlink(fs, snapshot, one, sink, progress));
+      total += n;
+    }
+    return total;
+  }
   std::vector<const OperatorInfo*> targets;
   if (options.operator_ref.empty()) {
     if (options.filtered()) {

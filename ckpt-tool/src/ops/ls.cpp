@@ -9,6 +9,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
 #include "ckpt/ops/open.h"
+#include "flink_model.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -27,13 +28,24 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
     entry->problem = "no _metadata (never completed, or being written)";
     return;
   }
-  auto md = ReadSnapshotMetadata(fs, metadata);
-  if (!md.ok()) {
-    entry->health = SnapshotHealth::kCorrupt;
-    entry->problem = md.status().ToString();
-    return;
+  Snapshot s;
+  if (internal::IsFlinkMetadataFile(fs, metadata)) {  // Apache Flink's own format
+    auto flink = internal::LoadFlinkSnapshot(fs, dir, metadata);
+    if (!flink.ok()) {
+      entry->health = SnapshotHealth::kCorrupt;
+      entry->problem = flink.status().ToString();
+      return;
+    }
+    s = std::move(flink).value();
+  } else {
+    auto md = ReadSnapshotMetadata(fs, metadata);
+    if (!md.ok()) {
+      entry->health = SnapshotHealth::kCorrupt;
+      entry->problem = md.status().ToString();
+      return;
+    }
+    s = BuildSnapshotModel(std::move(md).value(), dir, metadata);
   }
-  Snapshot s = BuildSnapshotModel(std::move(md).value(), dir, metadata);
   entry->checkpoint_id = s.checkpoint_id;
   entry->kind = s.kind;
   entry->savepoint_format = s.savepoint_format;

@@ -9,6 +9,7 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/ops/snapshot.h"
+#include "flink_model.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -366,6 +367,9 @@ base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
 
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
   CKPT_ASSIGN_OR_RETURN(format::SnapshotLocation loc, format::LocateSnapshot(fs, path));
+  if (internal::IsFlinkMetadataFile(fs, loc.metadata)) {
+    return internal::LoadFlinkSnapshot(fs, loc.dir, loc.metadata);  // Apache Flink's own format
+  }
   CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, ReadSnapshotMetadata(fs, loc.metadata));
   Snapshot s = BuildSnapshotModel(std::move(md), loc.dir, loc.metadata);
   auto info = fs.Stat(loc.metadata);

@@ -2,6 +2,9 @@
 // raw handles (dump, validate, show --format json, remap). Never included by public headers.
 #pragma once
 
+#include <memory>
+
+#include "ckpt/flink/metadata.h"
 #include "ckpt/format/proto.h"
 #include "ckpt/ops/snapshot.h"
 
@@ -9,6 +12,8 @@ namespace ckpt::ops {
 
 struct SnapshotRaw {
   pb::CheckpointMetadata metadata;
+  // Set for an Apache Flink snapshot (flink_model.h): the Flink metadata `metadata` was built from.
+  std::shared_ptr<const flink::Metadata> flink;
 };
 
 inline const pb::CheckpointMetadata& RawMetadata(const Snapshot& snapshot) {

@@ -12,6 +12,8 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
+#include "flink_model.h"
+#include "flink_stats.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -30,6 +32,11 @@ class OperatorScanner {
   }
 
   Status Scan() {
+    if (const flink::Metadata* fl = internal::FlinkMetadataOf(s_)) {  // Apache Flink snapshot
+      CKPT_RETURN_IF_ERROR(internal::ScanFlinkOperator(*fl, out_->id_hex, &groups_, out_));
+      for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
+      return Status::OK();
+    }
     for (const auto& st : os_.subtasks()) {
       for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(ScanKeyed(h));
       for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(ScanOperator(h));

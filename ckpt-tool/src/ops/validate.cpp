@@ -9,6 +9,8 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "flink_model.h"
+#include "flink_validate.h"
 #include "snapshot_raw.h"
 #include "validate_internal.h"
 
@@ -92,6 +94,7 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
     ctx.Add("CKPT-M001", where, dir + " has no _metadata: not a complete snapshot");
     return std::optional<Snapshot>();
   }
+  if (IsFlinkMetadataFile(fs, metadata)) return CheckFlinkMetadata(ctx, dir, metadata);
   const uint64_t size = (*file)->Size();
   const uint64_t limit =
       format::kMetadataHeaderSize + format::kMaxMetadataPayloadBytes + format::kMetadataTrailerSize;
@@ -157,7 +160,9 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
   report.snapshot = path;
   internal::ValidateContext ctx(fs, options, progress, &report);
   CKPT_ASSIGN_OR_RETURN(std::optional<Snapshot> snapshot, internal::CheckMetadata(ctx, path));
-  if (snapshot) {
+  if (snapshot && internal::FlinkMetadataOf(*snapshot) != nullptr) {
+    CKPT_RETURN_IF_ERROR(internal::ValidateFlinkSnapshot(ctx, *snapshot));  // Apache Flink
+  } else if (snapshot) {
     report.snapshot_type = SnapshotTypeLabel(*snapshot);
     internal::CheckStructure(ctx, *snapshot);
     internal::CheckSiblings(ctx, *snapshot);

@@ -1,0 +1,329 @@
+// DumpFlink: see flink_dump.h. Composite keys are [key-group prefix][key][namespace][user key]
+// (RocksDB layout, also used by full snapshots); list values are elements separated by one
+// delimiter byte; map values are [bool isNull][value]; timers are [kg][timestamp with its sign
+// bit flipped][key][namespace] with an empty value.
+#include "flink_dump.h"
+
+#include <algorithm>
+
+#include "ckpt/flink/data_input.h"
+#include "ckpt/flink/key_group_stream.h"
+#include "ckpt/flink/value_decoder.h"
+#include "flink_model.h"
+#include "flink_streams.h"
+
+namespace ckpt::ops::internal {
+namespace {
+
+using base::Status;
+using flink::SerializerSnapshot;
+using Tag = flink::KeyedHandle::Tag;
+
+std::string Opaque(const SerializerSnapshot* s, std::string_view bytes) {
+  std::string cls = s == nullptr ? "unknown" : s->class_name;
+  return "{\"serializer\":\"" + cls + "\",\"bytes\":" + flink::HexJson(bytes) + "}";
+}
+
+// Decodes exactly `bytes` as one value of `s`; otherwise the opaque form.
+std::string Whole(const SerializerSnapshot* s, std::string_view bytes, const std::string& file) {
+  if (s == nullptr || !flink::CanDecode(*s)) return Opaque(s, bytes);
+  flink::DataInput in(bytes, file);
+  std::string json;
+  if (!flink::DecodeValueJson(*s, in, &json).ok() || !in.at_end()) return Opaque(s, bytes);
+  return json;
+}
+
+StateKind ModelKind(const flink::StateMetaInfo& st) {
+  if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue) return StateKind::kTimers;
+  const std::string t = st.Option("KEYED_STATE_TYPE");
+  if (t == "VALUE") return StateKind::kValue;
+  if (t == "LIST") return StateKind::kList;
+  if (t == "MAP") return StateKind::kMap;
+  if (t == "REDUCING") return StateKind::kReducing;
+  if (t == "AGGREGATING") return StateKind::kAggregating;
+  return StateKind::kUnspecified;
+}
+
+class FlinkDumper {
+ public:
+  FlinkDumper(base::Fs& fs, const flink::Metadata& md, const flink::OperatorState& op,
+              const DumpOptions& options, const DumpSink& sink, const base::Progress& progress)
+      : fs_(fs), md_(md), op_(op), options_(options), sink_(sink), progress_(progress) {}
+
+  uint64_t emitted() const { return emitted_; }
+
+  Status Subtask(const flink::SubtaskState& st) {
+    subtask_ = static_cast<uint32_t>(st.index);
+    CKPT_RETURN_IF_ERROR(Keyed(st.managed_keyed));
+    if (options_.key_json.empty() && !options_.key_group) {
+      if (st.managed_operator) CKPT_RETURN_IF_ERROR(OperatorHandle(*st.managed_operator));
+    }
+    return Status::OK();
+  }
+
+ private:
+  void Label(DumpEntry* d) const {
+    d->operator_id = op_.IdHex();
+    d->operator_name = !op_.uid.empty() ? op_.uid : !op_.name.empty() ? op_.name : d->operator_id;
+  }
+
+  Status Keyed(const flink::KeyedHandle& h) {
+    switch (h.tag) {
+      case Tag::kNull:
+        return Status::OK();
+      case Tag::kSavepointKeyGroups:
+      case Tag::kKeyGroups:
+        return KeyGroups(h);
+      case Tag::kKeyGroupsV2:
+        return Status::Unimplemented(
+            "dump of Flink heap checkpoints and native heap savepoints (keyed tag 12, the heap "
+            "backend's own key-group format) is not supported; take a canonical savepoint");
+      case Tag::kIncremental:
+      case Tag::kIncrementalV2:
+        return Status::Unimplemented(
+            "dump of Flink RocksDB native state (SST files) is not supported; take a canonical "
+            "savepoint");
+      default:
+        return Status::Unimplemented("dump of Flink changelog state is not supported");
+    }
+  }
+
+  // Operator state: the OperatorBackendSerializationProxy, then each list element at its offset
+  // (serialized by the state's VALUE_SERIALIZER) or, for broadcast state, at its one offset
+  // i32 n followed by n (key, value) pairs.
+  Status OperatorHandle(const flink::OperatorHandle& h) {
+    if (h.states.empty()) return Status::OK();
+    const std::string file = StreamName(md_, h.delegate);
+    CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, h.delegate));
+    CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta, flink::ReadOperatorBackendMeta(bytes, file));
+    for (const auto& e : h.states) {
+      if (!options_.state.empty() && e.name != options_.state) continue;
+      const bool broadcast = e.mode == flink::DistributionMode::kBroadcast;
+      const flink::StateMetaInfo* info = nullptr;
+      for (const auto& st : broadcast ? meta.broadcast_states : meta.states) {
+        if (st.name == e.name) info = &st;
+      }
+      const SerializerSnapshot* vs = info ? info->Serializer("VALUE_SERIALIZER") : nullptr;
+      const SerializerSnapshot* ks = info ? info->Serializer("KEY_SERIALIZER") : nullptr;
+      DumpEntry d;
+      Label(&d);
+      d.state = e.name;
+      d.kind = broadcast ? StateKind::kBroadcast
+               : e.mode == flink::DistributionMode::kUnion ? StateKind::kOperatorUnion
+                                                            : StateKind::kOperatorList;
+      d.subtask = subtask_;
+      for (size_t i = 0; i < e.offsets.size(); ++i) {
+        const int64_t off = e.offsets[i];
+        if (off < 0 || static_cast<uint64_t>(off) > bytes.size()) {
+          return Status::Corruption(file + ": at byte " + std::to_string(off) +
+                                    ": operator state '" + e.name + "' entry beyond the stream");
+        }
+        flink::DataInput in(std::string_view(bytes).substr(static_cast<size_t>(off)), file,
+                            static_cast<uint64_t>(off));
+        if (broadcast) {
+          if (ks == nullptr || vs == nullptr || !flink::CanDecode(*ks) || !flink::CanDecode(*vs)) {
+            d.user_key_json = "null";
+            d.value_json = Opaque(vs, "");
+            ++emitted_;
+            CKPT_RETURN_IF_ERROR(sink_(d));
+            continue;
+          }
+          CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("broadcast state size", 1));
+          for (uint32_t j = 0; j < n; ++j) {
+            d.user_key_json.clear();
+            d.value_json.clear();
+            CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*ks, in, &d.user_key_json));
+            CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+            ++emitted_;
+            CKPT_RETURN_IF_ERROR(sink_(d));
+          }
+          continue;
+        }
+        d.value_json.clear();
+        if (vs != nullptr && flink::CanDecode(*vs)) {
+          CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+        } else {
+          // Element boundaries are unknown without the serializer: the bytes up to the next
+          // element's offset (or the stream's end).
+          uint64_t end = bytes.size();
+          if (i + 1 < e.offsets.size() && e.offsets[i + 1] > off) end = static_cast<uint64_t>(e.offsets[i + 1]);
+          d.value_json = Opaque(vs, std::string_view(bytes).substr(static_cast<size_t>(off),
+                                                                   end - static_cast<uint64_t>(off)));
+        }
+        ++emitted_;
+        CKPT_RETURN_IF_ERROR(sink_(d));
+      }
+    }
+    return Status::OK();
+  }
+
+  Status KeyGroups(const flink::KeyedHandle& h) {
+    const flink::KeyGroupsHandle& kg = *h.key_groups;
+    const std::string file = StreamName(md_, kg.delegate);
+    CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, kg.delegate));
+    if (static_cast<int64_t>(bytes.size()) != kg.delegate.size && kg.delegate.size > 0) {
+      return Status::Corruption(file + ": " + std::to_string(bytes.size()) +
+                                " bytes, the handle records " + std::to_string(kg.delegate.size) +
+                                " (truncated key-group stream)");
+    }
+    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, flink::ReadKeyedBackendMeta(bytes, file));
+    if (meta.compressed) {
+      return Status::Unimplemented(file + ": Snappy-compressed key groups are not decoded");
+    }
+    for (size_t i = 0; i < kg.offsets.size(); ++i) {
+      const uint32_t group = static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i);
+      if (options_.key_group && *options_.key_group != group) continue;
+      const int64_t off = kg.offsets[i];
+      if (off <= 0 || static_cast<uint64_t>(off) < meta.size_bytes) continue;  // empty group
+      if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+      CKPT_RETURN_IF_ERROR(flink::ReadKeyGroupSection(
+          bytes, static_cast<uint64_t>(off), file,
+          [&](const flink::KeyGroupEntry& e) { return Emit(meta, group, e, file); }));
+    }
+    return Status::OK();
+  }
+
+  Status Emit(const flink::KeyedBackendMeta& meta, uint32_t group, const flink::KeyGroupEntry& e,
+              const std::string& file) {
+    if (e.state_id >= meta.states.size()) {
+      return Status::Corruption(file + ": at byte " + std::to_string(e.offset) + ": state id " +
+                                std::to_string(e.state_id) + " of " +
+                                std::to_string(meta.states.size()) + " declared states");
+    }
+    const flink::StateMetaInfo& st = meta.states[e.state_id];
+    if (!options_.state.empty() && st.name != options_.state) return Status::OK();
+    DumpEntry d;
+    Label(&d);
+    d.state = st.name;
+    d.kind = ModelKind(st);
+    d.subtask = subtask_;
+    d.key_group = group;
+    const std::string_view key = std::string_view(e.key).substr(
+        std::min<size_t>(e.key.size(), static_cast<size_t>(flink::KeyGroupPrefixBytes(op_.max_parallelism))));
+    const SerializerSnapshot* ks = &meta.key_serializer;
+    const SerializerSnapshot* ns = st.Serializer("NAMESPACE_SERIALIZER");
+    const SerializerSnapshot* vs = st.Serializer("VALUE_SERIALIZER");
+    if (d.kind == StateKind::kTimers) {
+      // TimerSerializer<key, namespace>: flipped timestamp, key, namespace; value empty.
+      const SerializerSnapshot* tk = vs != nullptr && vs->nested.size() == 2 ? &vs->nested[0] : nullptr;
+      const SerializerSnapshot* tn = vs != nullptr && vs->nested.size() == 2 ? &vs->nested[1] : nullptr;
+      SplitTimer(key, tk, tn, file, &d);
+      d.value_json = "null";
+    } else {
+      SplitKey(key, ks, ns, d.kind == StateKind::kMap ? vs : nullptr, file, &d);
+      d.value_json = Value(d.kind, vs, e.value, file);
+    }
+    if (!options_.key_json.empty() && d.key_json != options_.key_json) return Status::OK();
+    ++emitted_;
+    return sink_(d);
+  }
+
+  // Splits [key][namespace][user key] by decoding left to right; what cannot be decoded stays
+  // opaque as a whole (never split at a guessed boundary).
+  void SplitKey(std::string_view key, const SerializerSnapshot* ks, const SerializerSnapshot* ns,
+                const SerializerSnapshot* map, const std::string& file, DumpEntry* d) {
+    const SerializerSnapshot* uk = map != nullptr && map->nested.size() == 2 ? &map->nested[0] : nullptr;
+    flink::DataInput in(key, file);
+    std::string kj, nj, uj;
+    bool ok = ks != nullptr && flink::CanDecode(*ks) && flink::DecodeValueJson(*ks, in, &kj).ok();
+    ok = ok && ns != nullptr && flink::CanDecode(*ns) && flink::DecodeValueJson(*ns, in, &nj).ok();
+    if (ok && map != nullptr) {
+      ok = uk != nullptr && flink::CanDecode(*uk) && flink::DecodeValueJson(*uk, in, &uj).ok();
+    }
+    ok = ok && in.at_end();
+    if (ok) {
+      d->key_json = kj;
+      d->namespace_json = nj;
+      if (map != nullptr) d->user_key_json = uj;
+      return;
+    }
+    d->key_json = Opaque(ks, key);
+    d->namespace_json = "null";
+  }
+
+  void SplitTimer(std::string_view key, const SerializerSnapshot* tk, const SerializerSnapshot* tn,
+                  const std::string& file, DumpEntry* d) {
+    flink::DataInput in(key, file);
+    auto ts = in.ReadI64();
+    std::string kj, nj;
+    bool ok = ts.ok() && tk != nullptr && flink::CanDecode(*tk) && flink::DecodeValueJson(*tk, in, &kj).ok();
+    ok = ok && tn != nullptr && flink::CanDecode(*tn) && flink::DecodeValueJson(*tn, in, &nj).ok();
+    ok = ok && in.at_end();
+    if (!ok) {
+      d->key_json = Opaque(tk, key);
+      d->namespace_json = "null";
+      return;
+    }
+    d->key_json = kj;
+    d->namespace_json = nj;
+    // The timestamp is stored with its sign bit flipped so that byte order is time order.
+    const int64_t t = static_cast<int64_t>(static_cast<uint64_t>(*ts) ^ (uint64_t{1} << 63));
+    d->timestamp_json = std::to_string(t);
+  }
+
+  std::string Value(StateKind kind, const SerializerSnapshot* vs, std::string_view v,
+                    const std::string& file) {
+    if (kind == StateKind::kList && vs != nullptr && vs->nested.size() == 1 &&
+        flink::CanDecode(vs->nested[0])) {
+      // Elements separated by one delimiter byte.
+      flink::DataInput in(v, file);
+      std::string json = "[";
+      bool first = true;
+      while (!in.at_end()) {
+        if (!first) {
+          auto delim = in.ReadU8();
+          if (!delim.ok()) return Opaque(vs, v);
+        }
+        if (!first) json += ",";
+        if (!flink::DecodeValueJson(vs->nested[0], in, &json).ok()) return Opaque(vs, v);
+        first = false;
+      }
+      return json + "]";
+    }
+    if (kind == StateKind::kMap && vs != nullptr && vs->nested.size() == 2) {
+      if (v.empty()) return Opaque(vs, v);
+      if (v[0] != 0) return "null";
+      return Whole(&vs->nested[1], v.substr(1), file);
+    }
+    return Whole(vs, v, file);
+  }
+
+  base::Fs& fs_;
+  const flink::Metadata& md_;
+  const flink::OperatorState& op_;
+  const DumpOptions& options_;
+  const DumpSink& sink_;
+  const base::Progress& progress_;
+  uint32_t subtask_ = 0;
+  uint64_t emitted_ = 0;
+};
+
+}  // namespace
+
+base::Result<uint64_t> DumpFlink(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
+                                 const DumpSink& sink, const base::Progress& progress) {
+  const flink::Metadata& md = *FlinkMetadataOf(snapshot);
+  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* info, snapshot.FindOperator(options.operator_ref));
+  const flink::OperatorState* op = nullptr;
+  for (const auto& candidate : md.operators) {
+    if (candidate.IdHex() == info->id_hex) op = &candidate;
+  }
+  if (op == nullptr) return uint64_t{0};
+  if (options.key_group && *options.key_group >= static_cast<uint32_t>(op->max_parallelism)) {
+    return Status::InvalidArgument("--key-group " + std::to_string(*options.key_group) +
+                                   " is outside [0, " + std::to_string(op->max_parallelism) + ")");
+  }
+  std::vector<const flink::SubtaskState*> subtasks;
+  for (const auto& st : op->subtasks) subtasks.push_back(&st);
+  std::sort(subtasks.begin(), subtasks.end(),
+            [](const auto* a, const auto* b) { return a->index < b->index; });
+  FlinkDumper dumper(fs, md, *op, options, sink, progress);
+  uint64_t done = 0;
+  for (const auto* st : subtasks) {
+    CKPT_RETURN_IF_ERROR(dumper.Subtask(*st));
+    progress.Report(++done, subtasks.size(), "dump");
+  }
+  return dumper.emitted();
+}
+
+}  // namespace ckpt::ops::internal

@@ -1,0 +1,35 @@
+// Private to ckpt::ops: Apache Flink snapshots in the one plain model. A Flink `_metadata`
+// (detected by its magic) is read through ckpt::flink and translated into the same decoded
+// metadata our own format yields, so every verb works on both; the Flink original stays
+// available to Flink-aware code (validate, dump) through SnapshotRaw::flink.
+#pragma once
+
+#include <string>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/flink/metadata.h"
+#include "ckpt/ops/snapshot.h"
+
+namespace ckpt::ops::internal {
+
+// True if the file at `metadata_path` starts with Flink's magic 0x4960672D (false if it cannot
+// be read or is shorter than 4 bytes).
+bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path);
+
+// Builds the plain model of decoded Flink metadata found in `dir`; the keyed states of each
+// operator come from the keyed-state meta information its first keyed handle points to (read
+// through `fs`; a failure is kept as property flink.keyed_meta_error.<operator id>).
+Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir);
+
+// 32 lowercase hex digits of 16 ID bytes.
+std::string IdHexOf(const std::string& bytes);
+
+// Reads `metadata_path` with ckpt::flink and builds the model. Errors as ReadFlinkMetadata.
+base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
+                                         const std::string& metadata_path);
+
+// The Flink metadata behind `snapshot`, or nullptr for a snapshot of our own format.
+const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot);
+
+}  // namespace ckpt::ops::internal

@@ -1,0 +1,39 @@
+// Reads an Apache Flink `_metadata` file (checkpoint or savepoint, metadata versions 2-7) into
+// flink::Metadata, through the Fs seam, without a JVM. Byte grammar: docs/flink-format.md.
+// Stateless functions; thread-safe given a thread-safe Fs.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/flink/metadata.h"
+
+namespace ckpt::flink {
+
+// True if `head` (the first bytes of a file, at least 4) starts with Flink's metadata magic
+// 0x4960672D.
+bool HasFlinkMagic(std::string_view head);
+
+// Decodes the bytes of a `_metadata` file. `path` names it in errors; relative handles are
+// checked (never absolute, no "."/".." component) but not resolved. Corruption naming `path`
+// and the byte offset for bad magic, truncation, an impossible length or count, an unknown tag,
+// an escaping relative path or trailing garbage; Unimplemented for version 1 ("Flink 1.1/1.2
+// savepoint, not supported") and for versions newer than 7.
+base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::string& path);
+
+// Reads and decodes `metadata_path` (the `_metadata` file itself). IOError / NotFound from the
+// Fs, otherwise as ParseFlinkMetadata. Sets Metadata::dir to the file's directory.
+base::Result<Metadata> ReadFlinkMetadata(base::Fs& fs, const std::string& metadata_path);
+
+// The local path of a file handle: tag 6 → <dir>/<relative>; tag 2 and segment files → the
+// path with a "file:" scheme removed. InvalidArgument (naming the path) for a handle of a
+// non-local file system (hdfs://, s3://, ...) or a non-file handle.
+base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& handle);
+
+// Corruption unless `path` is a non-empty relative path without "", "." or ".." components,
+// backslashes or NUL: what a RelativeFileStateHandle may hold.
+base::Status CheckRelativeHandlePath(std::string_view path);
+
+}  // namespace ckpt::flink

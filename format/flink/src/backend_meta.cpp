@@ -1,0 +1,277 @@
+// ReadKeyedBackendMeta: KeyedBackendSerializationProxy (version 6), StateMetaInfoSnapshot
+// (CurrentReaderImpl) and TypeSerializerSnapshotSerializationUtil, read-only.
+#include "ckpt/flink/backend_meta.h"
+
+#include "ckpt/flink/data_input.h"
+
+namespace ckpt::flink {
+namespace {
+
+using base::Status;
+
+constexpr int32_t kCompositeMagic = 0x000DE704;  // CompositeTypeSerializerSnapshot.MAGIC_NUMBER
+constexpr int32_t kNestedMagic = 0x001457FD;     // NestedSerializersSnapshotDelegate.MAGIC_NUMBER
+constexpr int kMaxDepth = 16;
+
+bool EndsWith(const std::string& s, std::string_view suffix) {
+  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+// Snapshots that write nothing of their own (SimpleTypeSerializerSnapshot and friends).
+bool IsEmptySnapshot(const std::string& c) {
+  static const char* const kSimple[] = {
+      "base.LongSerializer$LongSerializerSnapshot",
+      "base.IntSerializer$IntSerializerSnapshot",
+      "base.ShortSerializer$ShortSerializerSnapshot",
+      "base.ByteSerializer$ByteSerializerSnapshot",
+      "base.BooleanSerializer$BooleanSerializerSnapshot",
+      "base.DoubleSerializer$DoubleSerializerSnapshot",
+      "base.FloatSerializer$FloatSerializerSnapshot",
+      "base.CharSerializer$CharSerializerSnapshot",
+      "base.StringSerializer$StringSerializerSnapshot",
+      "base.VoidSerializer$VoidSerializerSnapshot",
+      "base.array.BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot",
+      "base.array.LongPrimitiveArraySerializer$LongPrimitiveArraySerializerSnapshot",
+      "base.array.IntPrimitiveArraySerializer$IntPrimitiveArraySerializerSnapshot",
+      "base.array.StringArraySerializer$StringArraySerializerSnapshot",
+      "base.BigIntSerializer$BigIntSerializerSnapshot",
+      "base.BigDecSerializer$BigDecSerializerSnapshot",
+      "base.InstantSerializer$InstantSerializerSnapshot",
+      "base.SqlTimestampSerializer$SqlTimestampSerializerSnapshot",
+      "VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot",
+      "TimeWindow$Serializer$TimeWindowSerializerSnapshot",
+      "GlobalWindow$Serializer$GlobalWindowSerializerSnapshot",
+      "runtime.state.JavaSerializer$JavaSerializerSnapshot",
+  };
+  for (const char* s : kSimple) {
+    if (EndsWith(c, s)) return true;
+  }
+  return false;
+}
+
+// Composite snapshots whose outer snapshot is one UTF string (the class) or nothing.
+enum class Outer { kNone, kUtf, kUnknown };
+Outer CompositeOuter(const std::string& c) {
+  if (EndsWith(c, "TupleSerializerSnapshot") || EndsWith(c, "CaseClassSerializerSnapshot")) return Outer::kUtf;
+  if (EndsWith(c, "ListSerializerSnapshot") || EndsWith(c, "MapSerializerSnapshot") ||
+      EndsWith(c, "TtlSerializerSnapshot") || EndsWith(c, "ArrayListSerializerSnapshot") ||
+      EndsWith(c, "TimerSerializerSnapshot") || EndsWith(c, "EitherSerializerSnapshot") ||
+      EndsWith(c, "NullableSerializerSnapshot") || EndsWith(c, "RowSerializerSnapshot") ||
+      EndsWith(c, "OptionalSerializerSnapshot") || EndsWith(c, "ValueWithTsSerializerSnapshot")) {
+    return Outer::kNone;
+  }
+  return Outer::kUnknown;
+}
+
+class MetaReader {
+ public:
+  explicit MetaReader(DataInput& in) : in_(in) {}
+
+  // TypeSerializerSnapshotSerializationUtil.readSerializerSnapshot: proxy version, then the
+  // versioned snapshot. `limit` bounds how far an unknown snapshot may be skipped.
+  base::Result<SerializerSnapshot> ProxiedSnapshot() {
+    const uint64_t at = in_.offset();
+    CKPT_ASSIGN_OR_RETURN(int32_t proxy_version, in_.ReadI32());
+    if (proxy_version != 2) {
+      return in_.Error(at, "serializer snapshot proxy version " + std::to_string(proxy_version) +
+                               " is not supported (expected 2)");
+    }
+    return VersionedSnapshot();
+  }
+
+  base::Result<SerializerSnapshot> VersionedSnapshot() {
+    if (++depth_ > kMaxDepth) return in_.Error("serializer snapshots nested too deeply");
+    SerializerSnapshot s;
+    CKPT_ASSIGN_OR_RETURN(s.class_name, in_.ReadUtf());
+    CKPT_ASSIGN_OR_RETURN(s.version, in_.ReadI32());
+    if (IsEmptySnapshot(s.class_name)) {
+      --depth_;
+      return s;
+    }
+    const Outer outer = CompositeOuter(s.class_name);
+    if (outer != Outer::kUnknown) {
+      const uint64_t at = in_.offset();
+      CKPT_ASSIGN_OR_RETURN(int32_t magic, in_.ReadI32());
+      if (magic != kCompositeMagic) {
+        return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
+      }
+      CKPT_RETURN_IF_ERROR(in_.ReadI32().status());  // outer snapshot version
+      if (outer == Outer::kUtf) {
+        CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
+      }
+      CKPT_RETURN_IF_ERROR(Nested(&s));
+      --depth_;
+      return s;
+    }
+    // Unknown snapshot content: find the next nested-snapshot block (composite serializers) or
+    // give up on this class's bytes; the caller resynchronises.
+    s.decoded = false;
+    --depth_;
+    return s;
+  }
+
+  Status Nested(SerializerSnapshot* s) {
+    const uint64_t at = in_.offset();
+    CKPT_ASSIGN_OR_RETURN(int32_t magic, in_.ReadI32());
+    if (magic != kNestedMagic) return in_.Error(at, s->class_name + ": nested serializer snapshots without their magic");
+    CKPT_RETURN_IF_ERROR(in_.ReadI32().status());  // delegate version
+    CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("nested serializer count", 6));
+    for (uint32_t i = 0; i < n; ++i) {
+      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot child, VersionedSnapshot());
+      const bool ok = child.decoded;
+      s->nested.push_back(std::move(child));
+      if (!ok) {
+        s->decoded = false;
+        return Status::OK();
+      }
+    }
+    return Status::OK();
+  }
+
+ private:
+  DataInput& in_;
+  int depth_ = 0;
+};
+
+// Finds the next position >= from where `anchor` (a u16-length-prefixed UTF string) starts.
+size_t FindUtf(std::string_view bytes, size_t from, std::string_view anchor) {
+  std::string needle;
+  needle.push_back(static_cast<char>(anchor.size() >> 8));
+  needle.push_back(static_cast<char>(anchor.size() & 0xff));
+  needle.append(anchor);
+  return bytes.find(needle, from);
+}
+
+Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint64_t base_offset,
+                     std::vector<StateMetaInfo>* states) {
+  const std::string& file = in.file();
+  const uint64_t n_at = in.offset();
+  CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
+  if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
+  for (int16_t i = 0; i < n; ++i) {
+    StateMetaInfo st;
+    CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
+    const uint64_t t_at = in.offset();
+    CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
+    if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
+    st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
+    CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
+    for (uint32_t j = 0; j < n_opt; ++j) {
+      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+      CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
+      st.options.emplace_back(std::move(k), std::move(v));
+    }
+    CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 6));
+    for (uint32_t j = 0; j < n_ser; ++j) {
+      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, r.ProxiedSnapshot());
+      const bool decoded = s.decoded;
+      st.serializers.emplace_back(std::move(k), std::move(s));
+      if (decoded) continue;
+      // Skip the unknown snapshot's bytes: the next serializer key of this state, or the next
+      // state's name followed by its type and KEYED_STATE_TYPE option, bounds it.
+      const size_t here = static_cast<size_t>(in.offset() - base_offset);
+      size_t next = std::string_view::npos;
+      for (const char* key : {"VALUE_SERIALIZER", "NAMESPACE_SERIALIZER", "USER_KEY_SERIALIZER"}) {
+        const size_t p = FindUtf(bytes, here, key);
+        if (p != std::string_view::npos && (next == std::string_view::npos || p < next)) next = p;
+      }
+      if (next == std::string_view::npos || j + 1 >= n_ser) {
+        return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
+                                     ": serializer snapshot " +
+                                     st.serializers.back().second.class_name + " of state '" +
+                                     st.name + "' is not understood; later states cannot be listed");
+      }
+      CKPT_RETURN_IF_ERROR(in.Skip(next - here));
+    }
+    states->push_back(std::move(st));
+  }
+  return Status::OK();
+}
+
+}  // namespace
+
+std::string SerializerSnapshot::DisplayName() const {
+  std::string n = class_name;
+  const size_t dot = n.find_last_of('.');
+  if (dot != std::string::npos) n = n.substr(dot + 1);
+  const size_t dollar = n.find('$');
+  if (dollar != std::string::npos) n = n.substr(0, dollar);
+  if (!outer.empty()) {
+    std::string o = outer.substr(outer.find_last_of('.') + 1);
+    n += "(" + o + ")";
+  }
+  if (!nested.empty()) {
+    n += "<";
+    for (size_t i = 0; i < nested.size(); ++i) n += (i ? ", " : "") + nested[i].DisplayName();
+    n += ">";
+  }
+  return n;
+}
+
+std::string StateMetaInfo::Option(const std::string& key) const {
+  for (const auto& [k, v] : options) {
+    if (k == key) return v;
+  }
+  return "";
+}
+
+const SerializerSnapshot* StateMetaInfo::Serializer(const std::string& key) const {
+  for (const auto& [k, v] : serializers) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,
+                                                    uint64_t base_offset) {
+  DataInput in(bytes, file, base_offset);
+  KeyedBackendMeta meta;
+  CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version < 6) {
+    return Status::Unimplemented(file + ": at byte " + std::to_string(base_offset) +
+                                 ": keyed backend meta information version " +
+                                 std::to_string(meta.version) +
+                                 " (Flink before 1.8) is not decoded");
+  }
+  if (meta.version > 6) {
+    return in.Error(base_offset, "unknown keyed backend meta information version " +
+                                     std::to_string(meta.version));
+  }
+  CKPT_ASSIGN_OR_RETURN(meta.compressed, in.ReadBool());
+  MetaReader r(in);
+  CKPT_ASSIGN_OR_RETURN(meta.key_serializer, r.ProxiedSnapshot());
+  if (!meta.key_serializer.decoded) {
+    // Resynchronise on the first state's KEYED_STATE_TYPE option is not possible without the
+    // name; report the key serializer as opaque and stop.
+    return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
+                                 ": key serializer snapshot " + meta.key_serializer.class_name +
+                                 " is not understood; states cannot be listed");
+  }
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, base_offset, &meta.states));
+  meta.size_bytes = in.offset() - base_offset;
+  return meta;
+}
+
+}  // namespace ckpt::flink
+
+namespace ckpt::flink {
+
+base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
+                                                          const std::string& file) {
+  DataInput in(bytes, file, 0);
+  OperatorBackendMeta meta;
+  CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version < 5 || meta.version > 6) {
+    return Status::Unimplemented(file + ": at byte 0: operator backend meta information version " +
+                                 std::to_string(meta.version) + " is not decoded");
+  }
+  if (meta.version >= 6) CKPT_RETURN_IF_ERROR(in.ReadBool().status());  // compression
+  MetaReader r(in);
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.states));
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.broadcast_states));
+  meta.size_bytes = in.offset();
+  return meta;
+}
+
+}  // namespace ckpt::flink

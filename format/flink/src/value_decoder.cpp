@@ -1,0 +1,226 @@
+// DecodeValueJson: the wire formats of Flink's built-in serializers (LongSerializer: i64 BE;
+// StringSerializer: StringValue.writeString; ListSerializer: i32 n + elements; MapSerializer:
+// i32 n + (key, bool isNull, value); TupleSerializer: fields in order; TimeWindow: i64 start,
+// i64 end; VoidNamespace: one byte).
+#include "ckpt/flink/value_decoder.h"
+
+#include <cmath>
+#include <cstdio>
+
+namespace ckpt::flink {
+namespace {
+
+using base::Status;
+
+enum class K { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
+               kVoid, kTimeWindow, kTuple, kList, kMap, kUnknown };
+
+bool Ends(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+K KindOf(const SerializerSnapshot& s) {
+  const std::string& c = s.class_name;
+  if (Ends(c, "base.LongSerializer$LongSerializerSnapshot")) return K::kLong;
+  if (Ends(c, "base.IntSerializer$IntSerializerSnapshot")) return K::kInt;
+  if (Ends(c, "base.ShortSerializer$ShortSerializerSnapshot")) return K::kShort;
+  if (Ends(c, "base.ByteSerializer$ByteSerializerSnapshot")) return K::kByte;
+  if (Ends(c, "base.BooleanSerializer$BooleanSerializerSnapshot")) return K::kBool;
+  if (Ends(c, "base.DoubleSerializer$DoubleSerializerSnapshot")) return K::kDouble;
+  if (Ends(c, "base.FloatSerializer$FloatSerializerSnapshot")) return K::kFloat;
+  if (Ends(c, "base.CharSerializer$CharSerializerSnapshot")) return K::kChar;
+  if (Ends(c, "base.StringSerializer$StringSerializerSnapshot")) return K::kString;
+  if (Ends(c, "BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot")) return K::kBytes;
+  if (Ends(c, "VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot")) return K::kVoid;
+  if (Ends(c, "TimeWindow$Serializer$TimeWindowSerializerSnapshot")) return K::kTimeWindow;
+  if (Ends(c, "TupleSerializerSnapshot") && s.decoded) return K::kTuple;
+  if (Ends(c, "base.ListSerializerSnapshot") && s.nested.size() == 1) return K::kList;
+  if (Ends(c, "base.MapSerializerSnapshot") && s.nested.size() == 2) return K::kMap;
+  return K::kUnknown;
+}
+
+void AppendString(std::string_view s, std::string* out) {
+  out->push_back('"');
+  for (unsigned char c : s) {
+    switch (c) {
+      case '"': *out += "\\\""; break;
+      case '\\': *out += "\\\\"; break;
+      case '\n': *out += "\\n"; break;
+      case '\r': *out += "\\r"; break;
+      case '\t': *out += "\\t"; break;
+      default:
+        if (c < 0x20) {
+          char buf[8];
+          std::snprintf(buf, sizeof buf, "\\u%04x", c);
+          *out += buf;
+        } else {
+          out->push_back(static_cast<char>(c));
+        }
+    }
+  }
+  out->push_back('"');
+}
+
+void AppendDouble(double d, std::string* out) {
+  if (!std::isfinite(d)) {
+    AppendString(std::isnan(d) ? "NaN" : (d > 0 ? "Infinity" : "-Infinity"), out);
+    return;
+  }
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.17g", d);
+  *out += buf;
+}
+
+base::Result<uint32_t> ReadStringValueVarint(DataInput& in) {
+  uint32_t v = 0;
+  int shift = 0;
+  while (true) {
+    CKPT_ASSIGN_OR_RETURN(uint8_t b, in.ReadU8());
+    if (shift > 28) return in.Error("overlong varint in a String");
+    v |= static_cast<uint32_t>(b & 0x7F) << shift;
+    if (b < 0x80) return v;
+    shift += 7;
+  }
+}
+
+void AppendCodeUnitUtf8(uint32_t c, std::string* out) {
+  if (c < 0x80) {
+    out->push_back(static_cast<char>(c));
+  } else if (c < 0x800) {
+    out->push_back(static_cast<char>(0xC0 | (c >> 6)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  } else {
+    out->push_back(static_cast<char>(0xE0 | (c >> 12)));
+    out->push_back(static_cast<char>(0x80 | ((c >> 6) & 0x3F)));
+    out->push_back(static_cast<char>(0x80 | (c & 0x3F)));
+  }
+}
+
+}  // namespace
+
+bool CanDecode(const SerializerSnapshot& s) {
+  const K k = KindOf(s);
+  if (k == K::kUnknown) return false;
+  for (const auto& n : s.nested) {
+    if (!CanDecode(n)) return false;
+  }
+  return true;
+}
+
+int FixedLength(const SerializerSnapshot& s) {
+  switch (KindOf(s)) {
+    case K::kLong: case K::kDouble: return 8;
+    case K::kInt: case K::kFloat: return 4;
+    case K::kShort: case K::kChar: return 2;
+    case K::kByte: case K::kBool: case K::kVoid: return 1;
+    case K::kTimeWindow: return 16;
+    case K::kTuple: {
+      int sum = 0;
+      for (const auto& n : s.nested) {
+        const int l = FixedLength(n);
+        if (l < 0) return -1;
+        sum += l;
+      }
+      return sum;
+    }
+    default: return -1;
+  }
+}
+
+std::string HexJson(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out = "\"0x";
+  for (unsigned char c : bytes) {
+    out += kHex[c >> 4];
+    out += kHex[c & 15];
+  }
+  return out + "\"";
+}
+
+Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* json) {
+  switch (KindOf(s)) {
+    case K::kLong: { CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64()); *json += std::to_string(v); return Status::OK(); }
+    case K::kInt: { CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32()); *json += std::to_string(v); return Status::OK(); }
+    case K::kShort: { CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16()); *json += std::to_string(v); return Status::OK(); }
+    case K::kByte: { CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8()); *json += std::to_string(v); return Status::OK(); }
+    case K::kBool: { CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool()); *json += v ? "true" : "false"; return Status::OK(); }
+    case K::kDouble: { CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64()); AppendDouble(v, json); return Status::OK(); }
+    case K::kFloat: { CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32()); AppendDouble(v, json); return Status::OK(); }
+    case K::kChar: {
+      CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
+      std::string c;
+      AppendCodeUnitUtf8(v, &c);
+      AppendString(c, json);
+      return Status::OK();
+    }
+    case K::kVoid: { CKPT_RETURN_IF_ERROR(in.ReadU8().status()); *json += "null"; return Status::OK(); }
+    case K::kTimeWindow: {
+      CKPT_ASSIGN_OR_RETURN(int64_t start, in.ReadI64());
+      CKPT_ASSIGN_OR_RETURN(int64_t end, in.ReadI64());
+      *json += "{\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) + "}";
+      return Status::OK();
+    }
+    case K::kString: {
+      const uint64_t at = in.offset();
+      CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadStringValueVarint(in));
+      if (len == 0) { *json += "null"; return Status::OK(); }
+      if (len - 1 > in.remaining()) return in.Error(at, "String length exceeds the bytes left");
+      std::string text;
+      for (uint32_t i = 0; i + 1 < len; ++i) {
+        CKPT_ASSIGN_OR_RETURN(uint32_t c, ReadStringValueVarint(in));
+        if (c > 0xFFFF) return in.Error("String character out of range");
+        AppendCodeUnitUtf8(c, &text);
+      }
+      AppendString(text, json);
+      return Status::OK();
+    }
+    case K::kBytes: {
+      CKPT_ASSIGN_OR_RETURN(std::string_view b, in.ReadLengthPrefixed());
+      *json += HexJson(b);
+      return Status::OK();
+    }
+    case K::kTuple: {
+      *json += "[";
+      for (size_t i = 0; i < s.nested.size(); ++i) {
+        if (i) *json += ",";
+        CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[i], in, json));
+      }
+      *json += "]";
+      return Status::OK();
+    }
+    case K::kList: {
+      CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("list size", 1));
+      *json += "[";
+      for (uint32_t i = 0; i < n; ++i) {
+        if (i) *json += ",";
+        CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[0], in, json));
+      }
+      *json += "]";
+      return Status::OK();
+    }
+    case K::kMap: {
+      CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("map size", 2));
+      *json += "[";
+      for (uint32_t i = 0; i < n; ++i) {
+        if (i) *json += ",";
+        *json += "[";
+        CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[0], in, json));
+        *json += ",";
+        CKPT_ASSIGN_OR_RETURN(bool is_null, in.ReadBool());
+        if (is_null) {
+          *json += "null";
+        } else {
+          CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[1], in, json));
+        }
+        *json += "]";
+      }
+      *json += "]";
+      return Status::OK();
+    }
+    case K::kUnknown:
+      break;
+  }
+  return in.Error("serializer " + s.class_name + " is not decodable");
+}
+
+}  // namespace ckpt::flink

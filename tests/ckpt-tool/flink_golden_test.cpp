@@ -1,0 +1,150 @@
+// Golden tests of ckpt-tool over real Apache Flink snapshots (fixtures/flink: 13 snapshots from
+// Flink's own test resources, Flink 1.9 - 2.1, metadata v2 - v6) and their corrupt counterparts
+// (fixtures/flink-corrupt). The fixtures are frozen (SHA256SUMS), so the output is stable.
+// CKPT_UPDATE_GOLDEN=1 rewrites tests/ckpt-tool/golden/flink-*.
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+#include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+
+namespace ckpt::testing {
+namespace {
+
+const std::vector<std::string> kFixtures = {
+    "complexKeyed-flink1.9",
+    "complexKeyed-flink1.14",
+    "complexKeyed-flink1.20",
+    "complexKeyed-flink2.0",
+    "nonKeyed-flink2.0",
+    "new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint",
+    "new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
+    "new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint-native",
+    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint",
+    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint",
+    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native",
+    "table-state",
+    "semi-anti-join-with-literal-agg-savepoint",
+};
+
+// Short golden names: "udf-hashmap-checkpoint" for the long ITCase names.
+std::string Short(const std::string& name) {
+  const std::string p = "new-stateful-udf-migration-itcase-flink2.0-";
+  if (name.rfind(p, 0) == 0) return "udf-" + name.substr(p.size());
+  return name;
+}
+
+void Golden(const std::string& name, const std::vector<std::string>& args, int exit_code) {
+  SCOPED_TRACE(name);
+  ToolRun run = RunTool(args, FixturePath(""));
+  EXPECT_EQ(run.exit_code, exit_code) << "stderr: " << run.err;
+  ExpectGolden(name, run.out);
+}
+
+TEST(FlinkGoldenTest, LsShowFilesValidateEveryFixture) {
+  for (const std::string& f : kFixtures) {
+    const std::string dir = "flink/" + f;
+    Golden("flink-ls-" + Short(f) + ".text", {"ls", dir}, 0);
+    Golden("flink-show-" + Short(f) + ".text", {"show", dir}, 0);
+    Golden("flink-files-" + Short(f) + ".text", {"files", dir}, 0);
+    Golden("flink-validate-" + Short(f) + ".text", {"validate", "--deep", dir}, 0);
+  }
+}
+
+TEST(FlinkGoldenTest, JsonOfASavepointAndACheckpoint) {
+  Golden("flink-show-complexKeyed-flink2.0.json",
+         {"--format", "json", "show", "flink/complexKeyed-flink2.0"}, 0);
+  Golden("flink-ls-udf-rocksdb-checkpoint.json",
+         {"--format", "json", "ls", "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"},
+         0);
+}
+
+TEST(FlinkGoldenTest, DumpDecodesCanonicalSavepointKeyedAndOperatorState) {
+  Golden("flink-dump-udf-hashmap-savepoint.json",
+         {"--format", "json", "dump",
+          "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint", "--operator",
+          "CheckpointingTimelyStatefulOperator1"},
+         0);
+  Golden("flink-dump-table-state-source.json",
+         {"--format", "json", "dump", "flink/table-state", "--operator", "datagen-source-uid"}, 0);
+  Golden("flink-dump-complexKeyed-flink1.14.json",
+         {"--format", "json", "dump", "flink/complexKeyed-flink1.14", "--operator",
+          "01203aa9a12dc1ec725e03853dd7c8f2"},
+         0);
+}
+
+TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {
+  Golden("flink-validate-against-same.text",
+         {"validate", "flink/complexKeyed-flink2.0", "--against",
+          "flink-jobs/complexKeyed-flink2.0.job.json"},
+         0);
+  Golden("flink-validate-against-changed.text",
+         {"validate", "flink/complexKeyed-flink2.0", "--against",
+          "flink-jobs/complexKeyed-flink2.0-changed.job.json"},
+         1);
+  Golden("flink-validate-against-changed-n.text",
+         {"validate", "-n", "flink/complexKeyed-flink2.0", "--against",
+          "flink-jobs/complexKeyed-flink2.0-changed.job.json"},
+         1);
+}
+
+// A Flink checkpoint root (<root>/<job id>/chk-<n>/_metadata) lists every retained checkpoint,
+// with the job id taken from the path.
+TEST(FlinkGoldenTest, ListsAFlinkCheckpointRoot) {
+  TempDir tmp;
+  const std::string job = "root/0123456789abcdef0123456789abcdef";
+  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"),
+           tmp.Sub(job + "/chk-2"));
+  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint"),
+           tmp.Sub("root/fedcba9876543210fedcba9876543210/chk-2"));
+  ToolRun run = RunTool({"ls", "root"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  ExpectGolden("flink-ls-root.text", run.out);
+  ToolRun show = RunTool({"show", job + "/chk-2"}, tmp.path());
+  EXPECT_EQ(show.exit_code, 0) << show.err;
+  EXPECT_NE(show.out.find("0123456789abcdef0123456789abcdef"), std::string::npos) << show.out;
+}
+
+// Each corrupt case: ls fails (exit 2) or validate reports it (exit 1), naming the file.
+TEST(FlinkGoldenTest, CorruptSnapshotsFailNamingTheFile) {
+  struct Case {
+    std::string dir;
+    int ls_exit;
+    int validate_exit;
+    std::string needle;  // in ls's stderr (exit 2) or validate's stdout
+  };
+  const Case cases[] = {
+      {"truncated-metadata", 2, 1, "truncated"},
+      {"bad-magic", 2, 1, "not a checkpoint metadata file"},
+      {"version-1", 2, 1, "Flink 1.1/1.2 savepoint, not supported"},
+      {"flipped-length", 2, 1, "operator state count 2130706440 cannot fit"},
+      {"missing-relative-file", 0, 1, "dc312a0b-d261-4aad-9e72-eeb0adc8f700 does not exist"},
+      {"escaping-path", 2, 1, "may not escape"},
+      {"truncated-key-group-stream", 0, 1, "82c5b6d4-4e5a-42c3-8fe0-070dcc8a702c"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.dir);
+    const std::string dir = "flink-corrupt/" + c.dir;
+    ToolRun ls = RunTool({"ls", dir}, FixturePath(""));
+    EXPECT_EQ(ls.exit_code, c.ls_exit) << ls.err;
+    if (c.ls_exit == 2) {
+      EXPECT_NE(ls.err.find(dir), std::string::npos) << ls.err;
+      EXPECT_NE(ls.err.find(c.needle), std::string::npos) << ls.err;
+    }
+    ToolRun v = RunTool({"validate", dir}, FixturePath(""));
+    EXPECT_EQ(v.exit_code, c.validate_exit) << v.out << v.err;
+    EXPECT_NE(v.out.find(c.needle), std::string::npos) << v.out;
+    ExpectGolden("flink-corrupt-validate-" + c.dir + ".text", v.out);
+  }
+  // The truncated key-group stream also fails dump, naming the file.
+  ToolRun d = RunTool({"dump", "flink-corrupt/truncated-key-group-stream", "--operator",
+                       "CheckpointingKeyedStateFlatMap1"},
+                      FixturePath(""));
+  EXPECT_EQ(d.exit_code, 2);
+  EXPECT_NE(d.err.find("82c5b6d4-4e5a-42c3-8fe0-070dcc8a702c"), std::string::npos) << d.err;
+}
+
+}  // namespace
+}  // namespace ckpt::testing
