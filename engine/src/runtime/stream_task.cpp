@@ -83,6 +83,7 @@ void StreamTask::CloseAll() {
 
 base::Status StreamTask::Setup() {
   const size_t n = chain_.size();
+  std::vector<bool> restored_state(n, false);
   for (size_t i = 0; i < n; ++i) {
     ChainedOperator& c = chain_[i];
     CKPT_ASSIGN_OR_RETURN(format::OperatorId id, format::OperatorId::FromBytes(c.info.operator_id()));
@@ -113,6 +114,7 @@ base::Status StreamTask::Setup() {
       const RestorePlan& plan = *env_->restore;
       init.restored_checkpoint_id = plan.metadata().checkpoint_id();
       if (plan.HasState(id)) {
+        restored_state[drivers_.size()] = true;
         if (keyed) CKPT_RETURN_IF_ERROR(plan.RestoreKeyedState(id, keyed.get()));
         CKPT_RETURN_IF_ERROR(plan.RestoreOperatorState(id, subtask_, parallelism_, store.get()));
         init.restored_committables = plan.Committables(id, subtask_, parallelism_);
@@ -131,9 +133,11 @@ base::Status StreamTask::Setup() {
     }
     drivers_[i]->ctx()->SetOutputForRuntime(out);
   }
-  const bool restoring = env_->restore != nullptr;
-  for (auto& d : drivers_) {
-    CKPT_RETURN_IF_ERROR(d->op()->InitializeState(*d->ctx(), restoring));
+  // `restoring` per operator: only one the snapshot holds state for restores it. An operator new
+  // to the snapshot (a changed uid restored with -n) starts fresh, e.g. a source from its
+  // beginning, as in Flink, instead of taking "restored, nothing there" for "all consumed".
+  for (size_t i = 0; i < drivers_.size(); ++i) {
+    CKPT_RETURN_IF_ERROR(drivers_[i]->op()->InitializeState(*drivers_[i]->ctx(), restored_state[i]));
   }
   // Open from the tail so downstream operators are ready before upstream ones emit (Flink).
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) {
