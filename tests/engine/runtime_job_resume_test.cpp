@@ -310,6 +310,28 @@ TEST_F(JobResumeTest, CheckpointsOfEarlierRunsAreSubsumedAcrossResumes) {
   EXPECT_LE(CheckpointDirs(JobDir(), false), 3);  // at most one in flight at the suspend
 }
 
+TEST_F(JobResumeTest, ClaimModeRestoresOfTheJobsOwnCheckpointsDoNotLeakEarlierOnes) {
+  for (int round = 0; round < 4; ++round) {
+    JobRunnerOptions r = Options();
+    r.num_retained = 2;
+    if (round > 0) {
+      ASSERT_OK_AND_ASSIGN(CompletedCheckpoint latest,
+                           FindLatestCheckpoint(base::Fs::Default(), JobDir()));
+      r.restore_path = latest.dir;  // -s <chk> --claim-mode claim
+      r.claim_mode = pb::CLAIM;
+    }
+    auto runner = JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), r);
+    ASSERT_OK(runner.status());
+    ASSERT_OK((*runner)->Start());
+    JobRunner* job = runner->get();
+    ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return job->checkpoint_counts().completed >= 3; }));
+    job->Suspend();
+    job->Wait();
+  }
+  EXPECT_EQ(CheckpointDirs(JobDir(), true), 2);
+  EXPECT_LE(CheckpointDirs(JobDir(), false), 3);
+}
+
 TEST_F(JobResumeTest, SourceNewToTheRestoredSnapshotStartsFromItsBeginning) {
   JobRunnerOptions o;
   o.savepoint_dir = tmp_.Sub("savepoints");
