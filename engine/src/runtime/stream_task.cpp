@@ -133,11 +133,14 @@ base::Status StreamTask::Setup() {
     }
     drivers_[i]->ctx()->SetOutputForRuntime(out);
   }
-  // `restoring` per operator: only one the snapshot holds state for restores it. An operator new
-  // to the snapshot (a changed uid restored with -n) starts fresh, e.g. a source from its
-  // beginning, as in Flink, instead of taking "restored, nothing there" for "all consumed".
+  // `restoring` is job-level (Flink's isRestored()), except for a source new to the snapshot (a
+  // changed uid restored with -n): it starts from its beginning, as a new source does, instead
+  // of taking "restored, none of my state there" for "every split consumed".
+  const bool restoring = env_->restore != nullptr;
   for (size_t i = 0; i < drivers_.size(); ++i) {
-    CKPT_RETURN_IF_ERROR(drivers_[i]->op()->InitializeState(*drivers_[i]->ctx(), restored_state[i]));
+    Operator* op = drivers_[i]->op();
+    const bool new_source = op->NumInputs() == 0 && !restored_state[i];
+    CKPT_RETURN_IF_ERROR(op->InitializeState(*drivers_[i]->ctx(), restoring && !new_source));
   }
   // Open from the tail so downstream operators are ready before upstream ones emit (Flink).
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) {
