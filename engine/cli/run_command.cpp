@@ -6,6 +6,7 @@
 #include <signal.h>
 
 #include <atomic>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <iostream>
@@ -38,7 +39,47 @@ int SetupError(const base::Status& st) {
   return st.code() == base::StatusCode::kInternal ? 1 : 2;
 }
 
+bool IsHex32(const std::string& s) {
+  if (s.size() != 32) return false;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
 }  // namespace
+
+base::Result<std::pair<std::string, std::string>> ResolveFromLatest(const RunArgs& a,
+                                                                    base::Fs& fs) {
+  // A bare job id names <checkpoint-dir>/<job-id>; anything else is the job directory itself.
+  if (IsHex32(a.from_latest) && !fs.Stat(a.from_latest).ok()) {
+    if (a.checkpoint_dir.empty()) {
+      return base::Status::InvalidArgument("job id " + a.from_latest +
+                                           " given without --checkpoint-dir: pass "
+                                           "--checkpoint-dir DIR (the job is resumed from "
+                                           "DIR/" + a.from_latest + ") or the job directory");
+    }
+    return std::make_pair(a.checkpoint_dir, a.from_latest);
+  }
+  std::filesystem::path job_dir = std::filesystem::path(a.from_latest).lexically_normal();
+  if (job_dir.filename().empty()) job_dir = job_dir.parent_path();
+  const std::string id = job_dir.filename().string();
+  if (!IsHex32(id)) {
+    return base::Status::InvalidArgument(
+        "'" + a.from_latest + "' is neither a job id (32 hex digits) nor a job directory " +
+        "<checkpoint-dir>/<job-id>");
+  }
+  std::string root = job_dir.parent_path().string();
+  if (root.empty()) root = ".";
+  if (!a.checkpoint_dir.empty() &&
+      std::filesystem::path(a.checkpoint_dir).lexically_normal() !=
+          std::filesystem::path(root).lexically_normal()) {
+    // Checkpoints continue where the job's are; a different --checkpoint-dir would split them.
+    return base::Status::InvalidArgument("job directory " + job_dir.string() +
+                                         " is not under --checkpoint-dir " + a.checkpoint_dir);
+  }
+  return std::make_pair(root, id);
+}
 
 CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   CLI::App* run = app.add_subcommand("run", "Run a job spec (JSON) on the reference engine");
@@ -60,7 +101,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--claim-mode", a.claim_mode, "Ownership of the restored snapshot")
       ->check(CLI::IsMember({"claim", "no-claim"}));
   run->add_option("--from-latest", a.from_latest,
-                  "Resume from the latest complete checkpoint in <checkpoint-dir>/<job-id>");
+                  "Resume from the newest usable snapshot (checkpoint, or savepoint it took or "
+                  "restored from) of a job: JOB_ID (in <checkpoint-dir>/<job-id>) or the job "
+                  "directory");
+  run->add_flag("--allow-empty-start", a.allow_empty_start,
+                "With --from-latest: start without state when no usable snapshot is found");
   run->add_option("--stop-with-savepoint-after", a.stop_with_savepoint_after_s,
                   "Stop with a savepoint after this many seconds")
       ->check(CLI::NonNegativeNumber);
@@ -79,17 +124,21 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
       "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
       "  ckpt-engine run job.json -s /tmp/sp/savepoint-1a2b3c-0123456789ab -p 2\n"
       "  ckpt-engine run job.json --from-latest /tmp/ckpt/<job-id>\n"
-      "SIGINT/SIGTERM stop the job with a savepoint and print the command to resume.");
+      "  ckpt-engine run job.json --checkpoint-dir /tmp/ckpt --from-latest <job-id>\n"
+      "SIGINT/SIGTERM stop the job with a savepoint and print the command to resume; when no\n"
+      "savepoint can be taken (the job is restarting) or on a second signal, the job is\n"
+      "cancelled and its checkpoints are kept for --from-latest. Failures and restarts are\n"
+      "logged on stderr with their cause; restarts are bounded (--max-restarts, default 3).");
   return run;
 }
 
 std::string ResumeCommand(const std::vector<std::string>& argv, const std::string& savepoint) {
   static const char* const kWithValue[] = {"-s", "--from-savepoint", "--from-latest",
-                                           "--stop-with-savepoint-after"};
+                                           "--stop-with-savepoint-after", "--claim-mode"};
   std::string out;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& w = argv[i];
-    bool skip_value = false, skip = w == "--drain";
+    bool skip_value = false, skip = w == "--drain" || w == "--allow-empty-start";
     for (const char* opt : kWithValue) {
       const std::string o(opt);
       if (w == o) skip = skip_value = true;
@@ -125,23 +174,15 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   o.allow_non_restored_state = a.allow_non_restored_state;
   o.claim_mode = a.claim_mode == "claim" ? pb::CLAIM : pb::NO_CLAIM;
   o.restore_path = a.restore_path;
+  o.allow_empty_start = a.allow_empty_start;
+  o.log = [](const std::string& line) { std::cerr << line << std::endl; };
   if (!a.from_latest.empty()) {
     if (!a.restore_path.empty()) return Usage("-s and --from-latest are mutually exclusive");
-    std::filesystem::path job_dir = std::filesystem::path(a.from_latest).lexically_normal();
-    if (job_dir.filename().empty()) job_dir = job_dir.parent_path();
-    o.job_id_hex = job_dir.filename().string();
-    if (o.checkpoint_dir.empty()) o.checkpoint_dir = job_dir.parent_path().string();
-    base::Result<CompletedCheckpoint> latest = FindLatestCheckpoint(fs, job_dir.string());
-    if (latest.ok()) {
-      o.restore_path = latest->dir;
-      std::cerr << "Resuming from the latest complete checkpoint: " << latest->dir << "\n";
-    } else if (latest.status().IsNotFound() && fs.Stat(job_dir.string()).ok()) {
-      // Nothing was ever completed, so nothing was committed: starting empty is exact.
-      std::cerr << "No complete checkpoint in " << job_dir.string()
-                << "; starting without state\n";
-    } else {
-      return SetupError(latest.status().WithContext("--from-latest"));
-    }
+    base::Result<std::pair<std::string, std::string>> job = ResolveFromLatest(a, fs);
+    if (!job.ok()) return SetupError(job.status().WithContext("--from-latest"));
+    o.job_id_hex = job->second;
+    if (o.checkpoint_dir.empty()) o.checkpoint_dir = job->first;
+    o.restore_from_latest = true;
   }
   if (o.savepoint_dir.empty()) {
     o.savepoint_dir = o.checkpoint_dir.empty()
@@ -157,10 +198,17 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   sigaddset(&signals, SIGUSR2);  // our own wake-up of the signal thread at the end
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
 
+  const std::string job_name = spec->name();
   base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(std::move(*spec), o);
   if (!runner.ok()) return SetupError(runner.status());
   JobRunner& job = **runner;
-  std::cout << "Job " << job.job_id_hex() << " (" << a.job_file << ") started";
+  for (const std::string& line : job.restore_report()) std::cout << line << "\n";
+  if (!job.restore_path().empty()) {
+    std::cout << "Restoring from " << job.restore_path() << " (claim mode "
+              << (job.restore_claim_mode() == pb::CLAIM ? "CLAIM" : "NO_CLAIM") << ")\n";
+  }
+  std::cout << "Job " << job.job_id_hex() << " '" << job_name << "' (" << a.job_file
+            << ") started";
   if (!job.job_dir().empty()) std::cout << "; checkpoints in " << job.job_dir();
   std::cout << std::endl;
   if (base::Status st = job.Start(); !st.ok()) return SetupError(st);
@@ -169,10 +217,23 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   std::atomic<bool> cancelled_by_signal{false};
   auto stop = [&](const char* why) {
     std::cout << why << ": stopping the job with a savepoint..." << std::endl;
+    if (!job.running()) {
+      // Restarting after a failure (or already finishing): no savepoint can be taken, and
+      // waiting for one could be forever. Stop now, keeping the checkpoints.
+      std::cerr << why << ": the job is not running (restarting or finishing), so no savepoint "
+                << "can be taken: cancelling it; its checkpoints are kept (resume with "
+                << "--from-latest)" << std::endl;
+      cancelled_by_signal = true;
+      job.Suspend();
+      return;
+    }
     base::Result<std::string> sp = job.StopWithSavepoint(a.drain);
     if (!sp.ok()) {
-      std::cerr << "Stop-with-savepoint failed: " << sp.status().ToString() << "\n";
-      stopping = false;
+      std::cerr << "Stop-with-savepoint failed: " << sp.status().ToString()
+                << "; cancelling the job, its checkpoints are kept (resume with --from-latest)"
+                << std::endl;
+      cancelled_by_signal = true;
+      job.Suspend();
       return;
     }
     std::cout << "Savepoint completed. Path: " << *sp << "\n"
@@ -194,9 +255,11 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
     while (sigwait(&signals, &sig) == 0) {
       if (sig == SIGUSR2) return;
       if (stopping.load()) {
-        std::cerr << "Second signal: cancelling the job\n";
+        std::cerr << "Second signal: cancelling the job; its checkpoints are kept (resume with "
+                     "--from-latest)"
+                  << std::endl;
         cancelled_by_signal = true;
-        job.Cancel();
+        job.Suspend();
         continue;
       }
       request_stop(sig == SIGINT ? "SIGINT" : "SIGTERM");

@@ -3,9 +3,13 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <CLI/CLI.hpp>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
 
 namespace ckpt::engine::cli {
 
@@ -20,6 +24,7 @@ struct RunArgs {
   bool allow_non_restored_state = false;
   std::string claim_mode = "no-claim";
   std::string from_latest;
+  bool allow_empty_start = false;
   double stop_with_savepoint_after_s = -1;
   bool drain = false;
   uint32_t num_retained = 0;
@@ -36,6 +41,12 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& args);
 // `argv` is the whole command line; the resume command printed after a stop repeats it with the
 // restore flags replaced by `-s <savepoint>`.
 int Run(const RunArgs& args, const std::vector<std::string>& argv);
+
+// --from-latest's argument as (checkpoint root, job id hex): a 32-hex job id resolves to
+// <checkpoint-dir>/<job-id> (InvalidArgument without --checkpoint-dir); otherwise it is the job
+// directory, whose parent is the checkpoint root (InvalidArgument if --checkpoint-dir differs).
+base::Result<std::pair<std::string, std::string>> ResolveFromLatest(const RunArgs& args,
+                                                                    base::Fs& fs);
 
 // The command that resumes from `savepoint`: `argv` without -s/--from-savepoint, --from-latest,
 // --stop-with-savepoint-after, --drain (and their values), plus `-s <savepoint>`, shell-quoted.

@@ -362,81 +362,48 @@ TEST(PruneTest, ParsesAndFormatsDurations) {
   EXPECT_EQ(FormatDuration(1500), "1500ms");
 }
 
-// --- Engine round trip: checkpoints of a killed ckpt-engine job, pruned, then restored. ---
+// --- A live job (its _job.lock held): nothing in its directory is deleted. ---
 
-constexpr char kEngineJob[] = R"({
-  "name": "prune-restore",
-  "parallelism": 2,
-  "max_parallelism": 128,
-  "operators": [
-    {"id": "numbers", "kind": "sequence-source", "uid": "numbers", "parallelism": 1,
-     "params": {"from": 1, "to": 60000, "splits": 1, "keys": 8, "rate_per_second": 40000}},
-    {"id": "sum", "kind": "keyed-sum", "uid": "sum", "params": {"emit": "input-and-sum"}},
-    {"id": "sink", "kind": "file-sink", "uid": "sums", "params": {"path": "@OUT"}}
-  ],
-  "edges": [
-    {"from": "numbers", "to": "sum", "partitioning": "HASH"},
-    {"from": "sum", "to": "sink", "partitioning": "FORWARD"}
-  ],
-  "checkpointing": {"interval_ms": 100, "num_retained": 4, "retention": "RETAIN_ON_CANCELLATION"}
-})";
-
-TEST(PruneEngineTest, PrunedCheckpointsOfAKilledJobStillRestoreExactlyOnce) {
-  const std::string engine = std::string(CKPT_BINARY_DIR) + "/engine/ckpt-engine";
-  if (!Exists(engine)) GTEST_SKIP() << "ckpt-engine not built: " << engine;
+TEST(PruneTest, LiveJobKeepsEverythingIncludingItsInFlightTmpFiles) {
   TempDir tmp;
-  const std::string t = tmp.path();
-  std::string spec = kEngineJob;
-  spec.replace(spec.find("@OUT"), 4, t + "/out");
-  testing::WriteTextFile(t + "/job.json", spec);
-  // Run until at least three checkpoints completed, then kill -9 (a crash: nothing cleaned up).
-  const std::string script =
-      "'" + engine + "' run '" + t + "/job.json' --checkpoint-dir '" + t + "/ckpt' > '" + t +
-      "/run1.log' 2>&1 & pid=$!; for i in $(seq 1 400); do "
-      "n=$(ls '" + t + "'/ckpt/*/chk-*/_metadata 2>/dev/null | wc -l); "
-      "[ \"$n\" -ge 3 ] && break; sleep 0.025; done; kill -9 $pid; wait $pid; exit 0";
-  ASSERT_EQ(std::system(script.c_str()), 0);
-
-  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), t + "/ckpt", OldEnough(1)));
-  size_t subsumed = 0;
-  std::string retained;
-  for (const auto& s : plan.snapshots) {
-    subsumed += s.verdict == SnapshotVerdict::kSubsumed;
-    if (s.verdict == SnapshotVerdict::kRetained) retained = t + "/ckpt/" + s.path;
+  const std::string root = tmp.Sub("root");
+  WriteRoot(root);
+  const std::string job = opsw::CounterJobDir(root);
+  // The in-flight checkpoint of a running engine: `_metadata` not yet renamed into place.
+  testing::WriteTextFile(job + "/chk-7/_metadata.tmp-1a2b3c", "in flight");
+  PruneOptions o = OldEnough(1);
+  o.min_orphan_age_ms = 0;
+  {
+    // The engine's job lock, held as a running engine holds it.
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<base::FileLock> lock,
+                         base::Fs::Default().TryLockFile(job + "/_job.lock"));
+    ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), root, o));
+    EXPECT_TRUE(plan.steps.empty()) << plan.steps.front().path;
+    ASSERT_FALSE(plan.notes.empty());
+    EXPECT_NE(plan.notes[0].find("is running"), std::string::npos) << plan.notes[0];
+    EXPECT_EQ(KeptReason(plan, "chk-7/_metadata.tmp-1a2b3c"), "its job is running");
+    const PruneSnapshot* chk1 = FindSnapshot(plan, "chk-1");
+    ASSERT_NE(chk1, nullptr);
+    EXPECT_EQ(chk1->verdict, SnapshotVerdict::kRetained);
+    ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+    EXPECT_TRUE(Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
+    EXPECT_TRUE(Exists(job + "/chk-1/_metadata"));
   }
-  EXPECT_GE(subsumed, 2u);
-  ASSERT_FALSE(retained.empty());
-  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
-  ValidateOptions deep;
-  deep.deep = true;
-  ASSERT_OK_AND_ASSIGN(ValidateReport report, Validate(base::Fs::Default(), retained, deep));
-  EXPECT_FALSE(HasErrors(report.findings));
-
-  // The engine restores the one retained checkpoint and finishes; the committed output of both
-  // runs holds every input exactly once.
-  ASSERT_EQ(std::system(("'" + engine + "' run '" + t + "/job.json' -s '" + retained +
-                         "' --checkpoint-dir '" + t + "/ckpt2' > '" + t + "/run2.log' 2>&1")
-                            .c_str()),
-            0);
-  std::map<int64_t, int> seen;
-  auto entries = base::Fs::Default().ListDir(t + "/out");
-  ASSERT_OK(entries);
-  for (const auto& e : *entries) {
-    if (e.name.rfind("part-", 0) != 0) continue;
-    std::ifstream in(t + "/out/" + e.name);
-    for (std::string line; std::getline(in, line);) {
-      size_t a = line.find(',');
-      size_t b = line.find(',', a + 1);
-      ++seen[std::stoll(line.substr(a + 1, b - a - 1))];
-    }
+  // A plan made while the job was stopped is refused if the job started meanwhile.
+  ASSERT_OK_AND_ASSIGN(PrunePlan stale, PlanPrune(base::Fs::Default(), root, o));
+  ASSERT_FALSE(stale.steps.empty());
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<base::FileLock> lock,
+                         base::Fs::Default().TryLockFile(job + "/_job.lock"));
+    ASSERT_STATUS(ExecutePrune(base::Fs::Default(), stale), kFailedPrecondition,
+                  "started running since the plan");
+    EXPECT_TRUE(Exists(job + "/chk-1/_metadata"));
   }
-  EXPECT_EQ(seen.size(), 60000u);
-  for (const auto& [input, count] : seen) {
-    if (count != 1) {
-      ADD_FAILURE() << "input " << input << " committed " << count << " times";
-      break;
-    }
-  }
+  // Stopped for good: the dead job's leftovers go.
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), stale));
+  EXPECT_FALSE(Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
+  EXPECT_FALSE(Exists(job + "/chk-1"));
+  EXPECT_TRUE(Exists(job + "/chk-6/_metadata"));
 }
 
 TEST(PruneCliTest, DryRunShowsThePlanAndDeletesNothing) {

@@ -4,7 +4,9 @@
 // whose directory vanished (aborted) cannot be written into.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <string>
+#include <vector>
 
 #include "checkpoint_test_support.h"
 #include "ckpt/base/fault_injection_fs.h"
@@ -73,6 +75,46 @@ TEST(CheckpointFailureTest, FailedMetadataPublicationAbortsAndDeletes) {
   EXPECT_FALSE(fs.Stat(runtime.injected[0].snapshot_dir).ok());
   EXPECT_FALSE(c->LatestCompletedCheckpoint().has_value());
   EXPECT_EQ(runtime.failures.size(), 1u);  // tolerable failures: 0
+}
+
+// issue 8 defect 7: a file the checkpoint references vanished before `_metadata` was written (a
+// prune beside the live job): the checkpoint fails loudly instead of being published broken.
+TEST(CheckpointFailureTest, ReferencedFileMissingAtPublishFailsTheCheckpointLoudly) {
+  ckpt::testing::TempDir dir;
+  base::Fs& fs = base::Fs::Default();
+  testing::FakeRuntime runtime;
+  ManualClock clock;
+  std::vector<std::string> log;
+  CheckpointCoordinatorOptions o;
+  o.job_id = testing::JobId();
+  o.job_graph = testing::MakeGraph({{"sum", "Sum", 1, 128}});
+  o.checkpoint_dir = dir.path();
+  o.log = [&](const std::string& line) { log.push_back(line); };
+  ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
+  ASSERT_OK_AND_ASSIGN(int64_t id, c->TriggerCheckpoint());
+  KeyedStateBackend b(128, {0, 127}, "sum");
+  ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
+  ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
+  ASSERT_OK_AND_ASSIGN(auto st, testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 0, &b,
+                                                         nullptr));
+  // Every state file of the checkpoint disappears before the acknowledgement completes it.
+  const std::string chk = runtime.injected[0].snapshot_dir;
+  int removed = 0;
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(chk)) {
+    if (e.is_regular_file()) files.push_back(e.path().string());
+  }
+  for (const std::string& f : files) removed += fs.RemoveFile(f).ok() ? 1 : 0;
+  ASSERT_GE(removed, 1);
+  c->AcknowledgeCheckpoint(id, std::move(st), {});
+  EXPECT_TRUE(runtime.completed.empty());
+  ASSERT_EQ(runtime.aborted, std::vector<int64_t>{id});
+  EXPECT_NE(runtime.abort_reasons[0].message().find("refusing to publish"), std::string::npos)
+      << runtime.abort_reasons[0].ToString();
+  EXPECT_FALSE(fs.Stat(base::JoinPath(chk, "_metadata")).ok());
+  EXPECT_EQ(runtime.failures.size(), 1u);  // counted: tolerable failures 0 fail the job over
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_NE(log[0].find("failed to publish"), std::string::npos) << log[0];
 }
 
 TEST(CheckpointFailureTest, FailedStateFileWriteLeavesNoFile) {

@@ -12,6 +12,7 @@
 #include "ckpt/format/job_spec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 
 namespace ckpt::engine {
 namespace {
@@ -137,7 +138,8 @@ TEST(JobRunnerTest, SlowOperatorBackpressuresTheSource) {
   g_consumed = 0;
   ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(Spec(SourceToSink("slow-sink")), o));
   ASSERT_OK(runner->Start());
-  while (g_consumed.load() < 500) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([] { return g_consumed.load() >= 500; }))
+      << "the sink consumed only " << g_consumed.load() << " records";
   const int64_t ahead = g_emitted.load() - g_consumed.load();
   runner->Cancel();
   EXPECT_EQ(runner->Wait().outcome, JobOutcome::kCancelled);
@@ -255,7 +257,8 @@ TEST(JobRunnerTest, CoordinatorStateIsSavedAndRestoredAndDrainEndsEventTime) {
   g_last_watermark = kNoTimestamp;
   ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(Spec(kCoordinated), o));
   ASSERT_OK(first->Start());
-  while (g_last_watermark.load() != 0) std::this_thread::sleep_for(std::chrono::milliseconds(2));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([] { return g_last_watermark.load() == 0; }))
+      << "no watermark reached the recorder";
   EXPECT_EQ(g_restored_from.load(), 0);  // fresh start: empty state
   ASSERT_OK_AND_ASSIGN(std::string savepoint, first->StopWithSavepoint(/*drain=*/true));
   EXPECT_EQ(first->Wait().outcome, JobOutcome::kStopped);

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/wait_until.h"
 
 namespace ckpt::engine::runtime {
 namespace {
@@ -58,8 +59,9 @@ TEST(TaskInboxTest, SenderWaitsForCreditAndResumesWhenTheTaskTakesABuffer) {
     EXPECT_OK(inbox.SendBuffer(0, pool.TryRequest()));
     sent = true;
   });
-  // Without a credit the third buffer cannot be queued.
-  std::this_thread::sleep_for(std::chrono::milliseconds(30));
+  // Without a credit the third buffer cannot be queued: the sender is inside SendBuffer, and
+  // stays there (nothing was queued) until the task takes a buffer.
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return inbox.waiting_senders() == 1; }));
   EXPECT_FALSE(sent.load());
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
@@ -74,7 +76,7 @@ TEST(TaskInboxTest, CancelWakesAWaitingSender) {
   ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
   base::Status result;
   std::thread sender([&] { result = inbox.SendBuffer(0, pool.TryRequest()); });
-  std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return inbox.waiting_senders() == 1; }));
   inbox.Cancel();
   sender.join();
   EXPECT_EQ(result.code(), base::StatusCode::kCancelled);
@@ -87,7 +89,8 @@ TEST(BufferPoolTest, RequestWaitsForARecycledBuffer) {
   ASSERT_OK_AND_ASSIGN(NetworkBuffer * b, pool.Request());
   EXPECT_EQ(pool.TryRequest(), nullptr);
   std::thread t([&] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    // Recycled only once the requester waits, so Request() must have blocked for it.
+    EXPECT_TRUE(ckpt::testing::WaitUntil([&] { return pool.NumWaiting() == 1; }));
     pool.Recycle(b);
   });
   ASSERT_OK_AND_ASSIGN(NetworkBuffer * again, pool.Request());

@@ -41,7 +41,7 @@ TEST(JobSpecTest, ParsesAndFillsDefaults) {
   EXPECT_EQ(spec.checkpointing().max_concurrent(), 1u);
   EXPECT_EQ(spec.checkpointing().num_retained(), 1u);
   EXPECT_EQ(spec.checkpointing().retention(), pb::NO_EXTERNALIZED);
-  EXPECT_EQ(spec.restart().max_attempts(), 2147483647u);
+  EXPECT_EQ(spec.restart().max_attempts(), 3u);
   EXPECT_EQ(spec.restart().delay_ms(), 1000u);
 }
 

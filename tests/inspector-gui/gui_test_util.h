@@ -20,10 +20,15 @@ inline QString checkpointJobDir() {
   return fixture(QStringLiteral("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801"));
 }
 
-// Waits (processing events) until `future` is finished and returns its result.
+// Waits (processing events) until `future` is finished, with a deadline, and returns its
+// result; a future still running after `timeout_ms` fails the test (QFAIL-like message) instead
+// of hanging it, and is waited for without events so the result is still valid.
 template <class T>
-T await(QFuture<T> future) {
-  while (!future.isFinished()) QTest::qWait(5);
+T await(QFuture<T> future, int timeout_ms = 60000) {
+  if (!QTest::qWaitFor([&] { return future.isFinished(); }, timeout_ms)) {
+    QTest::qFail("await: the future did not finish within the deadline", __FILE__, __LINE__);
+    future.waitForFinished();
+  }
   return future.result();
 }
 

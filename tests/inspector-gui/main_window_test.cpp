@@ -277,8 +277,7 @@ class MainWindowTest : public QObject {
     StateBrowser* b = w.stateBrowser();
     b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
     w.showPage(MainWindow::kStatePage);
-    QTest::qWait(50);
-    QVERIFY(b->model()->rowCount() > 0);  // the view fetched the first rows
+    QVERIFY(QTest::qWaitFor([&] { return b->model()->rowCount() > 0; }, 30000));  // first rows
     b->applyFilter(QStringLiteral("\"user-03\""), -1);
     QCOMPARE(b->model()->rowCount(), 1);
     b->view()->selectAll();

@@ -15,6 +15,7 @@
 #include "ckpt/format/job_spec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -53,7 +54,9 @@ std::string TakeSavepointAtP4(const testing::TempDir& tmp, const KeyedSumJob& jo
   EXPECT_OK(runner.status());
   if (!runner.ok()) return "";
   EXPECT_OK((*runner)->Start());
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  // Mid-stream (checkpoints taken, input left), a condition rather than a fixed run time.
+  JobRunner* r0 = runner->get();
+  EXPECT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 2; }));
   base::Result<std::string> sp = (*runner)->StopWithSavepoint(/*drain=*/false);
   EXPECT_OK(sp.status());
   JobResult r = (*runner)->Wait();
@@ -183,7 +186,7 @@ TEST_P(WindowRescaleITCase, EveryWindowOnceWithItsClosedFormAcrossTheRescale) {
   ASSERT_OK(first_spec.status());
   ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(*first_spec, Options(tmp, 4)));
   ASSERT_OK(first->Start());
-  std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return first->checkpoint_counts().completed >= 2; }));
   ASSERT_OK_AND_ASSIGN(std::string savepoint, first->StopWithSavepoint(/*drain=*/false));
   ASSERT_EQ(first->Wait().outcome, JobOutcome::kStopped);
 

@@ -12,6 +12,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -34,9 +35,13 @@ TEST(SnapshotReadbackITCase, RetainedCheckpointsAndSavepointsVerifyWithAllChecks
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<engine::JobRunner> runner,
                        engine::JobRunner::Create(KeyedSumJobSpec(job), o));
   ASSERT_OK(runner->Start());
-  std::this_thread::sleep_for(std::chrono::milliseconds(700));
+  // Conditions, not durations: enough checkpoints for num_retained, then a savepoint, then
+  // checkpoints after it.
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return runner->checkpoint_counts().completed >= 5; }));
   ASSERT_OK_AND_ASSIGN(std::string savepoint, runner->TriggerSavepoint());
-  std::this_thread::sleep_for(std::chrono::milliseconds(200));
+  const uint64_t after_savepoint = runner->checkpoint_counts().completed;
+  ASSERT_TRUE(ckpt::testing::WaitUntil(
+      [&] { return runner->checkpoint_counts().completed >= after_savepoint + 2; }));
   runner->Cancel();
   engine::JobResult r = runner->Wait();
   ASSERT_EQ(r.outcome, engine::JobOutcome::kCancelled);

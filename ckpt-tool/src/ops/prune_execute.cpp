@@ -1,4 +1,8 @@
 #include <limits>
+#include <memory>
+#include <vector>
+
+#include "ckpt/format/layout.h"
 
 #include "ckpt/ops/prune.h"
 #include "prune_scan.h"
@@ -9,6 +13,25 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
                           size_t* steps_done) {
   size_t done = 0;
   if (steps_done != nullptr) *steps_done = 0;
+  // Held until every step ran: an engine starting on one of these jobs waits or is refused.
+  std::vector<std::unique_ptr<base::FileLock>> locks;
+  for (const std::string& job : plan.job_dirs) {
+    const std::string lock_path =
+        base::JoinPath(internal::JoinRel(plan.root, job), format::kJobLockFileName);
+    base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(lock_path);
+    if (lock.ok()) {
+      locks.push_back(std::move(*lock));
+      continue;
+    }
+    if (lock.status().code() == base::StatusCode::kUnimplemented) continue;
+    if (lock.status().code() == base::StatusCode::kFailedPrecondition) {
+      return base::Status::FailedPrecondition(
+          "job " + (job.empty() ? plan.root : job) + " started running since the plan was made (" +
+          lock_path + " is held): nothing deleted; plan again");
+    }
+    if (lock.status().IsNotFound()) continue;  // the job directory is gone: nothing to delete
+    return lock.status().WithContext("locking job " + (job.empty() ? plan.root : job));
+  }
   for (const PruneStep& step : plan.steps) {
     if (progress.cancelled()) {
       return base::Status::Cancelled("prune stopped after " + std::to_string(done) + " of " +

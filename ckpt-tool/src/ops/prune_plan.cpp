@@ -170,6 +170,26 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   // Verdicts.
   std::map<std::string, SnapshotVerdict> verdict;  // by rel
   for (auto& job : scan.jobs) {
+    if (job.live) {
+      // An engine runs this job: it may reference, or be writing, anything in its directory.
+      const std::string name = job.rel.empty() ? std::string(".") : job.rel;
+      plan.notes.push_back("job " + name + " is running (" + job.lock_path +
+                           " is held): nothing in it is deleted; its engine retires its own "
+                           "checkpoints");
+      for (const auto& c : job.checkpoints) {
+        PruneSnapshot ps{c.rel, c.checkpoint_id, SnapshotVerdict::kRetained,
+                         "kept: its job is running"};
+        if (c.metadata_state == internal::MetadataState::kMissing) {
+          ps.verdict = SnapshotVerdict::kIncomplete;
+          ps.reason = "no _metadata: in flight in the running job, kept with all its files";
+        } else if (c.metadata_state == internal::MetadataState::kUnreadable) {
+          ps.verdict = SnapshotVerdict::kCorrupt;
+          ps.reason = "unreadable _metadata (" + c.metadata_error + "); kept with all its files";
+        }
+        plan.snapshots.push_back(ps);
+      }
+      continue;
+    }
     std::vector<const ScannedSnapshot*> complete;
     for (const auto& c : job.checkpoints) {
       PruneSnapshot ps{c.rel, c.checkpoint_id, SnapshotVerdict::kRetained, ""};
@@ -238,6 +258,7 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   // checkpoint with missing files.
   std::vector<const ScannedSnapshot*> subsumed;
   for (const auto& job : scan.jobs) {
+    if (job.live) continue;
     for (const auto& c : job.checkpoints) {
       if (verdict[c.rel] == SnapshotVerdict::kSubsumed) subsumed.push_back(&c);
     }
@@ -268,6 +289,15 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   }
   // Phase 3: orphans in incomplete and retained checkpoints and in shared/.
   for (const auto& job : scan.jobs) {
+    if (job.live) {
+      for (const auto& c : job.checkpoints) {
+        for (const auto& f : c.tree.files) planner.Keep(f.rel, "its job is running");
+      }
+      if (job.shared) {
+        for (const auto& f : job.shared->files) planner.Keep(f.rel, "its job is running");
+      }
+      continue;
+    }
     planner.SetJob(job.rel);
     std::string blocker;
     for (const auto& c : job.checkpoints) {
@@ -304,6 +334,16 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
     }
     planner.DeleteTree(*job.shared, "orphan: no retained _metadata references it", true,
                        [&](const ScannedFile& f) { return planner.OrphanKeepReason(f); });
+  }
+  for (const auto& job : scan.jobs) {
+    if (job.live) continue;
+    const std::string prefix = job.rel.empty() ? "" : job.rel + "/";
+    for (const PruneStep& step : plan.steps) {
+      if (prefix.empty() || step.path.rfind(prefix, 0) == 0) {
+        plan.job_dirs.push_back(job.rel);
+        break;
+      }
+    }
   }
   std::sort(plan.snapshots.begin(), plan.snapshots.end(),
             [](const auto& a, const auto& b) { return a.path < b.path; });

@@ -105,6 +105,13 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
       CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
     }
   }
+  // The job lock (format/layout.h kJobLockFileName): only probed when the file exists, so a dry
+  // run never creates it; a lock we get is released at once.
+  job.lock_path = base::JoinPath(abs, format::kJobLockFileName);
+  if (fs.Stat(job.lock_path).ok()) {
+    base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(job.lock_path);
+    job.live = !lock.ok() && lock.status().code() == base::StatusCode::kFailedPrecondition;
+  }
   std::sort(job.checkpoints.begin(), job.checkpoints.end(),
             [](const auto& a, const auto& b) { return a.checkpoint_id < b.checkpoint_id; });
   out->jobs.push_back(std::move(job));

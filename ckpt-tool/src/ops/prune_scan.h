@@ -45,6 +45,9 @@ struct ScannedSnapshot {
 
 struct ScannedJob {
   std::string rel;                          // "" when the root is the job directory
+  // An engine runs the job now: its `_job.lock` exists and another process holds it.
+  bool live = false;
+  std::string lock_path;  // absolute path of `_job.lock`
   std::vector<ScannedSnapshot> checkpoints;  // chk-N, ascending id
   std::optional<ScannedTree> shared;        // <job>/shared when present
 };

@@ -55,6 +55,15 @@ base::Result<std::unique_ptr<CheckpointCoordinator>> CheckpointCoordinator::Crea
   std::unique_ptr<CheckpointCoordinator> c(new CheckpointCoordinator(
       fs, clock, runtime, std::move(options), std::move(job_dir), std::move(job_hex), expected));
   c->parallelism_ = std::move(parallelism);
+  std::string restored_dir;
+  if (restored) {
+    base::Result<format::SnapshotLocation> loc = format::LocateSnapshot(fs, restored->path());
+    if (loc.ok()) restored_dir = loc->dir;
+  }
+  for (const CompletedCheckpoint& earlier : c->options_.earlier_checkpoints) {
+    if (earlier.dir == restored_dir) continue;  // registered below as the restored snapshot
+    c->store_.Add(earlier).IgnoreError();
+  }
   if (restored) {
     // The restored snapshot serves restarts until the first checkpoint completes; it is deleted
     // when subsumed only if this job claimed it.

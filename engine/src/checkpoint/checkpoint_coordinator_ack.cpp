@@ -4,6 +4,7 @@
 #include "checkpoint/checkpoint_coordinator_pending.h"
 #include "checkpoint/checkpoint_metadata_builder.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 
@@ -61,6 +62,25 @@ void CheckpointCoordinator::DeclineCheckpoint(int64_t checkpoint_id, const base:
               checkpoint);
 }
 
+base::Status CheckpointCoordinator::VerifyReferencedFiles(const pb::CheckpointMetadata& md,
+                                                         const std::string& dir) {
+  for (const pb::FileEntry& f : md.files()) {
+    if (f.scope() == pb::EXTERNAL) continue;
+    CKPT_ASSIGN_OR_RETURN(std::string path, format::ResolveFile(dir, f));
+    base::Result<base::FileInfo> info = fs_.Stat(path);
+    if (!info.ok()) {
+      return base::Status::NotFound("refusing to publish: referenced file " + path +
+                                    " is missing (" + info.status().ToString() + ")");
+    }
+    if (info->size_bytes != f.size_bytes()) {
+      return base::Status::Corruption("refusing to publish: referenced file " + path + " has " +
+                                      std::to_string(info->size_bytes) + " bytes, written " +
+                                      std::to_string(f.size_bytes()));
+    }
+  }
+  return base::Status::OK();
+}
+
 void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   const CheckpointOptions& co = p->options;
   const int64_t now = clock_.NowMs();
@@ -72,9 +92,21 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   in.acks = &p->acks;
   base::Result<pb::CheckpointMetadata> md = checkpoint_internal::BuildCheckpointMetadata(in);
   base::Status st = md.status();
-  // Every state file was fsynced by its writer before the ack; `_metadata` is published last.
+  // Every state file was fsynced by its writer before the ack; before `_metadata` makes the
+  // snapshot discoverable, check that each file it references is still there with its size (a
+  // prune beside a live job, an operator's bug): never publish a snapshot that cannot restore.
+  if (st.ok()) st = VerifyReferencedFiles(*md, co.snapshot_dir);
   if (st.ok()) st = format::WriteMetadataFile(fs_, co.snapshot_dir, *md);
+  // A savepoint outside the job directory is made discoverable by --from-latest before any
+  // sink commits its side effects: a kill after the commit always finds it.
+  if (st.ok() && co.is_savepoint() && !job_dir_.empty()) {
+    st = RecordSnapshotRef(fs_, job_dir_, co.checkpoint_id, co.snapshot_dir, /*savepoint=*/true);
+  }
   if (!st.ok()) {
+    if (options_.log) {
+      options_.log(std::string(co.is_savepoint() ? "Savepoint " : "Checkpoint ") +
+                   std::to_string(co.checkpoint_id) + " failed to publish: " + st.ToString());
+    }
     std::unique_lock<std::mutex> lock(mu_);
     const int64_t id = co.checkpoint_id;
     const bool checkpoint = !co.is_savepoint();

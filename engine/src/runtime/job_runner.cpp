@@ -54,10 +54,23 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
   coordinator_->Stop();
   async_->Drain();
   coordinator_->AbortPendingCheckpoints(base::Status::Cancelled("job terminated"));
-  JobTermination how = outcome == JobOutcome::kCancelled ? JobTermination::kCancelled
-                       : outcome == JobOutcome::kFailed  ? JobTermination::kFailed
-                                                         : JobTermination::kFinished;
-  base::Status st = coordinator_->Shutdown(how);
+  bool suspend = false;
+  int64_t last_completed = -1;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    suspend = suspend_requested_;
+    last_completed = last_completed_id_;
+  }
+  JobTermination how = outcome == JobOutcome::kCancelled
+                           ? (suspend ? JobTermination::kSuspended : JobTermination::kCancelled)
+                       : outcome == JobOutcome::kFailed ? JobTermination::kFailed
+                                                        : JobTermination::kFinished;
+  base::Status st;
+  if (outcome == JobOutcome::kFinished && !job_dir_.empty() && last_completed >= 0) {
+    // Before the checkpoints are discarded: a resume of a finished job must not start over.
+    st = RecordJobFinished(*fs_, job_dir_, last_completed);
+  }
+  if (st.ok()) st = coordinator_->Shutdown(how);
   if (!st.ok() && status.ok() && outcome != JobOutcome::kFailed) {
     status = st.WithContext("applying the checkpoint retention policy");
   }
@@ -87,7 +100,11 @@ void JobRunner::Impl::Run() {
     env.restore = restore;
     base::Result<std::unique_ptr<JobAttempt>> built =
         JobAttempt::Build(spec_, graph_, *registry_, std::move(env), [this] { Wake(); });
-    if (!built.ok()) return Finish(JobOutcome::kFailed, built.status());
+    if (!built.ok()) {
+      Log("Job " + job_id_hex_ + " failed to start attempt " + std::to_string(attempt_number) +
+          ": " + built.status().ToString());
+      return Finish(JobOutcome::kFailed, built.status());
+    }
     std::unique_ptr<JobAttempt> attempt = std::move(*built);
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -132,10 +149,15 @@ void JobRunner::Impl::Run() {
     coordinator_->AbortPendingCheckpoints(
         base::Status::Cancelled("job failed over: " + failure.ToString()));
     if (restarts_ >= max_attempts_) {
+      Log("Job " + job_id_hex_ + " failed: " + failure.ToString() + "; no restart left (" +
+          std::to_string(restarts_) + " of " + std::to_string(max_attempts_) + " used)");
       return Finish(JobOutcome::kFailed,
                     failure.WithContext("job failed after " + std::to_string(restarts_) +
                                         " restart(s)"));
     }
+    Log("Job " + job_id_hex_ + " failed: " + failure.ToString() + "; restart " +
+        std::to_string(restarts_ + 1) + " of " + std::to_string(max_attempts_) + " in " +
+        std::to_string(delay_ms_) + " ms");
     {
       std::unique_lock<std::mutex> lock(mu_);
       ++restarts_;
@@ -152,10 +174,12 @@ void JobRunner::Impl::Run() {
       base::Result<std::shared_ptr<const RestorePlan>> plan =
           RestorePlan::Create(*fs_, latest->dir, graph_, ro);
       if (!plan.ok()) {
+        Log("Job " + job_id_hex_ + " cannot restart: " + plan.status().ToString());
         return Finish(JobOutcome::kFailed,
                       plan.status().WithContext("restoring after failure from " + latest->dir));
       }
       restore = std::move(*plan);
+      Log("Restarting job " + job_id_hex_ + " from " + latest->dir);
     }
     ++attempt_number;
   }

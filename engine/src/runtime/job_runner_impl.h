@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
 #include "async_executor.h"
@@ -30,6 +31,11 @@ class JobRunner::Impl final : public CheckpointRuntime {
   uint32_t max_attempts_ = 0;
   uint64_t delay_ms_ = 1000;
   std::shared_ptr<const RestorePlan> initial_restore_;
+  // Held for the job's whole life (the job directory's _job.lock); released when destroyed.
+  std::unique_ptr<base::FileLock> job_lock_;
+  std::string restore_path_;
+  pb::ClaimMode restore_claim_mode_ = pb::NO_CLAIM;
+  std::vector<std::string> restore_report_;
   std::unique_ptr<CheckpointCoordinator> coordinator_;
   // Declared after the coordinator so it is destroyed first (its work acks to the coordinator).
   std::unique_ptr<runtime::AsyncExecutor> async_;
@@ -42,6 +48,7 @@ class JobRunner::Impl final : public CheckpointRuntime {
   // The first attempt's tasks were started (Start() returns then) or the job already ended.
   bool running_ = false;
   bool cancel_requested_ = false;
+  bool suspend_requested_ = false;  // with cancel_requested_: keep checkpoints
   bool terminating_ = false;
   std::set<int64_t> synchronous_ids_;
   int64_t final_checkpoint_id_ = -1;
@@ -61,6 +68,15 @@ class JobRunner::Impl final : public CheckpointRuntime {
   }
 
   void Wake() { cv_.notify_all(); }
+  void Log(const std::string& line) const {
+    if (opts_.log) opts_.log(line);
+  }
+
+  // --from-latest: the directory of the newest usable snapshot in `found` ("" to start empty),
+  // appending to `report` what was chosen and why newer ones were skipped; `*refusal` says why
+  // starting empty is not safe (left OK when it is).
+  std::string ChooseLatest(const DiscoveredCheckpoints& found, std::vector<std::string>* report,
+                           base::Status* refusal) const;
 
   // Posts notify + terminate to every task once the final checkpoint (after end of data) or the
   // stop savepoint completed. Requires mu_.

@@ -1,7 +1,10 @@
 // JobRunner: Create (spec overrides, validation, job id, restore plan, coordinator) and the
 // public control methods.
+#include <chrono>
 #include <random>
+#include <thread>
 
+#include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/job_graph.h"
@@ -43,7 +46,79 @@ int64_t HighestCheckpointDir(base::Fs& fs, const std::string& job_dir) {
   return highest;
 }
 
+
+// Takes <job_dir>/_job.lock, waiting up to `wait_ms` for a short-lived holder (a prune deleting
+// in the job directory); FailedPrecondition if it stays held (another engine runs this job).
+base::Result<std::unique_ptr<base::FileLock>> LockJobDir(base::Fs& fs, const std::string& job_dir,
+                                                         uint64_t wait_ms) {
+  CKPT_RETURN_IF_ERROR_CTX(fs.CreateDirs(job_dir), "creating the job directory");
+  const std::string path = base::JoinPath(job_dir, format::kJobLockFileName);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
+  while (true) {
+    base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(path);
+    if (lock.ok()) return lock;
+    // A filesystem without locks (a test double): nothing to hold.
+    if (lock.status().code() == base::StatusCode::kUnimplemented) {
+      return std::unique_ptr<base::FileLock>();
+    }
+    if (lock.status().code() != base::StatusCode::kFailedPrecondition ||
+        std::chrono::steady_clock::now() >= deadline) {
+      if (lock.status().code() == base::StatusCode::kFailedPrecondition) {
+        return base::Status::FailedPrecondition(
+            "job directory " + job_dir + " is in use: another engine runs this job (" + path +
+            " stayed locked for " + std::to_string(wait_ms) + " ms)");
+      }
+      return lock.status().WithContext("locking the job directory");
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+}
+
 }  // namespace
+
+std::string JobRunner::Impl::ChooseLatest(const DiscoveredCheckpoints& found,
+                                          std::vector<std::string>* report,
+                                          base::Status* refusal) const {
+  const CompletedCheckpoint* chosen = found.complete.empty() ? nullptr : &found.complete.front();
+  const int64_t chosen_id = chosen != nullptr ? chosen->checkpoint_id : -1;
+  for (const SkippedSnapshot& s : found.skipped_detail) {
+    if (s.checkpoint_id <= chosen_id) continue;
+    report->push_back("Skipped newer snapshot " + s.name + ": " + s.reason);
+  }
+  if (found.finished_at && *found.finished_at >= chosen_id) {
+    *refusal = base::Status::FailedPrecondition(
+        "job " + job_id_hex_ + " already finished (final checkpoint " +
+        std::to_string(*found.finished_at) + ", recorded in " +
+        base::JoinPath(job_dir_, kFinishedMarkerName) +
+        "): its output is complete and there is nothing to resume; pass --allow-empty-start to "
+        "run it again from the beginning");
+    return "";
+  }
+  if (chosen == nullptr) {
+    if (!found.any_published) {
+      report->push_back("No snapshot of job " + job_id_hex_ + " was ever published in " +
+                        job_dir_ + " (killed before its first checkpoint): nothing was " +
+                        "committed, starting without state");
+      return "";
+    }
+    std::string msg = "no usable snapshot of job " + job_id_hex_ + " in " + job_dir_ +
+                      " although the job published some, so starting empty would repeat " +
+                      "committed output; skipped:";
+    for (const std::string& s : found.skipped) msg += " [" + s + "]";
+    *refusal = base::Status::FailedPrecondition(
+        msg + ". Pass --allow-empty-start to start without state anyway, or -s to choose one");
+    return "";
+  }
+  const SnapshotOrigin origin = found.origins.front();
+  report->push_back(
+      std::string("Chose ") +
+      (origin == SnapshotOrigin::kCheckpointDir ? "checkpoint "
+       : origin == SnapshotOrigin::kSavepointRef ? "savepoint "
+                                                 : "the snapshot it was restored from, ") +
+      std::to_string(chosen_id) + " (" + chosen->dir + "): the newest usable snapshot of job " +
+      job_id_hex_);
+  return chosen->dir;
+}
 
 JobRunner::JobRunner(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 JobRunner::~JobRunner() = default;
@@ -89,11 +164,11 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   }
   impl->mode_ = cp->mode() == pb::CHECKPOINTING_MODE_UNSPECIFIED ? pb::ALIGNED_EXACTLY_ONCE
                                                                 : cp->mode();
-  // Restart strategy defaults as Flink's: none without checkpointing, unlimited with it.
+  // Restart strategy defaults: none without checkpointing, fixed-delay with 3 attempts with it.
   const bool checkpoints_on = cp->interval_ms() > 0;
   impl->max_attempts_ = spec.restart().max_attempts() != 0 || options.max_restart_attempts
                             ? spec.restart().max_attempts()
-                            : (checkpoints_on ? 2147483647u : 0u);
+                            : (checkpoints_on ? 3u : 0u);
   impl->delay_ms_ = spec.restart().delay_ms() != 0 || options.restart_delay_ms
                         ? spec.restart().delay_ms()
                         : 1000;
@@ -124,6 +199,66 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   if (cp->num_retained() != 0) co.num_retained = cp->num_retained();
   if (cp->retention() != pb::RETENTION_POLICY_UNSPECIFIED) co.retention = cp->retention();
   co.mode = impl->mode_;
+  co.log = options.log;
+  if (options.restore_from_latest && !options.restore_path.empty()) {
+    return base::Status::InvalidArgument("-s and --from-latest are mutually exclusive");
+  }
+  if (options.restore_from_latest && impl->job_dir_.empty()) {
+    return base::Status::InvalidArgument("--from-latest needs a checkpoint directory");
+  }
+  // The job lock first: nothing below may look at or change the job directory while another
+  // engine runs the job.
+  if (!impl->job_dir_.empty()) {
+    const bool existed = impl->fs_->Stat(impl->job_dir_).ok();
+    if (options.restore_from_latest && !existed && !options.allow_empty_start) {
+      return base::Status::NotFound("--from-latest: job directory " + impl->job_dir_ +
+                                    " does not exist (pass --allow-empty-start to start the job "
+                                    "there without state)");
+    }
+    CKPT_ASSIGN_OR_RETURN(impl->job_lock_,
+                          LockJobDir(*impl->fs_, impl->job_dir_, options.lock_wait_ms));
+  }
+  if (options.restore_from_latest) {
+    CKPT_ASSIGN_OR_RETURN(DiscoveredCheckpoints found,
+                          DiscoverCheckpoints(*impl->fs_, impl->job_dir_));
+    base::Status refusal;
+    std::string chosen = impl->ChooseLatest(found, &impl->restore_report_, &refusal);
+    if (!refusal.ok()) {
+      if (!options.allow_empty_start) return refusal.WithContext("--from-latest");
+      impl->restore_report_.push_back("Starting without state (--allow-empty-start): " +
+                                      refusal.message());
+    }
+    if (!chosen.empty()) {
+      options.restore_path = chosen;
+      // The job's own checkpoints are its to delete (Flink's recovery of its completed
+      // checkpoint store); a savepoint or an external snapshot keeps the requested claim mode.
+      if (found.origins.front() == SnapshotOrigin::kCheckpointDir) options.claim_mode = pb::CLAIM;
+    }
+  }
+  if (!impl->job_dir_.empty()) {
+    // Leftovers of earlier runs of this job: their complete checkpoints are registered with the
+    // store so retention subsumes them; incomplete ones (a run killed mid-checkpoint) can never
+    // complete now that we hold the lock, so their directories go.
+    base::Result<DiscoveredCheckpoints> earlier = DiscoverCheckpoints(*impl->fs_, impl->job_dir_);
+    if (earlier.ok()) {
+      for (size_t i = earlier->complete.size(); i-- > 0;) {  // oldest first
+        const CompletedCheckpoint& c = earlier->complete[i];
+        if (earlier->origins[i] != SnapshotOrigin::kCheckpointDir || !c.owned) continue;
+        co.earlier_checkpoints.push_back(c);
+      }
+      std::vector<std::string> removed;
+      for (const SkippedSnapshot& s : earlier->skipped_detail) {
+        if (s.reason != "no _metadata (incomplete)") continue;
+        const std::string dir = base::JoinPath(impl->job_dir_, s.name);
+        if (base::RemoveAll(*impl->fs_, dir).ok()) removed.push_back(s.name);
+      }
+      if (!removed.empty() && options.log) {
+        std::string msg = "Removed incomplete checkpoint directories of earlier runs:";
+        for (const std::string& r : removed) msg += " " + r;
+        options.log(msg);
+      }
+    }
+  }
   if (!options.restore_path.empty()) {
     RestoreOptions ro;
     ro.allow_non_restored_state = options.allow_non_restored_state;
@@ -132,6 +267,18 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
                           RestorePlan::Create(*impl->fs_, options.restore_path, impl->graph_, ro));
     co.restored_from = impl->initial_restore_->restore_info();
     co.first_checkpoint_id = impl->initial_restore_->metadata().checkpoint_id() + 1;
+    impl->restore_path_ = impl->initial_restore_->restore_info().path();
+    impl->restore_claim_mode_ = options.claim_mode;
+    // Recorded in the job directory before anything runs, so a kill before the first checkpoint
+    // resumes from the same snapshot (its pending side effects are committed on restore).
+    base::Result<format::SnapshotLocation> loc =
+        format::LocateSnapshot(*impl->fs_, options.restore_path);
+    if (!impl->job_dir_.empty() && loc.ok() &&
+        base::DirName(loc->dir) != impl->job_dir_) {
+      CKPT_RETURN_IF_ERROR(RecordSnapshotRef(*impl->fs_, impl->job_dir_,
+                                             impl->initial_restore_->metadata().checkpoint_id(),
+                                             loc->dir, /*savepoint=*/false));
+    }
   }
   if (!impl->job_dir_.empty()) {
     co.first_checkpoint_id =
@@ -184,6 +331,25 @@ base::Result<std::string> JobRunner::TriggerSavepoint(const std::string& target_
   base::Result<CompletedCheckpoint> r = f.get();
   if (!r.ok()) return r.status().WithContext("savepoint");
   return r->dir;
+}
+
+void JobRunner::Suspend() {
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu_);
+    impl_->suspend_requested_ = true;
+  }
+  Cancel();
+}
+
+bool JobRunner::running() const {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  return impl_->current_ != nullptr && !impl_->terminating_ && !impl_->done_;
+}
+
+const std::string& JobRunner::restore_path() const { return impl_->restore_path_; }
+pb::ClaimMode JobRunner::restore_claim_mode() const { return impl_->restore_claim_mode_; }
+const std::vector<std::string>& JobRunner::restore_report() const {
+  return impl_->restore_report_;
 }
 
 void JobRunner::Cancel() {

@@ -17,12 +17,19 @@ BufferPool::BufferPool(size_t num_buffers, size_t buffer_bytes) : buffer_bytes_(
 
 base::Result<NetworkBuffer*> BufferPool::Request() {
   std::unique_lock<std::mutex> lock(mu_);
+  ++waiting_;
   cv_.wait(lock, [&] { return cancelled_ || !free_.empty(); });
+  --waiting_;
   if (cancelled_) return base::Status::Cancelled("task cancelled while waiting for a buffer");
   NetworkBuffer* b = free_.back();
   free_.pop_back();
   b->size = 0;
   return b;
+}
+
+size_t BufferPool::NumWaiting() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_;
 }
 
 NetworkBuffer* BufferPool::TryRequest() {

@@ -48,6 +48,8 @@ class BufferPool {
   size_t num_buffers() const { return buffers_.size(); }
   size_t buffer_bytes() const { return buffer_bytes_; }
   size_t NumAvailable() const;
+  // Callers inside Request() now (waiting for a buffer): for tests that wait on "blocked".
+  size_t NumWaiting() const;
 
  private:
   const size_t buffer_bytes_;
@@ -56,6 +58,7 @@ class BufferPool {
   std::condition_variable cv_;
   std::vector<NetworkBuffer*> free_;
   bool cancelled_ = false;
+  size_t waiting_ = 0;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -83,6 +83,7 @@ void StreamTask::CloseAll() {
 
 base::Status StreamTask::Setup() {
   const size_t n = chain_.size();
+  std::vector<bool> restored_state(n, false);
   for (size_t i = 0; i < n; ++i) {
     ChainedOperator& c = chain_[i];
     CKPT_ASSIGN_OR_RETURN(format::OperatorId id, format::OperatorId::FromBytes(c.info.operator_id()));
@@ -113,6 +114,7 @@ base::Status StreamTask::Setup() {
       const RestorePlan& plan = *env_->restore;
       init.restored_checkpoint_id = plan.metadata().checkpoint_id();
       if (plan.HasState(id)) {
+        restored_state[drivers_.size()] = true;
         if (keyed) CKPT_RETURN_IF_ERROR(plan.RestoreKeyedState(id, keyed.get()));
         CKPT_RETURN_IF_ERROR(plan.RestoreOperatorState(id, subtask_, parallelism_, store.get()));
         init.restored_committables = plan.Committables(id, subtask_, parallelism_);
@@ -131,9 +133,14 @@ base::Status StreamTask::Setup() {
     }
     drivers_[i]->ctx()->SetOutputForRuntime(out);
   }
+  // `restoring` is job-level (Flink's isRestored()), except for a source new to the snapshot (a
+  // changed uid restored with -n): it starts from its beginning, as a new source does, instead
+  // of taking "restored, none of my state there" for "every split consumed".
   const bool restoring = env_->restore != nullptr;
-  for (auto& d : drivers_) {
-    CKPT_RETURN_IF_ERROR(d->op()->InitializeState(*d->ctx(), restoring));
+  for (size_t i = 0; i < drivers_.size(); ++i) {
+    Operator* op = drivers_[i]->op();
+    const bool new_source = op->NumInputs() == 0 && !restored_state[i];
+    CKPT_RETURN_IF_ERROR(op->InitializeState(*drivers_[i]->ctx(), restoring && !new_source));
   }
   // Open from the tail so downstream operators are ready before upstream ones emit (Flink).
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) {

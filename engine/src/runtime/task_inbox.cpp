@@ -11,7 +11,9 @@ TaskInbox::TaskInbox(std::vector<uint32_t> channel_inputs, uint32_t credits_per_
 base::Status TaskInbox::SendBuffer(uint32_t channel, NetworkBuffer* buffer) {
   std::unique_lock<std::mutex> lock(mu_);
   Channel& c = channels_[channel];
+  ++waiting_senders_;
   sender_cv_.wait(lock, [&] { return cancelled_ || c.queued_buffers < credits_per_channel_; });
+  --waiting_senders_;
   if (cancelled_) {
     lock.unlock();
     buffer->pool->Recycle(buffer);
@@ -25,6 +27,11 @@ base::Status TaskInbox::SendBuffer(uint32_t channel, NetworkBuffer* buffer) {
   lock.unlock();
   task_cv_.notify_one();
   return base::Status::OK();
+}
+
+uint32_t TaskInbox::waiting_senders() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return waiting_senders_;
 }
 
 void TaskInbox::SendEvent(uint32_t channel, StreamEvent event) {

@@ -45,6 +45,9 @@ class TaskInbox {
   // Events need no credit (they are tiny and must not deadlock behind data).
   void SendEvent(uint32_t channel, StreamEvent event);
   void PostMail(Mail mail);
+  // Senders inside SendBuffer right now (waiting for a credit, or about to queue): lets tests
+  // wait for "the sender is blocked" as a condition instead of sleeping.
+  uint32_t waiting_senders() const;
   // Wakes everyone; senders and Poll return Cancelled/kCancelled from now on. Queued buffers are
   // returned to their pools.
   void Cancel();
@@ -84,6 +87,7 @@ class TaskInbox {
   std::vector<Channel> channels_;
   uint32_t next_channel_ = 0;
   bool cancelled_ = false;
+  uint32_t waiting_senders_ = 0;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -36,6 +36,7 @@ std::unordered_map<std::string, int> OperatorIndex(const pb::JobSpec& spec) {
 namespace {
 
 constexpr uint64_t kMaxJobSpecBytes = 64u << 20;
+constexpr uint32_t kDefaultRestartAttempts = 3;
 
 base::Status Invalid(const std::string& path, const std::string& what) {
   return base::Status::InvalidArgument(path + ": " + what);
@@ -182,10 +183,12 @@ void FillDefaults(pb::JobSpec* spec) {
   if (cp->max_concurrent() == 0) cp->set_max_concurrent(1);
   if (cp->num_retained() == 0) cp->set_num_retained(1);
   if (cp->retention() == pb::RETENTION_POLICY_UNSPECIFIED) cp->set_retention(pb::NO_EXTERNALIZED);
-  // A restart section the user wrote is taken literally; only an absent one gets Flink's default.
+  // A restart section the user wrote is taken literally; only an absent one gets the default:
+  // Flink's fixed-delay strategy with a finite number of attempts, so a failure that repeats
+  // (a corrupt state file, an unwritable sink) ends the job with its cause instead of looping.
   if (!spec->has_restart()) {
     pb::RestartSpec* r = spec->mutable_restart();
-    r->set_max_attempts(cp->interval_ms() == 0 ? 0 : std::numeric_limits<int32_t>::max());
+    r->set_max_attempts(cp->interval_ms() == 0 ? 0 : kDefaultRestartAttempts);
     r->set_delay_ms(1000);
   }
 }

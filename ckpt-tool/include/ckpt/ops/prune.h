@@ -1,7 +1,9 @@
 // Prune: deletes checkpoints beyond retention and files in shared/ and chk-* that no retained
 // `_metadata` references (the FLINK-30461 leak), as an explicit plan that is shown first
 // (dry run) and executed step by step. Never deletes a savepoint, a referenced file, or a file
-// younger than the age guard or of unknown age. The plan is ordered so that a crash after any
+// younger than the age guard or of unknown age, and nothing at all in the directory of a job an
+// engine runs now (its `_job.lock` is held): a live job may still reference or be writing any
+// of it, `*.tmp-*` included; its engine retires its own checkpoints. The plan is ordered so that a crash after any
 // step leaves every retained snapshot valid: subsumed checkpoints lose their `_metadata` first
 // (becoming incomplete), then their files; orphans go last. Stateless; thread-safe.
 #pragma once
@@ -71,6 +73,9 @@ struct PrunePlan {
   std::vector<PruneStep> steps;          // in execution order
   std::vector<PruneKept> kept;           // sorted by path
   std::vector<std::string> notes;        // e.g. shared/ orphans skipped because of chk-7
+  // Job directories (relative to root, "" for the root itself) the steps delete in: ExecutePrune
+  // holds each one's job lock while it runs, so no engine starts on them meanwhile.
+  std::vector<std::string> job_dirs;
   uint64_t bytes_to_free = 0;
   size_t files_to_delete = 0;
 };
@@ -82,7 +87,8 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
                                   const PruneOptions& options = {});
 
 // Executes `plan` in order, stopping at the first failure (whose Status it returns, naming the
-// step). `*steps_done` (optional) receives the number of steps completed. A removal whose
+// step). First takes the job lock of every directory in plan.job_dirs: FailedPrecondition
+// (nothing deleted) if an engine started running one of those jobs since the plan was made. `*steps_done` (optional) receives the number of steps completed. A removal whose
 // target is already gone counts as done, so an interrupted prune can simply be planned and run
 // again. Cancelled via `progress` between steps.
 base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progress& progress = {},

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
@@ -47,6 +49,24 @@ struct JobRunnerOptions {
   std::string job_id_hex;
   // Threads writing snapshot files. Default: 2.
   uint32_t async_threads = 2;
+  // --from-latest: restore from the newest usable snapshot the job wrote or restored from
+  // (DiscoverCheckpoints over <checkpoint_dir>/<job id>; needs checkpoint_dir and a job id, and
+  // excludes restore_path). Refuses (FailedPrecondition naming what was skipped) when none is
+  // usable but the job published something (starting empty would repeat committed output), when
+  // the job directory is missing, or when the job already finished; unless allow_empty_start.
+  // Starting empty is taken without asking only when the job directory holds no trace of any
+  // published snapshot (killed before its first checkpoint: nothing was committed).
+  bool restore_from_latest = false;
+  bool allow_empty_start = false;
+  // How long Create waits for the job lock (<job dir>/_job.lock) held by someone else (a prune
+  // deleting in the job directory holds it briefly) before refusing: a second engine on the same
+  // job is refused. Default: 3000 ms.
+  uint64_t lock_wait_ms = 3000;
+  // Receives one line per event worth telling the user: each failure with its cause and the
+  // restart that follows, checkpoints that fail to publish, what --from-latest chose and why
+  // newer snapshots were skipped, leftovers of earlier runs cleaned up. Called from engine
+  // threads. Default: none.
+  std::function<void(const std::string&)> log;
 };
 
 enum class JobOutcome { kFinished, kStopped, kCancelled, kFailed };
@@ -87,6 +107,20 @@ class JobRunner {
   base::Result<std::string> TriggerSavepoint(const std::string& target_dir = "");
   // Cancels the job (retention policy applies to checkpoints).
   void Cancel();
+  // Ends the job like Cancel (outcome kCancelled) but keeps its checkpoints whatever the
+  // retention policy (Flink's SUSPENDED), so --from-latest can resume it: what a signal does when
+  // no savepoint can be taken.
+  void Suspend();
+  // Whether the job's tasks run now (false while it restarts after a failure or finishes): a
+  // savepoint can be taken only then.
+  bool running() const;
+
+  // The snapshot this run restored from ("" if none) and its claim mode; with
+  // restore_from_latest, the lines saying which snapshot was chosen and why each newer one was
+  // skipped.
+  const std::string& restore_path() const;
+  pb::ClaimMode restore_claim_mode() const;
+  const std::vector<std::string>& restore_report() const;
 
   const pb::JobGraph& job_graph() const;
   const std::string& job_id_hex() const;

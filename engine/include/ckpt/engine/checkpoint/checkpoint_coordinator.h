@@ -7,6 +7,7 @@
 #pragma once
 
 #include <condition_variable>
+#include <functional>
 #include <cstdint>
 #include <future>
 #include <map>
@@ -64,6 +65,13 @@ struct CheckpointCoordinatorOptions {
   // also registered in the store, owned (deleted once subsumed) iff claim_mode is CLAIM, as in
   // Flink; in NO_CLAIM mode it is never deleted. Default: none.
   std::optional<pb::RestoreInfo> restored_from;
+  // Complete checkpoints earlier runs of this job left in its job directory, oldest first: they
+  // are registered with the store before the restored snapshot (owned: they are the job's own),
+  // so retention subsumes them as this run completes checkpoints (Flink's recovered completed
+  // checkpoint store). Default: none.
+  std::vector<CompletedCheckpoint> earlier_checkpoints;
+  // Receives one line per notable event (a checkpoint failing to publish, ...). Default: none.
+  std::function<void(const std::string&)> log;
   // Recorded in `_metadata` (e.g. "execution.checkpointing.interval"). Default: interval,
   // timeout, min pause, max concurrent, mode are added automatically.
   std::map<std::string, std::string> properties;
@@ -153,6 +161,8 @@ class CheckpointCoordinator {
   // Counts a failed checkpoint; returns true if the job must fail now.
   bool CountFailureLocked();
   void Finalize(std::unique_ptr<Pending> pending);
+  // OK if every non-EXTERNAL file `md` references exists under `dir` with its recorded size.
+  base::Status VerifyReferencedFiles(const pb::CheckpointMetadata& md, const std::string& dir);
   void RunLoop();
 
   base::Fs& fs_;
