@@ -73,6 +73,12 @@ public final class Harness {
     cluster.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
     cluster.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
     cluster.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    // Read by the JobManager / TaskManager, not from the job: keep every checkpoint, and the
+    // changelog jobs' DSTL on the file system.
+    cluster.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 50);
+    cluster.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
+    cluster.set(ConfigOptions.key("dstl.dfs.base-path").stringType().noDefaultValue(),
+        new File(new File(h.root, "changelog"), "dstl").toURI().toString());
     try (MiniCluster mc = startCluster(cluster)) {
       System.out.printf("harness: [%.1f s] cluster up%n", (System.nanoTime() - START) / 1e9);
       // run name, backend, incremental, changelog
@@ -113,7 +119,7 @@ public final class Harness {
       c.set(StateChangelogOptions.STATE_CHANGE_LOG_STORAGE, "filesystem");
       c.set(StateChangelogOptions.PERIODIC_MATERIALIZATION_INTERVAL, Duration.ofHours(1));
       c.set(ConfigOptions.key("dstl.dfs.base-path").stringType().noDefaultValue(),
-          new File(runDir, "changelog").toURI().toString());
+          new File(runDir, "dstl").toURI().toString());
     }
     c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
     c.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
@@ -169,8 +175,8 @@ public final class Harness {
         for (SavepointFormatType f : new SavepointFormatType[] {SavepointFormatType.CANONICAL, SavepointFormatType.NATIVE}) {
           advance(phase);
           String kind = "savepoint-" + f.name().toLowerCase();
-          String path = mc.triggerSavepoint(id, new File(root, kind).toURI().toString(), false, f)
-              .get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+          String target = new File(root, kind).toURI().toString();
+          String path = retrying(() -> mc.triggerSavepoint(id, target, false, f));
           writeSnapshot(kind, run, uriToFile(path), "savepoint", f.name().toLowerCase(), info, phase, null);
           phase++;
         }
@@ -179,8 +185,8 @@ public final class Harness {
         advance(1);
         phase = 1;
         String kind = "stop-with-savepoint";
-        String path = mc.stopWithSavepoint(id, new File(root, kind).toURI().toString(), false,
-            SavepointFormatType.CANONICAL).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        String target = new File(root, kind).toURI().toString();
+        String path = retrying(() -> mc.stopWithSavepoint(id, target, false, SavepointFormatType.CANONICAL));
         writeSnapshot(kind, run, uriToFile(path), "savepoint", "canonical", info, phase, null);
         awaitTerminal(mc, id);
       } else {
@@ -201,17 +207,28 @@ public final class Harness {
     return path.startsWith("file:") ? new File(java.net.URI.create(path)) : new File(path);
   }
 
-  /** Triggers a checkpoint, retrying while tasks are still being deployed. */
-  static long triggerCheckpoint(MiniCluster mc, JobID id) throws Exception {
+  interface Trigger<T> {
+    java.util.concurrent.CompletableFuture<T> start();
+  }
+
+  /** Runs a checkpoint / savepoint trigger, retrying while the job's tasks are still deploying. */
+  static <T> T retrying(Trigger<T> trigger) throws Exception {
     long deadline = System.currentTimeMillis() + TIMEOUT_MS;
     while (true) {
       try {
-        return mc.triggerCheckpoint(id, CheckpointType.CONFIGURED).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        return trigger.start().get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
-        if (System.currentTimeMillis() > deadline) throw e;
+        String why = String.valueOf(e.getMessage());
+        boolean deploying = why.contains("not all required tasks") || why.contains("Not all required tasks")
+            || why.contains("not being executed");
+        if (!deploying || System.currentTimeMillis() > deadline) throw e;
         Thread.sleep(50);
       }
     }
+  }
+
+  static long triggerCheckpoint(MiniCluster mc, JobID id) throws Exception {
+    return retrying(() -> mc.triggerCheckpoint(id, CheckpointType.CONFIGURED));
   }
 
   static void awaitTerminal(MiniCluster mc, JobID id) throws Exception {

@@ -83,6 +83,10 @@ public final class MetaInfo {
 
   /** The OperatorID Flink derives from a uid (murmur3_128 of its UTF-8 bytes, seed 0). */
   public static String operatorIdOfUid(String uid) {
+    return new OperatorID(operatorIdBytesOfUid(uid)).toHexString();
+  }
+
+  public static byte[] operatorIdBytesOfUid(String uid) {
     for (String v : new String[] {"33", "32", "31", "30"}) {
       try {
         String pkg = "org.apache.flink.shaded.guava" + v + ".com.google.common.hash.";
@@ -94,7 +98,7 @@ public final class MetaInfo {
             .invoke(hasher, uid, StandardCharsets.UTF_8);
         Object code = hasherI.getMethod("hash").invoke(hasher);
         byte[] bytes = (byte[]) Class.forName(pkg + "HashCode").getMethod("asBytes").invoke(code);
-        return new OperatorID(bytes).toHexString();
+        return bytes;
       } catch (ClassNotFoundException e) {
         // try the next shaded Guava
       } catch (ReflectiveOperationException e) {
