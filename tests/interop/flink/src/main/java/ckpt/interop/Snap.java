@@ -139,7 +139,11 @@ final class Snap {
     ops.add(Json.obj("uid", "file-sink", "operator_id", MetaInfo.operatorIdOfUid("file-sink"), "parallelism", p,
         "max_parallelism", Truth.MAX_PARALLELISM, "complete_states", List.of(), "opaque_states", List.of(),
         "entries", List.of(), "states_asserted", false,
-        "note", "FileSink writer (pending and in-progress files) and committer: state not asserted"));
+        "note", "FileSink writer (pending and in-progress files): state not asserted"));
+    ops.add(Json.obj("uid", "Sink Committer: file-sink", "operator_id", MetaInfo.operatorIdOfUid("Sink Committer: file-sink"),
+        "parallelism", p, "max_parallelism", Truth.MAX_PARALLELISM, "complete_states", List.of(),
+        "opaque_states", List.of(), "entries", List.of(), "states_asserted", false,
+        "note", "FileSink committer (pending committables): state not asserted"));
     t.put("watermark", windowWatermark(budget));
     t.put("operators", ops);
     t.put("metadata", Json.obj("checkpoint_id", cp, "operators", MetaInfo.operators(md)));
