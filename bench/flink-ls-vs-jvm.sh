@@ -29,7 +29,7 @@ h="$root/tests/interop/flink"
 mvn -B -q -f "$h/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$work/build" -P"$profile" package \
   >"$work/mvn.log" 2>&1 || { tail -30 "$work/mvn.log" >&2; echo "flink-ls-vs-jvm: Maven build failed" >&2; exit 1; }
 build="$work/build/target-$line"
-read -r -a jvm_opts < <(tr '\n' ' ' < "$h/jvm-opts.txt")
+mapfile -t jvm_opts < "$h/jvm-opts.txt"
 cp="$build/classes:$(cat "$build/classpath.txt")"
 
 if [[ -z "$snapshot" ]]; then

@@ -31,13 +31,15 @@ echo "interop: scratch $scratch, Maven repository $repo" >&2
 t0=$(date +%s.%N)
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)"; }
 
-read -r -a jvm_opts < <(tr '\n' ' ' < "$here/jvm-opts.txt")
+mapfile -t jvm_opts < "$here/jvm-opts.txt"
 for profile in "${profiles[@]}"; do
   line="${profile#flink-}"
   log="$scratch/mvn-$line.log"
-  if ! mvn -B -q -f "$here/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$scratch/build" \
+  # CKPT_MAVEN_ARGS: extra Maven arguments, e.g. -o to use only the local repository.
+  # shellcheck disable=SC2086
+  if ! mvn -B -q ${CKPT_MAVEN_ARGS:-} -f "$here/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$scratch/build" \
        -P"$profile" package >"$log" 2>&1; then
-    if grep -Eqi "could not (transfer|resolve)|unknown ?host|connection (refused|timed out)|network is unreachable|failed to read artifact descriptor" "$log"; then
+    if grep -Eqi "could not (transfer|resolve)|unknown ?host|connection (refused|timed out)|network is unreachable|failed to read artifact descriptor|offline mode|no route to host|temporary failure in name resolution" "$log"; then
       grep -Ei "could not|unknown ?host|connection|unreachable" "$log" | head -5 >&2
       fail "Maven Central cannot be reached and the local repository $repo lacks the harness's artifacts (profile $profile); see $log"
     fi
