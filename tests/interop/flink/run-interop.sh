@@ -4,6 +4,7 @@
 # 1. builds the harness with Maven for Flink 1.20 and 2.x (local repository $CKPT_MAVEN_REPO,
 #    default $HOME/.m2/repository: scripts/test.sh points it at the real one before it gives
 #    the tests a fresh HOME, so the cache persists between runs);
+#    into SCRATCH_PARENT/maven-build (kept, so an unchanged harness is not recompiled);
 # 2. runs each harness on a MiniCluster into a fresh scratch dir under SCRATCH_PARENT;
 # 3. runs check_snapshots.py: ckpt-tool ls/show/files/validate --deep, dump vs the ground truth,
 #    diff --keys vs the keys the harness changed, on every snapshot.
@@ -37,7 +38,7 @@ for profile in "${profiles[@]}"; do
   log="$scratch/mvn-$line.log"
   # CKPT_MAVEN_ARGS: extra Maven arguments, e.g. -o to use only the local repository.
   # shellcheck disable=SC2086
-  if ! mvn -B -q ${CKPT_MAVEN_ARGS:-} -f "$here/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$scratch/build" \
+  if ! mvn -B -q ${CKPT_MAVEN_ARGS:-} -f "$here/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$parent/maven-build" \
        -P"$profile" package >"$log" 2>&1; then
     if grep -Eqi "could not (transfer|resolve)|unknown ?host|connection (refused|timed out)|network is unreachable|failed to read artifact descriptor|offline mode|no route to host|temporary failure in name resolution" "$log"; then
       grep -Ei "could not|unknown ?host|connection|unreachable" "$log" | head -5 >&2
@@ -47,7 +48,7 @@ for profile in "${profiles[@]}"; do
     fail "Maven build of the harness failed (profile $profile); see $log"
   fi
   echo "interop: [$(elapsed) s] built $profile" >&2
-  build="$scratch/build/target-$line"
+  build="$parent/maven-build/target-$line"
   if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.Harness \
        --out "$scratch/snapshots" 2> >(grep -v '^SLF4J' >&2); then
     fail "the Flink harness ($profile) failed"
