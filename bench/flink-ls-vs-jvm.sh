@@ -57,18 +57,18 @@ def timed(cmd, n):
     return statistics.median(times), min(times), out
 
 jvm = ["java", *jvm_opts, "-cp", cp, "ckpt.interop.JvmLs"]
-c_med, c_min, c_out = timed([tool, "ls", snap], reps)
-j_med, j_min, j_out = timed(jvm + [snap], jvm_reps)
 print(f"snapshot: {snap}")
-print("--- ckpt-tool ls ---"); print(c_out.rstrip())
+j_med, j_min, j_out = timed(jvm + [snap], jvm_reps)
 print("--- JVM (Flink's Checkpoints.loadCheckpointMetadata) ---"); print(j_out.rstrip())
 print(f"{'':34}{'median':>10}{'min':>10}  runs")
+print(f"{'JVM listing (whole process)':34}{j_med*1e3:9.1f}ms{j_min*1e3:9.1f}ms  {jvm_reps}", flush=True)
+c_med, c_min, c_out = timed([tool, "ls", snap], reps)
 print(f"{'ckpt-tool ls (whole process)':34}{c_med*1e3:9.1f}ms{c_min*1e3:9.1f}ms  {reps}")
-print(f"{'JVM listing (whole process)':34}{j_med*1e3:9.1f}ms{j_min*1e3:9.1f}ms  {jvm_reps}")
+print("--- ckpt-tool ls ---"); print(c_out.rstrip())
 ratio = j_med / c_med
 print(f"ratio JVM / ckpt-tool (median): {ratio:.1f}x  (target >= 10x: {'met' if ratio >= 10 else 'NOT met'})")
-b_med, b_min, b_out = timed([tool, "ls", big], reps)
 bj_med, _, _ = timed(jvm + [big], max(1, jvm_reps // 2))
+b_med, b_min, b_out = timed([tool, "ls", big], reps)
 print(f"10,000-subtask _metadata: ckpt-tool ls median {b_med*1e3:.1f} ms (min {b_min*1e3:.1f} ms; "
       f"target < 100 ms: {'met' if b_med < 0.1 else 'NOT met'}); JVM listing median {bj_med*1e3:.1f} ms; "
       f"ratio {bj_med / b_med:.1f}x")
