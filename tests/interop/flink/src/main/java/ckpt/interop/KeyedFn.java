@@ -120,8 +120,10 @@ public final class KeyedFn extends KeyedProcessFunction<String, Rec, String>
       for (Map.Entry<String, Long> pe : m.parity.entrySet()) {
         e.add(Truth.keyed("by-parity", "map", subtask, k, null, pe.getKey(), true, pe.getValue()));
       }
+      // Tuple2: Flink's TupleSerializer stores no field names, so (like our format's unnamed
+      // TUPLE) the value is a JSON array [f0, f1].
       e.add(Truth.keyed("last", "value", subtask, k, null, null, false,
-          Json.obj("f0", m.lastSeq, "f1", m.lastParity)));
+          java.util.Arrays.asList(m.lastSeq, m.lastParity)));
       if (m.fired > 0) e.add(Truth.keyed("fired", "value", subtask, k, null, null, false, m.fired));
       for (long t : m.timers) e.add(Truth.keyed(TIMERS, "timers", subtask, k, null, t, true, null));
     }
