@@ -182,12 +182,18 @@ public final class Harness {
         }
       }
       if (stop) {
+        // A canonical savepoint, then stop-with-savepoint: two consecutive canonical
+        // savepoints of one job, so diff --keys has a pair in the most portable format.
+        advance(0);
+        String spTarget = new File(root, "savepoint-canonical").toURI().toString();
+        String sp = retrying(() -> mc.triggerSavepoint(id, spTarget, false, SavepointFormatType.CANONICAL));
+        previous = writeSnapshot("savepoint-canonical", run, uriToFile(sp), "savepoint", "canonical", info, 0, null);
         advance(1);
         phase = 1;
         String kind = "stop-with-savepoint";
         String target = new File(root, kind).toURI().toString();
         String path = retrying(() -> mc.stopWithSavepoint(id, target, false, SavepointFormatType.CANONICAL));
-        writeSnapshot(kind, run, uriToFile(path), "savepoint", "canonical", info, phase, null);
+        writeSnapshot(kind, run, uriToFile(path), "savepoint", "canonical", info, phase, previous);
         awaitTerminal(mc, id);
       } else {
         mc.cancelJob(id).get(TIMEOUT_MS, TimeUnit.MILLISECONDS);
