@@ -64,8 +64,11 @@ class Checker:
     def check_verbs(self, snap, label):
         for verb in (["ls"], ["show"], ["files"], ["validate", "--deep"]):
             rc, out, err, cmd = self.run(verb[0], snap, *verb[1:])
+            text = (err + "\n" + out).strip()
+            errors = [l for l in text.splitlines()
+                      if any(w in l.lower() for w in ("error", "corruption", "fail", "not supported", "unimplemented"))]
             self.result(f"{label}: {' '.join(verb)} exits 0", rc == 0,
-                        f"$ {cmd}\nexit {rc}\n{(err or out)[-1500:]}")
+                        f"$ {cmd}\nexit {rc}\n" + "\n".join(errors[:12]) + "\n...\n" + text[-600:])
 
     def check_ls(self, snap, truth, label):
         rc, out, err, cmd = self.run("ls", snap, "--format", "json")
