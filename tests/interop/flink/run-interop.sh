@@ -27,6 +27,7 @@ command -v mvn >/dev/null || fail "mvn not found: run scripts/install-deps.sh (m
 command -v python3 >/dev/null || fail "python3 not found"
 
 mkdir -p "$parent" "$repo"
+parent="$(cd "$parent" && pwd)"  # Maven resolves relative paths against the pom's directory
 scratch="$(mktemp -d "$parent/run.XXXXXX")"
 echo "interop: scratch $scratch, Maven repository $repo" >&2
 t0=$(date +%s.%N)
