@@ -28,6 +28,7 @@ command -v python3 >/dev/null || fail "python3 not found"
 
 mkdir -p "$parent" "$repo"
 parent="$(cd "$parent" && pwd)"  # Maven resolves relative paths against the pom's directory
+repo="$(cd "$repo" && pwd)"
 scratch="$(mktemp -d "$parent/run.XXXXXX")"
 echo "interop: scratch $scratch, Maven repository $repo" >&2
 t0=$(date +%s.%N)
