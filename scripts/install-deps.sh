@@ -12,6 +12,7 @@ PACKAGES=(
   libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
+  python3-jsonschema
   openjdk-17-jdk-headless maven  # tests/interop/flink only (real Flink in the loop); never the product
 )
 

@@ -13,6 +13,7 @@
 
 #include "app/main_window.h"
 #include "app/treemap_view.h"
+#include "ckpt/ops/logging.h"
 #include "models/detail_tree_model.h"
 
 namespace {
@@ -39,6 +40,7 @@ bool checkScreenshot(const QString& file, const QSize& expected) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ckpt::ops::SilenceLibraryLogs();  // only ops' own messages, as in ckpt-tool
   QApplication app(argc, argv);
   QApplication::setOrganizationName(QStringLiteral("ckpt"));
   QApplication::setApplicationName(QStringLiteral("ckpt-inspector"));
