@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # README command 2: set up (Debian 12, as root), build and run every test.
-#   1. release preset: all unit, golden and integration tests (ctest)
+#   1. release preset: all unit, golden and integration tests (ctest), then the corruption
+#      campaign (scripts/corruption-campaign.sh, 200 bit flips per fixture kind)
 #   2. asan-ubsan preset: the format and ops suites under AddressSanitizer + UBSan
 #   3. fuzz preset: each libFuzzer target for 30 s
 # Fails on the first failure.
@@ -23,6 +24,10 @@ echo "=== release: build and test" >&2
 cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs"
 fresh ctest --preset release -j "$jobs" --timeout 900
+
+echo "=== corruption campaign: ${CKPT_CORRUPTION_FLIPS:-200} bit flips per fixture kind" >&2
+fresh bash scripts/corruption-campaign.sh --flips "${CKPT_CORRUPTION_FLIPS:-200}" \
+  --tool build/release/ckpt-tool/ckpt-tool
 
 echo "=== asan-ubsan: format and ops suites" >&2
 cmake --preset asan-ubsan >/dev/null

@@ -5,6 +5,9 @@
 #include <tuple>
 
 #include "ckpt/format/state_kind.h"
+#include "ckpt/format/key_groups.h"
+#include "ckpt/format/records.h"
+#include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_json.h"
 #include "ckpt/ops/diff.h"
 #include "diff_pairing.h"
@@ -154,6 +157,15 @@ base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const 
       continue;
     }
     const uint32_t groups = std::max(max_a, max_b);
+    // Key groups are walked one by one: a hostile max parallelism (up to 2^32-1 from disk)
+    // must not turn into billions of iterations. Valid ones are at most 32768.
+    if (groups > format::kUpperBoundMaxParallelism) {
+      summary.notes.push_back(name + ": max parallelism " + std::to_string(groups) +
+                              " is invalid (above " +
+                              std::to_string(format::kUpperBoundMaxParallelism) +
+                              "): keys not compared");
+      continue;
+    }
     std::vector<Entry> ea, eb;
     for (uint32_t g = 0; g < groups; ++g) {
       if (progress.cancelled()) return base::Status::Cancelled("diff --keys");

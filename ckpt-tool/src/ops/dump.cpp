@@ -397,9 +397,10 @@ Status Filter(const Snapshot& s, const OperatorInfo& info, const pb::OperatorSta
   // The key-group hash uses the operator state's max parallelism, else the job graph's
   // (FORMAT.md "Reader notes"); with neither there is no key group to seek.
   const uint32_t max_p = os.max_parallelism() != 0 ? os.max_parallelism() : info.max_parallelism;
-  if (max_p == 0) {
+  if (max_p == 0 || max_p > format::kUpperBoundMaxParallelism) {
     return Status::Corruption(s.metadata_path + ": operator " + info.id_hex +
-                              " records max parallelism 0; its key groups are unknown");
+                              " has an invalid max parallelism " + std::to_string(max_p) +
+                              "; its key groups cannot be located");
   }
   std::optional<uint32_t> group = options.key_group;
   if (group && *group >= max_p) {

@@ -261,6 +261,12 @@ base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<Relocat
   CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(output_dir));
   auto copied = CopyAll(fs, files, output_dir, output_metadata, progress);
+  // The output directory's own entry in its parent: without this fsync a power loss after a
+  // reported success can take the whole new snapshot away.
+  if (copied.ok()) {
+    base::Status st = fs.SyncDir(base::DirName(output_dir));
+    if (!st.ok()) copied = st;
+  }
   if (!copied.ok()) {
     // Never leave a half-written copy that a user might mistake for a snapshot.
     base::RemoveAll(fs, output_dir).IgnoreError();

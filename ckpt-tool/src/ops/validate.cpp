@@ -85,6 +85,12 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
   where.file = std::string(format::kMetadataFileName);
   auto file = fs.OpenRead(metadata);
   if (!file.ok()) {
+    if (file.status().code() == base::StatusCode::kFailedPrecondition) {
+      // A link or a FIFO in place of _metadata: reported, never followed or waited on.
+      ctx.Checked("CKPT-F011");
+      ctx.Add("CKPT-F011", where, file.status().message());
+      return std::optional<Snapshot>();
+    }
     if (!file.status().IsNotFound()) return file.status();
     ctx.Add("CKPT-M001", where, dir + " has no _metadata: not a complete snapshot");
     return std::optional<Snapshot>();
@@ -100,8 +106,7 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
     const size_t magic_len = std::min(bytes.size(), format::kMetadataMagic.size());
     if (env.status().code() == base::StatusCode::kUnimplemented) {
       ctx.Add("CKPT-M003", where, env.status().message());
-    } else if (bytes.substr(0, magic_len) != format::kMetadataMagic.substr(0, magic_len) ||
-               bytes.empty()) {
+    } else if (bytes.substr(0, magic_len) != format::kMetadataMagic.substr(0, magic_len)) {
       ctx.Add("CKPT-M002", where, env.status().message());
     } else if (bytes.size() < format::kMetadataHeaderSize) {
       ctx.Add("CKPT-M004", where, env.status().message());
@@ -180,6 +185,7 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
     report.capabilities = Capabilities(*snapshot);
     internal::CheckStructure(ctx, *snapshot);
     CKPT_RETURN_IF_ERROR(internal::CheckFiles(ctx, *snapshot));
+    if (options.deep) internal::CheckDeclaredValues(ctx, *snapshot);
     if (!options.against_job.empty()) CKPT_RETURN_IF_ERROR(internal::CheckAgainst(ctx, *snapshot));
   }
   SortFindings(&report.findings);

@@ -191,7 +191,7 @@ void CheckContainerAgainstHandles(ValidateContext& ctx, const SnapshotFile& f,
 
 base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
   for (const char* r : {"CKPT-F001", "CKPT-F002", "CKPT-F003", "CKPT-F005", "CKPT-F006",
-                        "CKPT-F010", "CKPT-K006"}) {
+                        "CKPT-F010", "CKPT-F011", "CKPT-K006"}) {
     ctx.Checked(r);
   }
   if (ctx.options().deep) {
@@ -209,6 +209,12 @@ base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
     const Location loc = FileLocation(f);
     auto file = fs.OpenRead(f.resolved_path);
     if (!file.ok()) {
+      if (file.status().code() == base::StatusCode::kFailedPrecondition) {
+        // A symbolic link, FIFO, socket or device: reported, never followed or read.
+        ctx.Add("CKPT-F011", loc, "file #" + std::to_string(f.index) + ": " +
+                                      file.status().message());
+        continue;
+      }
       if (!file.status().IsNotFound()) return file.status();
       ctx.Add("CKPT-F001", loc, "file #" + std::to_string(f.index) + " (" +
                                     std::string(FileKindName(f.kind)) + ", " +

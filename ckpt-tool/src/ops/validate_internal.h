@@ -70,6 +70,9 @@ void CheckStructure(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckFiles(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& snapshot);
 
+// --deep: declared type descriptors (values.md) and coordinator state values.
+void CheckDeclaredValues(ValidateContext& ctx, const Snapshot& snapshot);
+
 // --deep over one opened container: decodes every record with the declared types of its users.
 base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
                                 const SnapshotFile& file, const format::StateFileReader& reader,

@@ -55,6 +55,12 @@ const std::vector<RuleInfo>& AllRules() {
       {"CKPT-F010", Severity::kError,
        "A file slice or entry offset lies outside the container's records",
        "The handle points past the data; the file is truncated or the metadata is wrong."},
+      {"CKPT-F011", Severity::kError,
+       "A referenced file (or _metadata) is a symbolic link, FIFO, socket, device or directory, "
+       "not a regular file",
+       "Snapshot files are never followed through links or read from special files: a link "
+       "could read a file outside the snapshot, a FIFO would hang the reader. Replace it with "
+       "the real file."},
       // savepoints
       {"CKPT-P001", Severity::kError,
        "A savepoint references files outside its directory (shared, task-owned or external)",
@@ -103,6 +109,12 @@ const std::vector<RuleInfo>& AllRules() {
       {"CKPT-D003", Severity::kError,
        "An operator-state entry offset does not point at a record of the container (--deep)",
        "The partition's offsets and the container disagree."},
+      {"CKPT-D004", Severity::kError,
+       "A declared type descriptor (of a state or a coordinator state) is ill-formed: nesting "
+       "deeper than 32, a list or map of zero-width elements, wrong element counts, an unknown "
+       "kind (--deep)",
+       "No valid writer declares such a type (format/docs/values.md); the metadata is damaged "
+       "or hostile, and the values cannot be decoded safely."},
       // restore rules (--against)
       {"CKPT-A001", Severity::kError,
        "Snapshot state has no operator with the same ID in the new job (unmapped state)",

@@ -88,7 +88,11 @@ void CheckSubtasks(ValidateContext& ctx, const OperatorInfo& op) {
 
 void CheckKeyGroups(ValidateContext& ctx, const OperatorInfo& op) {
   for (const char* r : {"CKPT-K001", "CKPT-K002", "CKPT-K003", "CKPT-K004"}) ctx.Checked(r);
-  if (!HasKeyedState(op) || op.max_parallelism == 0) return;
+  if (!HasKeyedState(op)) return;
+  // An invalid max parallelism is CKPT-T003. Coverage is checked only for a valid one: the
+  // per-group table below is sized by it (at most 32768 entries), never by a hostile value
+  // from disk (2^32-1 would ask for 32 GiB).
+  if (op.max_parallelism == 0 || op.max_parallelism > format::kUpperBoundMaxParallelism) return;
   const uint32_t max_p = op.max_parallelism;
   // owner[g] = subtask covering key group g, or -1.
   std::vector<int64_t> owner(max_p, -1);

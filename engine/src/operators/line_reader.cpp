@@ -12,7 +12,8 @@ constexpr size_t kMaxLineBytes = 64u << 20;
 
 base::Result<std::unique_ptr<LineReader>> LineReader::Open(base::Fs& fs, const std::string& path,
                                                            uint64_t offset) {
-  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> file, fs.OpenRead(path));
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> file,
+                        fs.OpenReadFollowingLinks(path));  // an input file the job spec names
   if (offset > file->Size()) {
     return base::Status::InvalidArgument("offset " + std::to_string(offset) + " is beyond the " +
                                          std::to_string(file->Size()) + " bytes of " + path);

@@ -10,17 +10,47 @@ Result<std::unique_ptr<FileLock>> Fs::TryLockFile(const std::string& path) {
   return Status::Unimplemented("this filesystem has no file locks (locking " + path + ")");
 }
 
-Result<std::string> ReadFileToString(Fs& fs, const std::string& path, uint64_t max_bytes) {
-  CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
-  uint64_t size = file->Size();
+const char* FileTypeName(FileType type) {
+  switch (type) {
+    case FileType::kRegular: return "regular file";
+    case FileType::kDirectory: return "directory";
+    case FileType::kSymlink: return "symbolic link";
+    case FileType::kOther: break;
+  }
+  return "FIFO, socket or device";
+}
+
+Result<std::unique_ptr<RandomAccessFile>> Fs::OpenReadFollowingLinks(const std::string& path) {
+  return OpenRead(path);
+}
+
+Result<FileInfo> Fs::LinkStat(const std::string& path) { return Stat(path); }
+
+namespace {
+
+Result<std::string> ReadAll(const RandomAccessFile& file, const std::string& path,
+                            uint64_t max_bytes) {
+  uint64_t size = file.Size();
   if (size > max_bytes) {
     return Status::InvalidArgument(path + ": file is " + std::to_string(size) +
                                    " bytes, more than the limit of " + std::to_string(max_bytes));
   }
   std::string data(size, '\0');
-  CKPT_ASSIGN_OR_RETURN(size_t n, file->ReadAt(0, size, data.data()));
+  CKPT_ASSIGN_OR_RETURN(size_t n, file.ReadAt(0, size, data.data()));
   data.resize(n);
   return data;
+}
+
+}  // namespace
+
+Result<std::string> ReadFileToString(Fs& fs, const std::string& path, uint64_t max_bytes) {
+  CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
+  return ReadAll(*file, path, max_bytes);
+}
+
+Result<std::string> ReadUserFileToString(Fs& fs, const std::string& path, uint64_t max_bytes) {
+  CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenReadFollowingLinks(path));
+  return ReadAll(*file, path, max_bytes);
 }
 
 Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data) {
@@ -45,9 +75,10 @@ Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data) {
 }
 
 Status RemoveAll(Fs& fs, const std::string& path) {
-  auto info = fs.Stat(path);
+  // LinkStat: a link to a directory is removed as a link, its target is never emptied.
+  auto info = fs.LinkStat(path);
   if (!info.ok()) return info.status().IsNotFound() ? Status::OK() : info.status();
-  if (!info->is_dir) return fs.RemoveFile(path);
+  if (info->type != FileType::kDirectory) return fs.RemoveFile(path);
   CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(path));
   for (const auto& e : entries) CKPT_RETURN_IF_ERROR(RemoveAll(fs, JoinPath(path, e.name)));
   return fs.RemoveDir(path);

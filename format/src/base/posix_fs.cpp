@@ -107,6 +107,55 @@ Result<std::unique_ptr<WritableFile>> OpenForWrite(const std::string& path, int 
   return std::unique_ptr<WritableFile>(new PosixWritableFile(path, fd));
 }
 
+FileType TypeOf(mode_t mode) {
+  if (S_ISREG(mode)) return FileType::kRegular;
+  if (S_ISDIR(mode)) return FileType::kDirectory;
+  if (S_ISLNK(mode)) return FileType::kSymlink;
+  return FileType::kOther;
+}
+
+FileInfo ToInfo(const struct stat& st) {
+  FileInfo info;
+  info.size_bytes = static_cast<uint64_t>(st.st_size);
+  info.mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
+  info.type = TypeOf(st.st_mode);
+  info.is_dir = info.type == FileType::kDirectory;
+  return info;
+}
+
+// O_NONBLOCK: opening a FIFO without a writer must not wait for one (it is refused right after
+// by the type check); it has no effect on regular files. O_NOFOLLOW: a link in a snapshot is
+// reported, never read through.
+Result<std::unique_ptr<RandomAccessFile>> OpenForRead(const std::string& path, bool follow_links) {
+  const int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | (follow_links ? 0 : O_NOFOLLOW);
+  int fd = ::open(path.c_str(), flags);
+  if (fd < 0) {
+    const int err = errno;
+    struct stat lst {};
+    if (err == ELOOP && !follow_links && ::lstat(path.c_str(), &lst) == 0 && S_ISLNK(lst.st_mode)) {
+      return Status::FailedPrecondition(path + " is a symbolic link; links are not followed");
+    }
+    return ErrnoToStatus(err, "open " + path);
+  }
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) {
+    int err = errno;
+    ::close(fd);
+    return ErrnoToStatus(err, "stat " + path);
+  }
+  const FileType type = TypeOf(st.st_mode);
+  if (type != FileType::kRegular) {
+    ::close(fd);
+    const char* what = S_ISFIFO(st.st_mode)   ? "FIFO"
+                       : S_ISSOCK(st.st_mode) ? "socket"
+                       : type == FileType::kOther ? "device"
+                                                  : FileTypeName(type);
+    return Status::FailedPrecondition(path + " is a " + what + ", not a regular file");
+  }
+  return std::unique_ptr<RandomAccessFile>(
+      new PosixRandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size)));
+}
+
 }  // namespace
 
 Fs& Fs::Default() {
@@ -115,20 +164,12 @@ Fs& Fs::Default() {
 }
 
 Result<std::unique_ptr<RandomAccessFile>> PosixFs::OpenRead(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return ErrnoToStatus(errno, "open " + path);
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) {
-    int err = errno;
-    ::close(fd);
-    return ErrnoToStatus(err, "stat " + path);
-  }
-  if (S_ISDIR(st.st_mode)) {
-    ::close(fd);
-    return Status::InvalidArgument(path + " is a directory, not a file");
-  }
-  return std::unique_ptr<RandomAccessFile>(
-      new PosixRandomAccessFile(path, fd, static_cast<uint64_t>(st.st_size)));
+  return OpenForRead(path, /*follow_links=*/false);
+}
+
+Result<std::unique_ptr<RandomAccessFile>> PosixFs::OpenReadFollowingLinks(
+    const std::string& path) {
+  return OpenForRead(path, /*follow_links=*/true);
 }
 
 Result<std::unique_ptr<WritableFile>> PosixFs::OpenWrite(const std::string& path) {
@@ -192,14 +233,21 @@ Result<std::vector<DirEntry>> PosixFs::ListDir(const std::string& dir) {
   while (struct dirent* e = ::readdir(d)) {
     std::string name = e->d_name;
     if (name == "." || name == "..") continue;
-    bool is_dir = false;
-    if (e->d_type == DT_DIR) {
-      is_dir = true;
-    } else if (e->d_type == DT_UNKNOWN) {
-      struct stat st {};
-      is_dir = ::stat(JoinPath(dir, name).c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+    FileType type = FileType::kOther;
+    switch (e->d_type) {
+      case DT_REG: type = FileType::kRegular; break;
+      case DT_DIR: type = FileType::kDirectory; break;
+      case DT_LNK: type = FileType::kSymlink; break;
+      case DT_UNKNOWN: {
+        struct stat st {};
+        type = ::lstat(JoinPath(dir, name).c_str(), &st) == 0 ? TypeOf(st.st_mode)
+                                                               : FileType::kRegular;
+        break;
+      }
+      default: break;
     }
-    out.push_back({std::move(name), is_dir});
+    const bool is_dir = type == FileType::kDirectory;
+    out.push_back({std::move(name), is_dir, type});
   }
   ::closedir(d);
   std::sort(out.begin(), out.end(),
@@ -210,11 +258,13 @@ Result<std::vector<DirEntry>> PosixFs::ListDir(const std::string& dir) {
 Result<FileInfo> PosixFs::Stat(const std::string& path) {
   struct stat st {};
   if (::stat(path.c_str(), &st) != 0) return ErrnoToStatus(errno, "stat " + path);
-  FileInfo info;
-  info.size_bytes = static_cast<uint64_t>(st.st_size);
-  info.mtime_ms = static_cast<int64_t>(st.st_mtim.tv_sec) * 1000 + st.st_mtim.tv_nsec / 1000000;
-  info.is_dir = S_ISDIR(st.st_mode);
-  return info;
+  return ToInfo(st);
+}
+
+Result<FileInfo> PosixFs::LinkStat(const std::string& path) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return ErrnoToStatus(errno, "stat " + path);
+  return ToInfo(st);
 }
 
 Result<std::unique_ptr<FileLock>> PosixFs::TryLockFile(const std::string& path) {

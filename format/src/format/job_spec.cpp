@@ -1,5 +1,6 @@
 #include "ckpt/format/job_spec.h"
 
+#include <google/protobuf/struct.pb.h>
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
@@ -209,6 +210,39 @@ base::Status ValidateJobSpec(const pb::JobSpec& spec, const std::string& path) {
   return CheckAcyclic(spec, path);
 }
 
+namespace {
+
+// proto3 cannot tell `"parallelism": 0` from an absent field, so the JSON is looked at again:
+// an explicit 0 is refused instead of silently meaning "the default".
+base::Status RefuseExplicitZeroParallelism(std::string_view json, const std::string& path) {
+  google::protobuf::Struct raw;
+  auto st = google::protobuf::util::JsonStringToMessage(
+      google::protobuf::StringPiece(json.data(), json.size()), &raw);
+  if (!st.ok()) return base::Status::OK();  // the typed parse already accepted it: not an object
+  auto is_zero = [](const google::protobuf::Struct& s) {
+    auto it = s.fields().find("parallelism");
+    return it != s.fields().end() &&
+           it->second.kind_case() == google::protobuf::Value::kNumberValue &&
+           it->second.number_value() == 0;
+  };
+  const std::string why = "0 is not a parallelism (omit the field for the default)";
+  if (is_zero(raw)) return Invalid(path, "parallelism: " + why);
+  auto ops = raw.fields().find("operators");
+  if (ops == raw.fields().end() || !ops->second.has_list_value()) return base::Status::OK();
+  const auto& list = ops->second.list_value();
+  for (int i = 0; i < list.values_size(); ++i) {
+    if (!list.values(i).has_struct_value() || !is_zero(list.values(i).struct_value())) continue;
+    auto id = list.values(i).struct_value().fields().find("id");
+    const std::string name = id != list.values(i).struct_value().fields().end()
+                                 ? " '" + id->second.string_value() + "'"
+                                 : "";
+    return Invalid(path, "operators[" + std::to_string(i) + "]" + name + ": parallelism: " + why);
+  }
+  return base::Status::OK();
+}
+
+}  // namespace
+
 base::Result<pb::JobSpec> ParseJobSpec(std::string_view json, const std::string& path) {
   pb::JobSpec spec;
   google::protobuf::util::JsonParseOptions options;
@@ -221,12 +255,13 @@ base::Result<pb::JobSpec> ParseJobSpec(std::string_view json, const std::string&
     return Invalid(path, "not a valid job spec: " + std::string(st.message()));
   }
   CKPT_RETURN_IF_ERROR(ValidateJobSpec(spec, path));
+  CKPT_RETURN_IF_ERROR(RefuseExplicitZeroParallelism(json, path));
   FillDefaults(&spec);
   return spec;
 }
 
 base::Result<pb::JobSpec> ReadJobSpecFile(base::Fs& fs, const std::string& path) {
-  auto data = base::ReadFileToString(fs, path, kMaxJobSpecBytes);
+  auto data = base::ReadUserFileToString(fs, path, kMaxJobSpecBytes);
   if (!data.ok()) return data.status();
   return ParseJobSpec(*data, path);
 }

@@ -18,6 +18,11 @@ class Checker {
   Checker(const pb::CheckpointMetadata& m, const std::string& path) : m_(m), path_(path) {}
 
   base::Status Run() {
+    // Checkpoint ids count up from 1 (0 in hand-made snapshots); a negative one (-2^63 from a
+    // flipped sign bit) would sort before every real checkpoint and break "newest first".
+    if (m_.checkpoint_id() < 0) {
+      return Fail("checkpoint_id " + std::to_string(m_.checkpoint_id()) + " is negative");
+    }
     if (!m_.job_id().empty() && m_.job_id().size() != 16) {
       return Fail("job_id has " + std::to_string(m_.job_id().size()) + " bytes, expected 16");
     }

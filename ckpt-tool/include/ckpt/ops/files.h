@@ -15,7 +15,9 @@ namespace ckpt::ops {
 struct FileRow {
   uint32_t index = 0;
   std::string path;        // as recorded
-  std::string location;    // path relative to the snapshot directory ("../shared/x") or absolute
+  // Path relative to the snapshot directory ("../shared/x") or absolute, for display: control
+  // characters as \xNN, a backslash as \\ (`path` keeps the recorded bytes).
+  std::string location;
   FileScope scope = FileScope::kUnspecified;
   FileKind kind = FileKind::kUnspecified;
   std::string owner;       // "exclusive", "shared (chk-7)", "task-owned", "external"
@@ -24,7 +26,7 @@ struct FileRow {
   int64_t created_by_checkpoint_id = 0;
   bool exists = false;
   int64_t actual_size = -1;  // -1 when missing or unresolvable
-  std::vector<std::string> referenced_by;  // operator uid (or id) and subtask, e.g. "sum/2"
+  std::vector<std::string> referenced_by;  // operator uid (or id) and subtask, e.g. "sum/2" (escaped as location)
 };
 
 // Lists the file table of `snapshot` in index order and stats each file (no content reads).

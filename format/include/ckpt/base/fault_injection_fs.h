@@ -1,11 +1,17 @@
 // FaultInjectionFs: wraps another Fs and fails chosen mutating operations, for crash-safety tests.
 // Mutating operations (OpenWrite*, Append, Sync, Close, Rename, SyncDir, CreateDirs, Remove*) are
-// counted in order; reads are never failed. Thread-safe.
+// counted in order; reads are never failed. It also remembers what is not yet durable, so that
+// DropUnsyncedData() can turn "the process died here" into "the machine lost power here", as
+// LevelDB's FaultInjectionTestEnv does. Thread-safe.
 #pragma once
 
 #include <atomic>
+#include <map>
 #include <mutex>
+#include <optional>
+#include <set>
 #include <string>
+#include <vector>
 
 #include "ckpt/base/fs.h"
 
@@ -23,11 +29,23 @@ class FaultInjectionFs final : public Fs {
   // Appends to files whose path contains `needle` keep only the first half of their bytes
   // (a torn write) and report success.
   void TruncateWritesTo(std::string needle);
+  // Makes the wrapped filesystem look as after a power loss now: every file written through this
+  // Fs is cut back to what its last Sync() made durable, and every directory change (a file or
+  // directory created, renamed or removed) not followed by a SyncDir() of its directory (both
+  // directories for a rename) is undone, newest first: created entries disappear, a rename is
+  // reversed and the file it replaced comes back, removed files come back with their content,
+  // removed directories come back. Works through the wrapped Fs (not counted, never failed);
+  // forgets what it tracked. Call it after the operation under test returned. IOError if the
+  // wrapped Fs fails while undoing.
+  Status DropUnsyncedData();
+
   // Mutating operations attempted so far (including failed ones).
   int64_t operations() const { return ops_.load(); }
   bool crashed() const { return crashed_.load(); }
 
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) override;
+  Result<std::unique_ptr<RandomAccessFile>> OpenReadFollowingLinks(
+      const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWriteExclusive(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
@@ -37,12 +55,15 @@ class FaultInjectionFs final : public Fs {
   Status RemoveDir(const std::string& path) override;
   Result<std::vector<DirEntry>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
+  Result<FileInfo> LinkStat(const std::string& path) override;
   // Never failed: a lock is not a write.
   Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 
   // Used by the wrapped files: returns IOError if operation `what` must fail.
   Status Admit(std::string_view what);
   bool ShouldTruncate(const std::string& path);
+  void NoteAppend(const std::string& path, uint64_t bytes);
+  void NoteSync(const std::string& path);
 
  private:
   Fs& target_;
@@ -50,8 +71,26 @@ class FaultInjectionFs final : public Fs {
   std::atomic<int64_t> crash_after_{-1};
   std::atomic<int64_t> fail_op_{-1};
   std::atomic<bool> crashed_{false};
+  // A directory change that is not durable until every directory in `dirs` was synced.
+  struct DirChange {
+    enum class Kind { kCreateFile, kCreateDir, kRename, kRemoveFile, kRemoveDir } kind;
+    std::string path;                  // the new, renamed-to or removed entry
+    std::string from;                  // kRename: the old name
+    std::optional<std::string> saved;  // content of a removed file or of a replaced rename target
+    std::set<std::string> dirs;        // still to be synced
+  };
+  struct FileData {
+    uint64_t size = 0;    // bytes appended through this Fs
+    uint64_t synced = 0;  // of which durable
+  };
+  void Journal(DirChange change);
+  void Track(const std::string& path, bool existed);
+  std::optional<std::string> ContentOf(const std::string& path);
+
   std::mutex mu_;
   std::string truncate_needle_;
+  std::vector<DirChange> journal_;
+  std::map<std::string, FileData> files_;
 };
 
 }  // namespace ckpt::base

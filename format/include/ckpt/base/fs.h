@@ -44,15 +44,25 @@ class FileLock {
   virtual const std::string& path() const = 0;
 };
 
+// What a directory entry is. kOther: a FIFO, socket or device.
+enum class FileType { kRegular, kDirectory, kSymlink, kOther };
+
+// "regular file", "directory", "symbolic link", "FIFO, socket or device".
+const char* FileTypeName(FileType type);
+
 struct FileInfo {
   uint64_t size_bytes = 0;
   int64_t mtime_ms = 0;  // modification time, ms since the Unix epoch
   bool is_dir = false;
+  // Stat: the type of what `path` names after following links (never kSymlink); LinkStat: of
+  // the entry itself.
+  FileType type = FileType::kRegular;
 };
 
 struct DirEntry {
   std::string name;  // a single path component
-  bool is_dir = false;
+  bool is_dir = false;  // a directory (a symbolic link to one is not)
+  FileType type = FileType::kRegular;  // the entry itself: links are not followed
 };
 
 class Fs {
@@ -62,8 +72,17 @@ class Fs {
   // The process-wide POSIX filesystem.
   static Fs& Default();
 
-  // NotFound if `path` does not exist; IOError otherwise on failure.
+  // Opens a regular file for reading. A symbolic link as the last path component is not
+  // followed, and a FIFO, socket or device is refused without blocking: a snapshot's files must
+  // be its own regular files (a FIFO would hang the reader, a link could read /etc/passwd).
+  // NotFound if `path` does not exist; FailedPrecondition if it is a symbolic link or not a
+  // regular file (the message names the path and what it is); IOError otherwise on failure.
   virtual Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) = 0;
+  // As OpenRead, but follows symbolic links: for files a user names on the command line or in a
+  // job spec (a job spec mounted as a link), never for files a snapshot references. Still refuses
+  // FIFOs, sockets and devices (FailedPrecondition). Default: OpenRead.
+  virtual Result<std::unique_ptr<RandomAccessFile>> OpenReadFollowingLinks(
+      const std::string& path);
   // Creates or truncates `path`. IOError on failure (NotFound if the directory is missing).
   virtual Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) = 0;
   // Creates `path` only if absent: AlreadyExists otherwise.
@@ -80,8 +99,11 @@ class Fs {
   virtual Status RemoveDir(const std::string& path) = 0;
   // Entries of `dir` sorted by name, without "." and "..".
   virtual Result<std::vector<DirEntry>> ListDir(const std::string& dir) = 0;
-  // NotFound if absent.
+  // Follows symbolic links. NotFound if absent.
   virtual Result<FileInfo> Stat(const std::string& path) = 0;
+  // As Stat, but describes a symbolic link itself (lstat(2)). Default: Stat (for filesystems
+  // without links).
+  virtual Result<FileInfo> LinkStat(const std::string& path);
   // Takes an exclusive lock on `path` (created if missing, its directory must exist) without
   // waiting. FailedPrecondition if another holder (another process, or another FileLock of this
   // process) has it; NotFound if the directory is missing; IOError otherwise. Unimplemented on a
@@ -89,15 +111,20 @@ class Fs {
   virtual Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path);
 };
 
-// Reads a whole file. Corruption-safe: refuses files larger than `max_bytes` (InvalidArgument).
+// Reads a whole file (OpenRead: no symbolic links, regular files only). Corruption-safe:
+// refuses files larger than `max_bytes` (InvalidArgument).
 Result<std::string> ReadFileToString(Fs& fs, const std::string& path,
                                      uint64_t max_bytes = uint64_t{1} << 32);
+// As ReadFileToString, through OpenReadFollowingLinks: for files a user names.
+Result<std::string> ReadUserFileToString(Fs& fs, const std::string& path,
+                                         uint64_t max_bytes = uint64_t{1} << 32);
 
 // Writes `data` to `path` atomically: `<path>.tmp-<random>`, fsync, rename, fsync directory.
 // A reader never sees a partial file. Replaces an existing `path`.
 Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data);
 
-// Removes `path` and everything below it. OK if it does not exist.
+// Removes `path` and everything below it. OK if it does not exist. A symbolic link is removed
+// itself, never followed (the directory it points to is left alone).
 Status RemoveAll(Fs& fs, const std::string& path);
 
 // Path helpers (pure string functions, '/' separated).

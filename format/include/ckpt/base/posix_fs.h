@@ -9,6 +9,8 @@ namespace ckpt::base {
 class PosixFs final : public Fs {
  public:
   Result<std::unique_ptr<RandomAccessFile>> OpenRead(const std::string& path) override;
+  Result<std::unique_ptr<RandomAccessFile>> OpenReadFollowingLinks(
+      const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWriteExclusive(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
@@ -18,6 +20,7 @@ class PosixFs final : public Fs {
   Status RemoveDir(const std::string& path) override;
   Result<std::vector<DirEntry>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
+  Result<FileInfo> LinkStat(const std::string& path) override;
   Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 };
 

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Long fuzzing runs (issue 8): each libFuzzer target of tests/fuzz for at least --runs executions
+# (default 10,000,000), starting from its committed seed corpus (copied: the seeds stay as they
+# are). Prints per target: executions, edge coverage (cov), features (ft), corpus size, seconds;
+# a crash, leak, timeout or out-of-memory stops that target and the script exits 1 with the
+# reproducer's path (kept in build/fuzz/artifacts/).
+#
+#   scripts/fuzz-long.sh [--runs N] [--target NAME]... [--no-build]
+#     --runs N       executions per target (default 10000000)
+#     --target NAME  only this target, e.g. fuzz_value (repeatable; default: every fuzz_*)
+#     --no-build     use the existing build/fuzz (default: configure and build the fuzz preset)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+runs=10000000
+targets=()
+build=1
+while [[ $# -gt 0 ]]; do
+  case "$1" in
+    --runs) runs="$2"; shift 2 ;;
+    --target) targets+=("$2"); shift 2 ;;
+    --no-build) build=0; shift ;;
+    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    *) echo "fuzz-long: unknown argument '$1' (see --help)" >&2; exit 2 ;;
+  esac
+done
+if [[ ${#targets[@]} -eq 0 ]]; then
+  for src in tests/fuzz/fuzz_*.cpp; do targets+=("$(basename "$src" .cpp)"); done
+fi
+if [[ $build -eq 1 ]]; then
+  cmake --preset fuzz >/dev/null
+  cmake --build --preset fuzz -j "$(nproc)" --target "${targets[@]}"
+fi
+
+artifacts="$PWD/build/fuzz/artifacts"
+mkdir -p "$artifacts"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-fuzz-long.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+failed=0
+printf '%-28s %14s %8s %8s %8s %9s  %s\n' target executions cov ft corpus seconds result
+for t in "${targets[@]}"; do
+  bin="build/fuzz/tests/fuzz/$t"
+  if [[ ! -x "$bin" ]]; then echo "fuzz-long: $bin is not built" >&2; exit 2; fi
+  short=${t#fuzz_}
+  corpus="$scratch/$short"
+  mkdir -p "$corpus"
+  cp tests/fuzz/corpus/"$short"/* "$corpus"/ 2>/dev/null || true
+  log="$scratch/$t.log"
+  start=$(date +%s)
+  set +e
+  ASAN_OPTIONS=detect_leaks=1 "$bin" -runs="$runs" -rss_limit_mb=2048 -timeout=10 \
+    -print_final_stats=1 -artifact_prefix="$artifacts/$t-" "$corpus" >"$log" 2>&1
+  rc=$?
+  set -e
+  seconds=$(( $(date +%s) - start ))
+  execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -n 1)
+  last=$(grep -E '^#[0-9]+' "$log" | tail -n 1 || true)
+  cov=$(sed -n 's/.* cov: \([0-9]*\).*/\1/p' <<<"$last")
+  ft=$(sed -n 's/.* ft: \([0-9]*\).*/\1/p' <<<"$last")
+  size=$(find "$corpus" -type f | wc -l)
+  if [[ $rc -eq 0 ]]; then
+    result=ok
+  else
+    result="FAILED (exit $rc): $(grep -E 'ERROR|SUMMARY|artifact' "$log" | head -n 3 | tr '\n' ' ')"
+    failed=1
+  fi
+  printf '%-28s %14s %8s %8s %8s %9s  %s\n' "$t" "${execs:-?}" "${cov:-?}" "${ft:-?}" "$size" \
+    "$seconds" "$result"
+done
+exit $failed

@@ -1,0 +1,420 @@
+// Hostile snapshots (issue 8, defects 4, 5 and 10): values from disk that would make a reader
+// allocate without bound, divide by zero, follow a link out of the snapshot or block on a FIFO;
+// names with control characters; ill-formed declared types. Every case must end as a clean
+// finding (validate: exit 1) or a clean error naming the file (exit 2), never a crash or a hang,
+// and with memory bounded: the tool runs under RLIMIT_AS, so an allocation sized by a hostile
+// value fails the test with SIGABRT (std::bad_alloc) instead of swapping the machine.
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "ckpt/format/job_spec.h"
+#include "ckpt/format/value_codec.h"
+#include "ckpt/ops/files.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/validate.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "test_snapshots.h"
+
+namespace ckpt::ops {
+namespace {
+
+using ::ckpt::testing::TempDir;
+
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+
+// Address space the tool may use: far above what validating a few-KiB snapshot needs (the
+// Debug binary maps about 100 MiB of libraries), far below what a hostile count would ask for.
+constexpr rlim_t kAddressSpaceLimit = rlim_t{1} << 30;
+
+struct ToolResult {
+  int exit_code = -1;  // 128 + signal when killed by one
+  std::string out;
+  std::string err;
+};
+
+// Runs ckpt-tool with `args` under RLIMIT_AS (not under ASan, which reserves terabytes of
+// shadow memory up front; the limit is what makes a regression fail fast elsewhere).
+ToolResult RunBounded(const std::vector<std::string>& args) {
+  ToolResult run;
+  int out_pipe[2], err_pipe[2];
+  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
+    ADD_FAILURE() << "pipe failed";
+    return run;
+  }
+  std::vector<std::string> store = {CKPT_TOOL_PATH};
+  store.insert(store.end(), args.begin(), args.end());
+  std::vector<char*> argv;
+  for (auto& a : store) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  const pid_t pid = fork();
+  if (pid == 0) {
+    if (!kAddressSanitizer) {
+      rlimit limit{kAddressSpaceLimit, kAddressSpaceLimit};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
+    }
+    const int devnull = open("/dev/null", O_RDONLY);
+    dup2(devnull, STDIN_FILENO);
+    dup2(out_pipe[1], STDOUT_FILENO);
+    dup2(err_pipe[1], STDERR_FILENO);
+    close(out_pipe[0]);
+    close(err_pipe[0]);
+    execv(argv[0], argv.data());
+    _exit(127);
+  }
+  close(out_pipe[1]);
+  close(err_pipe[1]);
+  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
+  std::string* sinks[2] = {&run.out, &run.err};
+  int open_fds = 2;
+  char buf[65536];
+  while (open_fds > 0) {
+    if (poll(fds, 2, -1) < 0) break;
+    for (int i = 0; i < 2; ++i) {
+      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
+      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
+      if (n > 0) {
+        sinks[i]->append(buf, static_cast<size_t>(n));
+      } else {
+        close(fds[i].fd);
+        fds[i].fd = -1;
+        --open_fds;
+      }
+    }
+  }
+  int status = 0;
+  waitpid(pid, &status, 0);
+  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+  return run;
+}
+
+std::string Describe(const ToolResult& r) {
+  return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+const std::string kAggregateUid = "per-user-aggregate";
+
+// The sample savepoint with the keyed aggregate's max parallelism (state and job graph) set.
+void SetAggregateMaxParallelism(const std::string& dir, uint32_t max_p) {
+  ASSERT_OK(testing::RewriteMetadata(dir, [max_p](pb::CheckpointMetadata& m) {
+    std::string id;
+    for (auto& op : *m.mutable_job_graph()->mutable_operators()) {
+      if (op.uid() == kAggregateUid) {
+        op.set_max_parallelism(max_p);
+        id = op.operator_id();
+      }
+    }
+    for (auto& os : *m.mutable_operators()) {
+      if (os.operator_id() == id) os.set_max_parallelism(max_p);
+    }
+  }));
+}
+
+// Path of the first keyed-state file of the sample savepoint.
+std::string KeyedFile(const std::string& dir) {
+  auto s = LoadSnapshot(base::Fs::Default(), dir);
+  EXPECT_TRUE(s.ok()) << s.status().ToString();
+  if (!s.ok()) return "";
+  for (const auto& f : s->files) {
+    if (f.kind == FileKind::kKeyedState) return f.resolved_path;
+  }
+  ADD_FAILURE() << "no keyed file in " << dir;
+  return "";
+}
+
+class HostileInputTest : public ::testing::Test {
+ protected:
+  void SetUp() override { ASSERT_OK(testing::WriteSampleSavepoint(snap_)); }
+  TempDir tmp_;
+  const std::string snap_ = tmp_.Sub("savepoint");
+};
+
+// Defect 4: validate allocated vector<int64_t>(maxP) after already reporting T003: 2^31-1 took
+// 8.5 GB RSS, 2^32-1 died of std::bad_alloc.
+TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
+  for (uint32_t max_p : {uint32_t{1} << 31, std::numeric_limits<uint32_t>::max() - 1,
+                         std::numeric_limits<uint32_t>::max()}) {
+    SCOPED_TRACE("max parallelism " + std::to_string(max_p));
+    SetAggregateMaxParallelism(snap_, max_p);
+    for (const std::vector<std::string>& args :
+         std::vector<std::vector<std::string>>{{"validate", snap_}, {"validate", "--deep", snap_}}) {
+      const ToolResult r = RunBounded(args);
+      EXPECT_EQ(r.exit_code, 1) << Describe(r);
+      EXPECT_NE(r.out.find("CKPT-T003"), std::string::npos) << Describe(r);
+    }
+    // The other readers finish (exit 0 or 1 for findings, 2 for a clean error), no signal.
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"stats", snap_},
+             {"files", snap_},
+             {"dump", snap_, "--operator", kAggregateUid},
+             {"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""},
+             {"diff", "--keys", snap_, snap_}}) {
+      const ToolResult r = RunBounded(args);
+      EXPECT_LE(r.exit_code, 2) << args[0] << "\n" << Describe(r);
+    }
+  }
+}
+
+// Max parallelism 0: the key's group is hash mod maxP (SIGFPE before the fix).
+TEST_F(HostileInputTest, ZeroMaxParallelismIsRefusedCleanlyByDumpKey) {
+  SetAggregateMaxParallelism(snap_, 0);
+  const ToolResult r = RunBounded({"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""});
+  EXPECT_EQ(r.exit_code, 2) << Describe(r);
+  EXPECT_NE(r.err.find("invalid max parallelism 0"), std::string::npos) << Describe(r);
+  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  EXPECT_EQ(v.exit_code, 1) << Describe(v);
+  EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
+}
+
+// Huge sizes and indexes recorded in the metadata are compared, never allocated.
+TEST_F(HostileInputTest, HugeRecordedSizesAndIndexesAreFindings) {
+  const std::string sizes = tmp_.Sub("sizes");
+  ASSERT_OK(testing::WriteSampleSavepoint(sizes));
+  ASSERT_OK(testing::RewriteMetadata(sizes, [](pb::CheckpointMetadata& m) {
+    for (auto& f : *m.mutable_files()) f.set_size_bytes(std::numeric_limits<uint64_t>::max());
+  }));
+  const std::string indexes = tmp_.Sub("indexes");
+  ASSERT_OK(testing::WriteSampleSavepoint(indexes));
+  ASSERT_OK(testing::RewriteMetadata(indexes, [](pb::CheckpointMetadata& m) {
+    for (auto& os : *m.mutable_operators()) {
+      for (auto& st : *os.mutable_subtasks()) {
+        st.set_subtask_index(std::numeric_limits<uint32_t>::max() - st.subtask_index());
+      }
+    }
+  }));
+  for (const std::string& snap : {sizes, indexes}) {
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"validate", "--deep", snap}, {"stats", snap}, {"files", snap}}) {
+      // validate must find something; stats and files only must not crash or hang.
+      const ToolResult r = RunBounded(args);
+      if (args[0] == "validate") {
+        EXPECT_EQ(r.exit_code, 1) << snap << "\n" << Describe(r);
+      }
+      EXPECT_LE(r.exit_code, 2) << args[0] << " " << snap << "\n" << Describe(r);
+    }
+  }
+  const ToolResult v = RunBounded({"validate", "--deep", sizes});
+  EXPECT_NE(v.out.find("CKPT-F002"), std::string::npos) << Describe(v);
+  // The format reader refuses a subtask index beyond the parallelism as a structure violation.
+  const ToolResult w = RunBounded({"validate", "--deep", indexes});
+  EXPECT_NE(w.out.find("CKPT-M006"), std::string::npos) << Describe(w);
+  EXPECT_NE(w.out.find("subtask index 4294967295"), std::string::npos) << Describe(w);
+}
+
+// Defect 5: a FIFO in place of a referenced file hung validate, dump and stats in open().
+TEST_F(HostileInputTest, FifoInPlaceOfAStateFileIsAFindingAndNeverBlocks) {
+  const std::string keyed = KeyedFile(snap_);
+  ASSERT_FALSE(keyed.empty());
+  ASSERT_EQ(unlink(keyed.c_str()), 0);
+  ASSERT_EQ(mkfifo(keyed.c_str(), 0644), 0);
+  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  EXPECT_EQ(v.exit_code, 1) << Describe(v);
+  EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
+  EXPECT_NE(v.out.find("FIFO"), std::string::npos) << Describe(v);
+  for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+           {"dump", snap_, "--operator", kAggregateUid}, {"stats", snap_}}) {
+    const ToolResult r = RunBounded(args);
+    EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << Describe(r);
+    EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << Describe(r);
+  }
+}
+
+TEST_F(HostileInputTest, SymlinkToAFifoIsAFindingAndNeverBlocks) {
+  const std::string keyed = KeyedFile(snap_);
+  ASSERT_FALSE(keyed.empty());
+  const std::string fifo = tmp_.Sub("fifo");
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
+  ASSERT_EQ(unlink(keyed.c_str()), 0);
+  ASSERT_EQ(symlink(fifo.c_str(), keyed.c_str()), 0);
+  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  EXPECT_EQ(v.exit_code, 1) << Describe(v);
+  EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
+  EXPECT_NE(v.out.find("symbolic link"), std::string::npos) << Describe(v);
+  const ToolResult d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  EXPECT_EQ(d.exit_code, 2) << Describe(d);
+  EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
+}
+
+// A state file symlinked from outside counted as "self-contained", and the link was read.
+TEST_F(HostileInputTest, SymlinkToAFileOutsideTheSnapshotIsNotFollowed) {
+  const std::string keyed = KeyedFile(snap_);
+  ASSERT_FALSE(keyed.empty());
+  const std::string outside = tmp_.Sub("outside.state");
+  std::filesystem::rename(keyed, outside);
+  ASSERT_EQ(symlink(outside.c_str(), keyed.c_str()), 0);
+  auto report = Validate(base::Fs::Default(), snap_, ValidateOptions{});
+  ASSERT_OK(report);
+  bool found = false;
+  for (const auto& f : report->findings) {
+    if (f.rule_id == "CKPT-F011") {
+      found = true;
+      EXPECT_NE(f.message.find("symbolic link"), std::string::npos) << f.message;
+      EXPECT_NE(f.location.file.find(std::filesystem::path(keyed).filename().string()),
+                std::string::npos);
+    }
+  }
+  EXPECT_TRUE(found) << "a symlinked state file must be a finding";
+  EXPECT_EQ(report->files_checked + 1, LoadSnapshot(base::Fs::Default(), snap_)->files.size())
+      << "the link's target must not be read";
+}
+
+TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
+  const std::string md = snap_ + "/_metadata";
+  const std::string outside = tmp_.Sub("_metadata.real");
+  std::filesystem::rename(md, outside);
+  ASSERT_EQ(symlink(outside.c_str(), md.c_str()), 0);
+  const ToolResult v = RunBounded({"validate", snap_});
+  EXPECT_EQ(v.exit_code, 1) << Describe(v);
+  EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
+}
+
+// Defect 10: `files` printed file names with raw control characters.
+TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
+  const std::string keyed = KeyedFile(snap_);
+  ASSERT_FALSE(keyed.empty());
+  const std::string evil = "evil\x1b[2J\nline\\x.state";
+  ASSERT_OK(testing::RewriteMetadata(snap_, [&](pb::CheckpointMetadata& m) {
+    for (auto& f : *m.mutable_files()) {
+      if (snap_ + "/" + f.path() == keyed) f.set_path(evil);
+    }
+  }));
+  std::filesystem::rename(keyed, snap_ + "/" + evil);
+  auto snapshot = LoadSnapshot(base::Fs::Default(), snap_);
+  ASSERT_OK(snapshot);
+  auto rows = ListFiles(base::Fs::Default(), *snapshot);
+  ASSERT_OK(rows);
+  bool seen = false;
+  for (const auto& r : *rows) {
+    if (r.path != evil) continue;
+    seen = true;
+    EXPECT_EQ(r.location, "evil\\x1b[2J\\x0aline\\\\x.state");
+    EXPECT_TRUE(r.exists);
+  }
+  EXPECT_TRUE(seen);
+  const ToolResult t = RunBounded({"files", snap_});
+  EXPECT_EQ(t.exit_code, 0) << Describe(t);
+  EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
+  EXPECT_NE(t.out.find("evil\\x1b[2J\\x0aline"), std::string::npos) << t.out;
+}
+
+// Defect 10: an empty _metadata was M002 ("not CKPTMETA") where a 10-byte one was M004.
+TEST_F(HostileInputTest, EmptyAndShortMetadataAreBothTruncated) {
+  for (uint64_t size : {uint64_t{0}, uint64_t{3}, uint64_t{10}}) {
+    SCOPED_TRACE(size);
+    ASSERT_OK(testing::WriteSampleSavepoint(tmp_.Sub("s" + std::to_string(size))));
+    const std::string m = tmp_.Sub("s" + std::to_string(size)) + "/_metadata";
+    testing::TruncateFile(m, size);
+    auto report = Validate(base::Fs::Default(), m, ValidateOptions{});
+    ASSERT_OK(report);
+    ASSERT_EQ(report->findings.size(), 1u);
+    EXPECT_EQ(report->findings[0].rule_id, "CKPT-M004") << report->findings[0].message;
+    EXPECT_NE(report->findings[0].message.find("truncated"), std::string::npos);
+  }
+}
+
+// Defect 10: a checkpoint id of -2^63 passed.
+TEST_F(HostileInputTest, NegativeCheckpointIdIsAFinding) {
+  for (int64_t id : {std::numeric_limits<int64_t>::min(), int64_t{-1}}) {
+    SCOPED_TRACE(id);
+    const std::string snap = tmp_.Sub("id" + std::to_string(id));
+    ASSERT_OK(testing::WriteSampleSavepoint(snap));
+    ASSERT_OK(testing::RewriteMetadata(snap, [id](pb::CheckpointMetadata& m) {
+      m.set_checkpoint_id(id);
+    }));
+    auto report = Validate(base::Fs::Default(), snap, ValidateOptions{});
+    ASSERT_OK(report);
+    ASSERT_FALSE(report->findings.empty());
+    EXPECT_EQ(report->findings[0].rule_id, "CKPT-M006");
+    EXPECT_NE(report->findings[0].message.find("negative"), std::string::npos)
+        << report->findings[0].message;
+  }
+}
+
+pb::TypeDescriptor Nested(int depth) {
+  pb::TypeDescriptor t = format::types::Int64();
+  for (int i = 1; i < depth; ++i) t = format::types::List(t);
+  return t;
+}
+
+// Defect 10: validate --deep ignored coordinator state; values.md refuses these types.
+TEST_F(HostileInputTest, DeepRefusesIllFormedCoordinatorTypesAndUndecodableValues) {
+  struct Case {
+    std::string name;
+    pb::TypeDescriptor type;
+    std::string inline_data;
+    std::string rule;
+  };
+  std::string five_empty_tuples;
+  five_empty_tuples.push_back('\x05');
+  const std::vector<Case> cases = {
+      {"list<tuple<>>", format::types::List(format::types::Tuple({})), five_empty_tuples,
+       "CKPT-D004"},
+      {"61 levels", Nested(61), std::string(60, '\x01') + "\x02", "CKPT-D004"},
+      {"bytes that are not an int64", format::types::Int64(), "\xff\xff", "CKPT-D001"},
+  };
+  for (const Case& c : cases) {
+    SCOPED_TRACE(c.name);
+    TempDir dir;
+    const std::string snap = dir.Sub("sp");
+    ASSERT_OK(testing::WriteSampleSavepoint(snap));
+    ASSERT_OK(testing::RewriteMetadata(snap, [&](pb::CheckpointMetadata& m) {
+      for (auto& os : *m.mutable_operators()) {
+        if (!os.has_coordinator_state()) continue;
+        *os.mutable_coordinator_state()->mutable_type() = c.type;
+        os.mutable_coordinator_state()->set_inline_data(c.inline_data);
+      }
+    }));
+    ValidateOptions deep;
+    deep.deep = true;
+    auto report = Validate(base::Fs::Default(), snap, deep);
+    ASSERT_OK(report);
+    bool found = false;
+    for (const auto& f : report->findings) found |= f.rule_id == c.rule;
+    EXPECT_TRUE(found) << "expected " << c.rule;
+  }
+  // The intact coordinator state decodes: no finding on the clean savepoint.
+  ValidateOptions deep;
+  deep.deep = true;
+  auto clean = Validate(base::Fs::Default(), snap_, deep);
+  ASSERT_OK(clean);
+  EXPECT_TRUE(clean->findings.empty());
+}
+
+// Defect 10: parallelism 0 in a job spec was accepted silently as "default".
+TEST(HostileJobSpecTest, ExplicitZeroParallelismIsRefused) {
+  const std::string op = R"({"id": "src", "kind": "sequence-source", "uid": "s")";
+  auto top = format::ParseJobSpec(R"({"name": "j", "parallelism": 0, "operators": [)" + op + "}]}",
+                                  "job.json");
+  ASSERT_STATUS(top, kInvalidArgument, "parallelism: 0 is not a parallelism");
+  auto inner = format::ParseJobSpec(
+      R"({"name": "j", "operators": [)" + op + R"(, "parallelism": 0}]})", "job.json");
+  ASSERT_STATUS(inner, kInvalidArgument, "operators[0] 'src': parallelism: 0");
+  auto absent = format::ParseJobSpec(R"({"name": "j", "operators": [)" + op + "}]}", "job.json");
+  ASSERT_OK(absent);
+  EXPECT_EQ(absent->operators(0).parallelism(), 1u);
+}
+
+}  // namespace
+}  // namespace ckpt::ops
