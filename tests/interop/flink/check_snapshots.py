@@ -108,7 +108,7 @@ class Checker:
         if not changes:
             return base
         ident = lambda r: canon({k: v for k, v in r.items()
-                                 if k not in ("value", "source", "op", "sequence")})
+                                 if k not in ("value", "source", "op", "sequence", "operator_id", "operator")})
         state = collections.OrderedDict((ident(r), r) for r in base)
         for r in sorted(changes, key=lambda r: r.get("sequence", 0)):
             op = str(r.get("op", "put")).lower()
@@ -136,8 +136,14 @@ class Checker:
                 self.result(name, False, f"$ {cmd}\n{e}")
                 continue
             if complete:
-                want = collections.Counter(canon(e) for e in op["entries"] if e["state"] in complete)
-                got = collections.Counter(canon(r) for r in rows if r.get("state") in complete)
+                expected = [e for e in op["entries"] if e["state"] in complete]
+                # Compare on the truth's fields; fields dump adds (operator_id, operator, ...) are
+                # not asserted. Every truth field must be present in the dump line.
+                fields = sorted({k for e in expected for k in e} | {"state", "kind", "subtask", "value"})
+                def project(r):
+                    return canon({k: r[k] for k in fields if k in r})
+                want = collections.Counter(canon(e) for e in expected)
+                got = collections.Counter(project(r) for r in rows if r.get("state") in complete)
                 missing = want - got
                 unexpected = got - want
                 detail = [f"$ {cmd}",
@@ -167,8 +173,8 @@ class Checker:
                 if e["state"] not in complete or "key_group" not in e:
                     continue
                 ident = (op["operator_id"], e["state"], e["key_group"], canon(e["key"]),
-                         canon(e.get("namespace")), canon(e.get("user_key")))
-                idx[ident] = canon(e["value"])
+                         canon(e.get("namespace")), canon(e.get("user_key")), canon(e.get("timestamp")))
+                idx[ident] = canon(e.get("value"))
         return idx
 
     def check_diff(self, prev_snap, snap, prev_truth, truth, label):
@@ -200,7 +206,8 @@ class Checker:
             if (r.get("operator_id"), r.get("state")) not in compared_states:
                 continue
             got.add((r["key_change"], r.get("operator_id"), r.get("state"), r.get("key_group"),
-                     canon(r.get("key")), canon(r.get("namespace")), canon(r.get("user_key"))))
+                     canon(r.get("key")), canon(r.get("namespace")), canon(r.get("user_key")),
+                     canon(r.get("timestamp"))))
         missing, unexpected = want - got, got - want
         detail = [f"$ {cmd}", f"expected {len(want)} key changes, diff reported {len(got)}"]
         if missing:

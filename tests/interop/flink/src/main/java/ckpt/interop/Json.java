@@ -50,7 +50,7 @@ public final class Json {
     } else if (v instanceof Map) {
       Map<String, Object> m = (Map<String, Object>) v;
       // Entry objects (they have "state") stay on one line so the file reads like dump output.
-      boolean flat = !pretty || m.containsKey("state") && m.containsKey("value");
+      boolean flat = !pretty || m.containsKey("state") && (m.containsKey("value") || m.containsKey("timestamp"));
       sb.append('{');
       boolean first = true;
       for (Map.Entry<String, Object> e : m.entrySet()) {

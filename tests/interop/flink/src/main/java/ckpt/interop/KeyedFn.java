@@ -125,7 +125,7 @@ public final class KeyedFn extends KeyedProcessFunction<String, Rec, String>
       e.add(Truth.keyed("last", "value", subtask, k, null, null, false,
           java.util.Arrays.asList(m.lastSeq, m.lastParity)));
       if (m.fired > 0) e.add(Truth.keyed("fired", "value", subtask, k, null, null, false, m.fired));
-      for (long t : m.timers) e.add(Truth.keyed(TIMERS, "timers", subtask, k, null, t, true, null));
+      for (long t : m.timers) e.add(Truth.timer(TIMERS, subtask, k, null, t));
     }
     Truth.record(ctx.getCheckpointId(), UID, subtask, e);
   }

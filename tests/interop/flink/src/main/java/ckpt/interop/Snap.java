@@ -189,8 +189,8 @@ final class Snap {
         }
         Map<String, Object> ns = Json.obj("start", start, "end", end);
         entries.add(Truth.keyed("window-contents", "reducing", subtask, key, ns, null, false, we.getValue()));
-        entries.add(Truth.keyed("_timer_state/event_window-timers", "timers", subtask, key,
-            Json.obj("start", start, "end", end), end - 1, true, null));
+        entries.add(Truth.timer("_timer_state/event_window-timers", subtask, key,
+            Json.obj("start", start, "end", end), end - 1));
       }
     }
     firedOut[0] = fired;

@@ -60,6 +60,12 @@ public final class Truth {
     return e;
   }
 
+  /** A timer entry, shaped like a dump line (kind "timers", the timer's "timestamp", no value). */
+  public static Map<String, Object> timer(String state, int subtask, Object key, Object namespace, long timestamp) {
+    return Json.obj("state", state, "kind", "timers", "subtask", subtask, "key_group", keyGroup(key),
+        "key", key, "namespace", namespace, "timestamp", timestamp);
+  }
+
   /** An operator-state entry (list, union or broadcast), shaped like a dump line. */
   public static Map<String, Object> operator(String state, String kind, int subtask, Object userKey,
       boolean hasUserKey, Object value) {
