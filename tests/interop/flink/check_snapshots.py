@@ -243,6 +243,10 @@ def main():
     ap.add_argument("roots", nargs="+", help="OUT/<flink-version> directories holding manifest.json")
     ap.add_argument("-v", "--verbose", action="store_true")
     args = ap.parse_args()
+    if not os.access(args.ckpt_tool, os.X_OK):
+        print(f"FAIL ckpt-tool not found or not executable: {args.ckpt_tool}")
+        print("0 passed, 1 failed")
+        sys.exit(1)
     c = Checker(args.ckpt_tool, None, args.verbose)
     for root in args.roots:
         c.root = root
