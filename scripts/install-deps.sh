@@ -13,6 +13,7 @@ PACKAGES=(
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
   python3-jsonschema
+  openjdk-17-jdk-headless maven  # tests/interop/flink only (real Flink in the loop); never the product
 )
 
 missing=()

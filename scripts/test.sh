@@ -17,6 +17,9 @@ jobs=$(nproc)
 mkdir -p build
 scratch=$(mktemp -d "$PWD/build/fresh-machine.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
+# The Flink interop harness (tests/interop/flink) needs Maven's local repository to persist
+# between runs: name the real one before HOME is replaced below.
+export CKPT_MAVEN_REPO="${CKPT_MAVEN_REPO:-${HOME}/.m2/repository}"
 fresh() { mkdir -p "$scratch/tmp" "$scratch/home" && TMPDIR="$scratch/tmp" HOME="$scratch/home" "$@"; }
 
 echo "=== release: build and test" >&2
