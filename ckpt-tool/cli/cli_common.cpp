@@ -79,6 +79,15 @@ std::string_view OutputFormatName(OutputFormat f) {
   return "text";
 }
 
+std::vector<OutputFormat> VerbFormats(std::string_view verb) {
+  if (verb == "help" || verb == "completion") return {};
+  if (verb == "validate" || verb == "stats") {
+    return {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJunit,
+            OutputFormat::kGithubActions};
+  }
+  return {OutputFormat::kText, OutputFormat::kJson};
+}
+
 base::Result<OutputFormat> CliContext::format() const {
   for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJunit,
                          OutputFormat::kGithubActions}) {

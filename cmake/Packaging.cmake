@@ -1,0 +1,38 @@
+# CPack: `cpack --config build/<preset>/CPackConfig.cmake` (or `cmake --build ... --target package`)
+# builds one Debian package and one .tar.gz per component (packaging/CMakeLists.txt lists what each
+# installs). Runtime dependencies come from dpkg-shlibdeps over the installed binaries, so the
+# ckpt-tool package depends on no Qt library (tests/release checks it).
+set(CPACK_PACKAGE_NAME "ckpt")
+set(CPACK_PACKAGE_VENDOR "the ckpt authors")
+set(CPACK_PACKAGE_VERSION ${PROJECT_VERSION})
+set(CPACK_PACKAGE_DESCRIPTION_SUMMARY "${PROJECT_DESCRIPTION}")
+set(CPACK_PACKAGE_CONTACT "${CKPT_MAINTAINER}")
+set(CPACK_GENERATOR "DEB;TGZ")
+set(CPACK_COMPONENTS_ALL ckpt-tool ckpt-engine ckpt-inspector)
+set(CPACK_DEB_COMPONENT_INSTALL ON)
+set(CPACK_ARCHIVE_COMPONENT_INSTALL ON)
+set(CPACK_STRIP_FILES ON)
+set(CPACK_PACKAGE_FILE_NAME "ckpt-${PROJECT_VERSION}")
+set(CPACK_PACKAGING_INSTALL_PREFIX "/usr")
+set(CPACK_SET_DESTDIR OFF)
+
+set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT)
+set(CPACK_DEBIAN_PACKAGE_MAINTAINER "${CKPT_MAINTAINER}")
+set(CPACK_DEBIAN_PACKAGE_SECTION "devel")
+set(CPACK_DEBIAN_PACKAGE_PRIORITY "optional")
+set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
+set(CPACK_DEBIAN_PACKAGE_GENERATE_SHLIBS OFF)
+set(CPACK_DEBIAN_COMPRESSION_TYPE "xz")
+
+set(CPACK_DEBIAN_CKPT-TOOL_PACKAGE_NAME "ckpt-tool")
+set(CPACK_DEBIAN_CKPT-TOOL_PACKAGE_SECTION "utils")
+set(CPACK_COMPONENT_CKPT-TOOL_DESCRIPTION
+    "inspect, validate and repair stream-processing checkpoints offline\nckpt-tool reads checkpoints and savepoints of Apache Flink-style stream processing\njobs without a JVM or a cluster: list, show, dump, validate against a job spec\n(JUnit and GitHub Actions output for CI), statistics, diff, prune, remap and\nrelocate. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.")
+set(CPACK_DEBIAN_CKPT-ENGINE_PACKAGE_NAME "ckpt-engine")
+set(CPACK_COMPONENT_CKPT-ENGINE_DESCRIPTION
+    "reference stream-processing engine with Flink-style checkpoints\nckpt-engine runs jobs defined in a JSON job spec with aligned or at-least-once\ncheckpoints, savepoints, stop-with-savepoint, restore and rescale, writing the\ndocumented checkpoint format that ckpt-tool and ckpt-inspector read.")
+set(CPACK_DEBIAN_CKPT-INSPECTOR_PACKAGE_NAME "ckpt-inspector")
+set(CPACK_DEBIAN_CKPT-INSPECTOR_PACKAGE_SECTION "devel")
+set(CPACK_COMPONENT_CKPT-INSPECTOR_DESCRIPTION
+    "desktop inspector for stream-processing checkpoints (Qt 6)\nckpt-inspector opens a checkpoint or savepoint and shows its operators, state sizes\nas a treemap, key-group skew charts, files with a hex view and every key and value;\nit validates, compares, remaps and prunes snapshots in the background.")
+include(CPack)
