@@ -38,6 +38,10 @@ clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* verb) {
         "offline: no JVM, no cluster. Verbs that change a snapshot always write a new one and "
         "never modify their input.\n"
         "Run 'ckpt-tool help VERB' or 'man ckpt-tool-VERB' for one verb.";
+    info.examples = {"ckpt-tool ls /var/checkpoints",
+                     "ckpt-tool validate /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b --against "
+                     "new-job.json",
+                     "ckpt-tool --format json stats chk-42", "ckpt-tool help validate"};
     for (const CLI::App* sub : root.get_subcommands({})) {
       info.see_also.push_back("ckpt-tool-" + sub->get_name() + "(1)");
     }
@@ -96,9 +100,12 @@ CommandResult RunHelp(const HelpArgs& args, CliContext& ctx) {
   if (args.man) {
     ctx.out() << ManPage(root, verb);
   } else if (verb == nullptr) {
-    ctx.out() << root.help("", CLI::AppFormatMode::Normal);
+    // Not root.help(): it would delegate to the selected subcommand, this one.
+    ctx.out() << root.get_formatter()->make_help(&root, root.get_name(), CLI::AppFormatMode::Normal);
   } else {
-    ctx.out() << verb->help("", CLI::AppFormatMode::Normal);
+    // The text `ckpt-tool VERB --help` prints.
+    ctx.out() << verb->get_formatter()->make_help(verb, root.get_name() + " " + verb->get_name(),
+                                                  CLI::AppFormatMode::Normal);
   }
   return CommandResult::Clean();
 }

@@ -58,6 +58,8 @@ ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
         "Runs jobs defined by a JSON job spec, takes aligned or at-least-once checkpoints and "
         "savepoints in the documented checkpoint format, and restores from them.\n"
         "Operator kinds and their parameters: 'ckpt-engine kinds --params'.";
+    info.examples = {"ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt",
+                     "ckpt-engine kinds --params", "ckpt-engine help run"};
     for (const CLI::App* s : root.get_subcommands({})) {
       info.see_also.push_back("ckpt-engine-" + s->get_name() + "(1)");
     }
@@ -153,7 +155,11 @@ int main(int argc, char** argv) {
     if (man) {
       std::cout << ManPage(app, sub);
     } else {
-      std::cout << (sub == nullptr ? app : *sub).help("", CLI::AppFormatMode::Normal);
+      // Not help(): it would delegate to the selected subcommand, `help` itself.
+      const CLI::App& shown = sub == nullptr ? app : *sub;
+      std::cout << shown.get_formatter()->make_help(
+          &shown, sub == nullptr ? app.get_name() : app.get_name() + " " + sub->get_name(),
+          CLI::AppFormatMode::Normal);
     }
     return 0;
   }

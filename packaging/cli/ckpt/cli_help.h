@@ -138,7 +138,7 @@ class HelpFormatter : public CLI::Formatter {
       }
       const std::size_t indent = line.find_first_not_of(' ');
       const std::string pad(indent == std::string::npos ? 0 : indent, ' ');
-      if (line.find(" ckpt-") == indent - 1 || line.rfind(pad + "ckpt-", 0) == 0) {
+      if (line.compare(pad.size(), 5, "ckpt-") == 0) {
         std::string rest = line;
         std::string cont;
         while (rest.size() + cont.size() > kHelpWidth) {
@@ -219,6 +219,7 @@ struct ManInfo {
   std::vector<std::string> example_prefixes;  // footer lines starting with these are examples
   std::vector<std::string> see_also;          // "ckpt-tool(1)"
   std::string extra_description;              // appended to DESCRIPTION (one paragraph per line)
+  std::vector<std::string> examples;          // before those of the footer
 };
 
 inline std::string OptionNames(const CLI::Option* opt) {
@@ -265,7 +266,10 @@ inline void WriteManPage(const CLI::App& app, const ManInfo& info, const ExtraSe
   out << ".\\\" Generated from the CLI definition by `" << info.command
       << " --man`-style code (packaging/cli/ckpt/cli_help.h); do not edit.\n";
   out << ".TH " << upper << " 1 \"\" \"ckpt " << info.version << "\" \"User Commands\"\n";
-  out << ".SH NAME\n" << RoffEscape(info.page) << " \\- " << RoffEscape(summary) << "\n";
+  // NAME is one line for whatis/apropos: the first sentence of the description.
+  std::string whatis = summary.substr(0, summary.find(". "));
+  if (!whatis.empty() && whatis.back() == '.') whatis.pop_back();
+  out << ".SH NAME\n" << RoffEscape(info.page) << " \\- " << RoffEscape(whatis) << "\n";
 
   // SYNOPSIS: command [OPTIONS] positionals... [COMMAND]
   out << ".SH SYNOPSIS\n.B " << RoffEscape(info.command) << "\n";
@@ -283,8 +287,9 @@ inline void WriteManPage(const CLI::App& app, const ManInfo& info, const ExtraSe
   const std::vector<const CLI::App*> subs = app.get_subcommands({});
   if (!subs.empty()) out << "\\fICOMMAND\\fR [\\fIARGS\\fR]\n";
 
-  out << ".SH DESCRIPTION\n" << RoffEscape(summary) << ".\n";
-  const FooterParts footer = SplitFooter(app.get_footer(), info.example_prefixes);
+  out << ".SH DESCRIPTION\n" << RoffEscape(summary) << (summary.empty() || summary.back() == '.' ? "" : ".") << "\n";
+  FooterParts footer = SplitFooter(app.get_footer(), info.example_prefixes);
+  footer.examples.insert(footer.examples.begin(), info.examples.begin(), info.examples.end());
   if (!info.extra_description.empty()) {
     out << ".PP\n";
     WriteParagraphs(out, info.extra_description);
