@@ -53,7 +53,7 @@ set -e
 "$engine" --help | width_ok "ckpt-engine --help"
 for c in run kinds help; do "$engine" "$c" --help | width_ok "ckpt-engine $c --help"; done
 [[ $("$engine" --version) =~ ^ckpt-engine\ [0-9]+\.[0-9]+\.[0-9]+$ ]] || bad "ckpt-engine --version: $("$engine" --version)"
-[[ $("$engine" help run) == $("$engine" run --help) ]] || bad "ckpt-engine help run differs from run --help"
+[[ "$("$engine" help run)" == "$("$engine" run --help)" ]] || bad "ckpt-engine help run differs from run --help"
 
 # Completions.
 "$tool" completion bash >"$scratch/ckpt-tool.bash"

@@ -54,6 +54,24 @@ inline std::string Wrap(std::string_view text, std::size_t width) {
   return out;
 }
 
+// A shell command longer than `width` as lines continued with " \\" (still pastable); each
+// continuation line is indented by `indent` spaces.
+inline std::vector<std::string> SplitCommand(const std::string& command, std::size_t width,
+                                             std::size_t indent) {
+  std::vector<std::string> lines;
+  std::string rest = command;
+  std::string cont;
+  while (rest.size() + cont.size() > width) {
+    const std::size_t cut = rest.rfind(' ', width - 2 - cont.size());
+    if (cut == std::string::npos || cut == 0) break;
+    lines.push_back(cont + rest.substr(0, cut) + " \\");
+    rest = rest.substr(cut + 1);
+    cont = std::string(indent, ' ');
+  }
+  lines.push_back(cont + rest);
+  return lines;
+}
+
 // Splits a footer set by SetExamples-style code ("Examples:\n  cmd\n  cmd\n  note") into the
 // example commands (lines that start with one of `commands`, e.g. "ckpt-tool") and the rest.
 struct FooterParts {
@@ -95,6 +113,26 @@ class HelpFormatter : public CLI::Formatter {
   // For subcommands: a section listed after their own options (empty title: none).
   void set_extra_section(ExtraSectionFn fn) { extra_ = std::move(fn); }
   const ExtraSectionFn& extra_section() const { return extra_; }
+
+  // An option whose name and value type would pass 80 columns ("--retention TEXT:{a,b,c}") shows
+  // its choices under the description instead.
+  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
+    std::string left = make_option_name(opt, is_positional) + make_option_opts(opt);
+    std::string desc = make_option_desc(opt);
+    const std::size_t open = left.find(":{");
+    const std::size_t close = open == std::string::npos ? open : left.find('}', open);
+    if (left.size() + 2 > kHelpWidth && close != std::string::npos) {
+      std::string choices = left.substr(open + 2, close - open - 2);
+      for (std::size_t p = 0; (p = choices.find(',', p)) != std::string::npos; p += 2) {
+        choices.replace(p, 1, ", ");
+      }
+      left.erase(open, close - open + 1);
+      desc = Wrap(opt->get_description() + ". One of: " + choices, DescWidth());
+    }
+    std::stringstream out;
+    CLI::detail::format_help(out, left, desc, get_column_width());
+    return out.str();
+  }
 
   std::string make_option_desc(const CLI::Option* opt) const override {
     return Wrap(CLI::Formatter::make_option_desc(opt), DescWidth());
@@ -139,16 +177,9 @@ class HelpFormatter : public CLI::Formatter {
       const std::size_t indent = line.find_first_not_of(' ');
       const std::string pad(indent == std::string::npos ? 0 : indent, ' ');
       if (line.compare(pad.size(), 5, "ckpt-") == 0) {
-        std::string rest = line;
-        std::string cont;
-        while (rest.size() + cont.size() > kHelpWidth) {
-          std::size_t cut = rest.rfind(' ', kHelpWidth - 2 - cont.size());
-          if (cut == std::string::npos || cut <= indent) break;
-          out += cont + rest.substr(0, cut) + " \\\n";
-          rest = rest.substr(cut + 1);
-          cont = pad + "    ";
+        for (const std::string& l : SplitCommand(line.substr(pad.size()), kHelpWidth - pad.size(), 4)) {
+          out += pad + l + "\n";
         }
-        out += cont + rest + "\n";
       } else {
         std::string body = Wrap(line.substr(pad.size()), kHelpWidth - pad.size());
         std::istringstream b(body);
@@ -250,8 +281,8 @@ inline void WriteParagraphs(std::ostream& out, const std::string& text) {
 
 inline void WriteManOption(std::ostream& out, const std::string& names, const std::string& value,
                            const std::string& description) {
-  out << ".TP\n.B " << RoffEscape(names);
-  if (!value.empty()) out << " \" \" \\fI" << RoffEscape(value) << "\\fR";
+  out << ".TP\n\\fB" << RoffEscape(names) << "\\fR";
+  if (!value.empty()) out << " \\fI" << RoffEscape(value) << "\\fR";
   out << "\n" << RoffEscape(description) << "\n";
 }
 
@@ -334,7 +365,9 @@ inline void WriteManPage(const CLI::App& app, const ManInfo& info, const ExtraSe
   if (!footer.examples.empty()) {
     out << ".SH EXAMPLES\n";
     for (const std::string& e : footer.examples) {
-      out << ".PP\n.nf\n.RS 4\n" << RoffEscape(e) << "\n.RE\n.fi\n";
+      out << ".PP\n.nf\n.RS 4\n";
+      for (const std::string& l : SplitCommand(e, 70, 4)) out << RoffEscape(l) << "\n";
+      out << ".RE\n.fi\n";
     }
   }
   if (!footer.notes.empty()) {
