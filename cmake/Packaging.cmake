@@ -28,12 +28,12 @@ set(CPACK_DEBIAN_PACKAGE_CONTROL_STRICT_PERMISSION ON)
 set(CPACK_DEBIAN_CKPT-TOOL_PACKAGE_NAME "ckpt-tool")
 set(CPACK_DEBIAN_CKPT-TOOL_PACKAGE_SECTION "utils")
 set(CPACK_COMPONENT_CKPT-TOOL_DESCRIPTION
-    "inspect, validate and repair stream-processing checkpoints offline\nckpt-tool reads checkpoints and savepoints of Apache Flink-style stream processing\njobs without a JVM or a cluster: list, show, dump, validate against a job spec\n(JUnit and GitHub Actions output for CI), statistics, diff, prune, remap and\nrelocate. Exit codes: 0 clean, 1 findings, 2 usage or I/O error.")
+    "inspect, validate and repair stream-processing checkpoints offline\nckpt-tool reads checkpoints and savepoints of Apache Flink-style stream\nprocessing jobs without a JVM or a cluster: list, show, dump, validate\nagainst a job spec (JUnit and GitHub Actions output for CI), statistics,\ndiff, prune, remap and relocate. Exit codes: 0 clean, 1 findings, 2 usage or\nI/O error.")
 set(CPACK_DEBIAN_CKPT-ENGINE_PACKAGE_NAME "ckpt-engine")
 set(CPACK_COMPONENT_CKPT-ENGINE_DESCRIPTION
-    "reference stream-processing engine with Flink-style checkpoints\nckpt-engine runs jobs defined in a JSON job spec with aligned or at-least-once\ncheckpoints, savepoints, stop-with-savepoint, restore and rescale, writing the\ndocumented checkpoint format that ckpt-tool and ckpt-inspector read.")
+    "reference stream-processing engine with Flink-style checkpoints\nckpt-engine runs jobs defined in a JSON job spec with aligned or\nat-least-once checkpoints, savepoints, stop-with-savepoint, restore and\nrescale, writing the documented checkpoint format that ckpt-tool and\nckpt-inspector read.")
 set(CPACK_DEBIAN_CKPT-INSPECTOR_PACKAGE_NAME "ckpt-inspector")
 set(CPACK_DEBIAN_CKPT-INSPECTOR_PACKAGE_SECTION "devel")
 set(CPACK_COMPONENT_CKPT-INSPECTOR_DESCRIPTION
-    "desktop inspector for stream-processing checkpoints (Qt 6)\nckpt-inspector opens a checkpoint or savepoint and shows its operators, state sizes\nas a treemap, key-group skew charts, files with a hex view and every key and value;\nit validates, compares, remaps and prunes snapshots in the background.")
+    "desktop inspector for stream-processing checkpoints (Qt 6)\nckpt-inspector opens a checkpoint or savepoint and shows its operators,\nstate sizes as a treemap, key-group skew charts, files with a hex view and\nevery key and value; it validates, compares, remaps and prunes snapshots in\nthe background.")
 include(CPack)
