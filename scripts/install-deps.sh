@@ -12,6 +12,7 @@ PACKAGES=(
   libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
+  python3-jsonschema
   # release engineering (packaging/, tests/release): packages, man pages, desktop files, lint
   dpkg-dev fakeroot file man-db lintian shellcheck desktop-file-utils appstream libxml2-utils
 )

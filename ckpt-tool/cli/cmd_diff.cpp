@@ -93,7 +93,9 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
       changes += JsonQuoted(c);
     }
     changes += "]";
+    const std::string& operator_id = d.id_b.empty() ? d.id_a : d.id_b;
     out << JsonLine()
+               .Str("operator_id", operator_id)
                .Str("operator", d.name)
                .Str("change", ops::DiffChangeName(d.change))
                .Str("matched_by", d.matched_by)
@@ -112,6 +114,7 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
         << "\n";
     for (const auto& s : d.states) {
       out << JsonLine()
+                 .Str("operator_id", operator_id)
                  .Str("operator", d.name)
                  .Str("state", s.name)
                  .Str("change", ops::DiffChangeName(s.change))
@@ -185,6 +188,8 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
     PrintText(*result, out);
   }
   bool different = result->different;
+  // "No differences" covers values only when every keyed state was compared entry by entry.
+  bool values_compared = false;
   if (args.keys) {
     if (*format == OutputFormat::kText) out << "\nkeys\n";
     auto keys = ops::DiffKeys(
@@ -193,9 +198,29 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
     ctx.EndProgress();
     if (!keys.ok()) return CommandResult::Error(keys.status());
     different |= keys->added + keys->removed + keys->changed > 0;
+    values_compared = true;
+    for (const auto& c : keys->states) values_compared &= c.compared;
+    auto verdict = [](const ops::StateComparison& c) -> std::string {
+      if (!c.compared) return "not-compared";
+      return c.added + c.removed + c.changed > 0 ? "changed" : "same";
+    };
     if (*format == OutputFormat::kJson) {
       for (const auto& n : keys->notes) out << JsonLine().Str("note", n).Build() << "\n";
+      for (const auto& c : keys->states) {
+        out << JsonLine()
+                   .Str("operator", c.operator_name)
+                   .Str("state", c.state)
+                   .Str("values", verdict(c))
+                   .Bool("compared", c.compared)
+                   .Uint("keys_added", c.added)
+                   .Uint("keys_removed", c.removed)
+                   .Uint("keys_changed", c.changed)
+                   .Uint("keys_same", c.same)
+                   .Build()
+            << "\n";
+      }
       out << JsonLine()
+                 .Bool("keys_compared", keys->any_compared())
                  .Uint("keys_added", keys->added)
                  .Uint("keys_removed", keys->removed)
                  .Uint("keys_changed", keys->changed)
@@ -204,15 +229,37 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
           << "\n";
     } else {
       for (const auto& n : keys->notes) out << "note: " << n << "\n";
-      out << "keys: " << keys->added << " added, " << keys->removed << " removed, "
-          << keys->changed << " changed, " << keys->same << " same\n";
+      for (const auto& c : keys->states) {
+        out << "values " << c.operator_name << "/" << c.state << ": ";
+        if (!c.compared) {
+          out << "not compared\n";
+          continue;
+        }
+        out << verdict(c) << " (" << c.added << " added, " << c.removed << " removed, "
+            << c.changed << " changed, " << c.same << " same)\n";
+      }
+      if (keys->any_compared()) {
+        out << "keys: " << keys->added << " added, " << keys->removed << " removed, "
+            << keys->changed << " changed, " << keys->same << " same\n";
+      } else {
+        out << "keys: not compared\n";
+      }
     }
   }
   if (*format == OutputFormat::kJson) {
-    out << JsonLine().Str("a", result->a).Str("b", result->b).Bool("different", different).Build()
+    out << JsonLine()
+               .Str("a", result->a)
+               .Str("b", result->b)
+               .Bool("different", different)
+               .Bool("values_compared", values_compared)
+               .Build()
         << "\n";
+  } else if (different) {
+    out << "\nthe snapshots differ\n";
+  } else if (values_compared) {
+    out << "\nno differences in state\n";
   } else {
-    out << (different ? "\nthe snapshots differ\n" : "\nno differences in state\n");
+    out << "\nno differences in metadata, files or sizes (values not compared: use --keys)\n";
   }
   return different ? CommandResult::Findings() : CommandResult::Clean();
 }

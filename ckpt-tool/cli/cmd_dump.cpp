@@ -1,6 +1,8 @@
-// ckpt-tool dump SNAPSHOT --operator UID|HASH|NAME [--state NAME] [--key K] [--key-group G]:
-// keys and values as text lines or JSON lines, streamed (constant memory).
+// ckpt-tool dump SNAPSHOT [--operator UID|HASH|NAME [--state NAME] [--key K] [--key-group G]]
+// [--history]: everything the snapshot holds as text lines or JSON lines, streamed. A filter
+// that matches nothing prints "no entries match" on stderr and exits 1.
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <memory>
 
 #include "cli_common.h"
@@ -18,28 +20,40 @@ struct DumpArgs {
 
 std::string EntryJson(const ops::DumpEntry& e) {
   JsonLine line;
-  line.Str("state", e.state).Str("kind", ops::StateKindName(e.kind));
+  line.Str("operator_id", e.operator_id).Str("operator", e.operator_name);
+  if (e.source != "state") line.Str("source", e.source);
+  if (!e.state.empty()) line.Str("state", e.state).Str("kind", ops::StateKindName(e.kind));
   if (e.subtask) line.Uint("subtask", *e.subtask);
   if (e.key_group) line.Uint("key_group", *e.key_group);
+  if (!e.channel.empty()) line.Str("channel", e.channel);
+  if (e.buffer) line.Uint("buffer", *e.buffer);
   if (!e.key_json.empty()) line.Raw("key", e.key_json);
   if (!e.namespace_json.empty()) line.Raw("namespace", e.namespace_json);
   if (!e.user_key_json.empty()) line.Raw("user_key", e.user_key_json);
-  line.Raw("value", e.value_json);
-  if (e.source != "state") {
-    line.Str("source", e.source).Str("op", e.change_op).Uint("sequence", e.sequence);
-  }
+  if (!e.timestamp_json.empty()) line.Raw("timestamp", e.timestamp_json);
+  if (e.kind != ops::StateKind::kTimers) line.Raw("value", e.value_json);
+  if (!e.value_type.empty()) line.Str("value_type", e.value_type);
+  if (e.source == "changelog") line.Str("op", e.change_op).Uint("sequence", e.sequence);
   return line.Build();
 }
 
 std::string EntryText(const ops::DumpEntry& e) {
-  std::string s = e.state;
+  std::string s;
+  if (e.source == "committable" || e.source == "coordinator" || e.source == "channel") {
+    s = e.operator_name + " " + e.source;
+  } else {
+    s = e.state;
+  }
   if (e.subtask) s += " subtask=" + std::to_string(*e.subtask);
   if (e.key_group) s += " key-group=" + std::to_string(*e.key_group);
-  if (e.source != "state") s += " changelog#" + std::to_string(e.sequence) + " " + e.change_op;
+  if (!e.channel.empty()) s += " channel=" + e.channel + " buffer=" + std::to_string(*e.buffer);
+  if (e.source == "changelog") s += " changelog#" + std::to_string(e.sequence) + " " + e.change_op;
   if (!e.key_json.empty()) s += " key=" + e.key_json;
   if (!e.namespace_json.empty() && e.namespace_json != "null") s += " ns=" + e.namespace_json;
   if (!e.user_key_json.empty()) s += " user-key=" + e.user_key_json;
-  s += " value=" + e.value_json;
+  if (!e.timestamp_json.empty()) s += " timestamp=" + e.timestamp_json;
+  if (!e.value_type.empty()) s += " type=" + e.value_type;
+  if (e.kind != ops::StateKind::kTimers) s += " value=" + e.value_json;
   return s;
 }
 
@@ -59,6 +73,17 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
   auto n = ops::Dump(*ctx.fs, *snapshot, args.options, sink, ctx.MakeProgress());
   ctx.EndProgress();
   if (!n.ok()) return CommandResult::Error(n.status());
+  if (*n == 0 && args.options.filtered()) {
+    // A filter that matches nothing is an answer the user must not miss (an empty key group,
+    // a key of the wrong type or value): say so and exit 1.
+    std::cerr << "ckpt-tool: no entries match (operator " << args.options.operator_ref
+              << (args.options.state.empty() ? "" : ", state " + args.options.state)
+              << (args.options.key_json.empty() ? "" : ", key " + args.options.key_json)
+              << (args.options.key_group ? ", key group " + std::to_string(*args.options.key_group)
+                                         : "")
+              << ")\n";
+    return CommandResult::Findings();
+  }
   return CommandResult::Clean();
 }
 
@@ -67,15 +92,20 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
 void AddDumpCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<DumpArgs>();
   CLI::App* sub = app.add_subcommand(
-      "dump", "Print an operator's keys and values, decoded through the snapshot's type descriptors");
+      "dump", "Print everything a snapshot holds (keyed and operator state, timers, sink "
+              "committables, coordinator and channel state), decoded through its type descriptors; "
+              "exit 1 when a filter matches nothing");
   sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file")->required();
-  sub->add_option("--operator", args->options.operator_ref, "Operator uid, uid hash (ID) or name")
-      ->required();
+  sub->add_option("--operator", args->options.operator_ref,
+                  "Operator uid, uid hash (ID) or name. Default: every operator");
   sub->add_option("--state", args->options.state, "Only this state (by name)");
   sub->add_option("--key", args->options.key_json,
                   "Only this key, as JSON of the key type (42, \"user-1\", [1,\"a\"]); bare text "
                   "for string keys. Reads only the key's key group");
   sub->add_option("--key-group", args->key_group, "Only this key group")->check(CLI::NonNegativeNumber);
+  sub->add_flag("--history", args->options.history,
+                "Changelog state as its raw log (materialized entries, then each change) instead "
+                "of the replayed values");
   SetExamples(sub, {"ckpt-tool dump sp --operator per-user-aggregate",
                     "ckpt-tool dump sp --operator per-user-aggregate --state order-count --key user-07",
                     "ckpt-tool dump sp --operator a2469328b540934507249cbf9b294c51 --key-group 12 --format json"});

@@ -20,9 +20,9 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
         JsonLine line;
         line.Str("job_id", s.job_id_hex).Str("path", s.path).Int("checkpoint_id", s.checkpoint_id);
         line.Str("kind", ops::SnapshotKindName(s.kind))
-            .Str("format", s.kind == ops::SnapshotKind::kSavepoint
-                               ? ops::SavepointFormatName(s.savepoint_format)
-                               : "")
+            .Raw("format", s.kind == ops::SnapshotKind::kSavepoint
+                               ? JsonQuoted(std::string(ops::SavepointFormatName(s.savepoint_format)))
+                               : "null")
             .Str("type", ops::CheckpointTypeName(s.checkpoint_type))
             .Str("mode", ops::CheckpointingModeName(s.mode))
             .Int("trigger_timestamp", s.trigger_timestamp_ms)
@@ -69,6 +69,7 @@ void PrintOperators(const std::vector<ops::OperatorRow>& rows, OutputFormat form
     for (const auto& r : rows) {
       out << JsonLine()
                  .Int("checkpoint_id", r.checkpoint_id)
+                 .Str("operator_id", r.uid_hash)
                  .Str("operator_name", r.operator_name)
                  .Str("operator_uid", r.uid)
                  .Str("operator_uid_hash", r.uid_hash)
@@ -101,10 +102,12 @@ CommandResult RunLs(const LsArgs& args, CliContext& ctx) {
   if (!result.ok()) return CommandResult::Error(result.status());
   if (result->is_snapshot) {
     PrintOperators(result->operators, *format, ctx.out());
-  } else {
-    PrintRoot(result->jobs, *format, ctx.out());
+    return CommandResult::Clean();
   }
-  return CommandResult::Clean();
+  PrintRoot(result->jobs, *format, ctx.out());
+  // A root holding a corrupt snapshot is not a clean listing (incomplete ones are: a
+  // checkpoint being written has no _metadata yet).
+  return ops::CorruptCount(result->jobs) > 0 ? CommandResult::Findings() : CommandResult::Clean();
 }
 
 }  // namespace
@@ -113,8 +116,9 @@ void AddLsCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<LsArgs>();
   CLI::App* sub = app.add_subcommand(
       "ls", "List jobs and snapshots under a checkpoint root, or the operators of one snapshot");
-  sub->add_option("path", args->path, "Checkpoint root, job directory, snapshot directory or "
-                                      "_metadata file")
+  sub->add_option("path", args->path, "Checkpoint root (searched three levels down), job "
+                                      "directory, snapshot directory or _metadata file. Exit 1 "
+                                      "if a listed snapshot is corrupt")
       ->required();
   SetExamples(sub, {"ckpt-tool ls /var/checkpoints",
                     "ckpt-tool ls /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",

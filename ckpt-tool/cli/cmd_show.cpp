@@ -1,5 +1,5 @@
-// ckpt-tool show SNAPSHOT: everything the metadata holds, readable; --format json is the
-// protobuf JSON of the whole CheckpointMetadata.
+// ckpt-tool show SNAPSHOT: everything the metadata holds, readable; --format json is the same
+// in the JSON vocabulary of every verb (docs/json/show.schema.json).
 #include <CLI/CLI.hpp>
 #include <memory>
 
@@ -55,12 +55,14 @@ void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
     t.AddRow({"restored from", "-"});
   }
   t.AddRow({"files", std::to_string(s.files.size()) + " (" + HumanBytes(s.total_file_bytes) + ")"});
+  t.AddRow({"full size", std::to_string(s.full_size_bytes) + " bytes"});
+  t.AddRow({"checkpointed size", std::to_string(s.checkpointed_size_bytes) + " bytes"});
   t.Print(out);
 }
 
 void PrintMetrics(const ops::Snapshot& s, std::ostream& out) {
   const auto& m = s.metrics;
-  out << "\nMetrics\n";
+  out << "\nMetrics (as recorded by the writer)\n";
   TextTable t({"METRIC", "VALUE"}, {false, true});
   t.AddRow({"trigger_timestamp", IsoTime(m.trigger_timestamp)});
   t.AddRow({"latest_ack_timestamp", IsoTime(m.latest_ack_timestamp)});
@@ -109,7 +111,8 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
   out << "\nOperator " << Or(op.uid.empty() ? op.name : op.uid) << " [" << op.id_hex << "]"
-      << (op.fully_finished ? " (fully finished)" : "") << "\n";
+      << (op.fully_finished ? " (fully finished)" : "") << ": " << op.total_bytes << " bytes ("
+      << op.checkpointed_bytes << " checkpointed)\n";
   if (!op.states.empty()) {
     TextTable t({"STATE", "KIND", "KEY", "NAMESPACE", "USER KEY", "VALUE", "SERIALIZER"},
                 {false, false, false, false, false, false, true});
@@ -128,17 +131,16 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
         << (c.type.empty() ? "" : ", type " + c.type) << "\n";
   }
   if (op.subtasks.empty()) return;
-  TextTable t({"SUBTASK", "HANDLE", "KEY GROUPS", "FILES", "DETAIL", "STATE SIZE",
-               "CHECKPOINTED"},
-              {true, false, false, false, false, true, true});
+  TextTable t({"SUBTASK", "HANDLE", "KEY GROUPS", "FILES", "DETAIL", "STATE SIZE"},
+              {true, false, false, false, false, true});
   for (const auto& st : op.subtasks) {
     const std::string idx = std::to_string(st.index) + (st.finished ? " (finished)" : "");
-    const std::string sizes = std::to_string(st.metrics.state_size);
-    const std::string ckpt = std::to_string(st.metrics.checkpointed_size);
+    // The size model's share (docs/sizes.md); the writer's per-subtask numbers are in the JSON.
+    const std::string sizes = std::to_string(st.state_bytes);
     bool first = true;
     auto row = [&](std::string handle, std::string groups, std::string files, std::string detail) {
       t.AddRow({first ? idx : "", std::move(handle), std::move(groups), std::move(files),
-                std::move(detail), first ? sizes : "", first ? ckpt : ""});
+                std::move(detail), first ? sizes : ""});
       first = false;
     };
     for (const auto& k : st.keyed) {
@@ -203,9 +205,7 @@ CommandResult RunShow(const ShowArgs& args, CliContext& ctx) {
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
   std::ostream& out = ctx.out();
   if (*format == OutputFormat::kJson) {
-    auto json = ops::MetadataJson(*snapshot);
-    if (!json.ok()) return CommandResult::Error(json.status());
-    out << *json << "\n";
+    out << ops::SnapshotJson(*snapshot) << "\n";
     return CommandResult::Clean();
   }
   PrintHeader(*snapshot, out);

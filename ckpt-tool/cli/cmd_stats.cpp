@@ -50,13 +50,13 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   }
   ops_table.Print(out);
   out << "total " << r.total_file_bytes << " bytes (" << HumanBytes(r.total_file_bytes) << ")\n\n";
-  TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES"},
-                   {false, false, false, true, true});
+  TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES", "FILE BYTES"},
+                   {false, false, false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& st : op.states) {
       states.AddRow({op.uid.empty() ? op.id_hex : op.uid, st.name,
                      std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
-                     std::to_string(st.bytes)});
+                     std::to_string(st.bytes), std::to_string(st.file_bytes)});
     }
   }
   if (!states.empty()) {
@@ -88,10 +88,12 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
                     .Str("kind", ops::StateKindName(st.kind))
                     .Uint("entries", st.entries)
                     .Uint("bytes", st.bytes)
+                    .Uint("file_bytes", st.file_bytes)
                     .Build();
     }
     states += "]";
     out << JsonLine()
+               .Str("operator_id", op.id_hex)
                .Str("operator", op.id_hex)
                .Str("uid", op.uid)
                .Str("name", op.name)

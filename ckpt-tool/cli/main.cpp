@@ -5,11 +5,11 @@
 #include <iostream>
 
 #include <CLI/CLI.hpp>
-#include <google/protobuf/stubs/logging.h>
 
 #include "ckpt/cli_help.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
+#include "ckpt/ops/logging.h"
 
 namespace ckpt::cli {
 // Verb registration: one declaration and one table entry per cmd_<verb>.cpp.
@@ -65,9 +65,7 @@ int ExitCode(ckpt::cli::Outcome outcome) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  // protobuf logs malformed input (e.g. invalid UTF-8 in a corrupt _metadata) to stderr before it
-  // returns the parse failure that ops reports as a Corruption naming the file: show only ours.
-  google::protobuf::SetLogHandler(nullptr);
+  ckpt::ops::SilenceLibraryLogs();  // only ops' own messages reach stderr
   using ckpt::cli::CliContext;
   CliContext ctx;
   CLI::App app{"ckpt-tool: inspect, validate and repair stream-processing checkpoints and "

@@ -11,6 +11,7 @@
 #include <string>
 
 #include "ckpt/base/checksum.h"
+#include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_json.h"
@@ -60,19 +61,15 @@ std::string Json(const pb::TypeDescriptor& type, std::string_view bytes) {
 // Prints the first `limit` keyed records of a KEYED_STATE file, decoded with the declared types.
 Status PrintKeyedSample(base::Fs& fs, const std::string& path, const pb::OperatorState& op,
                         int limit) {
-  CKPT_ASSIGN_OR_RETURN(auto reader, StateFileReader::Open(fs, path));
-  CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
-  RecordRef ref;
+  CKPT_ASSIGN_OR_RETURN(auto reader, KeyedStateReader::Open(fs, path, op.states()));
+  CKPT_ASSIGN_OR_RETURN(KeyedRecordIterator it, reader->NewIterator());
+  KeyedEntry entry;
   for (int i = 0; i < limit; ++i) {
-    CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&ref));
+    CKPT_ASSIGN_OR_RETURN(bool more, it.Next(&entry));
     if (!more) break;
-    KeyedRecord r;
-    if (!DecodeKeyedRecord(ref.bytes, &r) || r.state_index >= static_cast<uint32_t>(op.states_size())) {
-      return Status::Corruption(path + ": malformed keyed record at offset " +
-                                std::to_string(ref.logical_offset));
-    }
+    const KeyedRecord& r = entry.record;
     const pb::StateDescriptor& s = op.states(static_cast<int>(r.state_index));
-    std::printf("      key group %3u  %-18s key=%s", ref.section_id, s.name().c_str(),
+    std::printf("      key group %3u  %-18s key=%s", entry.key_group, s.name().c_str(),
                 Json(s.key_type(), r.key).c_str());
     if (s.has_user_key_type()) std::printf(" user_key=%s", Json(s.user_key_type(), r.user_key).c_str());
     if (s.kind() != pb::STATE_TIMERS) {

@@ -16,6 +16,7 @@
 
 #include "app/main_window.h"
 #include "app/treemap_view.h"
+#include "ckpt/ops/logging.h"
 #include "models/detail_tree_model.h"
 
 namespace {
@@ -113,6 +114,7 @@ void printManPage(const CommandLine& cl) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ckpt::ops::SilenceLibraryLogs();  // only ops' own messages, as in ckpt-tool
   const CommandLine cl;
   // --help, --version, --man and usage errors are answered before any display is opened (with a
   // QCoreApplication), so they work on a server or in a package test with no DISPLAY.

@@ -303,6 +303,7 @@ void MainWindow::showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
   m_snapshot = std::move(snapshot);
   m_stats.reset();
   m_files.reset();
+  m_summaryReport.reset();
   m_validateFindings.clear();
   m_validated = false;
   m_findingsModel->setFindings({});
@@ -329,7 +330,23 @@ void MainWindow::showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
       updateSummary();
     }
   });
+  loadSummary();
   loadStats();
+}
+
+void MainWindow::loadSummary() {
+  const uint64_t generation = m_generation;
+  ++m_running;
+  whenReady(this, summarize(m_snapshot, m_stats), [this, generation](const Loaded<ops::SummaryReport>& r) {
+    --m_running;
+    if (generation != m_generation) return;
+    if (r.ok()) {
+      m_summaryReport = r.value;
+    } else {
+      statusBar()->showMessage(tr("summary: %1").arg(r.error));
+    }
+    updateSummary();
+  });
 }
 
 void MainWindow::loadStats() {
@@ -343,6 +360,8 @@ void MainWindow::loadStats() {
     if (r.ok()) {
       m_stats = r.value;
       m_keyGroups->setStats(m_stats, -1);
+      m_treeModel->setStats(m_stats);
+      loadSummary();  // again, now with the stats findings
     } else {
       statusBar()->showMessage(tr("statistics: %1").arg(r.error));
     }
@@ -381,8 +400,8 @@ void MainWindow::updateSummary() {
   html += row(tr("Mode"), qs(ops::CheckpointingModeName(s.mode)) + (s.post_action != ops::PostAction::kUnspecified ? tr(", post action %1").arg(qs(ops::PostActionName(s.post_action))) : QString()));
   html += row(tr("Triggered"), formatTimestamp(s.trigger_timestamp_ms));
   html += row(tr("Completed"), tr("%1 (end-to-end %2 ms)").arg(formatTimestamp(s.completion_timestamp_ms)).arg(s.metrics.end_to_end_duration));
-  html += row(tr("Full size"), humanBytes(s.metrics.state_size));
-  html += row(tr("Checkpointed size"), humanBytes(s.metrics.checkpointed_size));
+  html += row(tr("Full size"), humanBytes(s.full_size_bytes));
+  html += row(tr("Checkpointed size"), humanBytes(s.checkpointed_size_bytes));
   html += row(tr("Files"), tr("%1 files, %2 (metadata %3)").arg(s.files.size()).arg(humanBytes(s.total_file_bytes), humanBytes(s.metadata_size_bytes)));
   size_t subtasks = 0;
   for (const auto& op : s.operators) subtasks += op.subtasks.size();
@@ -390,21 +409,20 @@ void MainWindow::updateSummary() {
   if (s.restored_from) html += row(tr("Restored from"), tr("%1 (checkpoint %2)").arg(qs(s.restored_from->path)).arg(s.restored_from->checkpoint_id));
   html += QStringLiteral("</table><p><small>%1</small></p>").arg(sizeExplanation().toHtmlEscaped().replace(QLatin1Char('\n'), QStringLiteral("<br>")));
 
+  // Every warning is computed by ops (validate's rules, stats findings); the page only shows it.
   QStringList warnings;
-  for (const auto& op : s.operators) {
-    if (op.has_state && !op.in_job_graph) warnings << tr("operator %1 has state but is not in the job graph").arg(qs(op.id_hex));
-    if (op.uid.empty() && op.has_state) warnings << tr("operator %1 has no uid: its ID comes from the topology and changes with the job's structure").arg(qs(op.name));
+  std::vector<ops::Finding> shown;
+  auto add = [&](const ops::Finding& f) {
+    if (f.severity == ops::Severity::kInfo) return;
+    if (std::find(shown.begin(), shown.end(), f) != shown.end()) return;
+    shown.push_back(f);
+    warnings << QStringLiteral("%1 %2: %3").arg(qs(ops::SeverityName(f.severity)), qs(f.rule_id), qs(f.message));
+  };
+  if (m_summaryReport) {
+    for (const auto& f : m_summaryReport->warnings) add(f);
+    for (const auto& n : m_summaryReport->notes) warnings << qs(n);
   }
-  if (m_files) {
-    for (const auto& f : *m_files) {
-      if (!f.exists) warnings << tr("file %1 is missing").arg(qs(f.location));
-      else if (f.actual_size != static_cast<int64_t>(f.size_bytes)) warnings << tr("file %1 has %2 bytes, metadata says %3").arg(qs(f.location)).arg(f.actual_size).arg(f.size_bytes);
-    }
-  }
-  if (m_stats) for (const auto& f : m_stats->findings) warnings << QStringLiteral("%1: %2").arg(qs(f.rule_id), qs(f.message));
-  for (const auto& f : m_validateFindings) {
-    if (f.severity != ops::Severity::kInfo) warnings << QStringLiteral("%1 %2: %3").arg(qs(ops::SeverityName(f.severity)), qs(f.rule_id), qs(f.message));
-  }
+  for (const auto& f : m_validateFindings) add(f);
   html += QStringLiteral("<h3>%1</h3>").arg(tr("Warnings"));
   if (warnings.isEmpty()) {
     html += QStringLiteral("<p>%1</p>").arg(m_validated ? tr("None; validate found no problems.") : tr("None found so far (Tools > Validate checks files and checksums)."));

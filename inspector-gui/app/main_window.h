@@ -109,6 +109,7 @@ class MainWindow : public QMainWindow {
   void pruneDialog();
   void loadHistoryFor(const std::string& job_id_hex);
   void loadStats();
+  void loadSummary();
 
   QString m_path;  // what was opened last
   QString m_root;  // checkpoint root, if one was opened
@@ -117,6 +118,7 @@ class MainWindow : public QMainWindow {
   std::shared_ptr<const ops::StatsReport> m_stats;
   std::shared_ptr<const std::vector<ops::FileRow>> m_files;
   std::vector<ops::Finding> m_validateFindings;
+  std::shared_ptr<const ops::SummaryReport> m_summaryReport;  // ops::Summarize's warnings
   bool m_validated = false;
   int m_running = 0;
   uint64_t m_generation = 0;  // discards results for a snapshot no longer shown

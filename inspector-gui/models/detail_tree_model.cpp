@@ -40,7 +40,7 @@ void DetailTreeModel::addSubtaskFiles(int parent, const ops::OperatorInfo& op, s
     n.kindText = qs(ops::FileKindName(file.kind)) + QStringLiteral(" · ") +
                  qs(ops::FileScopeName(file.scope));
     n.full = file.size_bytes;
-    n.checkpointed = file.created_by_checkpoint_id == s.checkpoint_id ? file.size_bytes : 0;
+    n.checkpointed = ops::IsCheckpointedFile(file, s.checkpoint_id) ? file.size_bytes : 0;
     addNode(std::move(n));
   }
   (void)op;
@@ -60,11 +60,9 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
       on.op = static_cast<int>(oi);
       on.label = qs(op.name.empty() ? op.id_hex : op.name);
       on.kindText = qs(op.kind);
-      for (const ops::SubtaskInfo& st : op.subtasks) {
-        on.full += st.metrics.state_size;
-        on.checkpointed += st.metrics.checkpointed_size;
-      }
-      if (on.full == 0) on.full = op.total_bytes;
+      // The size model of ops (docs/sizes.md): shared files once.
+      on.full = op.total_bytes;
+      on.checkpointed = op.checkpointed_bytes;
       const int op_node = addNode(std::move(on));
 
       // A state node per declared state; its subtasks are those whose handles hold it.
@@ -79,6 +77,7 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
         sn.kindText = std::move(kind_text);
         const int state_node = addNode(std::move(sn));
         uint64_t full = 0, checkpointed = 0;
+        std::vector<int> seen;  // files already counted (shared by several subtasks)
         for (size_t si = 0; si < op.subtasks.size(); ++si) {
           std::vector<uint32_t> files = files_of(op.subtasks[si]);
           if (files.empty()) continue;
@@ -93,18 +92,23 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
           tn.label = tr("subtask %1").arg(op.subtasks[si].index);
           const int sub_node = addNode(std::move(tn));
           addSubtaskFiles(sub_node, op, si, files);
-          uint64_t sub_full = 0, sub_ckpt = 0;
+          // A subtask's share of a state is not known from the metadata (its files hold all the
+          // operator's states of that kind).
+          m_nodes[static_cast<size_t>(sub_node)].sizeKnown = false;
           for (int c : m_nodes[static_cast<size_t>(sub_node)].children) {
-            sub_full += m_nodes[static_cast<size_t>(c)].full;
-            sub_ckpt += m_nodes[static_cast<size_t>(c)].checkpointed;
+            const Node& f = m_nodes[static_cast<size_t>(c)];
+            if (std::find(seen.begin(), seen.end(), f.file) != seen.end()) continue;
+            seen.push_back(f.file);
+            full += f.full;
+            checkpointed += f.checkpointed;
           }
-          m_nodes[static_cast<size_t>(sub_node)].full = sub_full;
-          m_nodes[static_cast<size_t>(sub_node)].checkpointed = sub_ckpt;
-          full += sub_full;
-          checkpointed += sub_ckpt;
         }
-        m_nodes[static_cast<size_t>(state_node)].full = full;
-        m_nodes[static_cast<size_t>(state_node)].checkpointed = checkpointed;
+        Node& state = m_nodes[static_cast<size_t>(state_node)];
+        // Declared states get their own bytes from the statistics (setStats); the in-flight
+        // data pseudo state is its distinct channel files, each once.
+        state.sizeKnown = state_index < 0;
+        state.full = state_index < 0 ? full : 0;
+        state.checkpointed = state_index < 0 ? checkpointed : 0;
       };
       for (size_t i = 0; i < op.states.size(); ++i) {
         const ops::StateInfo& state = op.states[i];
@@ -157,6 +161,24 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
   endResetModel();
 }
 
+void DetailTreeModel::setStats(std::shared_ptr<const ops::StatsReport> stats) {
+  if (!m_snapshot || !stats) return;
+  for (size_t i = 1; i < m_nodes.size(); ++i) {
+    Node& n = m_nodes[i];
+    if (n.kind != kState || n.state < 0 || n.op < 0) continue;
+    const ops::OperatorInfo& op = m_snapshot->operators[static_cast<size_t>(n.op)];
+    for (const ops::OperatorStats& os : stats->operators) {
+      if (os.id_hex != op.id_hex || static_cast<size_t>(n.state) >= os.states.size()) continue;
+      n.full = os.states[static_cast<size_t>(n.state)].file_bytes;
+      n.checkpointed = os.states[static_cast<size_t>(n.state)].checkpointed_file_bytes;
+      n.sizeKnown = true;
+      const QModelIndex left = createIndex(n.row, kFullSize, static_cast<quintptr>(i));
+      const QModelIndex right = createIndex(n.row, kCheckpointedSize, static_cast<quintptr>(i));
+      Q_EMIT dataChanged(left, right);
+    }
+  }
+}
+
 const DetailTreeModel::Node& DetailTreeModel::nodeAt(const QModelIndex& index) const {
   return m_nodes[index.isValid() ? static_cast<size_t>(index.internalId()) : 0];
 }
@@ -204,7 +226,8 @@ QVariant DetailTreeModel::data(const QModelIndex& index, int role) const {
       if (n.kind == kFile) return qs(m_snapshot->files[static_cast<size_t>(n.file)].resolved_path);
       if (n.kind == kState && n.state >= 0 && op->states[static_cast<size_t>(n.state)].keyed) {
         return tr("The keyed states of an operator share each subtask's key-group files: the files "
-                  "and sizes under this state are those files, holding all its keyed states.");
+                  "under this state hold all its keyed states; the state's size is its share of "
+                  "them (from statistics).");
       }
       return {};
     case Qt::DisplayRole: break;
@@ -218,8 +241,8 @@ QVariant DetailTreeModel::data(const QModelIndex& index, int role) const {
     case kUidHash: return op_row ? qs(op->id_hex) : QString();
     case kParallelism: return op_row ? QVariant(op->parallelism) : QVariant();
     case kMaxParallelism: return op_row ? QVariant(op->max_parallelism) : QVariant();
-    case kFullSize: return humanBytes(n.full);
-    case kCheckpointedSize: return humanBytes(n.checkpointed);
+    case kFullSize: return n.sizeKnown ? humanBytes(n.full) : QStringLiteral("—");
+    case kCheckpointedSize: return n.sizeKnown ? humanBytes(n.checkpointed) : QStringLiteral("—");
     default: return {};
   }
 }

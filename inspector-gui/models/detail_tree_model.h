@@ -10,6 +10,7 @@
 
 #include "ckpt/ops/finding.h"
 #include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/stats.h"
 
 namespace ckpt::inspector {
 
@@ -24,6 +25,9 @@ class DetailTreeModel : public QAbstractItemModel {
   explicit DetailTreeModel(QObject* parent = nullptr);
 
   void setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot);
+  // Per-state sizes come from ops' statistics (docs/sizes.md): until they are set a state's size
+  // shows as unknown, never as its operator's whole files.
+  void setStats(std::shared_ptr<const ops::StatsReport> stats);
   const std::shared_ptr<const ops::Snapshot>& snapshot() const { return m_snapshot; }
 
   // The node a finding's location points at: the file under its operator/subtask if known,
@@ -57,6 +61,7 @@ class DetailTreeModel : public QAbstractItemModel {
     QString kindText;
     uint64_t full = 0;
     uint64_t checkpointed = 0;
+    bool sizeKnown = true;
   };
   int addNode(Node node);
   void addSubtaskFiles(int parent, const ops::OperatorInfo& op, size_t subtask,

@@ -20,7 +20,8 @@ QColor DiffTreeModel::changeColor(ops::DiffChange change) {
     case ops::DiffChange::kAdded: return QColor(30, 140, 60);
     case ops::DiffChange::kRemoved: return QColor(200, 40, 40);
     case ops::DiffChange::kChanged: return QColor(190, 120, 0);
-    case ops::DiffChange::kSame: break;
+    case ops::DiffChange::kSame:
+    case ops::DiffChange::kSizeUnchanged: break;
   }
   return {};
 }
@@ -102,7 +103,7 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
   switch (role) {
     case kChangeRole: return static_cast<int>(change);
     case Qt::ForegroundRole:
-      if (change == ops::DiffChange::kSame) return {};
+      if (change == ops::DiffChange::kSame || change == ops::DiffChange::kSizeUnchanged) return {};
       return QBrush(changeColor(change));
     case kSortRole:
       if (index.column() == kDelta) return QVariant::fromValue<qlonglong>(delta);

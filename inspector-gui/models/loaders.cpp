@@ -63,26 +63,19 @@ QFuture<Loaded<T>> runInPool(Fn fn) {
 
 std::string toStd(const QString& s) { return s.toStdString(); }
 
-bool isSnapshotPath(base::Fs& fs, const std::string& path) {
-  if (path.size() >= 9 && path.compare(path.size() - 9, 9, "_metadata") == 0) return true;
-  return fs.Stat(path + "/_metadata").ok();
-}
-
 }  // namespace
 
 QFuture<Loaded<Opened>> openPath(const QString& path) {
   return runInPool<Opened>([p = toStd(path), path]() -> Loaded<Opened> {
-    base::Fs& fs = base::Fs::Default();
+    // ops decides "snapshot or root", the same way ckpt-tool ls does.
+    auto result = ops::Open(base::Fs::Default(), p);
+    if (!result.ok()) return fromStatus<Opened>(result.status());
     Opened opened;
     opened.path = path;
-    if (isSnapshotPath(fs, p)) {
-      auto snap = ops::LoadSnapshot(fs, p);
-      if (!snap.ok()) return fromStatus<Opened>(snap.status());
-      opened.snapshot = std::make_shared<const ops::Snapshot>(std::move(snap).value());
+    if (result->is_snapshot()) {
+      opened.snapshot = std::make_shared<const ops::Snapshot>(std::move(*result->snapshot));
     } else {
-      auto jobs = ops::ListRoot(fs, p);
-      if (!jobs.ok()) return fromStatus<Opened>(jobs.status());
-      opened.jobs = std::move(jobs).value();
+      opened.jobs = std::move(result->jobs);
     }
     Loaded<Opened> out;
     out.value = std::make_shared<const Opened>(std::move(opened));
@@ -108,10 +101,7 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
           for (const ops::SnapshotEntry& e : job.snapshots) {
             HistoryPoint pt;
             pt.entry = e;
-            if (e.health == ops::SnapshotHealth::kComplete) {
-              auto snap = ops::LoadSnapshot(fs, r + "/" + e.path);
-              if (snap.ok()) pt.duration_ms = snap->metrics.end_to_end_duration;
-            }
+            if (e.health == ops::SnapshotHealth::kComplete) pt.duration_ms = e.end_to_end_duration_ms;
             points.push_back(std::move(pt));
           }
         }
@@ -124,6 +114,13 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s) {
   return runInPool<std::vector<ops::FileRow>>(
       [s] { return fromResult(ops::ListFiles(base::Fs::Default(), *s)); });
+}
+
+QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
+                                              std::shared_ptr<const ops::StatsReport> stats) {
+  return runInPool<ops::SummaryReport>([s, stats] {
+    return fromResult(ops::Summarize(base::Fs::Default(), *s, stats.get()));
+  });
 }
 
 QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,

@@ -18,10 +18,12 @@
 #include "ckpt/ops/diff.h"
 #include "ckpt/ops/files.h"
 #include "ckpt/ops/ls.h"
+#include "ckpt/ops/open.h"
 #include "ckpt/ops/prune.h"
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/stats.h"
+#include "ckpt/ops/summary.h"
 #include "ckpt/ops/validate.h"
 
 namespace ckpt::inspector {
@@ -63,8 +65,8 @@ struct Opened {
   std::vector<ops::JobListing> jobs;               // set when `path` is a checkpoint root
 };
 
-// One point of a job's history: an ls entry plus its end-to-end duration (read from its
-// `_metadata`, which ListRoot does not return; see requests-t1.md).
+// One point of a job's history: an ls entry (ListRoot already carries its end-to-end duration;
+// no snapshot is re-loaded).
 struct HistoryPoint {
   ops::SnapshotEntry entry;
   int64_t duration_ms = -1;  // -1 when the metadata could not be read
@@ -89,6 +91,9 @@ QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path);
 QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
                                                        const std::string& job_id_hex);
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s);
+// ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
+QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
+                                              std::shared_ptr<const ops::StatsReport> stats);
 QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
                                                std::shared_ptr<TaskState> task);
 QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,

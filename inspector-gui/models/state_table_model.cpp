@@ -84,7 +84,7 @@ bool StateTableModel::readChunk(size_t chunk, std::vector<Row>* rows) const {
     Row r;
     r.key = e.key_json;
     r.ns = e.namespace_json;
-    r.user_key = e.user_key_json;
+    r.user_key = e.kind == ops::StateKind::kTimers ? e.timestamp_json : e.user_key_json;  // timers: the timestamp
     r.value = e.value_json;
     r.state = e.state;
     if (e.source != "state") r.source = e.source + " " + e.change_op;

@@ -43,7 +43,8 @@ TEST(DiffTest, ASnapshotEqualsItself) {
   EXPECT_EQ(r.files_added + r.files_removed + r.files_changed, 0u);
   EXPECT_GT(r.files_shared, 0u);
   for (const auto& d : r.operators) {
-    EXPECT_EQ(d.change, DiffChange::kSame) << d.name;
+    // Equal metadata and sizes, values not compared by Diff: never "same" (issue 9, defect 7).
+    EXPECT_EQ(d.change, DiffChange::kSizeUnchanged) << d.name;
     EXPECT_EQ(d.matched_by, "id");
   }
   // Per-state sizes come from a record scan: the aggregate's states have entries.
@@ -90,7 +91,7 @@ TEST(DiffTest, IncrementalCheckpointsShareFiles) {
   EXPECT_EQ(r.files_shared, 1u);
   const OperatorDiff* count = FindOp(r, "Counter");
   ASSERT_NE(count, nullptr);
-  EXPECT_EQ(count->change, DiffChange::kSame);  // same keys, same values, same sizes
+  EXPECT_EQ(count->change, DiffChange::kSizeUnchanged);  // same sizes; values not compared
 }
 
 TEST(DiffTest, PairsAnOperatorWhoseIdChangedBySpecId) {
@@ -108,10 +109,56 @@ TEST(DiffTest, PairsAnOperatorWhoseIdChangedBySpecId) {
   ASSERT_GE(src->changes.size(), 2u);
   EXPECT_EQ(src->changes[0].rfind("id ", 0), 0u);
   EXPECT_EQ(src->changes[1], "uid orders-source -> orders-v2");
-  EXPECT_EQ(FindOp(r, "File sink")->change, DiffChange::kSame);
+  EXPECT_EQ(FindOp(r, "File sink")->change, DiffChange::kSizeUnchanged);
   // The state moved intact: key by key nothing differs.
   KeyDiffSummary keys;
   EXPECT_TRUE(CollectKeys(tmp.Sub("sp"), tmp.Sub("v2"), &keys).empty());
+}
+
+// A state whose size is unchanged but whose values changed is never called "same": Diff says
+// size-unchanged, DiffKeys compares and finds the changes (issue 9, defect 7).
+TEST(DiffTest, EqualSizesWithChangedValuesAreNeverSame) {
+  // Both changelog checkpoints share one materialized base (equal entries and bytes); chk-2's
+  // log tail changes four values.
+  const std::string job = testing::FixturePath("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801");
+  ASSERT_OK_AND_ASSIGN(DiffResult r, Diff(base::Fs::Default(), job + "/chk-1", job + "/chk-2"));
+  const OperatorDiff* count = FindOp(r, "count");
+  ASSERT_NE(count, nullptr);
+  ASSERT_EQ(count->states.size(), 1u);
+  EXPECT_EQ(count->states[0].bytes_a, count->states[0].bytes_b);
+  EXPECT_EQ(count->states[0].entries_a, count->states[0].entries_b);
+  EXPECT_EQ(count->states[0].change, DiffChange::kSizeUnchanged);
+  EXPECT_EQ(DiffChangeName(count->states[0].change), "size-unchanged");
+  KeyDiffSummary keys;
+  CollectKeys(job + "/chk-1", job + "/chk-2", &keys);
+  EXPECT_EQ(keys.changed, 4u);
+  ASSERT_EQ(keys.states.size(), 1u);
+  EXPECT_TRUE(keys.states[0].compared);
+  EXPECT_EQ(keys.states[0].state, "count");
+  EXPECT_EQ(keys.states[0].changed, 4u);
+}
+
+// Changelog checkpoints are compared by their replayed values, not skipped with a note.
+TEST(DiffKeysTest, ChangelogCheckpointsCompareReplayedValues) {
+  const std::string job = testing::FixturePath("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801");
+  KeyDiffSummary s;
+  auto keys = CollectKeys(job + "/chk-1", job + "/chk-2", &s);
+  EXPECT_TRUE(s.any_compared());
+  for (const auto& n : s.notes) EXPECT_EQ(n.find("changelog"), std::string::npos) << n;
+  EXPECT_EQ(s.changed, 4u);  // keys 0, 4, 8, 12: +100 in chk-2's log segment
+  EXPECT_EQ(s.same, 12u);
+  bool key0 = false;
+  for (const auto& k : keys) {
+    if (k.key_json == "0") {
+      key0 = true;
+      EXPECT_EQ(k.value_a_json, "11");
+      EXPECT_EQ(k.value_b_json, "111");
+    }
+  }
+  EXPECT_TRUE(key0);
+  KeyDiffSummary self;
+  EXPECT_TRUE(CollectKeys(job + "/chk-2", job + "/chk-2", &self).empty());
+  EXPECT_EQ(self.same, 16u);
 }
 
 TEST(DiffKeysTest, ReportsChangedValuesDecodedInKeyGroupOrder) {

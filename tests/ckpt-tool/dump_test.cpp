@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <map>
+#include <set>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/testing/gtest_util.h"
@@ -100,15 +101,38 @@ TEST(DumpTest, OperatorStateUnionAndListByName) {
   EXPECT_EQ(entries[0].value_json, "{\"subtask\":0,\"watermark\":1767225630000}");
   EXPECT_FALSE(entries[0].key_group.has_value());
   o.operator_ref = "orders-source";
+  o.state = "offsets";  // the state only, not the coordinator state
   entries = Collect(s, o);
   ASSERT_EQ(entries.size(), 2u);
   EXPECT_EQ(entries[1].value_json, "1250");
 }
 
-TEST(DumpTest, ChangelogHandleEmitsMaterializedStateThenLogTail) {
+TEST(DumpTest, ChangelogHandleShowsTheReplayedValueByDefault) {
   Snapshot s = Load("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-2");
   DumpOptions o;
   o.operator_ref = "count-per-key";
+  o.key_json = "0";
+  auto entries = Collect(s, o);
+  // Materialized 1, then put 11 and put 111 in the log tail: a restore sees 111.
+  ASSERT_EQ(entries.size(), 1u);
+  EXPECT_EQ(entries[0].source, "state");
+  EXPECT_EQ(entries[0].value_json, "111");
+  EXPECT_EQ(entries[0].key_group, 53u);
+  // Every key of the replayed state, each once.
+  o.key_json.clear();
+  std::set<std::string> keys;
+  for (const auto& e : Collect(s, o)) {
+    EXPECT_EQ(e.source, "state");
+    EXPECT_TRUE(keys.insert(e.key_json).second) << e.key_json;
+  }
+  EXPECT_FALSE(keys.empty());
+}
+
+TEST(DumpTest, HistoryEmitsMaterializedStateThenLogTail) {
+  Snapshot s = Load("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-2");
+  DumpOptions o;
+  o.operator_ref = "count-per-key";
+  o.history = true;
   o.key_json = "0";
   auto entries = Collect(s, o);
   ASSERT_EQ(entries.size(), 3u);
@@ -119,11 +143,81 @@ TEST(DumpTest, ChangelogHandleEmitsMaterializedStateThenLogTail) {
   EXPECT_EQ(entries[2].value_json, "111");
 }
 
-TEST(DumpTest, StatelessOperatorDumpsNothing) {
+TEST(DumpTest, SinkCommittablesAreDumped) {
   Snapshot s = Load("v1/savepoint");
   DumpOptions o;
   o.operator_ref = "file-sink";
+  auto entries = Collect(s, o);
+  ASSERT_EQ(entries.size(), 2u);
+  for (const auto& e : entries) {
+    EXPECT_EQ(e.source, "committable");
+    EXPECT_EQ(e.operator_name, "file-sink");
+    EXPECT_NE(e.value_json.find("\"pending_path\":"), std::string::npos) << e.value_json;
+    EXPECT_NE(e.value_json.find("\"checksum_xxh3\":\""), std::string::npos) << e.value_json;
+  }
+}
+
+TEST(DumpTest, CoordinatorStateIsDecodedWithItsType) {
+  Snapshot s = Load("v1/savepoint");
+  DumpOptions o;
+  o.operator_ref = "orders-source";
+  auto entries = Collect(s, o);
+  ASSERT_EQ(entries.size(), 3u);
+  EXPECT_EQ(entries[0].source, "coordinator");
+  EXPECT_FALSE(entries[0].value_type.empty());
+  EXPECT_NE(entries[0].value_json.find("\"assigned_splits\":"), std::string::npos)
+      << entries[0].value_json;
+}
+
+TEST(DumpTest, TimersAreLabelledAsTimestamps) {
+  Snapshot s = Load("v1/savepoint");
+  DumpOptions o;
+  o.operator_ref = "per-user-aggregate";
+  int timers = 0;
+  for (const auto& e : Collect(s, o)) {
+    if (e.kind != StateKind::kTimers) continue;
+    ++timers;
+    EXPECT_FALSE(e.timestamp_json.empty());
+    EXPECT_TRUE(e.user_key_json.empty());
+  }
+  EXPECT_EQ(timers, 24);
+}
+
+TEST(DumpTest, ChannelStateBuffersAreDumped) {
+  Snapshot s = Load("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5");
+  uint64_t buffers = 0, expected = 0;
+  for (const auto& op : s.operators) {
+    for (const auto& st : op.subtasks) {
+      for (const auto& c : st.channels) expected += c.buffer_count;
+    }
+  }
+  ASSERT_GT(expected, 0u);
+  for (const auto& e : Collect(s, DumpOptions{})) {
+    if (e.source != "channel") continue;
+    ++buffers;
+    EXPECT_FALSE(e.channel.empty());
+    ASSERT_TRUE(e.buffer.has_value());
+    EXPECT_EQ(e.value_json.front(), '"');
+  }
+  EXPECT_EQ(buffers, expected);
+}
+
+TEST(DumpTest, FiltersThatMatchNothingEmitNothing) {
+  Snapshot s = Load("v1/savepoint");
+  DumpOptions o;
+  o.operator_ref = "per-user-aggregate";
+  o.key_group = 1;  // an empty key group
+  uint64_t n = 99;
+  EXPECT_TRUE(Collect(s, o, &n).empty());
+  EXPECT_EQ(n, 0u);
+  o.key_group.reset();
+  o.key_json = "42";  // a number for STRING keys: the string "42", which no user has
   EXPECT_TRUE(Collect(s, o).empty());
+  DumpOptions no_operator;
+  no_operator.state = "order-count";
+  ASSERT_STATUS(Dump(base::Fs::Default(), s, no_operator,
+                     [](const DumpEntry&) { return base::Status::OK(); }),
+                kInvalidArgument, "--operator");
 }
 
 TEST(DumpTest, ErrorsNameTheProblem) {

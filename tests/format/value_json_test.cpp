@@ -93,3 +93,39 @@ TEST(ValueJsonTest, InMemoryValuesRenderWithoutTypes) {
 
 }  // namespace
 }  // namespace ckpt::format
+
+namespace ckpt::format {
+namespace {
+
+// The spellings docs/values.md promises (issue 9, defect 14).
+TEST(ValueJsonSpellingTest, DoublesWholeNumbersExponentsAndNegativeZero) {
+  auto json = [](double v) {
+    auto bytes = EncodeValue(types::Double(), Value(v));
+    return ValueBytesToJson(types::Double(), bytes.ok() ? *bytes : "").ValueOr("<error>");
+  };
+  EXPECT_EQ(json(84.0), "84");
+  EXPECT_EQ(json(100000.0), "1e+05");
+  EXPECT_EQ(json(1e308), "1e+308");
+  EXPECT_EQ(json(1.5e-7), "1.5e-07");
+  EXPECT_EQ(json(-0.0), "-0");
+}
+
+TEST(ValueJsonSpellingTest, ControlCharactersUseLowercaseHex) {
+  auto bytes = EncodeValue(types::String(), Value(std::string("\x1b\x7f")));
+  ASSERT_OK(bytes);
+  EXPECT_EQ(ValueBytesToJson(types::String(), *bytes).ValueOr(""), R"("\u001b\u007f")");
+}
+
+TEST(ValueJsonSpellingTest, DuplicateTupleFieldNamesRenderAsAnArray) {
+  const pb::TypeDescriptor t = types::Tuple({types::Int64(), types::Int64()}, {"x", "x"});
+  auto bytes = EncodeValue(t, Value(Tuple{{int64_t{1}, int64_t{2}}}));
+  ASSERT_OK(bytes);
+  EXPECT_EQ(ValueBytesToJson(t, *bytes).ValueOr(""), "[1,2]");
+  const pb::TypeDescriptor empty = types::Tuple(std::vector<pb::TypeDescriptor>{});
+  auto none = EncodeValue(empty, Value(Tuple{}));
+  ASSERT_OK(none);
+  EXPECT_EQ(ValueBytesToJson(empty, *none).ValueOr(""), "[]");
+}
+
+}  // namespace
+}  // namespace ckpt::format

@@ -88,6 +88,16 @@ class MainWindowTest : public QObject {
     QApplication::setApplicationName(QStringLiteral("ckpt-inspector-test"));
   }
 
+  // The summary's warnings are ops' own findings (validate's rules), not a copy in the GUI.
+  void summaryWarningsComeFromValidateRules() {
+    MainWindow w;
+    w.show();
+    QVERIFY(openAndWait(w, fixture("corrupt/missing-referenced-file")));
+    QVERIFY2(w.summaryText().contains(QStringLiteral("CKPT-F001")), qPrintable(w.summaryText()));
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    QVERIFY2(!w.summaryText().contains(QStringLiteral("CKPT-F00")), qPrintable(w.summaryText()));
+  }
+
   void openSelectShowsHexRange() {
     MainWindow w;
     w.resize(1280, 800);

@@ -118,8 +118,9 @@ std::string_view DiffChangeName(DiffChange c) {
     case DiffChange::kAdded: return "added";
     case DiffChange::kRemoved: return "removed";
     case DiffChange::kChanged: return "changed";
+    case DiffChange::kSizeUnchanged: return "size-unchanged";
   }
-  return "same";
+  return "changed";
 }
 
 base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::string& b,
@@ -178,14 +179,21 @@ base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::str
       NoteChange(&d.changes, "max parallelism", d.max_parallelism_a, d.max_parallelism_b);
       NoteChange(&d.changes, "state bytes", d.bytes_a, d.bytes_b);
       bool states_changed = false;
-      for (const auto& s : d.states) states_changed |= s.change != DiffChange::kSame;
+      for (const auto& s : d.states) {
+        states_changed |= s.change != DiffChange::kSame && s.change != DiffChange::kSizeUnchanged;
+      }
       if (states_changed) d.changes.push_back("states differ");
       if (p.a->has_state != p.b->has_state) {
         d.changes.push_back(p.b->has_state ? "state appeared" : "state disappeared");
       }
-      if (!d.changes.empty()) d.change = DiffChange::kChanged;
+      if (!d.changes.empty()) {
+        d.change = DiffChange::kChanged;
+      } else if (p.a->has_state || p.b->has_state) {
+        // Equal metadata and sizes say nothing about the values (DiffKeys compares them).
+        d.change = DiffChange::kSizeUnchanged;
+      }
     }
-    r.different |= d.change != DiffChange::kSame;
+    r.different |= d.change != DiffChange::kSame && d.change != DiffChange::kSizeUnchanged;
     r.operators.push_back(std::move(d));
   }
 
@@ -236,11 +244,19 @@ base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::str
       case DiffChange::kAdded: ++r.files_added; break;
       case DiffChange::kRemoved: ++r.files_removed; break;
       case DiffChange::kChanged: ++r.files_changed; break;
+      case DiffChange::kSizeUnchanged: break;  // not used for files
     }
     r.different |= d.change == DiffChange::kChanged;
     r.files.push_back(std::move(d));
   }
   return r;
+}
+
+bool KeyDiffSummary::any_compared() const {
+  for (const auto& s : states) {
+    if (s.compared) return true;
+  }
+  return false;
 }
 
 }  // namespace ckpt::ops

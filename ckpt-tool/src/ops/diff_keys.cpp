@@ -4,11 +4,11 @@
 #include <memory>
 #include <tuple>
 
-#include "ckpt/format/records.h"
-#include "ckpt/format/state_file_reader.h"
+#include "ckpt/format/state_kind.h"
 #include "ckpt/format/value_json.h"
 #include "ckpt/ops/diff.h"
 #include "diff_pairing.h"
+#include "keyed_replay.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -23,26 +23,22 @@ struct Entry {
   }
 };
 
-struct Handle {
-  uint32_t start = 0, end = 0, file_index = 0;
-};
-
-// One side of one operator: its keyed states, key-group handles and lazily opened readers.
+// One side of one operator: its keyed states and handles, read through KeyedStateView (changelog
+// handles replayed, so their values are compared as a restore would see them).
 class Side {
  public:
   Side(base::Fs& fs, const Snapshot& snapshot, const pb::OperatorState& op)
-      : fs_(fs), snapshot_(snapshot), op_(op) {
+      : op_(op), view_(fs, snapshot, op) {
     for (int i = 0; i < op.states_size(); ++i) {
       const auto& st = op.states(i);
-      if (IsKeyedStateKind(static_cast<StateKind>(st.kind()))) states_[st.name()] = &st;
+      if (format::IsKeyedStateKind(st.kind())) states_[st.name()] = &st;
     }
     for (const auto& sub : op.subtasks()) {
       for (const auto& h : sub.keyed_state()) {
-        if (h.has_key_groups()) {
-          handles_.push_back({h.key_groups().key_group_start(), h.key_groups().key_group_end(),
-                              h.key_groups().file_index()});
-        } else if (h.has_rocksdb() || h.has_changelog()) {
+        if (h.has_rocksdb()) {
           uncomparable_ = true;
+        } else if (h.has_key_groups() || h.has_changelog()) {
+          handles_.push_back(&h);
         }
       }
     }
@@ -53,56 +49,25 @@ class Side {
 
   // Appends the entries of key group `g` (every handle covering it) to `out`.
   base::Status Read(uint32_t g, std::vector<Entry>* out) {
-    for (const Handle& h : handles_) {
-      if (g < h.start || g > h.end) continue;
-      CKPT_ASSIGN_OR_RETURN(format::StateFileReader * reader, Reader(h.file_index));
-      auto it = reader->NewSectionIterator(g);
-      if (!it.ok()) {
-        if (it.status().IsNotFound()) continue;  // an empty key group has no section
-        return it.status();
-      }
-      format::RecordRef ref;
-      while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool more, (*it)->Next(&ref));
-        if (!more) break;
-        format::KeyedRecord rec;
-        if (!format::DecodeKeyedRecord(ref.bytes, &rec)) {
-          return base::Status::Corruption(reader->path() + ": malformed keyed record in key group " +
-                                          std::to_string(g));
-        }
-        if (rec.state_index >= static_cast<uint32_t>(op_.states_size())) {
-          return base::Status::Corruption(reader->path() + ": record names state #" +
-                                          std::to_string(rec.state_index) + " of " +
-                                          std::to_string(op_.states_size()));
-        }
-        out->push_back({op_.states(static_cast<int>(rec.state_index)).name(), std::string(rec.key),
-                        std::string(rec.ns), std::string(rec.user_key), std::string(rec.value)});
+    for (const pb::KeyedStateHandle* h : handles_) {
+      uint32_t start = 0, end = 0;
+      if (!internal::KeyedStateView::Range(*h, &start, &end) || g < start || g > end) continue;
+      values_.clear();
+      CKPT_RETURN_IF_ERROR(view_.Read(*h, g, &values_));
+      for (auto& v : values_) {
+        out->push_back({op_.states(static_cast<int>(v.state_index)).name(), std::move(v.key),
+                        std::move(v.ns), std::move(v.user_key), std::move(v.value)});
       }
     }
     return base::Status::OK();
   }
 
  private:
-  base::Result<format::StateFileReader*> Reader(uint32_t index) {
-    auto it = readers_.find(index);
-    if (it != readers_.end()) return it->second.get();
-    if (index >= snapshot_.files.size() || snapshot_.files[index].resolved_path.empty()) {
-      return base::Status::Corruption(snapshot_.metadata_path + ": keyed handle names file #" +
-                                      std::to_string(index) + ", which cannot be resolved");
-    }
-    CKPT_ASSIGN_OR_RETURN(auto reader,
-                          format::StateFileReader::Open(fs_, snapshot_.files[index].resolved_path));
-    format::StateFileReader* raw = reader.get();
-    readers_[index] = std::move(reader);
-    return raw;
-  }
-
-  base::Fs& fs_;
-  const Snapshot& snapshot_;
   const pb::OperatorState& op_;
+  internal::KeyedStateView view_;
   std::map<std::string, const pb::StateDescriptor*> states_;
-  std::vector<Handle> handles_;
-  std::map<uint32_t, std::unique_ptr<format::StateFileReader>> readers_;
+  std::vector<const pb::KeyedStateHandle*> handles_;
+  std::vector<internal::KeyedValue> values_;
   bool uncomparable_ = false;
 };
 
@@ -157,16 +122,35 @@ base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const 
     Side side_a(fs, sa, oa ? *oa : kEmpty);
     Side side_b(fs, sb, ob ? *ob : kEmpty);
     const std::string& name = pair.b->name.empty() ? pair.b->id_hex : pair.b->name;
-    if (side_a.uncomparable() || side_b.uncomparable()) {
-      summary.notes.push_back(name + ": native (RocksDB) or changelog keyed handles are not "
-                                     "compared key by key");
-    }
     if (side_a.states().empty() && side_b.states().empty()) continue;
+    // Every keyed state of this operator, compared or not: "same" is only ever said of a state
+    // whose entries were compared.
+    std::map<std::string, StateComparison> compared;
+    for (const auto* side : {&side_a, &side_b}) {
+      for (const auto& [state, d] : side->states()) {
+        StateComparison& c = compared[state];
+        c.operator_name = name;
+        c.state = state;
+      }
+    }
+    auto flush = [&](bool was_compared) {
+      for (auto& [state, c] : compared) {
+        c.compared = was_compared;
+        summary.states.push_back(std::move(c));
+      }
+    };
+    if (side_a.uncomparable() || side_b.uncomparable()) {
+      summary.notes.push_back(name + ": native (RocksDB) keyed handles cannot be read offline; "
+                                     "its keyed states were not compared");
+      flush(false);
+      continue;
+    }
     uint32_t max_a = oa ? oa->max_parallelism() : 0;
     uint32_t max_b = ob ? ob->max_parallelism() : 0;
     if (oa && ob && max_a != max_b) {
       summary.notes.push_back(name + ": max parallelism " + std::to_string(max_a) + " vs " +
                               std::to_string(max_b) + ": key groups differ, keys not compared");
+      flush(false);
       continue;
     }
     const uint32_t groups = std::max(max_a, max_b);
@@ -205,15 +189,19 @@ base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const 
       while (i < ea.size() || j < eb.size()) {
         if (j == eb.size() || (i < ea.size() && ea[i].Identity() < eb[j].Identity())) {
           ++summary.removed;
+          ++compared[ea[i].state].removed;
           emit(DiffChange::kRemoved, &ea[i++], nullptr);
         } else if (i == ea.size() || eb[j].Identity() < ea[i].Identity()) {
           ++summary.added;
+          ++compared[eb[j].state].added;
           emit(DiffChange::kAdded, nullptr, &eb[j++]);
         } else {
           if (ea[i].value == eb[j].value) {
             ++summary.same;
+            ++compared[ea[i].state].same;
           } else {
             ++summary.changed;
+            ++compared[ea[i].state].changed;
             emit(DiffChange::kChanged, &ea[i], &eb[j]);
           }
           ++i;
@@ -222,6 +210,7 @@ base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const 
       }
       progress.Report(g + 1, groups, name);
     }
+    flush(true);
   }
   return summary;
 }

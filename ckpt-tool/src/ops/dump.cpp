@@ -1,19 +1,26 @@
-// dump: streams one operator's keys and values, decoded through its type descriptors. Memory
-// stays constant: records are rendered one at a time from the iterator's current block; with
-// --key or --key-group only that key group's section is read.
+// dump: streams an operator's (or every operator's) state, committables, coordinator state and
+// channel state, decoded through the declared types. Canonical state is rendered one record at
+// a time from the iterator's current block; changelog handles are replayed through
+// KeyedStateView one key group at a time (or shown as their raw history).
 #include "ckpt/ops/dump.h"
 
 #include <algorithm>
 #include <map>
 #include <set>
 
+#include "ckpt/base/checksum.h"
 #include "ckpt/format/key_groups.h"
+#include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
+#include "ckpt/format/state_file.h"
 #include "ckpt/format/state_file_reader.h"
+#include "ckpt/format/state_kind.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/format/value_json.h"
+#include "json_writer.h"
 #include "key_parse.h"
+#include "keyed_replay.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -31,11 +38,25 @@ std::string_view ChangeOpName(format::ChangeOp op) {
   return "unknown";
 }
 
+std::string HexJson(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string hex;
+  hex.reserve(bytes.size() * 2);
+  for (char c : bytes) {
+    hex.push_back(kDigits[static_cast<uint8_t>(c) >> 4]);
+    hex.push_back(kDigits[static_cast<uint8_t>(c) & 0xf]);
+  }
+  std::string out;
+  format::AppendJsonString(hex, &out);
+  return out;
+}
+
 class Dumper {
  public:
-  Dumper(base::Fs& fs, const Snapshot& s, const pb::OperatorState& os, const DumpSink& sink,
-         const base::Progress& progress)
-      : fs_(fs), s_(s), os_(os), sink_(sink), progress_(progress) {}
+  Dumper(base::Fs& fs, const Snapshot& s, const OperatorInfo& info, const pb::OperatorState& os,
+         const DumpSink& sink, const base::Progress& progress, bool history)
+      : fs_(fs), s_(s), info_(info), os_(os), sink_(sink), progress_(progress),
+        history_(history), view_(fs, s, os) {}
 
   // Which states to emit (by index); empty filter = all.
   Status SelectState(const std::string& name) {
@@ -47,30 +68,102 @@ class Dumper {
       for (const auto& d : os_.states()) names += (names.empty() ? "" : ", ") + d.name();
       return Status::NotFound("operator has no state '" + name + "' (states: " + names + ")");
     }
+    filtered_ |= !name.empty();
     return Status::OK();
   }
-  void FilterKey(std::string encoded_key) { key_ = std::move(encoded_key); }
-  void FilterKeyGroup(uint32_t g) { key_group_ = g; }
+  void FilterKey(std::string encoded_key) {
+    key_ = std::move(encoded_key);
+    filtered_ = true;
+  }
+  void FilterKeyGroup(uint32_t g) {
+    key_group_ = g;
+    filtered_ = true;
+  }
   uint64_t emitted() const { return emitted_; }
+
+  Status DumpCoordinator() {
+    if (filtered_ || !os_.has_coordinator_state()) return Status::OK();
+    const pb::CoordinatorState& cs = os_.coordinator_state();
+    std::string bytes;
+    std::string where = s_.metadata_path + ": coordinator state";
+    if (cs.location_case() == pb::CoordinatorState::kInlineData) {
+      bytes = cs.inline_data();
+    } else if (cs.location_case() == pb::CoordinatorState::kFileIndex) {
+      CKPT_ASSIGN_OR_RETURN(const SnapshotFile* f, File(cs.file_index()));
+      where = f->resolved_path;
+      CKPT_ASSIGN_OR_RETURN(bytes, base::ReadFileToString(fs_, f->resolved_path));
+      if (bytes.compare(0, format::kStateFileMagic.size(), format::kStateFileMagic) == 0) {
+        // A container: the state is its one record.
+        CKPT_ASSIGN_OR_RETURN(auto reader, format::StateFileReader::Open(fs_, f->resolved_path));
+        CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
+        format::RecordRef rec;
+        CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
+        bytes = more ? std::string(rec.bytes) : std::string();
+      }
+    } else {
+      return Status::OK();
+    }
+    DumpEntry e = Base("coordinator");
+    if (cs.has_type() && cs.type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
+      e.value_type = format::TypeName(cs.type());
+      CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(cs.type(), bytes, &e.value_json),
+                               where + " (" + e.value_type + ")");
+    } else {
+      e.value_json = HexJson(bytes);  // no declared type: the raw bytes
+    }
+    return Emit(e);
+  }
 
   Status DumpSubtask(const pb::SubtaskState& st) {
     subtask_ = st.subtask_index();
     for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(DumpKeyed(h));
-    if (!key_ && !key_group_) {
-      for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(DumpOperatorState(h));
+    if (key_ || key_group_) return Status::OK();
+    for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(DumpOperatorState(h));
+    if (filtered_) return Status::OK();
+    for (const auto& c : st.committables()) CKPT_RETURN_IF_ERROR(DumpCommittable(c));
+    for (const auto& c : st.input_channel_state()) {
+      CKPT_RETURN_IF_ERROR(DumpChannel("input " + std::to_string(c.gate_index()) + "/" +
+                                           std::to_string(c.channel_index()),
+                                       c.buffers()));
+    }
+    for (const auto& c : st.output_channel_state()) {
+      CKPT_RETURN_IF_ERROR(DumpChannel("output " + std::to_string(c.partition_index()) + "/" +
+                                           std::to_string(c.subpartition_index()),
+                                       c.buffers()));
     }
     return Status::OK();
   }
 
  private:
-  base::Result<std::unique_ptr<format::StateFileReader>> Open(uint32_t file_index) {
-    if (file_index >= s_.files.size()) return Status::Corruption("file index out of range");
+  DumpEntry Base(std::string source) const {
+    DumpEntry e;
+    e.operator_id = info_.id_hex;
+    e.operator_name = !info_.uid.empty() ? info_.uid : !info_.name.empty() ? info_.name : info_.id_hex;
+    e.source = std::move(source);
+    return e;
+  }
+
+  Status Emit(const DumpEntry& e) {
+    ++emitted_;
+    return sink_(e);
+  }
+
+  base::Result<const SnapshotFile*> File(uint32_t file_index) {
+    if (file_index >= s_.files.size()) {
+      return Status::Corruption(s_.metadata_path + ": file #" + std::to_string(file_index) +
+                                " is beyond the file table");
+    }
     const SnapshotFile& f = s_.files[file_index];
     if (f.resolved_path.empty()) {
       return Status::Corruption(s_.metadata_path + ": file #" + std::to_string(file_index) +
                                 ": " + f.resolve_error);
     }
-    return format::StateFileReader::Open(fs_, f.resolved_path);
+    return &f;
+  }
+
+  base::Result<std::unique_ptr<format::StateFileReader>> Open(uint32_t file_index) {
+    CKPT_ASSIGN_OR_RETURN(const SnapshotFile* f, File(file_index));
+    return format::StateFileReader::Open(fs_, f->resolved_path);
   }
 
   bool Cancelled() { return (++ticks_ & 1023) == 0 && progress_.cancelled(); }
@@ -80,9 +173,11 @@ class Dumper {
       case pb::KeyedStateHandle::kKeyGroups:
         return DumpKeyGroups(h.key_groups());
       case pb::KeyedStateHandle::kChangelog:
-        for (const auto& m : h.changelog().materialized()) CKPT_RETURN_IF_ERROR(DumpKeyed(m));
-        for (const auto& seg : h.changelog().segments()) CKPT_RETURN_IF_ERROR(DumpChangelog(seg));
-        return Status::OK();
+        if (history_) {
+          for (const auto& m : h.changelog().materialized()) CKPT_RETURN_IF_ERROR(DumpKeyed(m));
+          return DumpHistory(h.changelog());
+        }
+        return DumpReplayed(h);
       case pb::KeyedStateHandle::kRocksdb:
         return Status::Unimplemented(
             "dump of RocksDB native keyed state is not supported; take a canonical savepoint");
@@ -96,48 +191,56 @@ class Dumper {
     if (key_group_ && (*key_group_ < kg.key_group_start() || *key_group_ > kg.key_group_end())) {
       return Status::OK();
     }
-    CKPT_ASSIGN_OR_RETURN(auto reader, Open(kg.file_index()));
-    std::unique_ptr<format::RecordIterator> it;
+    CKPT_ASSIGN_OR_RETURN(const SnapshotFile* f, File(kg.file_index()));
+    CKPT_ASSIGN_OR_RETURN(auto reader,
+                          format::KeyedStateReader::Open(fs_, f->resolved_path, os_.states()));
+    std::optional<format::KeyedRecordIterator> it;
     if (key_group_) {
-      auto sec = reader->NewSectionIterator(*key_group_);
-      if (!sec.ok()) return sec.status().IsNotFound() ? Status::OK() : sec.status();
-      it = std::move(sec).value();
+      CKPT_ASSIGN_OR_RETURN(it, reader->NewKeyGroupIterator(*key_group_));
     } else {
       CKPT_ASSIGN_OR_RETURN(it, reader->NewIterator());
     }
-    format::RecordRef rec;
+    format::KeyedEntry e;
     while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
+      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&e));
       if (!more) return Status::OK();
       if (Cancelled()) return Status::Cancelled("dump cancelled");
-      format::KeyedRecord r;
-      if (!format::DecodeKeyedRecord(rec.bytes, &r)) {
-        return Status::Corruption(reader->path() + ": malformed keyed record at logical offset " +
-                                  std::to_string(rec.logical_offset));
-      }
-      CKPT_RETURN_IF_ERROR(EmitKeyed(r, rec.section_id, "state", {}, 0, reader->path()));
+      CKPT_RETURN_IF_ERROR(EmitKeyed(e.record, e.key_group, "state", {}, 0, reader->path()));
     }
   }
 
-  Status DumpChangelog(const pb::ChangelogSegment& seg) {
-    CKPT_ASSIGN_OR_RETURN(auto reader, Open(seg.slice().file_index()));
-    const uint64_t end = seg.slice().offset() + seg.slice().length();
-    if (seg.slice().length() == 0) return Status::OK();
-    CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIteratorAt(seg.slice().offset(), UINT64_MAX));
-    format::RecordRef rec;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      if (!more || rec.logical_offset >= end) return Status::OK();
-      if (Cancelled()) return Status::Cancelled("dump cancelled");
-      format::ChangelogRecord c;
-      if (!format::DecodeChangelogRecord(rec.bytes, &c)) {
-        return Status::Corruption(reader->path() + ": malformed changelog record at logical offset " +
-                                  std::to_string(rec.logical_offset));
-      }
-      if (key_group_ && c.key_group != *key_group_) continue;
-      CKPT_RETURN_IF_ERROR(
-          EmitKeyed(c.change, c.key_group, "changelog", ChangeOpName(c.op), c.sequence, reader->path()));
+  // The values a restore would see: materialized base plus the log tail, per key group.
+  Status DumpReplayed(const pb::KeyedStateHandle& h) {
+    const auto& cl = h.changelog();
+    uint32_t from = cl.key_group_start(), to = cl.key_group_end();
+    if (key_group_) {
+      if (*key_group_ < from || *key_group_ > to) return Status::OK();
+      from = to = *key_group_;
     }
+    std::vector<internal::KeyedValue> values;
+    for (uint32_t g = from; g <= to; ++g) {
+      if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+      values.clear();
+      CKPT_RETURN_IF_ERROR(view_.Read(h, g, &values));
+      for (const auto& v : values) {
+        format::KeyedRecord r{v.state_index, v.key, v.ns, v.user_key, v.value};
+        CKPT_RETURN_IF_ERROR(EmitKeyed(r, g, "state", {}, 0, s_.metadata_path));
+      }
+      if (g == UINT32_MAX) break;
+    }
+    return Status::OK();
+  }
+
+  Status DumpHistory(const pb::ChangelogStateHandle& cl) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<internal::KeyedChange> changes, view_.Changes(cl, key_group_));
+    for (const auto& c : changes) {
+      if (Cancelled()) return Status::Cancelled("dump cancelled");
+      format::KeyedRecord r{c.entry.state_index, c.entry.key, c.entry.ns, c.entry.user_key,
+                            c.entry.value};
+      CKPT_RETURN_IF_ERROR(
+          EmitKeyed(r, c.key_group, "changelog", ChangeOpName(c.op), c.sequence, s_.metadata_path));
+    }
+    return Status::OK();
   }
 
   Status EmitKeyed(const format::KeyedRecord& r, uint32_t key_group, std::string_view source,
@@ -145,12 +248,11 @@ class Dumper {
     if (selected_.count(r.state_index) == 0) return Status::OK();
     if (key_ && r.key != *key_) return Status::OK();
     const pb::StateDescriptor& d = os_.states(static_cast<int>(r.state_index));
-    DumpEntry e;
+    DumpEntry e = Base(std::string(source));
     e.state = d.name();
     e.kind = static_cast<StateKind>(d.kind());
     e.subtask = subtask_;
     e.key_group = key_group;
-    e.source = std::string(source);
     e.change_op = std::string(op);
     e.sequence = sequence;
     auto where = [&](const char* what) {
@@ -161,8 +263,9 @@ class Dumper {
     const pb::TypeDescriptor ns = d.has_namespace_type() ? d.namespace_type() : format::types::Void();
     CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(ns, r.ns, &e.namespace_json), where("namespace"));
     if (d.has_user_key_type()) {
-      CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.user_key_type(), r.user_key, &e.user_key_json),
-                               where("user key"));
+      std::string* target = d.kind() == pb::STATE_TIMERS ? &e.timestamp_json : &e.user_key_json;
+      CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.user_key_type(), r.user_key, target),
+                               where(d.kind() == pb::STATE_TIMERS ? "timestamp" : "user key"));
     }
     if (d.kind() == pb::STATE_TIMERS || r.value.empty()) {
       e.value_json = "null";
@@ -173,8 +276,7 @@ class Dumper {
                                         : d.value_type();
       CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(vt, r.value, &e.value_json), where("value"));
     }
-    ++emitted_;
-    return sink_(e);
+    return Emit(e);
   }
 
   Status DumpOperatorState(const pb::OperatorStateHandle& h) {
@@ -202,7 +304,7 @@ class Dumper {
         return Status::Corruption(reader->path() + ": malformed operator-state record at logical offset " +
                                   std::to_string(rec.logical_offset));
       }
-      DumpEntry e;
+      DumpEntry e = Base("state");
       e.state = d.name();
       e.kind = static_cast<StateKind>(d.kind());
       e.subtask = subtask_;
@@ -212,76 +314,159 @@ class Dumper {
       }
       CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.value_type(), r.value, &e.value_json),
                                reader->path() + ": state '" + d.name() + "' value");
-      ++emitted_;
-      CKPT_RETURN_IF_ERROR(sink_(e));
+      CKPT_RETURN_IF_ERROR(Emit(e));
     }
+  }
+
+  Status DumpCommittable(const pb::SinkCommittable& c) {
+    DumpEntry e = Base("committable");
+    e.subtask = subtask_;
+    internal::JsonWriter w;
+    w.BeginObject()
+        .Str("pending_path", c.pending_path())
+        .Str("final_path", c.final_path())
+        .Uint("size_bytes", c.size_bytes())
+        .Str("checksum_xxh3", base::ChecksumHex(c.checksum_xxh3()))
+        .Int("checkpoint_id", c.checkpoint_id())
+        .EndObject();
+    e.value_json = w.str();
+    return Emit(e);
+  }
+
+  Status DumpChannel(const std::string& channel,
+                     const google::protobuf::RepeatedPtrField<pb::FileSlice>& buffers) {
+    uint32_t index = 0;
+    for (const auto& slice : buffers) {
+      if (Cancelled()) return Status::Cancelled("dump cancelled");
+      CKPT_ASSIGN_OR_RETURN(auto reader, Open(slice.file_index()));
+      CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIteratorAt(slice.offset(), 1));
+      format::RecordRef rec;
+      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
+      // A slice covers one record: its length prefix plus its bytes (FORMAT.md "Logical offsets").
+      uint64_t prefix = 1;
+      for (uint64_t v = rec.bytes.size(); v >= 0x80; v >>= 7) ++prefix;
+      if (!more || rec.logical_offset != slice.offset() ||
+          rec.bytes.size() + prefix != slice.length()) {
+        return Status::Corruption(reader->path() + ": channel " + channel + " buffer " +
+                                  std::to_string(index) + " at logical offset " +
+                                  std::to_string(slice.offset()) + " is not one record of " +
+                                  std::to_string(slice.length()) + " logical bytes");
+      }
+      DumpEntry e = Base("channel");
+      e.subtask = subtask_;
+      e.channel = channel;
+      e.buffer = index++;
+      e.value_json = HexJson(rec.bytes);
+      CKPT_RETURN_IF_ERROR(Emit(e));
+    }
+    return Status::OK();
   }
 
   base::Fs& fs_;
   const Snapshot& s_;
+  const OperatorInfo& info_;
   const pb::OperatorState& os_;
   const DumpSink& sink_;
   const base::Progress& progress_;
+  const bool history_;
+  internal::KeyedStateView view_;
   std::set<uint32_t> selected_;
   std::optional<std::string> key_;
   std::optional<uint32_t> key_group_;
+  bool filtered_ = false;
   uint32_t subtask_ = 0;
   uint64_t emitted_ = 0;
   uint64_t ticks_ = 0;
 };
 
-}  // namespace
-
-base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
-                            const DumpSink& sink, const base::Progress& progress) {
-  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(options.operator_ref));
-  const pb::OperatorState* os = nullptr;
+const pb::OperatorState* FindOperatorState(const Snapshot& snapshot, const std::string& id_hex) {
   for (const auto& candidate : RawMetadata(snapshot).operators()) {
     if (format::OperatorId::FromBytes(candidate.operator_id()).ValueOr(format::OperatorId()).ToHex() ==
-        op->id_hex) {
-      os = &candidate;
+        id_hex) {
+      return &candidate;
     }
   }
-  if (os == nullptr) return uint64_t{0};  // stateless operator: nothing to dump
-  Dumper dumper(fs, snapshot, *os, sink, progress);
-  CKPT_RETURN_IF_ERROR(dumper.SelectState(options.state));
+  return nullptr;
+}
+
+// Applies the --state / --key / --key-group filters of `options` to `dumper`.
+Status Filter(const Snapshot& s, const OperatorInfo& info, const pb::OperatorState& os,
+              const DumpOptions& options, Dumper* dumper) {
+  CKPT_RETURN_IF_ERROR(dumper->SelectState(options.state));
+  if (!options.filtered()) return Status::OK();
+  // The key-group hash uses the operator state's max parallelism, else the job graph's
+  // (FORMAT.md "Reader notes"); with neither there is no key group to seek.
+  const uint32_t max_p = os.max_parallelism() != 0 ? os.max_parallelism() : info.max_parallelism;
+  if (max_p == 0) {
+    return Status::Corruption(s.metadata_path + ": operator " + info.id_hex +
+                              " records max parallelism 0; its key groups are unknown");
+  }
   std::optional<uint32_t> group = options.key_group;
-  if (group && *group >= os->max_parallelism()) {
+  if (group && *group >= max_p) {
     return Status::InvalidArgument("--key-group " + std::to_string(*group) + " is outside [0, " +
-                                   std::to_string(os->max_parallelism()) + ")");
+                                   std::to_string(max_p) + ")");
   }
   if (!options.key_json.empty()) {
     const pb::StateDescriptor* keyed = nullptr;
-    for (const auto& d : os->states()) {
-      if (IsKeyedStateKind(static_cast<StateKind>(d.kind()))) keyed = &d;
+    for (const auto& d : os.states()) {
+      if (format::IsKeyedStateKind(d.kind()) && (options.state.empty() || d.name() == options.state)) {
+        keyed = &d;
+      }
     }
     if (keyed == nullptr) {
       return Status::InvalidArgument("--key: operator " + options.operator_ref +
-                                     " has no keyed state");
+                                     " has no keyed state" +
+                                     (options.state.empty() ? "" : " '" + options.state + "'"));
     }
     CKPT_ASSIGN_OR_RETURN(format::Value key, internal::ParseKeyJson(keyed->key_type(), options.key_json));
     CKPT_ASSIGN_OR_RETURN(std::string encoded, format::EncodeValue(keyed->key_type(), key));
-    const uint32_t g = format::KeyGroupForKey(encoded, os->max_parallelism());
+    const uint32_t g = format::KeyGroupForKey(encoded, max_p);
     if (group && *group != g) {
       return Status::InvalidArgument("--key " + options.key_json + " lies in key group " +
                                      std::to_string(g) + ", not " + std::to_string(*group));
     }
     group = g;
-    dumper.FilterKey(std::move(encoded));
+    dumper->FilterKey(std::move(encoded));
   }
-  if (group) dumper.FilterKeyGroup(*group);
-  std::vector<const pb::SubtaskState*> subtasks;
-  for (const auto& st : os->subtasks()) subtasks.push_back(&st);
-  std::sort(subtasks.begin(), subtasks.end(), [](const auto* a, const auto* b) {
-    return a->subtask_index() < b->subtask_index();
-  });
-  uint64_t done = 0;
-  for (const auto* st : subtasks) {
-    if (progress.cancelled()) return Status::Cancelled("dump cancelled");
-    CKPT_RETURN_IF_ERROR(dumper.DumpSubtask(*st));
-    progress.Report(++done, subtasks.size(), "dump");
+  if (group) dumper->FilterKeyGroup(*group);
+  return Status::OK();
+}
+
+}  // namespace
+
+base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
+                            const DumpSink& sink, const base::Progress& progress) {
+  std::vector<const OperatorInfo*> targets;
+  if (options.operator_ref.empty()) {
+    if (options.filtered()) {
+      return Status::InvalidArgument("--state, --key and --key-group need --operator");
+    }
+    for (const auto& op : snapshot.operators) targets.push_back(&op);
+  } else {
+    CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(options.operator_ref));
+    targets.push_back(op);
   }
-  return dumper.emitted();
+  uint64_t emitted = 0;
+  for (const OperatorInfo* op : targets) {
+    const pb::OperatorState* os = FindOperatorState(snapshot, op->id_hex);
+    if (os == nullptr) continue;  // stateless operator: nothing to dump
+    Dumper dumper(fs, snapshot, *op, *os, sink, progress, options.history);
+    CKPT_RETURN_IF_ERROR(Filter(snapshot, *op, *os, options, &dumper));
+    CKPT_RETURN_IF_ERROR(dumper.DumpCoordinator());
+    std::vector<const pb::SubtaskState*> subtasks;
+    for (const auto& st : os->subtasks()) subtasks.push_back(&st);
+    std::sort(subtasks.begin(), subtasks.end(), [](const auto* a, const auto* b) {
+      return a->subtask_index() < b->subtask_index();
+    });
+    uint64_t done = 0;
+    for (const auto* st : subtasks) {
+      if (progress.cancelled()) return Status::Cancelled("dump cancelled");
+      CKPT_RETURN_IF_ERROR(dumper.DumpSubtask(*st));
+      progress.Report(++done, subtasks.size(), "dump");
+    }
+    emitted += dumper.emitted();
+  }
+  return emitted;
 }
 
 }  // namespace ckpt::ops

@@ -7,6 +7,8 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/snapshot_discovery.h"
+#include "ckpt/ops/open.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -25,7 +27,7 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
     entry->problem = "no _metadata (never completed, or being written)";
     return;
   }
-  auto md = format::ReadMetadataFile(fs, metadata);
+  auto md = ReadSnapshotMetadata(fs, metadata);
   if (!md.ok()) {
     entry->health = SnapshotHealth::kCorrupt;
     entry->problem = md.status().ToString();
@@ -41,33 +43,10 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
   entry->operator_count = static_cast<uint32_t>(s.operators.size());
   entry->end_to_end_duration_ms = s.metrics.end_to_end_duration;
   if (entry->job_id_hex.empty()) entry->job_id_hex = s.job_id_hex;
-  // Prefer the sizes the writer recorded; fall back to the file table.
-  uint64_t own = 0;
-  for (const auto& f : s.files) {
-    if (f.scope != FileScope::kShared || f.created_by_checkpoint_id == s.checkpoint_id) {
-      own += f.size_bytes;
-    }
-  }
-  entry->full_size_bytes = s.metrics.state_size != 0 ? s.metrics.state_size : s.total_file_bytes;
-  entry->checkpointed_size_bytes =
-      s.metrics.checkpointed_size != 0 ? s.metrics.checkpointed_size : own;
-}
-
-void AddEntry(base::Fs& fs, const std::string& root, const std::string& rel,
-              const std::string& job_hint, std::map<std::string, JobListing>* jobs) {
-  SnapshotEntry e;
-  e.path = rel;
-  e.job_id_hex = job_hint;
-  if (auto id = format::ParseCheckpointDirName(base::BaseName(rel))) e.checkpoint_id = *id;
-  Describe(fs, base::JoinPath(root, rel), &e);
-  if (e.job_id_hex.empty()) e.job_id_hex = "unknown";
-  JobListing& job = (*jobs)[e.job_id_hex];
-  job.job_id_hex = e.job_id_hex;
-  job.snapshots.push_back(std::move(e));
-}
-
-bool IsSnapshotDirName(const std::string& name) {
-  return format::ParseCheckpointDirName(name).has_value() || format::IsSavepointDirName(name);
+  // The one size model (docs/sizes.md), not the writer's metrics, so ls, files, stats, show and
+  // the inspector agree for every snapshot.
+  entry->full_size_bytes = s.full_size_bytes;
+  entry->checkpointed_size_bytes = s.checkpointed_size_bytes;
 }
 
 }  // namespace
@@ -82,30 +61,23 @@ std::string_view SnapshotHealthName(SnapshotHealth h) {
 }
 
 base::Result<std::vector<JobListing>> ListRoot(base::Fs& fs, const std::string& root) {
-  CKPT_ASSIGN_OR_RETURN(base::FileInfo info, fs.Stat(root));
-  if (!info.is_dir) return base::Status::InvalidArgument(root + " is not a directory");
+  CKPT_ASSIGN_OR_RETURN(std::vector<format::DiscoveredSnapshot> found,
+                        format::DiscoverSnapshots(fs, root));
   std::map<std::string, JobListing> jobs;
-  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(root));
-  // `root` may itself be a job directory (it holds chk-* directly).
-  const bool root_is_job = std::any_of(entries.begin(), entries.end(), [](const auto& e) {
-    return e.is_dir && format::ParseCheckpointDirName(e.name).has_value();
-  });
-  for (const auto& e : entries) {
-    if (!e.is_dir) continue;
-    if (IsSnapshotDirName(e.name)) {
-      AddEntry(fs, root, e.name, root_is_job && !format::IsSavepointDirName(e.name)
-                                     ? base::BaseName(root) : std::string(), &jobs);
-      continue;
+  for (const auto& d : found) {
+    SnapshotEntry e;
+    e.path = d.rel.empty() ? "." : d.rel;
+    e.job_id_hex = d.job_id_hex;
+    if (d.checkpoint_id) e.checkpoint_id = *d.checkpoint_id;
+    Describe(fs, d.dir, &e);
+    if (e.job_id_hex.empty() && d.checkpoint_id) {
+      // A job directory whose name is not a job id and whose snapshot says nothing.
+      e.job_id_hex = d.job_rel.empty() ? base::BaseName(root) : base::BaseName(d.job_rel);
     }
-    if (e.name == format::kSharedDirName || e.name == format::kTaskOwnedDirName) continue;
-    auto sub = fs.ListDir(base::JoinPath(root, e.name));
-    if (!sub.ok()) continue;  // unreadable subdirectory: not a job directory we can list
-    for (const auto& s : *sub) {
-      if (s.is_dir && IsSnapshotDirName(s.name)) {
-        AddEntry(fs, root, base::JoinPath(e.name, s.name),
-                 format::IsSavepointDirName(s.name) ? std::string() : e.name, &jobs);
-      }
-    }
+    if (e.job_id_hex.empty()) e.job_id_hex = "unknown";
+    JobListing& job = jobs[e.job_id_hex];
+    job.job_id_hex = e.job_id_hex;
+    job.snapshots.push_back(std::move(e));
   }
   std::vector<JobListing> out;
   for (auto& [id, job] : jobs) {
@@ -116,6 +88,14 @@ base::Result<std::vector<JobListing>> ListRoot(base::Fs& fs, const std::string& 
     out.push_back(std::move(job));
   }
   return out;
+}
+
+size_t CorruptCount(const std::vector<JobListing>& jobs) {
+  size_t n = 0;
+  for (const auto& job : jobs) {
+    for (const auto& s : job.snapshots) n += s.health == SnapshotHealth::kCorrupt ? 1 : 0;
+  }
+  return n;
 }
 
 std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot) {
@@ -137,15 +117,14 @@ std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot) {
 }
 
 base::Result<LsResult> Ls(base::Fs& fs, const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(Opened opened, Open(fs, path));
   LsResult result;
-  CKPT_ASSIGN_OR_RETURN(base::FileInfo info, fs.Stat(path));
-  if (!info.is_dir || HasMetadata(fs, path)) {
-    CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadSnapshot(fs, path));
-    result.is_snapshot = true;
-    result.operators = OperatorTable(s);
-    return result;
+  result.is_snapshot = opened.is_snapshot();
+  if (result.is_snapshot) {
+    result.operators = OperatorTable(*opened.snapshot);
+  } else {
+    result.jobs = std::move(opened.jobs);
   }
-  CKPT_ASSIGN_OR_RETURN(result.jobs, ListRoot(fs, path));
   return result;
 }
 

@@ -1,5 +1,6 @@
 // Stable lowercase names of the snapshot model's enumerations (used by every renderer and in
 // golden files, so they never change once released).
+#include "ckpt/format/state_kind.h"
 #include "ckpt/ops/snapshot.h"
 
 namespace ckpt::ops {
@@ -135,17 +136,8 @@ std::string_view KeyedHandleKindName(KeyedHandleKind v) {
 }
 
 bool IsKeyedStateKind(StateKind v) {
-  switch (v) {
-    case StateKind::kValue:
-    case StateKind::kList:
-    case StateKind::kMap:
-    case StateKind::kReducing:
-    case StateKind::kAggregating:
-    case StateKind::kTimers:
-      return true;
-    default:
-      return false;
-  }
+  // The enums mirror each other value for value (snapshot.h).
+  return format::IsKeyedStateKind(static_cast<pb::StateKind>(v));
 }
 
 }  // namespace ckpt::ops

@@ -3,9 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <set>
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/snapshot_discovery.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -101,15 +103,6 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
     } else if (e.name == format::kSharedDirName) {
       job.shared.emplace();
       CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
-    } else if (e.name != format::kTaskOwnedDirName) {
-      CKPT_ASSIGN_OR_RETURN(bool has, HasMetadata(fs, JoinRel(abs_root, child_rel)));
-      if (has) {
-        ScannedSnapshot snap;
-        snap.rel = child_rel;
-        snap.abs = JoinRel(abs_root, child_rel);
-        ReadSnapshotMetadata(fs, &snap);
-        out->other_snapshots.push_back(std::move(snap));
-      }
     }
   }
   std::sort(job.checkpoints.begin(), job.checkpoints.end(),
@@ -161,45 +154,35 @@ base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root) {
   ScannedRoot out;
   out.root = root;
   out.abs_root = NormalizeAbsolute(root);
-  CKPT_ASSIGN_OR_RETURN(bool root_is_job, IsJobDir(fs, out.abs_root));
-  if (root_is_job) {
-    CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, "", &out));
-    return out;
+  // The snapshots are those format::DiscoverSnapshots finds (the walk ls, the inspector and
+  // ckpt-engine --from-latest use); their job directories are scanned whole (chk-*, shared/).
+  CKPT_ASSIGN_OR_RETURN(std::vector<format::DiscoveredSnapshot> found,
+                        format::DiscoverSnapshots(fs, out.abs_root));
+  std::set<std::string> job_dirs;
+  for (const auto& d : found) {
+    if (d.checkpoint_id) {
+      job_dirs.insert(d.job_rel);
+    } else {
+      ScannedSnapshot snap;
+      snap.rel = d.rel;
+      snap.abs = JoinRel(out.abs_root, d.rel);
+      ReadSnapshotMetadata(fs, &snap);
+      out.other_snapshots.push_back(std::move(snap));
+    }
   }
+  // A job whose checkpoints are all gone still has shared/ files to plan for.
+  CKPT_ASSIGN_OR_RETURN(bool root_is_job, IsJobDir(fs, out.abs_root));
+  if (root_is_job) job_dirs.insert("");
   CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(out.abs_root));
   for (const auto& e : entries) {
-    if (!e.is_dir) continue;
-    std::string abs = JoinRel(out.abs_root, e.name);
+    if (!e.is_dir || root_is_job) continue;
+    const std::string abs = JoinRel(out.abs_root, e.name);
     CKPT_ASSIGN_OR_RETURN(bool has, HasMetadata(fs, abs));
-    if (has) {
-      ScannedSnapshot snap;
-      snap.rel = e.name;
-      snap.abs = abs;
-      ReadSnapshotMetadata(fs, &snap);
-      out.other_snapshots.push_back(std::move(snap));
-      continue;
-    }
+    if (has) continue;
     CKPT_ASSIGN_OR_RETURN(bool is_job, IsJobDir(fs, abs));
-    if (is_job) {
-      CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, e.name, &out));
-      continue;
-    }
-    // A savepoint directory one level down (e.g. <root>/savepoints/savepoint-*, where the
-    // engine puts them by default): listed so the plan shows it untouched and its references
-    // protect what they name.
-    CKPT_ASSIGN_OR_RETURN(auto inner, fs.ListDir(abs));
-    for (const auto& c : inner) {
-      if (!c.is_dir) continue;
-      std::string inner_abs = JoinRel(abs, c.name);
-      CKPT_ASSIGN_OR_RETURN(bool inner_has, HasMetadata(fs, inner_abs));
-      if (!inner_has) continue;
-      ScannedSnapshot snap;
-      snap.rel = JoinRel(e.name, c.name);
-      snap.abs = inner_abs;
-      ReadSnapshotMetadata(fs, &snap);
-      out.other_snapshots.push_back(std::move(snap));
-    }
+    if (is_job) job_dirs.insert(e.name);
   }
+  for (const std::string& job : job_dirs) CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, job, &out));
   return out;
 }
 

@@ -156,7 +156,8 @@ SubtaskInfo ToSubtask(const pb::SubtaskState& st, const std::vector<SnapshotFile
 }
 
 void FillOperatorState(const pb::OperatorState& os, const std::vector<SnapshotFile>& files,
-                       OperatorInfo* op) {
+                       int64_t checkpoint_id, OperatorInfo* op,
+                       std::vector<uint32_t>* op_files_out) {
   op->has_state = true;
   op->fully_finished = os.fully_finished();
   if (!op->in_job_graph) {
@@ -206,6 +207,43 @@ void FillOperatorState(const pb::OperatorState& os, const std::vector<SnapshotFi
   }
   SortUnique(&op_files);
   op->total_bytes = SumSizes(op_files, files) + inline_bytes;
+  op->checkpointed_bytes = inline_bytes;
+  for (uint32_t i : op_files) {
+    if (i < files.size() && IsCheckpointedFile(files[i], checkpoint_id)) {
+      op->checkpointed_bytes += files[i].size_bytes;
+    }
+  }
+  *op_files_out = std::move(op_files);
+}
+
+std::vector<uint32_t> SubtaskFiles(const SubtaskInfo& st) {
+  std::vector<uint32_t> files;
+  for (const auto& k : st.keyed) files.insert(files.end(), k.file_indexes.begin(), k.file_indexes.end());
+  for (const auto& h : st.operator_state) files.push_back(h.file_index);
+  for (const auto& c : st.channels) {
+    files.insert(files.end(), c.file_indexes.begin(), c.file_indexes.end());
+  }
+  SortUnique(&files);
+  return files;
+}
+
+// A file referenced by N subtasks (a channel-state file written by up to 5 subtasks, a shared
+// SST) gives each of them 1/N of its size, so subtask sizes add up to the operator's.
+void SplitSharedFiles(Snapshot* s) {
+  std::map<uint32_t, uint64_t> users;
+  for (const auto& op : s->operators) {
+    for (const auto& st : op.subtasks) {
+      for (uint32_t f : SubtaskFiles(st)) ++users[f];
+    }
+  }
+  for (auto& op : s->operators) {
+    for (auto& st : op.subtasks) {
+      st.state_bytes = 0;
+      for (uint32_t f : SubtaskFiles(st)) {
+        if (f < s->files.size()) st.state_bytes += s->files[f].size_bytes / users[f];
+      }
+    }
+  }
 }
 
 }  // namespace
@@ -275,6 +313,8 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
     by_id.emplace(op.id_hex, s.operators.size());
     s.operators.push_back(std::move(op));
   }
+  std::vector<uint32_t> referenced;
+  uint64_t inline_bytes = 0;
   for (const auto& os : md.operators()) {
     const std::string id = IdHex(os.operator_id());
     auto it = by_id.find(id);
@@ -284,7 +324,21 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
       it = by_id.emplace(id, s.operators.size()).first;
       s.operators.push_back(std::move(op));
     }
-    FillOperatorState(os, s.files, &s.operators[it->second]);
+    std::vector<uint32_t> op_files;
+    FillOperatorState(os, s.files, s.checkpoint_id, &s.operators[it->second], &op_files);
+    referenced.insert(referenced.end(), op_files.begin(), op_files.end());
+    const auto& coord = s.operators[it->second].coordinator;
+    if (coord && coord->is_inline) inline_bytes += coord->size_bytes;
+  }
+  SplitSharedFiles(&s);
+  // One size model (docs/sizes.md): each distinct referenced file once, whoever shares it.
+  SortUnique(&referenced);
+  s.full_size_bytes = SumSizes(referenced, s.files) + inline_bytes;
+  s.checkpointed_size_bytes = inline_bytes;
+  for (uint32_t i : referenced) {
+    if (i < s.files.size() && IsCheckpointedFile(s.files[i], s.checkpoint_id)) {
+      s.checkpointed_size_bytes += s.files[i].size_bytes;
+    }
   }
   for (const auto& e : md.job_graph().edges()) {
     s.edges.push_back({IdHex(e.source_operator_id()), IdHex(e.target_operator_id()),
@@ -304,13 +358,24 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
   return s;
 }
 
+base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
+                                                          const std::string& metadata_path) {
+  // Dispatch point by magic: today only the format's own envelope ("CKPTMETA").
+  return format::ReadMetadataFile(fs, metadata_path);
+}
+
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
   CKPT_ASSIGN_OR_RETURN(format::SnapshotLocation loc, format::LocateSnapshot(fs, path));
-  CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, format::ReadMetadataFile(fs, loc.metadata));
+  CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, ReadSnapshotMetadata(fs, loc.metadata));
   Snapshot s = BuildSnapshotModel(std::move(md), loc.dir, loc.metadata);
   auto info = fs.Stat(loc.metadata);
   if (info.ok()) s.metadata_size_bytes = info->size_bytes;
   return s;
+}
+
+bool IsCheckpointedFile(const SnapshotFile& file, int64_t checkpoint_id) {
+  if (file.created_by_checkpoint_id == 0) return file.scope == FileScope::kExclusive;
+  return file.created_by_checkpoint_id == checkpoint_id;
 }
 
 base::Result<const OperatorInfo*> Snapshot::FindOperator(std::string_view ref) const {

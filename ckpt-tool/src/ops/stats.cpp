@@ -6,7 +6,9 @@
 #include <algorithm>
 #include <cstdio>
 #include <map>
+#include <set>
 
+#include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
@@ -33,28 +35,65 @@ class OperatorScanner {
       for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(ScanOperator(h));
     }
     for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
+    if (options_.per_state) Apportion();
     return Status::OK();
   }
 
  private:
-  base::Result<std::unique_ptr<format::StateFileReader>> Open(uint32_t index) {
+  // Each state's share of a file's on-disk bytes is its share of the file's logical record
+  // bytes (docs/sizes.md), so the states of an operator never add up to more than it.
+  void Apportion() {
+    for (const auto& [index, logical] : per_file_) {
+      const uint64_t size = s_.files[index].size_bytes;
+      uint64_t total = 0;
+      for (uint64_t b : logical) total += b;
+      if (total == 0) continue;
+      const bool checkpointed = IsCheckpointedFile(s_.files[index], s_.checkpoint_id);
+      for (size_t i = 0; i < logical.size(); ++i) {
+        // long double keeps 64 bits of mantissa: exact for any realistic size.
+        const auto share = static_cast<uint64_t>(static_cast<long double>(size) *
+                                                 static_cast<long double>(logical[i]) /
+                                                 static_cast<long double>(total));
+        out_->states[i].file_bytes += share;
+        if (checkpointed) out_->states[i].checkpointed_file_bytes += share;
+      }
+    }
+  }
+
+  Status CheckIndex(uint32_t index) {
     if (index >= s_.files.size() || s_.files[index].resolved_path.empty()) {
       return Status::Corruption(s_.metadata_path + ": file #" + std::to_string(index) +
                                 " cannot be resolved");
     }
     if (progress_.cancelled()) return Status::Cancelled("stats cancelled");
     progress_.Report(0, 0, s_.files[index].path);
-    return format::StateFileReader::Open(fs_, s_.files[index].resolved_path);
+    return Status::OK();
+  }
+
+  std::vector<uint64_t>* FileShare(uint32_t index) {
+    auto& v = per_file_[index];
+    v.resize(out_->states.size());
+    return &v;
   }
 
   Status ScanKeyed(const pb::KeyedStateHandle& h) {
     if (h.has_changelog()) {
       for (const auto& m : h.changelog().materialized()) CKPT_RETURN_IF_ERROR(ScanKeyed(m));
+      if (!options_.per_state) return Status::OK();
+      for (const auto& seg : h.changelog().segments()) {
+        CKPT_RETURN_IF_ERROR(ScanChangelog(seg.slice().file_index()));
+      }
       return Status::OK();
     }
     if (!h.has_key_groups()) return Status::OK();  // RocksDB native: no per-group sizes offline
-    CKPT_ASSIGN_OR_RETURN(auto reader, Open(h.key_groups().file_index()));
-    for (const auto& sec : reader->index().sections) {
+    const uint32_t index = h.key_groups().file_index();
+    // A file shared by several handles (or checkpoints) is counted once.
+    if (!scanned_.insert(index).second) return Status::OK();
+    CKPT_RETURN_IF_ERROR(CheckIndex(index));
+    CKPT_ASSIGN_OR_RETURN(auto reader, format::KeyedStateReader::Open(
+                                           fs_, s_.files[index].resolved_path, os_.states()));
+    for (const auto& sec : reader->container().index().sections) {
+      if (sec.record_count == 0) continue;
       KeyGroupStats& kg = groups_[sec.section_id];
       kg.key_group = sec.section_id;
       kg.bytes += sec.length;
@@ -62,20 +101,40 @@ class OperatorScanner {
       out_->keyed_logical_bytes += sec.length;
     }
     if (!options_.per_state) return Status::OK();
+    std::vector<uint64_t>* share = FileShare(index);
+    CKPT_ASSIGN_OR_RETURN(format::KeyedRecordIterator it, reader->NewIterator());
+    format::KeyedEntry e;
+    uint64_t n = 0;
+    while (true) {
+      CKPT_ASSIGN_OR_RETURN(bool more, it.Next(&e));
+      if (!more) return Status::OK();
+      if ((++n & 4095) == 0 && progress_.cancelled()) return Status::Cancelled("stats cancelled");
+      out_->states[e.record.state_index].entries += 1;
+      out_->states[e.record.state_index].bytes += e.record_bytes;
+      (*share)[e.record.state_index] += e.record_bytes;
+    }
+  }
+
+  // A changelog file's bytes go to the states its changes name (entries count only what the
+  // materialized base holds: changes are not entries).
+  Status ScanChangelog(uint32_t index) {
+    if (!scanned_.insert(index).second) return Status::OK();
+    CKPT_RETURN_IF_ERROR(CheckIndex(index));
+    CKPT_ASSIGN_OR_RETURN(auto reader,
+                          format::StateFileReader::Open(fs_, s_.files[index].resolved_path));
+    std::vector<uint64_t>* share = FileShare(index);
     CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
     format::RecordRef rec;
-    uint64_t n = 0;
     while (true) {
       CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
       if (!more) return Status::OK();
-      if ((++n & 4095) == 0 && progress_.cancelled()) return Status::Cancelled("stats cancelled");
-      format::KeyedRecord r;
-      if (!format::DecodeKeyedRecord(rec.bytes, &r) || r.state_index >= out_->states.size()) {
-        return Status::Corruption(reader->path() + ": malformed keyed record at logical offset " +
-                                  std::to_string(rec.logical_offset));
+      format::ChangelogRecord c;
+      if (!format::DecodeChangelogRecord(rec.bytes, &c) ||
+          c.change.state_index >= out_->states.size()) {
+        return Status::Corruption(reader->path() + ": malformed changelog record at logical "
+                                  "offset " + std::to_string(rec.logical_offset));
       }
-      out_->states[r.state_index].entries += 1;
-      out_->states[r.state_index].bytes += rec.bytes.size();
+      (*share)[c.change.state_index] += rec.bytes.size();
     }
   }
 
@@ -89,14 +148,21 @@ class OperatorScanner {
       }
     }
     if (!options_.per_state || entry_state.empty()) return Status::OK();
-    CKPT_ASSIGN_OR_RETURN(auto reader, Open(h.file_index()));
+    if (!scanned_.insert(h.file_index()).second) return Status::OK();
+    CKPT_RETURN_IF_ERROR(CheckIndex(h.file_index()));
+    CKPT_ASSIGN_OR_RETURN(auto reader,
+                          format::StateFileReader::Open(fs_, s_.files[h.file_index()].resolved_path));
+    std::vector<uint64_t>* share = FileShare(h.file_index());
     CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
     format::RecordRef rec;
     while (true) {
       CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
       if (!more) return Status::OK();
       auto found = entry_state.find(rec.logical_offset);
-      if (found != entry_state.end()) out_->states[found->second].bytes += rec.bytes.size();
+      if (found != entry_state.end()) {
+        out_->states[found->second].bytes += rec.bytes.size();
+        (*share)[found->second] += rec.bytes.size();
+      }
     }
   }
 
@@ -107,6 +173,8 @@ class OperatorScanner {
   const base::Progress& progress_;
   OperatorStats* out_;
   std::map<uint32_t, KeyGroupStats> groups_;
+  std::set<uint32_t> scanned_;                          // file indexes already read
+  std::map<uint32_t, std::vector<uint64_t>> per_file_;  // file -> logical bytes per state
 };
 
 void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorStats* op,
@@ -163,7 +231,7 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
                                        const StatsOptions& options,
                                        const base::Progress& progress) {
   StatsReport report;
-  report.total_file_bytes = snapshot.total_file_bytes;
+  report.total_file_bytes = snapshot.full_size_bytes;
   const auto& md = RawMetadata(snapshot);
   for (const auto& info : snapshot.operators) {
     OperatorStats op;

@@ -6,6 +6,7 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/snapshot_discovery.h"
 
 namespace ckpt::engine {
 
@@ -29,12 +30,15 @@ base::Status CheckFiles(base::Fs& fs, const std::string& dir, const pb::Checkpoi
 }  // namespace
 
 base::Result<DiscoveredCheckpoints> DiscoverCheckpoints(base::Fs& fs, const std::string& job_dir) {
-  CKPT_ASSIGN_OR_RETURN(std::vector<base::DirEntry> entries, fs.ListDir(job_dir));
+  // The same discovery as ckpt-tool ls and prune and the inspector (format/snapshot_discovery.h),
+  // one level deep: the chk-<n> directories of this job.
+  format::DiscoveryOptions one_level;
+  one_level.max_depth = 1;
+  CKPT_ASSIGN_OR_RETURN(std::vector<format::DiscoveredSnapshot> found,
+                        format::DiscoverSnapshots(fs, job_dir, one_level));
   std::vector<std::pair<int64_t, std::string>> candidates;
-  for (const auto& e : entries) {
-    if (!e.is_dir) continue;
-    std::optional<int64_t> id = format::ParseCheckpointDirName(e.name);
-    if (id) candidates.emplace_back(*id, e.name);
+  for (const auto& d : found) {
+    if (d.checkpoint_id) candidates.emplace_back(*d.checkpoint_id, d.rel);
   }
   std::sort(candidates.begin(), candidates.end(),
             [](const auto& a, const auto& b) { return a.first > b.first; });

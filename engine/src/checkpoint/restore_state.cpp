@@ -9,6 +9,7 @@
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/engine/state/state_descriptors.h"
+#include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
@@ -77,29 +78,19 @@ base::Status RestorePlan::RestoreKeyedState(const format::OperatorId& operator_i
       const uint32_t from = std::max(kg.key_group_start(), mine.start);
       const uint32_t to = std::min(kg.key_group_end(), mine.end);
       if (from > to) continue;  // this old subtask's range does not intersect ours
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> reader,
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> container,
                             OpenStateFile(*fs_, snapshot_dir_, metadata_, kg.file_index(),
                                           pb::KEYED_STATE));
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::KeyedStateReader> reader,
+                            format::KeyedStateReader::Wrap(std::move(container), os.states()));
       for (uint32_t g = from; g <= to; ++g) {
-        base::Result<std::unique_ptr<format::RecordIterator>> iter =
-            reader->NewSectionIterator(g);
-        if (!iter.ok()) {
-          if (iter.status().IsNotFound()) continue;  // empty key group
-          return iter.status();
-        }
-        format::RecordRef ref;
+        CKPT_ASSIGN_OR_RETURN(format::KeyedRecordIterator iter, reader->NewKeyGroupIterator(g));
+        format::KeyedEntry entry;
         for (;;) {
-          CKPT_ASSIGN_OR_RETURN(bool more, (*iter)->Next(&ref));
+          CKPT_ASSIGN_OR_RETURN(bool more, iter.Next(&entry));
           if (!more) break;
-          format::KeyedRecord rec;
-          if (!format::DecodeKeyedRecord(ref.bytes, &rec) || rec.state_index >= local_of.size() ||
-              local_of[rec.state_index] < 0) {
-            return base::Status::Corruption(reader->path() + ": malformed keyed record at offset " +
-                                            std::to_string(ref.logical_offset) +
-                                            " of key group " + std::to_string(g));
-          }
-          base::Status s = backend->RestoreRecord(static_cast<uint32_t>(local_of[rec.state_index]),
-                                                  g, rec);
+          base::Status s = backend->RestoreRecord(
+              static_cast<uint32_t>(local_of[entry.record.state_index]), g, entry.record);
           if (!s.ok()) return s.WithContext(reader->path());
         }
       }

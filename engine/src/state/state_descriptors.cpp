@@ -80,19 +80,6 @@ pb::StateDescriptor BroadcastStateDescriptor(std::string name, pb::TypeDescripto
               std::move(value_type));
 }
 
-bool IsKeyedStateKind(pb::StateKind kind) {
-  switch (kind) {
-    case pb::STATE_VALUE:
-    case pb::STATE_LIST:
-    case pb::STATE_MAP:
-    case pb::STATE_REDUCING:
-    case pb::STATE_AGGREGATING:
-    case pb::STATE_TIMERS:
-      return true;
-    default:
-      return false;
-  }
-}
 
 base::Status CheckStateCompatible(const pb::StateDescriptor& restored,
                                   const pb::StateDescriptor& requested) {

@@ -115,10 +115,15 @@ Status AppendProtoJson(const pb::TypeDescriptor& type, std::string_view wire, st
   return Status::OK();
 }
 
+// Objects only for named, distinct fields (docs/values.md): never a JSON object with a duplicate
+// or empty key.
 bool AllFieldsNamed(const pb::TypeDescriptor& type) {
   if (type.elements_size() == 0 || type.field_names_size() != type.elements_size()) return false;
-  for (const auto& n : type.field_names()) {
-    if (n.empty()) return false;
+  for (int i = 0; i < type.field_names_size(); ++i) {
+    if (type.field_names(i).empty()) return false;
+    for (int j = 0; j < i; ++j) {
+      if (type.field_names(j) == type.field_names(i)) return false;
+    }
   }
   return true;
 }

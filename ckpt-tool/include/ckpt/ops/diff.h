@@ -17,11 +17,15 @@
 
 namespace ckpt::ops {
 
-enum class DiffChange { kSame, kAdded, kRemoved, kChanged };
+// kSame is only ever the verdict of a comparison of values (diff --keys); kSizeUnchanged says
+// that sizes and entry counts are equal but values were not compared.
+enum class DiffChange { kSame, kAdded, kRemoved, kChanged, kSizeUnchanged };
 
 struct StateSizeDiff {
   std::string name;
-  DiffChange change = DiffChange::kSame;  // added/removed declaration, or changed size/kind
+  // added/removed declaration, changed size/kind/entries, or kSizeUnchanged (values not
+  // compared by Diff; DiffKeys compares them).
+  DiffChange change = DiffChange::kSizeUnchanged;
   std::string kind_a, kind_b;             // StateKindName; empty on the side that lacks it
   uint64_t entries_a = 0, entries_b = 0;
   uint64_t bytes_a = 0, bytes_b = 0;      // logical record bytes
@@ -88,20 +92,34 @@ struct KeyDiff {
   std::string value_b_json;    // empty when removed
 };
 
+// The verdict on one keyed state of a paired operator: compared entry by entry (counts), or not
+// compared at all (native RocksDB handles, a max-parallelism change) and then never "same".
+struct StateComparison {
+  std::string operator_name;
+  std::string state;
+  bool compared = false;
+  uint64_t added = 0, removed = 0, changed = 0, same = 0;
+};
+
 struct KeyDiffSummary {
   uint64_t added = 0, removed = 0, changed = 0, same = 0;
+  std::vector<StateComparison> states;  // operators in pairing order, states by name
   std::vector<std::string> notes;  // e.g. states or operators that could not be compared
+  // True if at least one keyed state was compared entry by entry.
+  bool any_compared() const;
 };
 
 // Streams the keyed entries that differ between `a` and `b` to `sink`, operator by operator
 // (paired as in Diff), state by state, key group by key group in ascending order; within a key
-// group, ordered by (state, key, namespace, user key) bytes. Only canonical key-group handles
-// are compared (native RocksDB and changelog handles are listed in the notes). Errors as Diff.
+// group, ordered by (state, key, namespace, user key) bytes. Canonical key-group handles are
+// read as they are and changelog handles replayed (materialized base + log tail), so values are
+// those a restore would see; native RocksDB handles cannot be read and their operators' states
+// are reported as not compared (and in the notes). Errors as Diff.
 base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const std::string& b,
                                       const std::function<void(const KeyDiff&)>& sink,
                                       const base::Progress& progress = {});
 
-// "same", "added", "removed", "changed".
+// "same", "added", "removed", "changed", "size-unchanged".
 std::string_view DiffChangeName(DiffChange c);
 
 }  // namespace ckpt::ops

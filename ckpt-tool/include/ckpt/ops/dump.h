@@ -1,7 +1,11 @@
-// dump: the keys and values of one operator's state, decoded through the snapshot's type
-// descriptors, streamed to a sink one record at a time (constant memory: one state-file block).
-// With a key or key group, only that key group's section is read. Stateless; thread-safe given
-// a thread-safe Fs; cancellable through Progress.
+// dump: everything a snapshot holds, operator by operator: keyed and operator state decoded
+// through the snapshot's type descriptors (changelog state replayed to the values a restore
+// sees, or its raw log with `history`), timers as timestamps, sink committables, coordinator
+// state decoded with its declared type, and channel state (in-flight buffers). Streamed to a
+// sink one entry at a time (constant memory for canonical state: one state-file block; a
+// replayed changelog handle holds its log tail and one key group). With a key or key group,
+// only that key group's section is read. Stateless; thread-safe given a thread-safe Fs;
+// cancellable through Progress.
 #pragma once
 
 #include <cstdint>
@@ -17,7 +21,7 @@
 namespace ckpt::ops {
 
 struct DumpOptions {
-  // Operator: id hex, uid or name (Snapshot::FindOperator). Required.
+  // Operator: id hex, uid or name (Snapshot::FindOperator). Default: every operator.
   std::string operator_ref;
   // Only this state (by name). Default: all states of the operator.
   std::string state;
@@ -25,21 +29,36 @@ struct DumpOptions {
   std::string key_json;
   // Only this key group. Default: all.
   std::optional<uint32_t> key_group;
+  // Changelog state as its raw history (materialized entries, then every change of the log
+  // tail in sequence order) instead of the replayed values. Default: false (replayed).
+  bool history = false;
+  // state, key_json or key_group set (requires operator_ref); entries that are not state
+  // (committables, coordinator, channel state) never match a filter.
+  bool filtered() const { return !state.empty() || !key_json.empty() || key_group.has_value(); }
 };
 
 // One decoded entry, valid only during the sink call.
 struct DumpEntry {
-  std::string state;
+  std::string operator_id;    // 32 hex digits
+  std::string operator_name;  // uid, else name, else the ID
+  std::string state;          // state entries only
   StateKind kind = StateKind::kUnspecified;
   std::optional<uint32_t> subtask;    // which subtask's handle it came from
   std::optional<uint32_t> key_group;  // keyed state
   std::string key_json;        // keyed state: the key; broadcast: the map key; else empty
   std::string namespace_json;  // keyed state ("null" for VOID)
-  std::string user_key_json;   // map/timers; empty otherwise
-  std::string value_json;      // value / element / map value; "null" for timers
-  // Where the entry comes from: "state" (a snapshot of the state) or "changelog" (a change of
-  // the changelog backend's log tail, to be applied in `sequence` order on top of the
-  // materialized state).
+  std::string user_key_json;   // map key; empty otherwise
+  std::string timestamp_json;  // timers: the timer's timestamp (ms); empty otherwise
+  // value / element / map value; "null" for timers; coordinator: decoded with value_type;
+  // committable: an object (pending_path, final_path, size_bytes, checksum_xxh3,
+  // checkpoint_id); channel: the buffer's bytes as a hex string.
+  std::string value_json;
+  std::string value_type;      // coordinator: format::TypeName of its declared type, if any
+  std::string channel;         // channel: "input <gate>/<channel>" or "output <p>/<sub>"
+  std::optional<uint32_t> buffer;  // channel: index of the buffer within the channel
+  // Where the entry comes from: "state" (the state's value; for a changelog handle, replayed),
+  // "changelog" (with DumpOptions::history: one change of the log tail, applied in `sequence`
+  // order on top of the materialized entries), "committable", "coordinator" or "channel".
   std::string source = "state";
   std::string change_op;  // changelog: "put", "delete", "append" or "clear"
   uint64_t sequence = 0;  // changelog
@@ -47,11 +66,13 @@ struct DumpEntry {
 
 using DumpSink = std::function<base::Status(const DumpEntry& entry)>;
 
-// Streams the matching entries in (subtask, key group, file order) order to `sink`, stopping at
-// the first sink error. NotFound for an unknown operator or state; InvalidArgument if --key does
-// not parse as the key type or the key group is out of range; Unimplemented for keyed state in
+// Streams the matching entries to `sink`, operator by operator (snapshot order): the coordinator
+// state, then per subtask (ascending) keyed state (key group, file order), operator state,
+// committables and channel state; stops at the first sink error. NotFound for an unknown
+// operator or state; InvalidArgument if a filter is given without an operator, --key does not
+// parse as the key type or the key group is out of range; Unimplemented for keyed state in
 // RocksDB's native format; Corruption naming the file for malformed bytes; Cancelled.
-// Returns the number of entries emitted.
+// Returns the number of entries emitted (0 with a filter: nothing matched).
 base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
                             const DumpSink& sink, const base::Progress& progress = {});
 

@@ -26,6 +26,7 @@ struct SnapshotEntry {
   CheckpointType checkpoint_type = CheckpointType::kUnspecified;
   CheckpointingMode mode = CheckpointingMode::kUnspecified;
   int64_t trigger_timestamp_ms = 0;
+  // The size model of docs/sizes.md (Snapshot::full_size_bytes / checkpointed_size_bytes).
   uint64_t full_size_bytes = 0;          // all state it references
   uint64_t checkpointed_size_bytes = 0;  // what this snapshot itself wrote
   int64_t end_to_end_duration_ms = 0;    // metrics.end_to_end_duration; 0 when not recorded
@@ -58,11 +59,15 @@ struct LsResult {
   std::vector<OperatorRow> operators;
 };
 
-// Lists `root`: every chk-<n> and savepoint-* directory in it or one level below (job
-// directories), grouped by job. A directory without `_metadata` is incomplete; one whose
-// `_metadata` cannot be decoded is corrupt (neither stops the listing).
-// NotFound if `root` does not exist; IOError if it cannot be listed.
+// Lists `root`: every snapshot format::DiscoverSnapshots finds (its depth rules: up to three
+// levels down, chk-<n>, savepoint-* and any directory with `_metadata`), grouped by job. A
+// snapshot directory without `_metadata` is incomplete; one whose `_metadata` cannot be decoded
+// is corrupt (neither stops the listing). NotFound if `root` does not exist; InvalidArgument if
+// it is not a directory; IOError if a directory cannot be listed.
 base::Result<std::vector<JobListing>> ListRoot(base::Fs& fs, const std::string& root);
+
+// How many listed snapshots are corrupt (ls exits 1 when there are any).
+size_t CorruptCount(const std::vector<JobListing>& jobs);
 
 // The operator table of a loaded snapshot, in the snapshot's operator order.
 std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot);

@@ -181,7 +181,9 @@ struct SubtaskInfo {
   std::vector<ChannelStateInfo> channels;
   std::vector<Committable> committables;
   SubtaskMetrics metrics;
-  uint64_t state_bytes = 0;  // distinct files referenced by this subtask, summed
+  // Its share of the files it references: a file referenced by N subtasks counts 1/N here
+  // (docs/sizes.md), so the subtasks of an operator never add up to more than the operator.
+  uint64_t state_bytes = 0;
 };
 
 struct CoordinatorInfo {
@@ -208,7 +210,10 @@ struct OperatorInfo {
   std::vector<StateInfo> states;
   std::vector<SubtaskInfo> subtasks;  // ordered by index
   std::optional<CoordinatorInfo> coordinator;
-  uint64_t total_bytes = 0;  // distinct files of the operator + inline coordinator bytes
+  // Sizes (docs/sizes.md): every distinct file the operator references counted once, however
+  // many subtasks or handles share it, plus inline coordinator bytes.
+  uint64_t total_bytes = 0;         // full size
+  uint64_t checkpointed_bytes = 0;  // of those, what this snapshot wrote (IsCheckpointedFile)
 };
 
 struct EdgeInfo {
@@ -270,6 +275,10 @@ struct Snapshot {
   CheckpointMetrics metrics;
   std::vector<std::pair<std::string, std::string>> properties;  // sorted by key
   uint64_t total_file_bytes = 0;  // sum of the file table's sizes
+  // The size model (docs/sizes.md), computed from the file table and handles, never from the
+  // writer's metrics: every distinct referenced file once, plus inline coordinator bytes.
+  uint64_t full_size_bytes = 0;          // all state the snapshot references
+  uint64_t checkpointed_size_bytes = 0;  // the part this snapshot itself wrote
 
   std::shared_ptr<const SnapshotRaw> raw;  // never null after LoadSnapshot
 
@@ -280,6 +289,10 @@ struct Snapshot {
   // Number of subtasks with state, over all operators.
   size_t subtask_state_count() const;
 };
+
+// True if `file` counts toward the checkpointed size of a snapshot with `checkpoint_id`: it was
+// created by that checkpoint (or is EXCLUSIVE and records no creator).
+bool IsCheckpointedFile(const SnapshotFile& file, int64_t checkpoint_id);
 
 // Loads the snapshot at `path` (a snapshot directory or its `_metadata` file) through
 // ckpt::format: envelope, checksum and structure are checked by the format reader.

@@ -33,6 +33,11 @@ struct StateStats {
   StateKind kind = StateKind::kUnspecified;
   uint64_t entries = 0;     // records (keyed) or entries (operator state)
   uint64_t bytes = 0;       // logical (uncompressed) record bytes
+  // On-disk bytes: each file's size split among the states by their share of its logical
+  // record bytes (docs/sizes.md), so an operator's states never add up to more than its
+  // file_bytes. 0 when per_state is off.
+  uint64_t file_bytes = 0;
+  uint64_t checkpointed_file_bytes = 0;  // the part of file_bytes in files this snapshot wrote
 };
 
 struct KeyGroupStats {
@@ -57,7 +62,7 @@ struct OperatorStats {
 };
 
 struct StatsReport {
-  uint64_t total_file_bytes = 0;
+  uint64_t total_file_bytes = 0;  // the snapshot's full size (Snapshot::full_size_bytes)
   std::vector<OperatorStats> operators;  // snapshot order
   std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
 };

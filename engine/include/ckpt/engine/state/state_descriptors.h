@@ -8,6 +8,7 @@
 
 #include "ckpt/base/status.h"
 #include "ckpt/format/proto.h"
+#include "ckpt/format/state_kind.h"
 #include "ckpt/format/value.h"
 
 namespace ckpt::engine {
@@ -49,8 +50,9 @@ pb::StateDescriptor UnionListStateDescriptor(std::string name, pb::TypeDescripto
 pb::StateDescriptor BroadcastStateDescriptor(std::string name, pb::TypeDescriptor key_type,
                                              pb::TypeDescriptor value_type);
 
-// True for the keyed kinds (VALUE, LIST, MAP, REDUCING, AGGREGATING, TIMERS).
-bool IsKeyedStateKind(pb::StateKind kind);
+// True for the keyed kinds (VALUE, LIST, MAP, REDUCING, AGGREGATING, TIMERS): format's one
+// definition, shared with ckpt::ops.
+using format::IsKeyedStateKind;
 
 // OK if a restored state's declaration `restored` can serve a registration `requested`: same
 // kind and equal namespace, user-key and value types (and key type when both declare one).

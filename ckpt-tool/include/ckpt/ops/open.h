@@ -1,0 +1,27 @@
+// Open: the one decision "is this path a snapshot or a checkpoint root?" that ckpt-tool ls and
+// the inspector's File > Open share. Stateless; thread-safe given a thread-safe Fs.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/ops/ls.h"
+#include "ckpt/ops/snapshot.h"
+
+namespace ckpt::ops {
+
+struct Opened {
+  std::optional<Snapshot> snapshot;  // set when the path is a snapshot
+  std::vector<JobListing> jobs;      // set when the path is a root (ListRoot)
+  bool is_snapshot() const { return snapshot.has_value(); }
+};
+
+// A file (e.g. `_metadata`) or a directory holding `_metadata` is a snapshot (LoadSnapshot);
+// any other directory is a root (ListRoot). Errors as LoadSnapshot / ListRoot; NotFound if
+// `path` does not exist.
+base::Result<Opened> Open(base::Fs& fs, const std::string& path);
+
+}  // namespace ckpt::ops
