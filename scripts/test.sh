@@ -22,9 +22,23 @@ trap 'rm -rf "$scratch"' EXIT
 export CKPT_MAVEN_REPO="${CKPT_MAVEN_REPO:-${HOME}/.m2/repository}"
 fresh() { mkdir -p "$scratch/tmp" "$scratch/home" && TMPDIR="$scratch/tmp" HOME="$scratch/home" "$@"; }
 
+# The release build (README's first command) must print no compiler warning (issue 16): its log
+# is kept and any "warning:" line fails the run, printed with the file and line it names.
+no_warnings() {
+  local found
+  found=$(grep -E "(^|[^a-z])warning:" "$1" | sort -u || true)
+  if [[ -n $found ]]; then
+    echo "=== FAIL: the release build printed $(wc -l <<<"$found") compiler warning(s) ($1):" >&2
+    echo "$found" >&2
+    echo "Fix them, or silence a false one per file/target in cmake/Warnings.cmake." >&2
+    return 1
+  fi
+}
+
 echo "=== release: build and test" >&2
 cmake --preset release >/dev/null
-cmake --build --preset release -j "$jobs"
+cmake --build --preset release -j "$jobs" 2>&1 | tee build/release-build.log
+no_warnings build/release-build.log
 fresh ctest --preset release -j "$jobs" --timeout 900
 
 echo "=== corruption campaign: ${CKPT_CORRUPTION_FLIPS:-200} bit flips per fixture kind" >&2

@@ -79,6 +79,13 @@ std::string_view OutputFormatName(OutputFormat f) {
   return "text";
 }
 
+std::vector<std::string> VerbFormats(std::string_view verb) {
+  if (verb == "help" || verb == "completion") return {};
+  if (verb == "validate") return {"text", "json", "junit", "github-actions", "sarif"};
+  if (verb == "stats") return {"text", "json", "junit", "github-actions"};
+  return {"text", "json"};
+}
+
 base::Result<OutputFormat> CliContext::format() const {
   for (OutputFormat f : {OutputFormat::kText, OutputFormat::kJson, OutputFormat::kJunit,
                          OutputFormat::kGithubActions}) {

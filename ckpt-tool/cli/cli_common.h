@@ -25,6 +25,9 @@
 namespace CLI {
 class App;
 }  // namespace CLI
+namespace ckpt::clihelp {
+struct ExtraSection;
+}  // namespace ckpt::clihelp
 
 namespace ckpt::cli {
 
@@ -97,5 +100,14 @@ class CliContext {
 void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 
 std::string_view OutputFormatName(OutputFormat f);
+
+// The --format values `verb` supports (what its command passes to FormatAmong; sarif for
+// validate only). Empty for verbs whose output has no format (help, completion).
+// Shown in the verb's --help and man page.
+std::vector<std::string> VerbFormats(std::string_view verb);
+
+// The "Global options" section of a verb's --help and man page: --format with the values the
+// verb supports, -o, -q. Defined in cmd_help.cpp.
+clihelp::ExtraSection GlobalOptionsSection(const CLI::App* verb);
 
 }  // namespace ckpt::cli

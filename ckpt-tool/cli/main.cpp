@@ -6,6 +6,8 @@
 
 #include <CLI/CLI.hpp>
 
+#include "ckpt/cli_help.h"
+#include "ckpt/version.h"
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
 #include "render.h"
@@ -19,6 +21,7 @@ void AddDumpCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
+void AddHelpCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
 void AddDiffCommand(CLI::App& app, CliContext& ctx);
 void AddPruneCommand(CLI::App& app, CliContext& ctx);
@@ -41,6 +44,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddPruneCommand,
     &ckpt::cli::AddRemapCommand,
     &ckpt::cli::AddRelocateCommand,
+    &ckpt::cli::AddHelpCommand,
     &ckpt::cli::AddCompletionCommand,  // last: it walks the verbs registered before it
 };
 
@@ -82,9 +86,15 @@ int main(int argc, char** argv) {
   CLI::App app{"ckpt-tool: inspect, validate and repair stream-processing checkpoints and "
                "savepoints offline (no JVM, no cluster)",
                "ckpt-tool"};
+  // Help wrapped at 80 columns; each verb's --help lists the global options it accepts. Set
+  // before the verbs are added (subcommands copy the formatter).
+  auto formatter = std::make_shared<ckpt::clihelp::HelpFormatter>();
+  formatter->set_extra_section(
+      [](const CLI::App* verb) { return ckpt::cli::GlobalOptionsSection(verb); });
+  app.formatter(formatter);
   app.require_subcommand(1);
   app.fallthrough();
-  app.set_version_flag("--version", "ckpt-tool 0.1.0");
+  app.set_version_flag("--version", std::string("ckpt-tool ") + ckpt::kVersion);
   app.add_option("--format", ctx.global.format,
                  "Output format: text, json (JSON lines / protobuf JSON), junit, "
                  "github-actions, sarif (validate only)")

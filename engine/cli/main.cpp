@@ -1,17 +1,128 @@
 // ckpt-engine: thin CLI over ckpt::engine (argument parsing, wiring, printing).
 #include <iostream>
+#include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 
+#include "ckpt/base/fs.h"
+#include "ckpt/cli_help.h"
 #include "ckpt/engine/operator_registry.h"
+#include "ckpt/version.h"
 #include "run_command.h"
 
+namespace {
+
+constexpr const char* kRunExitStatus =
+    "0 the job finished, or stopped with a savepoint (SIGINT, SIGTERM or "
+    "--stop-with-savepoint-after).\n"
+    "1 the job failed (restart attempts exhausted) or an internal error occurred.\n"
+    "2 the job spec or the flags are invalid, or the snapshot to restore cannot be used; the "
+    "message on stderr names the field or file.\n"
+    "130 a second signal cancelled the job before its savepoint completed.";
+
+// The parameter names a kind accepts, asked from its own factory: every built-in factory first
+// checks its params against the known list (OperatorParams::CheckKnownFields), so an unknown
+// probe field makes it answer "unknown parameter (known: a, b)". Empty if the kind took no
+// params or answered otherwise.
+std::vector<std::string> KnownParams(const ckpt::engine::OperatorRegistry& registry,
+                                     const std::string& kind) {
+  google::protobuf::Struct probe;
+  (*probe.mutable_fields())["__ckpt_probe__"].set_bool_value(true);
+  auto created = registry.Create(kind, ckpt::engine::OperatorParams("kinds", probe));
+  std::vector<std::string> out;
+  if (created.ok()) return out;
+  const std::string msg = created.status().message();
+  const std::string marker = "(known: ";
+  const auto b = msg.find(marker);
+  if (b == std::string::npos) return out;
+  const auto e = msg.find(')', b);
+  std::stringstream list(msg.substr(b + marker.size(), e - b - marker.size()));
+  std::string name;
+  while (std::getline(list, name, ',')) {
+    const auto s = name.find_first_not_of(' ');
+    if (s != std::string::npos) out.push_back(name.substr(s));
+  }
+  return out;
+}
+
+ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
+  ckpt::clihelp::ManInfo info;
+  info.version = ckpt::kVersion;
+  info.example_prefixes = {"ckpt-engine", "ckpt-tool"};
+  if (sub == nullptr) {
+    info.page = "ckpt-engine";
+    info.command = "ckpt-engine";
+    info.exit_status = std::string("See each command. ckpt-engine run:\n") + kRunExitStatus;
+    info.extra_description =
+        "Runs jobs defined by a JSON job spec, takes aligned or at-least-once checkpoints and "
+        "savepoints in the documented checkpoint format, and restores from them.\n"
+        "Operator kinds and their parameters: 'ckpt-engine kinds --params'.";
+    info.examples = {"ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt",
+                     "ckpt-engine kinds --params", "ckpt-engine help run"};
+    for (const CLI::App* s : root.get_subcommands({})) {
+      info.see_also.push_back("ckpt-engine-" + s->get_name() + "(1)");
+    }
+    info.see_also.push_back("ckpt-tool(1)");
+  } else {
+    info.page = "ckpt-engine-" + sub->get_name();
+    info.command = "ckpt-engine " + sub->get_name();
+    info.exit_status = sub->get_name() == "run"
+                           ? std::string(kRunExitStatus)
+                           : std::string("0 success.\n2 usage error (bad flags or arguments).");
+    info.see_also = {"ckpt-engine(1)", "ckpt-tool(1)"};
+  }
+  return info;
+}
+
+std::string ManPage(const CLI::App& root, const CLI::App* sub) {
+  std::ostringstream out;
+  ckpt::clihelp::WriteManPage(sub == nullptr ? root : *sub, ManInfoFor(root, sub), nullptr, out);
+  return out.str();
+}
+
+int WriteManDir(const CLI::App& root, const std::string& dir) {
+  ckpt::base::Fs& fs = ckpt::base::Fs::Default();
+  auto write = [&fs](const std::string& path, const std::string& text) -> ckpt::base::Status {
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<ckpt::base::WritableFile> f, fs.OpenWrite(path));
+    CKPT_RETURN_IF_ERROR(f->Append(text));
+    return f->Close();
+  };
+  ckpt::base::Status st = fs.CreateDirs(dir);
+  if (st.ok()) st = write(dir + "/ckpt-engine.1", ManPage(root, nullptr));
+  for (const CLI::App* sub : root.get_subcommands({})) {
+    if (!st.ok()) break;
+    st = write(dir + "/ckpt-engine-" + sub->get_name() + ".1", ManPage(root, sub));
+  }
+  if (!st.ok()) {
+    std::cerr << "ckpt-engine: " << st.ToString() << "\n";
+    return 2;
+  }
+  return 0;
+}
+
+}  // namespace
+
 int main(int argc, char** argv) {
-  CLI::App app{"ckpt-engine: the reference stream-processing engine of the checkpoint toolchain"};
+  CLI::App app{"ckpt-engine: the reference stream-processing engine of the checkpoint toolchain",
+               "ckpt-engine"};
+  app.formatter(std::make_shared<ckpt::clihelp::HelpFormatter>());
   app.require_subcommand(1);
+  app.set_version_flag("--version", std::string("ckpt-engine ") + ckpt::kVersion);
   ckpt::engine::cli::RunArgs run_args;
   CLI::App* run = ckpt::engine::cli::AddRunCommand(app, run_args);
   CLI::App* kinds = app.add_subcommand("kinds", "List the operator kinds of the built-in catalog");
+  bool with_params = false;
+  kinds->add_flag("--params", with_params,
+                  "Also list the parameters each kind accepts (kind<TAB>param, one a line)");
+  kinds->footer("Examples:\n  ckpt-engine kinds\n  ckpt-engine kinds --params");
+  CLI::App* help = app.add_subcommand("help", "Show the help of a command (like 'CMD --help')");
+  std::string help_cmd, man_dir;
+  bool man = false;
+  help->add_option("command", help_cmd, "The command (default: the overview)");
+  help->add_flag("--man", man, "Print the man page (roff) instead")->group("");
+  help->add_option("--man-dir", man_dir, "Write every man page into DIR")->group("");
+  help->footer("Examples:\n  ckpt-engine help run");
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
@@ -21,7 +132,34 @@ int main(int argc, char** argv) {
   if (kinds->parsed()) {
     const auto& registry = ckpt::engine::OperatorRegistry::Builtin();
     for (const std::string& k : registry.Kinds()) {
-      std::cout << k << "\t" << registry.Find(k)->description << "\n";
+      if (with_params) {
+        for (const std::string& p : KnownParams(registry, k)) std::cout << k << "\t" << p << "\n";
+      } else {
+        std::cout << k << "\t" << registry.Find(k)->description << "\n";
+      }
+    }
+    return 0;
+  }
+  if (help->parsed()) {
+    if (!man_dir.empty()) return WriteManDir(app, man_dir);
+    const CLI::App* sub = nullptr;
+    if (!help_cmd.empty()) {
+      for (const CLI::App* s : app.get_subcommands({})) {
+        if (s->get_name() == help_cmd) sub = s;
+      }
+      if (sub == nullptr) {
+        std::cerr << "ckpt-engine help: no command '" << help_cmd << "'\n";
+        return 2;
+      }
+    }
+    if (man) {
+      std::cout << ManPage(app, sub);
+    } else {
+      // Not help(): it would delegate to the selected subcommand, `help` itself.
+      const CLI::App& shown = sub == nullptr ? app : *sub;
+      std::cout << shown.get_formatter()->make_help(
+          &shown, sub == nullptr ? app.get_name() : app.get_name() + " " + sub->get_name(),
+          CLI::AppFormatMode::Normal);
     }
     return 0;
   }

@@ -9,9 +9,15 @@ For every snapshot listed in ROOT/manifest.json (ROOT = OUT/<flink-version>):
   4. diff --keys --format json of a snapshot against the previous one of its run reports exactly
      the keys whose entries changed between the two ground truths.
 Prints one line per check and a closing 'N passed, M failed' line; exit 1 on any failure.
+
+known-gaps.txt (beside this script) lists, as shell patterns over check names, what the C++ reader
+does not do yet (issue 10 stays open while it has lines). A failing check that matches is printed
+as GAP and not counted as a failure; a check that matches and PASSES fails the run ("remove it
+from known-gaps.txt"), so the list can only shrink and never hides a regression elsewhere.
 """
 import argparse
 import collections
+import fnmatch
 import json
 import os
 import subprocess
@@ -31,8 +37,25 @@ class Checker:
         self.verbose = verbose
         self.passed = 0
         self.failed = 0
+        self.gaps = 0
+        self.known_gaps = load_known_gaps()
+
+    def known_gap(self, name):
+        for pattern, why in self.known_gaps:
+            if fnmatch.fnmatchcase(name, pattern):
+                return why
+        return None
 
     def result(self, name, ok, detail=""):
+        gap = self.known_gap(name)
+        if gap is not None:
+            if ok:
+                self.failed += 1
+                print(f"FAIL {name}: passes now; remove its pattern from known-gaps.txt ({gap})")
+            else:
+                self.gaps += 1
+                print(f"GAP  {name}: {gap}")
+            return
         if ok:
             self.passed += 1
             print(f"PASS {name}")
@@ -237,6 +260,20 @@ class Checker:
                                 truths[s["previous"]], truth, label)
 
 
+def load_known_gaps():
+    """Lines 'PATTERN | why' of known-gaps.txt; '#' starts a comment."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "known-gaps.txt")
+    gaps = []
+    if os.path.exists(path):
+        with open(path) as f:
+            for line in f:
+                line = line.split("#", 1)[0].strip()
+                if line:
+                    pattern, _, why = line.partition("|")
+                    gaps.append((pattern.strip(), why.strip() or "known gap"))
+    return gaps
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--ckpt-tool", required=True, help="the built ckpt-tool binary")
@@ -251,6 +288,8 @@ def main():
     for root in args.roots:
         c.root = root
         c.check_all()
+    if c.gaps:
+        print(f"{c.gaps} checks are known gaps of the reader (known-gaps.txt)")
     print(f"{c.passed} passed, {c.failed} failed")
     sys.exit(1 if c.failed else 0)
 

@@ -28,6 +28,7 @@
 #include "ckpt/engine/checkpoint/completed_checkpoint_store.h"
 #include "ckpt/engine/checkpoint/operator_snapshot.h"
 #include "ckpt/format/proto.h"
+#include "ckpt/version.h"
 
 namespace ckpt::engine {
 
@@ -75,9 +76,9 @@ struct CheckpointCoordinatorOptions {
   // Recorded in `_metadata` (e.g. "execution.checkpointing.interval"). Default: interval,
   // timeout, min pause, max concurrent, mode are added automatically.
   std::map<std::string, std::string> properties;
-  // Writer identity. Default: "ckpt-engine" / "0.1.0".
+  // Writer identity. Default: "ckpt-engine" / the toolchain version (ckpt/version.h).
   std::string engine_name = "ckpt-engine";
-  std::string engine_version = "0.1.0";
+  std::string engine_version = kVersion;
 };
 
 // Counters (Flink's /jobs/:id/checkpoints "counts").
