@@ -138,22 +138,26 @@ Status CheckFlinkFiles(ValidateContext& ctx, const Snapshot& s, const flink::Met
   return Status::OK();
 }
 
-// What Flink does not record, so validate cannot check it.
-void AddFlinkCapabilities(std::vector<Capability>* caps) {
-  caps->push_back({"checksum verification (CKPT-F003, CKPT-F006, CKPT-M005)", false,
-                   "not available for Flink snapshots: Flink stores no checksums"});
-  caps->push_back({"job graph checks (edges, chaining, CKPT-T004)", false,
-                   "not available for Flink snapshots: _metadata holds no job graph"});
-  caps->push_back({"key-group coverage (CKPT-K001)", false,
-                   "not available for Flink snapshots: Flink writes nothing for a subtask "
-                   "whose state is empty"});
-  caps->push_back({"engine version check", false,
-                   "not available for Flink snapshots: _metadata records no Flink version"});
-  caps->push_back({"checkpoint metrics", false,
-                   "not available for Flink snapshots: Flink keeps them only in memory"});
-}
-
 }  // namespace
+
+// What Flink does not record, so validate cannot check it: rows "not available for Flink
+// snapshots" after the verdict rows, so nothing of this kind passes silently.
+void AddFlinkCapabilities(std::vector<Capability>* caps) {
+  auto unavailable = [caps](std::string operation, std::string why) {
+    Capability c;
+    c.operation = std::move(operation);
+    c.supported = false;
+    c.note = "not available for Flink snapshots: " + std::move(why);
+    caps->push_back(std::move(c));
+  };
+  unavailable("checksum verification (CKPT-F003, CKPT-F006, CKPT-M005)",
+              "Flink stores no checksums");
+  unavailable("job graph checks (edges, chaining, CKPT-T004)", "_metadata holds no job graph");
+  unavailable("key-group coverage (CKPT-K001)",
+              "Flink writes nothing for a subtask whose state is empty");
+  unavailable("engine version check", "_metadata records no Flink version");
+  unavailable("checkpoint metrics", "Flink keeps them only in memory");
+}
 
 base::Result<std::optional<Snapshot>> CheckFlinkMetadata(ValidateContext& ctx,
                                                          const std::string& dir,
@@ -191,8 +195,6 @@ base::Status ValidateFlinkSnapshot(ValidateContext& ctx, const Snapshot& s) {
              (s.metrics.is_unaligned ? ", unaligned" : "") + ")";
   }
   ctx.report().snapshot_type = label + ", metadata v" + std::to_string(md.version);
-  ctx.report().capabilities = Capabilities(s);
-  AddFlinkCapabilities(&ctx.report().capabilities);
   CheckStructure(ctx, s);
   // Flink has no job graph ("state of an operator missing from the job graph" does not apply),
   // and it writes no state at all for a subtask whose state is empty, so key groups of such a

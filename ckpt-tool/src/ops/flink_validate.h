@@ -27,4 +27,8 @@ base::Result<std::optional<Snapshot>> CheckFlinkMetadata(ValidateContext& ctx,
 // type label and capabilities.
 base::Status ValidateFlinkSnapshot(ValidateContext& ctx, const Snapshot& snapshot);
 
+// Appends the capability rows of what a Flink snapshot does not record ("not available for
+// Flink snapshots"), after the verdict computed from the findings.
+void AddFlinkCapabilities(std::vector<Capability>* caps);
+
 }  // namespace ckpt::ops::internal

@@ -180,6 +180,9 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
                            report.not_checked.end());
   if (snapshot) {
     report.capabilities = CapabilitiesVerdict(*snapshot, report.findings, report.not_checked);
+    if (internal::FlinkMetadataOf(*snapshot) != nullptr) {
+      internal::AddFlinkCapabilities(&report.capabilities);
+    }
   }
   std::sort(report.checked_rules.begin(), report.checked_rules.end());
   report.checked_rules.erase(std::unique(report.checked_rules.begin(), report.checked_rules.end()),
