@@ -36,12 +36,13 @@ for v in "${verbs[@]}"; do
   grep -q -- "-o, --output" <<<"$help" || bad "ckpt-tool $v --help does not list -o"
   grep -q -- "-q, --quiet" <<<"$help" || bad "ckpt-tool $v --help does not list -q"
   case $v in
-    validate|stats) want="text, json, junit, github-actions" ;;
+    validate) want="text, json, junit, github-actions, sarif" ;;
+    stats) want="text, json, junit, github-actions" ;;
     help|completion) want="" ;;
     *) want="text, json" ;;
   esac
   if [[ -n $want ]]; then
-    line=$(grep -A1 -- "--format FORMAT" <<<"$help" | tr '\n' ' ')
+    line=$(grep -A1 -- "--format FORMAT" <<<"$help" | tr '\n' ' ' | tr -s ' ')
     grep -qF "Output format: $want." <<<"$line" || bad "ckpt-tool $v --help: --format should list '$want': $line"
   fi
 done
@@ -81,7 +82,7 @@ expect() {  # label, candidates (stdin), words that must be among them
 complete_line ckpt-tool val | expect "ckpt-tool val" validate
 complete_line ckpt-tool "" | expect "ckpt-tool <tab>" ls show dump validate help --format
 complete_line ckpt-tool validate --a | expect "validate --a" --against --allow-non-restored-state
-complete_line ckpt-tool validate sp --format "" | expect "validate --format" text json junit github-actions
+complete_line ckpt-tool validate sp --format "" | expect "validate --format" text json junit github-actions sarif
 got=$(complete_line ckpt-tool ls sp --format "")
 grep -qx junit <<<"$got" && bad "ls --format offers junit, which ls refuses"
 complete_line ckpt-tool help va | expect "help va" validate

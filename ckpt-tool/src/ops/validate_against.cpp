@@ -9,6 +9,7 @@
 #include "ckpt/format/job_graph.h"
 #include "ckpt/format/job_spec.h"
 #include "ckpt/format/operator_id.h"
+#include "flink_model.h"
 #include "snapshot_raw.h"
 #include "validate_internal.h"
 
@@ -163,9 +164,12 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
       continue;
     }
     const pb::OperatorInfo& now = *it->second;
-    // The restore enforces max parallelism where keyed state is involved: state written with
-    // key groups, or a keyed operator of the new job (its backend has the new key-group count).
-    const bool keyed_restore = HasKeyedState(*raw->second) || IsKeyedInNewJob(*graph, now);
+    // Our engine's restore enforces max parallelism where keyed state is involved: state written
+    // with key groups, or a keyed operator of the new job (its backend has the new key-group
+    // count). Flink's (Checkpoints.loadAndValidateCheckpoint) enforces it for every operator
+    // with state whose new max parallelism is set explicitly, as a job spec's is.
+    const bool keyed_restore = FlinkMetadataOf(s) != nullptr || HasKeyedState(*raw->second) ||
+                               IsKeyedInNewJob(*graph, now);
     if (keyed_restore && now.max_parallelism() != op.max_parallelism) {
       ctx.Add("CKPT-A002", loc,
               "max parallelism " + std::to_string(op.max_parallelism) + " in the snapshot, " +
