@@ -15,7 +15,13 @@ namespace {
 base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::string& rel,
                       ScannedTree* tree) {
   std::string abs = JoinRel(abs_root, rel);
-  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  auto listed = fs.ListDir(abs);
+  if (!listed.ok()) {
+    // Vanished while we looked (a live job subsumed that checkpoint): nothing to plan for it.
+    if (listed.status().IsNotFound()) return base::Status::OK();
+    return listed.status();
+  }
+  const auto entries = std::move(listed).value();
   for (const auto& e : entries) {
     std::string child = JoinRel(rel, e.name);
     if (e.is_dir) {
@@ -99,6 +105,7 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
       snap.is_checkpoint_dir = true;
       ReadSnapshotMetadata(fs, &snap);
       CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &snap.tree));
+      if (fs.Stat(snap.abs).status().IsNotFound()) continue;  // subsumed while we looked
       job.checkpoints.push_back(std::move(snap));
     } else if (e.name == format::kSharedDirName) {
       job.shared.emplace();
