@@ -63,3 +63,10 @@ ckpt_silence_false_warnings(TARGET ckpt-engine FILES cli/main.cpp WARNINGS null-
   REASON "GCC 12 -O2: std::string::_M_data() inlined from CLI11's detail::split (CLI/StringTools.hpp) into the option setup; no pointer of ours is involved")
 ckpt_silence_false_warnings(TARGET ckpt_ops FILES src/ops/dump.cpp WARNINGS null-dereference
   REASON "GCC 12 -O2: std::vector<bool>::push_back's _Bit_reference inlined from JsonWriter::Open; the vector is never empty at that point")
+ckpt_silence_false_warnings(TARGET ckpt-tool FILES cli/main.cpp WARNINGS null-dereference
+  REASON "GCC 12 -O2: std::string::_M_data() inlined from CLI11's detail::split (CLI/StringTools.hpp), as in ckpt-engine's main")
+ckpt_silence_false_warnings(TARGET ops_test FILES cli_test.cpp golden_util.cpp test_snapshots.cpp
+  WARNINGS null-dereference
+  REASON "GCC 12 -O2: std::basic_streambuf pointers inlined from std::ifstream/std::ostringstream (streambuf:490/493) in test helpers that read goldens and files")
+ckpt_silence_false_warnings(TARGET integration_test FILES itcase_util.cpp WARNINGS null-dereference
+  REASON "GCC 12 -O2: std::basic_streambuf pointers inlined from std::ifstream (streambuf:490/493) in the ITCase file readers")
