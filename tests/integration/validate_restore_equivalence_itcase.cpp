@@ -19,6 +19,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -165,8 +166,8 @@ class ValidateRestoreEquivalenceITCase : public ::testing::Test {
                       log);
     const std::string job_dir = root + "/" + s->job.job_id;
     std::string newest;
-    const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-    while (std::chrono::steady_clock::now() < deadline) {
+    // Two complete checkpoints retained, then kill -9 (condition wait with a deadline).
+    ckpt::testing::WaitUntil([&] {
       int complete = 0;
       int64_t best = -1;
       if (fs::exists(job_dir)) {
@@ -181,9 +182,8 @@ class ValidateRestoreEquivalenceITCase : public ::testing::Test {
           }
         }
       }
-      if (complete >= 2) break;
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
+      return complete >= 2;
+    }, std::chrono::seconds(60), std::chrono::milliseconds(20));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     WaitExit(pid);
     ASSERT_FALSE(newest.empty()) << ReadFile(log);
