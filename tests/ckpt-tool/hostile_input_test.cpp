@@ -280,6 +280,38 @@ TEST_F(HostileInputTest, SymlinkToAFileOutsideTheSnapshotIsNotFollowed) {
       << "the link's target must not be read";
 }
 
+// O_NOFOLLOW guards only the last path component: a directory on the way to a state file
+// that is a link to somewhere else (a symlinked `shared/`) was followed.
+TEST_F(HostileInputTest, SymlinkedDirectoryOnTheWayToAStateFileIsNotFollowed) {
+  const std::string keyed = KeyedFile(snap_);
+  ASSERT_FALSE(keyed.empty());
+  const std::string name = std::filesystem::path(keyed).filename().string();
+  const std::string outside = tmp_.Sub("outside-dir");
+  std::filesystem::create_directories(outside);
+  std::filesystem::rename(keyed, outside + "/" + name);
+  ASSERT_EQ(symlink(outside.c_str(), (snap_ + "/sub").c_str()), 0);
+  ASSERT_OK(testing::RewriteMetadata(snap_, [&](pb::CheckpointMetadata& m) {
+    for (auto& f : *m.mutable_files()) {
+      if (f.path() == name) f.set_path("sub/" + name);
+    }
+  }));
+  auto report = Validate(base::Fs::Default(), snap_, ValidateOptions{});
+  ASSERT_OK(report);
+  bool found = false;
+  for (const auto& f : report->findings) {
+    if (f.rule_id == "CKPT-F011") {
+      found = true;
+      EXPECT_NE(f.message.find(snap_ + "/sub is a symbolic link"), std::string::npos)
+          << f.message;
+    }
+    EXPECT_NE(f.rule_id, "CKPT-F004") << "a link is not an escaping reference: " << f.message;
+  }
+  EXPECT_TRUE(found) << "a symlinked directory in a snapshot must be a finding";
+  const ToolResult d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  EXPECT_EQ(d.exit_code, 2) << Describe(d);
+  EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
+}
+
 TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
   const std::string md = snap_ + "/_metadata";
   const std::string outside = tmp_.Sub("_metadata.real");

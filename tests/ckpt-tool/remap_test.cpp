@@ -6,10 +6,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <cstdlib>
-#include <fstream>
-#include <set>
-#include <sstream>
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/operator_id.h"
@@ -381,113 +377,6 @@ TEST(RemapCliTest, DryRunPlanAndExitCodes) {
                                 tmp.path());
   EXPECT_EQ(again.exit_code, 2);
   EXPECT_NE(again.err.find("AlreadyExists"), std::string::npos) << again.err;
-}
-
-// --- Engine round trip: a real engine savepoint of a job whose uids changed. ---
-
-constexpr char kEngineJob[] = R"({
-  "name": "remap-restore",
-  "parallelism": 2,
-  "max_parallelism": 128,
-  "operators": [
-    {"id": "numbers", "kind": "sequence-source", "uid": "numbers@V", "parallelism": 1,
-     "params": {"from": 1, "to": 60000, "splits": 1, "keys": 8, "rate_per_second": 40000}},
-    {"id": "sum", "kind": "keyed-sum", "uid": "sum@V", "params": {"emit": "input-and-sum"}},
-    {"id": "sink", "kind": "file-sink", "uid": "sums@V", "params": {"path": "@OUT"}}
-  ],
-  "edges": [
-    {"from": "numbers", "to": "sum", "partitioning": "HASH"},
-    {"from": "sum", "to": "sink", "partitioning": "FORWARD"}
-  ],
-  "checkpointing": {"interval_ms": 200}
-})";
-
-std::string EngineJob(const std::string& version, const std::string& out) {
-  std::string spec = kEngineJob;
-  for (size_t at; (at = spec.find("@V")) != std::string::npos;) spec.replace(at, 2, version);
-  spec.replace(spec.find("@OUT"), 4, out);
-  return spec;
-}
-
-// Committed output lines ("key,input,sum") of a file-sink directory, sorted.
-std::vector<std::string> CommittedLines(const std::string& dir) {
-  std::vector<std::string> lines;
-  auto entries = base::Fs::Default().ListDir(dir);
-  if (!entries.ok()) return lines;
-  for (const auto& e : *entries) {
-    if (e.name.rfind("part-", 0) != 0) continue;  // dot files are in progress
-    std::ifstream in(dir + "/" + e.name);
-    for (std::string line; std::getline(in, line);) lines.push_back(line);
-  }
-  std::sort(lines.begin(), lines.end());
-  return lines;
-}
-
-int RunEngine(const std::string& engine, const std::string& args, const std::string& log) {
-  return std::system((engine + " run " + args + " > '" + log + "' 2>&1").c_str());
-}
-
-TEST(RemapEngineTest, RemappedEngineSavepointRestoresIntoTheNewJobWithIdenticalResults) {
-  const std::string engine = std::string(CKPT_BINARY_DIR) + "/engine/ckpt-engine";
-  if (!base::Fs::Default().Stat(engine).ok()) GTEST_SKIP() << "ckpt-engine not built: " << engine;
-  TempDir tmp;
-  const std::string t = tmp.path();
-  testing::WriteTextFile(t + "/v1.json", EngineJob("-v1", t + "/out-before"));
-  // 1. The old job stops with a savepoint part-way through its input.
-  ASSERT_EQ(RunEngine(engine, "'" + t + "/v1.json' --checkpoint-dir '" + t + "/ckpt' "
-                                  "--stop-with-savepoint-after 0.5", t + "/run1.log"), 0);
-  auto sps = base::Fs::Default().ListDir(t + "/ckpt/savepoints");
-  ASSERT_OK(sps);
-  ASSERT_EQ(sps->size(), 1u);
-  const std::string sp = t + "/ckpt/savepoints/" + (*sps)[0].name;
-
-  // 2. The new job version renamed every uid: the savepoint does not fit it...
-  testing::WriteTextFile(t + "/v2.json", EngineJob("-v2", t + "/out-v2"));
-  ValidateOptions against;
-  against.against_job = t + "/v2.json";
-  ASSERT_OK_AND_ASSIGN(ValidateReport before, Validate(base::Fs::Default(), sp, against));
-  EXPECT_TRUE(HasErrors(before.findings));
-  EXPECT_NE(RunEngine(engine, "'" + t + "/v2.json' -s '" + sp + "' --checkpoint-dir '" + t +
-                                  "/ck-fail'", t + "/run-fail.log"), 0);
-  // ... until it is remapped, after which it validates clean, deep, against the new job.
-  RemapOptions remap;
-  remap.against_job_path = t + "/v2.json";
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), sp, t + "/sp-v2", remap));
-  EXPECT_TRUE(r.warnings.empty());
-  EXPECT_TRUE(r.unmatched.empty());
-  against.deep = true;
-  ASSERT_OK_AND_ASSIGN(ValidateReport after, Validate(base::Fs::Default(), t + "/sp-v2", against));
-  EXPECT_FALSE(HasErrors(after.findings));
-
-  // 3. Restoring the remapped savepoint into v2 gives exactly what restoring the original
-  // savepoint into v1 gives.
-  testing::WriteTextFile(t + "/v1-restore.json", EngineJob("-v1", t + "/out-v1"));
-  ASSERT_EQ(RunEngine(engine, "'" + t + "/v1-restore.json' -s '" + sp + "' --checkpoint-dir '" +
-                                  t + "/ck1'", t + "/run-v1.log"), 0);
-  ASSERT_EQ(RunEngine(engine, "'" + t + "/v2.json' -s '" + t + "/sp-v2' --checkpoint-dir '" + t +
-                                  "/ck2'", t + "/run-v2.log"), 0);
-  const std::vector<std::string> v1 = CommittedLines(t + "/out-v1");
-  const std::vector<std::string> v2 = CommittedLines(t + "/out-v2");
-  ASSERT_FALSE(v2.empty());
-  EXPECT_EQ(v1, v2);
-  // And with the output from before the savepoint, every input 1..60000 appears exactly once
-  // (the sums continued from the restored state rather than starting over).
-  std::vector<std::string> all = CommittedLines(t + "/out-before");
-  EXPECT_FALSE(all.empty());
-  all.insert(all.end(), v2.begin(), v2.end());
-  std::set<int64_t> inputs;
-  for (const auto& line : all) {
-    std::istringstream in(line);
-    std::string key, input;
-    std::getline(in, key, ',');
-    std::getline(in, input, ',');
-    EXPECT_TRUE(inputs.insert(std::stoll(input)).second) << "duplicate input " << input;
-  }
-  EXPECT_EQ(inputs.size(), 60000u);
-  if (!inputs.empty()) {
-    EXPECT_EQ(*inputs.begin(), 1);
-    EXPECT_EQ(*inputs.rbegin(), 60000);
-  }
 }
 
 }  // namespace

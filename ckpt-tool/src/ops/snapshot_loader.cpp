@@ -372,6 +372,7 @@ base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
   }
   CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, ReadSnapshotMetadata(fs, loc.metadata));
   Snapshot s = BuildSnapshotModel(std::move(md), loc.dir, loc.metadata);
+  RefuseLinksInPaths(fs, &s);
   auto info = fs.Stat(loc.metadata);
   if (info.ok()) s.metadata_size_bytes = info->size_bytes;
   return s;

@@ -32,4 +32,12 @@ base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
 Snapshot BuildSnapshotModel(pb::CheckpointMetadata metadata, const std::string& dir,
                             const std::string& metadata_path);
 
+// Checks every directory on the way from the snapshot's directory (for EXCLUSIVE files) or its
+// parent (SHARED, TASK_OWNED) to each referenced file with LinkStat, once per directory: a
+// symbolic link or a non-directory there clears the file's resolved_path and sets
+// resolve_error and link_in_path, so no reader follows it (O_NOFOLLOW guards only the last
+// component). The snapshot's own directory and what lies above it are the user's to choose and
+// may be links. EXTERNAL files are outside the snapshot and not checked here.
+void RefuseLinksInPaths(base::Fs& fs, Snapshot* snapshot);
+
 }  // namespace ckpt::ops

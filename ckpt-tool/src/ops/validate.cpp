@@ -136,6 +136,7 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
     return std::optional<Snapshot>();
   }
   Snapshot s = BuildSnapshotModel(std::move(*decoded.metadata), dir, metadata);
+  RefuseLinksInPaths(fs, &s);
   s.metadata_size_bytes = size;
   return std::optional<Snapshot>(std::move(s));
 }

@@ -238,7 +238,9 @@ void CheckReferences(ValidateContext& ctx, const Snapshot& s) {
     if (!f.resolve_error.empty()) {
       Location l;
       l.file = f.path;
-      ctx.Add("CKPT-F004", l, "file #" + std::to_string(f.index) + ": " + f.resolve_error);
+      // A link on the way to the file is CKPT-F011 (validate_files), like a link in its place.
+      ctx.Add(f.link_in_path ? "CKPT-F011" : "CKPT-F004", l,
+              "file #" + std::to_string(f.index) + ": " + f.resolve_error);
     }
     if (f.scope == FileScope::kShared && f.created_by_checkpoint_id > s.checkpoint_id) {
       ctx.Add("CKPT-F007", FileLocation(f),

@@ -92,6 +92,10 @@ struct SnapshotFile {
   std::string path;           // as recorded (relative for EXCLUSIVE/SHARED/TASK_OWNED)
   std::string resolved_path;  // where it lives on disk; empty if the reference is invalid
   std::string resolve_error;  // why resolved_path is empty (escaping path, unknown scope)
+  // True when resolve_error is a symbolic link or non-directory on the way to the file (below
+  // the snapshot's own directory): a link or special file in a snapshot (CKPT-F011), never
+  // followed.
+  bool link_in_path = false;
   FileScope scope = FileScope::kUnspecified;
   FileKind kind = FileKind::kUnspecified;
   uint64_t size_bytes = 0;
