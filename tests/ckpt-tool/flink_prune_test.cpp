@@ -91,7 +91,9 @@ TEST(FlinkPruneTest, KeepLastOneKeepsSharedFilesTheRetainedCheckpointReferences)
   bool chk1_subsumed = false;
   for (const auto& s : plan.snapshots) {
     if (s.path.ends_with("chk-1")) chk1_subsumed = s.verdict == SnapshotVerdict::kSubsumed;
-    if (s.path.ends_with("chk-2")) EXPECT_EQ(s.verdict, SnapshotVerdict::kRetained) << s.reason;
+    if (s.path.ends_with("chk-2")) {
+      EXPECT_EQ(s.verdict, SnapshotVerdict::kRetained) << s.reason;
+    }
   }
   EXPECT_TRUE(chk1_subsumed);
   std::set<std::string> deleted;

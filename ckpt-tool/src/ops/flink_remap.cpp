@@ -179,6 +179,13 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
   result.unmatched = plan.unmatched;
   result.warnings = plan.warnings;
 
+  if (md.version < 5 &&
+      (!options.uid_prefix_rewrites.empty() || !options.uid_suffix_rewrites.empty())) {
+    result.warnings.push_back(
+        "Flink metadata v" + std::to_string(md.version) +
+        " stores no uids, so --uid-prefix/--uid-suffix cannot match its operators: use --map "
+        "OLD_UID=NEW_UID (OLD_UID is found by its hash, the operator ID Flink derived from it)");
+  }
   std::vector<OperatorFiles> files;
   files.reserve(md.operators.size());
   for (const auto& op : md.operators) {

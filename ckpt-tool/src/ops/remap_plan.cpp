@@ -83,6 +83,14 @@ base::Result<std::vector<size_t>> ResolveOld(const std::vector<KnownOperator>& k
   for (size_t i = 0; i < known.size(); ++i) {
     if (!known[i].name.empty() && known[i].name == value) hits.push_back(i);
   }
+  if (hits.empty() && !value.empty()) {
+    // A uid the snapshot does not store (Flink before metadata v5 keeps only the ID): the
+    // operator whose ID is that uid's hash, as Flink derives it.
+    const OperatorId hashed = OperatorId::FromUid(value);
+    for (size_t i = 0; i < known.size(); ++i) {
+      if (known[i].uid.empty() && known[i].id == hashed) hits.push_back(i);
+    }
+  }
   if (hits.size() > 1) {
     std::string which;
     for (size_t h : hits) which += (which.empty() ? "" : ", ") + Describe(known[h]);

@@ -166,21 +166,28 @@ public final class RemapCheck {
       if (!refusal.contains("Cannot map checkpoint/savepoint state") && !refusal.contains("There is no operator for the state")) {
         fail("Flink refused the unmapped savepoint, but not for unmapped state: " + refusal);
       }
-      System.out.println(tag + ": Flink refuses the original: " + firstLine(refusal));
+      System.out.println(tag + ": Flink refuses the original: " + lineWith(refusal, "state"));
 
       // ckpt-tool remap: dry run (writes nothing), then the real thing.
       File remapped = new File(root, "remapped");
-      List<String> dry = List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath(),
-          "--uid-prefix", "v1-=v2-", "--dry-run");
+      // Flink 2.x (metadata v5+) stores uids: a prefix rewrite. 1.20 (v4) stores only the IDs:
+      // each old uid is found by its hash.
+      List<String> how = version.startsWith("1.")
+          ? List.of("--map", "v1-source=v2-source", "--map", "v1-count=v2-count", "--map", "v1-sink=v2-sink")
+          : List.of("--uid-prefix", "v1-=v2-");
+      List<String> dry = new ArrayList<>(List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath()));
+      dry.addAll(how);
+      dry.add("--dry-run");
       File dryLog = new File(root, "remap-dry-run.txt");
       if (run(dry, dryLog) != 0 || remapped.exists()) fail("ckpt-tool remap --dry-run failed or wrote " + remapped + "; see " + dryLog);
       String plan = Files.readString(dryLog.toPath());
       for (String uid : List.of("v2-source", "v2-count")) {
         if (!plan.contains(uid)) fail("the dry-run plan does not mention " + uid + ":\n" + plan);
       }
+      if (plan.contains("unmatched")) fail("the dry-run plan has unmatched requests:\n" + plan);
       File remapLog = new File(root, "remap.txt");
-      List<String> real = List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath(),
-          "--uid-prefix", "v1-=v2-");
+      List<String> real = new ArrayList<>(List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath()));
+      real.addAll(how);
       if (run(real, remapLog) != 0) fail("ckpt-tool remap failed: " + Files.readString(remapLog.toPath()));
       System.out.println(tag + ": ckpt-tool remap wrote " + remapped);
 
@@ -242,6 +249,13 @@ public final class RemapCheck {
         (String.join("\n", run1) + "\n--- restore ---\n" + String.join("\n", run2) + "\n").getBytes(StandardCharsets.UTF_8));
     verify(run1, run2);
     return run2.size();
+  }
+
+  static String lineWith(String s, String word) {
+    for (String line : s.split("\n")) {
+      if (line.contains(word)) return line;
+    }
+    return firstLine(s);
   }
 
   static String firstLine(String s) {
