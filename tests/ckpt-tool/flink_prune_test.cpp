@@ -24,10 +24,10 @@ namespace fs = std::filesystem;
 
 base::Fs& Fs() { return base::Fs::Default(); }
 
-const char kNative[] = "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native";
+const char kNative[] = "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint";
 const char kJob[] = "0123456789abcdef0123456789abcdef";
 
-// Writes <job>/chk-<id> from the native RocksDB savepoint in the shape of a Flink incremental
+// Writes <job>/chk-<id> from the RocksDB checkpoint fixture in the shape of a Flink incremental
 // checkpoint: every handle absolute; `.sst` files in <job>/shared/ (named `<prefix><n>.sst` for
 // the SSTs after the first `reuse` ones, which reuse chk-1's names), the rest in chk-<id>.
 // Returns the shared paths it references.
