@@ -129,6 +129,7 @@ public final class RemapCheck {
     c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
     c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
     c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, backend.equals("rocksdb"));
+    c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 50);
     c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
         org.apache.flink.configuration.ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
     c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
@@ -145,14 +146,16 @@ public final class RemapCheck {
       mc.submitJob(v1).get();
       Control.setBudget(SOURCE.name, RUN1);
       Control.awaitAtBudget(SOURCE.name, 2, Harness.TIMEOUT_MS);
-      // RocksDB: also a retained (incremental) checkpoint at the same point, for relocate.
+      String target = new File(root, "savepoints").toURI().toString();
+      String sp = Harness.retrying(() -> mc.triggerSavepoint(v1.getJobID(), target, false, ft));
+      // RocksDB: also a retained (incremental) checkpoint at the same point (the readers still
+      // stand at their budgets), for relocate; taken after the savepoint so nothing subsumes it.
       File checkpoint = null;
       if (backend.equals("rocksdb")) {
         long cp = Harness.triggerCheckpoint(mc, v1.getJobID());
         checkpoint = new File(new File(new File(root, "checkpoints"), v1.getJobID().toString()), "chk-" + cp);
+        if (!new File(checkpoint, "_metadata").isFile()) fail("retained checkpoint " + checkpoint + " has no _metadata");
       }
-      String target = new File(root, "savepoints").toURI().toString();
-      String sp = Harness.retrying(() -> mc.triggerSavepoint(v1.getJobID(), target, false, ft));
       File original = Harness.uriToFile(sp);
       mc.cancelJob(v1.getJobID()).get(Harness.TIMEOUT_MS, TimeUnit.MILLISECONDS);
       Harness.awaitTerminal(mc, v1.getJobID());
