@@ -69,7 +69,7 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
   }
   if (!t.empty()) t.Print(out);
   out << r.files.size() << " files, " << HumanBytes(r.total_bytes)
-      << (r.dry_run ? " (dry run: nothing written)" : ", checksums verified; _metadata written last")
+      << (r.dry_run ? " (dry run: nothing written)" : ", " + r.copies_verified_by + " verified; _metadata written last")
       << "\n";
   if (r.verification) {
     RenderFindingsText(r.verification->findings, out);

@@ -77,7 +77,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
   if (!r.refused.empty()) out << r.refused << "\n";
   out << r.files << " files, " << HumanBytes(r.total_bytes)
-      << (r.written ? ", checksums verified; _metadata written last" : "") << "\n";
+      << (r.written ? ", " + r.copies_verified_by + " verified; _metadata written last" : "") << "\n";
   if (r.verification) {
     RenderFindingsText(r.verification->findings, out);
     out << "verified " << r.verification->snapshot << "\n";

@@ -8,6 +8,8 @@
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
+#include "flink_model.h"
+#include "snapshot_raw.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -45,6 +47,12 @@ base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::stri
   return base::Status::OK();
 }
 
+base::Result<pb::CheckpointMetadata> FlinkMetadataModel(base::Fs& fs, const std::string& dir,
+                                                        const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadFlinkSnapshot(fs, dir, path));
+  return RawMetadata(s);
+}
+
 void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
   std::string path = base::JoinPath(snap->abs, format::kMetadataFileName);
   auto info = fs.Stat(path);
@@ -56,7 +64,11 @@ void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
     return;
   }
   if (info->mtime_ms > 0) snap->metadata_mtime_ms = info->mtime_ms;
-  auto metadata = format::ReadMetadataFile(fs, path);
+  // An Apache Flink `_metadata` is read into the same model (flink_model.h): its file table
+  // resolves relative handles against the chk-N directory and absolute ones in <job>/shared/ as
+  // SHARED, so reachability works unchanged; taskowned/ is never scanned, so never deleted.
+  auto metadata = IsFlinkMetadataFile(fs, path) ? FlinkMetadataModel(fs, snap->abs, path)
+                                                : format::ReadMetadataFile(fs, path);
   if (!metadata.ok()) {
     // Anything but a clean read means its references are unknown: it must block deletions.
     snap->metadata_state = metadata.status().IsNotFound() ? MetadataState::kMissing

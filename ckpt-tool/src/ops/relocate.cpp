@@ -2,6 +2,8 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "flink_model.h"
+#include "flink_relocate.h"
 #include "relocate_copy.h"
 #include "snapshot_raw.h"
 #include "validate_internal.h"
@@ -21,6 +23,9 @@ base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
                                       const std::string& output_dir,
                                       const RelocateOptions& options) {
   CKPT_ASSIGN_OR_RETURN(auto location, format::LocateSnapshot(fs, snapshot));
+  if (internal::IsFlinkMetadataFile(fs, location.metadata)) {
+    return internal::RelocateFlink(fs, location, output_dir, options);
+  }
   CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
   CKPT_RETURN_IF_ERROR(internal::CheckOutputAbsent(fs, output_dir));
 

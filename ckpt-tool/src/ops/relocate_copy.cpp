@@ -199,8 +199,8 @@ namespace {
 
 // Copies one file, hashing what it reads; the destination is created exclusively.
 base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::string& dest,
-                          const base::Progress& progress, uint64_t* done, uint64_t total,
-                          std::string* buffer) {
+                          bool verify_checksum, const base::Progress& progress, uint64_t* done,
+                          uint64_t total, std::string* buffer) {
   auto src = fs.OpenRead(file.source_path);
   if (!src.ok()) {
     if (src.status().IsNotFound()) {
@@ -231,7 +231,7 @@ base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::st
     *done += got;
     progress.Report(*done, total, file.source_path);
   }
-  if (hash.Digest() != file.checksum_xxh3) {
+  if (verify_checksum && hash.Digest() != file.checksum_xxh3) {
     return base::Status::Corruption("referenced file " + file.source_path + " has XXH3 " +
                                     base::ChecksumHex(hash.Digest()) + ", metadata says " +
                                     base::ChecksumHex(file.checksum_xxh3));
@@ -241,9 +241,8 @@ base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::st
 }
 
 base::Result<uint64_t> CopyAll(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                               const std::string& output_dir,
-                               const pb::CheckpointMetadata& output_metadata,
-                               const base::Progress& progress) {
+                               const std::string& output_dir, const MetadataWriter& write_metadata,
+                               bool verify_checksums, const base::Progress& progress) {
   uint64_t total = 0;
   for (const auto& f : files) total += f.size_bytes;
   std::set<std::string> dirs{output_dir};
@@ -260,11 +259,12 @@ base::Result<uint64_t> CopyAll(base::Fs& fs, const std::vector<RelocatedFile>& f
         dirs.insert(up);
       }
     }
-    CKPT_RETURN_IF_ERROR(CopyVerified(fs, f, dest, progress, &done, total, &buffer));
+    CKPT_RETURN_IF_ERROR(
+        CopyVerified(fs, f, dest, verify_checksums, progress, &done, total, &buffer));
   }
   // Children before parents, so every new directory entry is durable before `_metadata`.
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) CKPT_RETURN_IF_ERROR(fs.SyncDir(*it));
-  CKPT_RETURN_IF_ERROR(format::WriteMetadataFile(fs, output_dir, output_metadata));
+  CKPT_RETURN_IF_ERROR(write_metadata(output_dir));
   return done;
 }
 
@@ -274,6 +274,17 @@ base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<Relocat
                                          const std::string& output_dir,
                                          const pb::CheckpointMetadata& output_metadata,
                                          const base::Progress& progress) {
+  return WriteSnapshotCopyWith(
+      fs, files, output_dir,
+      [&](const std::string& dir) { return format::WriteMetadataFile(fs, dir, output_metadata); },
+      true, progress);
+}
+
+base::Result<uint64_t> WriteSnapshotCopyWith(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                             const std::string& output_dir,
+                                             const MetadataWriter& write_metadata,
+                                             bool verify_checksums,
+                                             const base::Progress& progress) {
   CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
   // Built in OUT.tmp and renamed (RocksDB's Checkpoint does the same): OUT either does not
   // exist or is complete. A leftover OUT.tmp may be someone's data: refuse rather than delete.
@@ -283,7 +294,7 @@ base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<Relocat
                                        "to write " + output_dir);
   }
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(tmp));
-  auto copied = CopyAll(fs, files, tmp, output_metadata, progress);
+  auto copied = CopyAll(fs, files, tmp, write_metadata, verify_checksums, progress);
   base::Status published = copied.ok() ? CheckOutputAbsent(fs, output_dir) : copied.status();
   if (published.ok()) published = fs.Rename(tmp, output_dir);
   if (published.ok()) published = fs.SyncDir(base::DirName(output_dir));

@@ -51,6 +51,17 @@ base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<Relocat
                                          const pb::CheckpointMetadata& output_metadata,
                                          const base::Progress& progress);
 
+// Writes the `_metadata` of a copy into the given (temporary) directory.
+using MetadataWriter = std::function<base::Status(const std::string& dir)>;
+
+// As WriteSnapshotCopy, with `_metadata` written by `write_metadata` (e.g. a Flink `_metadata`)
+// and XXH3 checked only when `verify_checksums` (sizes always).
+base::Result<uint64_t> WriteSnapshotCopyWith(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                             const std::string& output_dir,
+                                             const MetadataWriter& write_metadata,
+                                             bool verify_checksums,
+                                             const base::Progress& progress);
+
 // "<output_dir>.tmp", where WriteSnapshotCopy builds the copy.
 std::string TempOutputDir(const std::string& output_dir);
 

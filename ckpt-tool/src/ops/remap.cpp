@@ -4,6 +4,8 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "flink_model.h"
+#include "flink_remap.h"
 #include "relocate_copy.h"
 #include "remap_plan.h"
 
@@ -110,6 +112,9 @@ std::string_view RemapActionName(RemapAction action) {
 base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
                                 const std::string& output_dir, const RemapOptions& options) {
   CKPT_ASSIGN_OR_RETURN(auto location, format::LocateSnapshot(fs, snapshot));
+  if (internal::IsFlinkMetadataFile(fs, location.metadata)) {
+    return internal::RemapFlink(fs, location, output_dir, options);
+  }
   CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
   CKPT_ASSIGN_OR_RETURN(internal::RemapPlan plan, internal::PlanRemap(fs, metadata, options));
   CKPT_RETURN_IF_ERROR(internal::CheckOutputAbsent(fs, output_dir));

@@ -83,6 +83,14 @@ base::Result<std::vector<size_t>> ResolveOld(const std::vector<KnownOperator>& k
   for (size_t i = 0; i < known.size(); ++i) {
     if (!known[i].name.empty() && known[i].name == value) hits.push_back(i);
   }
+  if (hits.empty() && !value.empty()) {
+    // A uid the snapshot does not store (Flink before metadata v5 keeps only the ID): the
+    // operator whose ID is that uid's hash, as Flink derives it.
+    const OperatorId hashed = OperatorId::FromUid(value);
+    for (size_t i = 0; i < known.size(); ++i) {
+      if (known[i].uid.empty() && known[i].id == hashed) hits.push_back(i);
+    }
+  }
   if (hits.size() > 1) {
     std::string which;
     for (size_t h : hits) which += (which.empty() ? "" : ", ") + Describe(known[h]);
@@ -218,6 +226,14 @@ base::Status CheckConsistent(const RemapPlan& plan) {
 
 base::Result<RemapPlan> PlanRemap(base::Fs& fs, const pb::CheckpointMetadata& metadata,
                                   const RemapOptions& options) {
+  CKPT_ASSIGN_OR_RETURN(auto known, CollectKnown(metadata));
+  return PlanRemapOf(fs, std::move(known),
+                     [&](int i) { return metadata.operators(i).max_parallelism(); }, options);
+}
+
+base::Result<RemapPlan> PlanRemapOf(base::Fs& fs, std::vector<KnownOperator> known,
+                                    const std::function<uint32_t(int)>& max_parallelism_of_state,
+                                    const RemapOptions& options) {
   if (options.mappings.empty() && options.against_job_path.empty() &&
       options.uid_prefix_rewrites.empty() && options.uid_suffix_rewrites.empty() &&
       options.drop.empty()) {
@@ -231,7 +247,7 @@ base::Result<RemapPlan> PlanRemap(base::Fs& fs, const pb::CheckpointMetadata& me
     return base::Status::InvalidArgument("--by-name needs --against");
   }
   RemapPlan plan;
-  CKPT_ASSIGN_OR_RETURN(plan.known, CollectKnown(metadata));
+  plan.known = std::move(known);
 
   for (const auto& ref : options.drop) {
     CKPT_ASSIGN_OR_RETURN(auto hits, ResolveOld(plan.known, ref));
@@ -321,7 +337,7 @@ base::Result<RemapPlan> PlanRemap(base::Fs& fs, const pb::CheckpointMetadata& me
                                 ": a restore needs --allow-non-restored-state; --map or --drop it");
         continue;
       }
-      uint32_t old_max = metadata.operators(op.state_index).max_parallelism();
+      uint32_t old_max = max_parallelism_of_state(op.state_index);
       uint32_t new_max = job->graph.operators(n->second).max_parallelism();
       if (old_max != new_max) {
         plan.warnings.push_back("max parallelism of " + Describe(op) + " is " +

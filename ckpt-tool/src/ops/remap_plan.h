@@ -2,6 +2,7 @@
 // operator, refusing ambiguous, chained and conflicting mappings. Private to ckpt::ops.
 #pragma once
 
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -44,5 +45,11 @@ struct RemapPlan {
 // documented on ops::Remap.
 base::Result<RemapPlan> PlanRemap(base::Fs& fs, const pb::CheckpointMetadata& metadata,
                                   const RemapOptions& options);
+
+// As PlanRemap, over operators collected from another metadata model (a Flink `_metadata`):
+// `max_parallelism_of_state(state_index)` is that operator's max parallelism.
+base::Result<RemapPlan> PlanRemapOf(base::Fs& fs, std::vector<KnownOperator> known,
+                                    const std::function<uint32_t(int)>& max_parallelism_of_state,
+                                    const RemapOptions& options);
 
 }  // namespace ckpt::ops::internal

@@ -81,16 +81,17 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
                                 " of operator " + op.IdHex());
   }
   if (r.version() == 2) {
-    CKPT_RETURN_IF_ERROR(in.ReadI32().status());  // chain length: written 1, ignored
+    CKPT_ASSIGN_OR_RETURN(op.v2_chain_length, in.ReadI32());  // written 1, ignored by Flink
     CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("subtask count", 16));
     for (uint32_t i = 0; i < n; ++i) {
       const uint64_t at = in.offset();
       CKPT_ASSIGN_OR_RETURN(int32_t idx, in.ReadI32());
-      CKPT_RETURN_IF_ERROR(in.ReadI64().status());  // legacy duration
+      CKPT_ASSIGN_OR_RETURN(int64_t duration, in.ReadI64());  // legacy, unused
       CKPT_ASSIGN_OR_RETURN(int32_t legacy, in.ReadI32());
       if (legacy != 0) return in.Error(at, "legacy task states are not supported");
       if (idx < 0) return in.Error(at, "negative subtask index " + std::to_string(idx));
       CKPT_ASSIGN_OR_RETURN(SubtaskState st, ReadSubtaskState(r, idx));
+      st.v2_duration = duration;
       op.subtasks.push_back(std::move(st));
     }
     return op;
@@ -117,13 +118,15 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
   for (int32_t i = 0; i < n; ++i) {
     const uint64_t at = in.offset();
     CKPT_ASSIGN_OR_RETURN(int32_t idx, in.ReadI32());
+    op.entry_order.push_back(idx);
     if (idx < 0) {
       op.finished_subtasks.push_back(-(idx + 1));
     } else {
       CKPT_ASSIGN_OR_RETURN(SubtaskState st, ReadSubtaskState(r, idx));
       op.subtasks.push_back(std::move(st));
     }
-    if (r.version() >= 7) {
+    // MetadataV7Serializer appends the marker to serializeSubtaskState: a finished entry has none.
+    if (r.version() >= 7 && idx >= 0) {
       CKPT_ASSIGN_OR_RETURN(bool has_ref, in.ReadBool());
       if (has_ref) {
         CKPT_ASSIGN_OR_RETURN(int64_t ref, in.ReadI64());
@@ -199,6 +202,7 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
       md.properties_error = "no checkpoint properties (the file ends after the operators)";
     } else {
       CKPT_ASSIGN_OR_RETURN(std::string_view trailer, in.ReadBytes(in.remaining()));
+      md.trailer.assign(trailer);
       auto props = DecodeCheckpointProperties(trailer, path, md.trailer_offset);
       if (props.ok()) {
         md.properties = std::move(props).value();

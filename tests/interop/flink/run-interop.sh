@@ -56,11 +56,24 @@ for profile in "${profiles[@]}"; do
     fail "the Flink harness ($profile) failed"
   fi
   echo "interop: [$(elapsed) s] harness $profile done" >&2
+  # Issue 11 §3: remap verified by Flink (RemapCheck.java): refused before, restored after.
+  for variant in "hashmap canonical" "rocksdb native"; do
+    read -r backend format <<<"$variant"
+    if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RemapCheck \
+         --out "$scratch/remap-check" --ckpt-tool "$tool" --backend "$backend" --format "$format" \
+         2> >(grep -v '^SLF4J' >&2); then
+      remap_failed=1
+    fi
+  done
+  echo "interop: [$(elapsed) s] remap check $profile done" >&2
 done
 
 roots=("$scratch"/snapshots/*/)
 status=0
 python3 "$here/check_snapshots.py" --ckpt-tool "$tool" "${roots[@]}" || status=$?
+# Issue 11 §1: every harness snapshot's _metadata read and written back byte for byte.
+python3 "$here/check_writer.py" --ckpt-tool "$tool" "${roots[@]}" || status=1
+[[ -z "${remap_failed:-}" ]] || { echo "FAIL: the remap check against Flink failed (see above)"; status=1; }
 echo "interop: [$(elapsed) s] checks done (exit $status)" >&2
 if [[ $status -eq 0 ]]; then
   rm -rf "$scratch"

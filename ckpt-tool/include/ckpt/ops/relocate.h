@@ -50,6 +50,9 @@ struct RelocateResult {
   std::string output_type;
   // With verify_output, the validation of the written output.
   std::optional<ValidateReport> verification;
+  // How copied files were verified: "checksums" (our format: sizes and XXH3) or "sizes" (an
+  // Apache Flink snapshot, which records no checksums).
+  std::string copies_verified_by = "checksums";
 };
 
 // Copies the snapshot at `snapshot` (directory or its `_metadata`) to `output_dir`, which must

@@ -90,6 +90,9 @@ struct RemapResult {
   uint64_t bytes_copied = 0;  // 0 for a dry run
   // With verify_output, the validation of the written output.
   std::optional<ValidateReport> verification;
+  // How copied files were verified: "checksums" (our format: sizes and XXH3) or "sizes" (an
+  // Apache Flink snapshot, which records no checksums).
+  std::string copies_verified_by = "checksums";
 };
 
 // Plans and (unless dry_run, or a request matched nothing) writes the remapped savepoint at

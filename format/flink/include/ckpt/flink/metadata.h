@@ -156,6 +156,7 @@ struct SubtaskState {
   std::vector<ChannelHandle> input_channels;
   std::vector<ChannelHandle> result_subpartitions;
   std::optional<int64_t> ref_checkpoint_id;  // v7
+  int64_t v2_duration = -1;  // v2: the legacy "duration" field as written (writer round trip)
 };
 
 struct OperatorState {
@@ -169,6 +170,12 @@ struct OperatorState {
   std::vector<SubtaskState> subtasks;     // in file order
   std::vector<int32_t> finished_subtasks;  // indexes recorded as FINISHED
   uint64_t metadata_offset = 0;
+  // The writer's round trip (metadata_writer.h): v2's unused "chain length" field as written,
+  // and the order of the subtask entries (v3+: the index field of each entry as written,
+  // negative = finished, so subtasks and finished_subtasks interleave as they did; empty or
+  // inconsistent: ascending subtask index).
+  int32_t v2_chain_length = 1;
+  std::vector<int32_t> entry_order;
 
   std::string IdHex() const;  // 32 lowercase hex digits
 };
@@ -192,6 +199,7 @@ struct Metadata {
   uint64_t trailer_size = 0;
   std::optional<CheckpointProperties> properties;
   std::string properties_error;  // why properties is empty although a trailer is present
+  std::string trailer;  // v4+: the trailer's bytes as read (the writer copies them back)
 };
 
 }  // namespace ckpt::flink
