@@ -77,6 +77,10 @@ StateBrowser::StateBrowser(QWidget* parent)
               const QJsonValue v = doc.array()[0];
               value = QString::fromUtf8(v.isObject() ? QJsonDocument(v.toObject()).toJson() : QJsonDocument(v.toArray()).toJson());
             }
+            bool ok_sub = false, ok_kg = false;
+            const int sub = cell(StateTableModel::kSubtask).toInt(&ok_sub);
+            const int kg = cell(StateTableModel::kKeyGroup).toInt(&ok_kg);
+            Q_EMIT recordSelected(m_operator->currentData().toString(), ok_sub ? sub : -1, ok_kg ? kg : -1);
             Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
                                      .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
                                           cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
@@ -146,6 +150,8 @@ bool StateBrowser::exportSelection(const QString& path) {
                        : tr("cannot write %1").arg(path));
   return ok;
 }
+
+QString StateBrowser::currentOperator() const { return m_operator->currentData().toString(); }
 
 void StateBrowser::focusFilter() {
   m_key->setFocus();

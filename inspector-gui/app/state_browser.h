@@ -31,9 +31,13 @@ class StateBrowser : public QWidget {
   StateTableModel* model() const { return m_model; }
   QTableView* view() const { return m_view; }
   void focusFilter();
+  QString currentOperator() const;
 
  Q_SIGNALS:
   void entrySelected(const QString& description);
+  // The selected row's operator (id hex), subtask and key group (-1 when not keyed), emitted
+  // before entrySelected so linked views follow the selection.
+  void recordSelected(const QString& operatorId, int subtask, int keyGroup);
 
  private:
   void operatorChosen(int index);
