@@ -30,6 +30,7 @@
 #include "app/charts.h"
 #include "app/diff_page.h"
 #include "app/hex_view.h"
+#include "app/history_page.h"
 #include "app/state_browser.h"
 #include "app/task_progress.h"
 #include "app/treemap_view.h"
@@ -37,12 +38,23 @@
 #include "models/detail_tree_model.h"
 #include "models/display.h"
 #include "models/snapshot_list_model.h"
+#include "models/sort_proxy.h"
 #include "models/table_models.h"
 
 namespace ckpt::inspector {
 namespace {
 
 constexpr int kMaxRecent = 8;
+
+// Columns sized to their contents; the text column `stretch` takes the remaining room (long
+// text is elided in the middle, with the whole as tooltip).
+void fitColumns(QTableView* view, int stretch) {
+  QHeaderView* h = view->horizontalHeader();
+  h->setSectionResizeMode(QHeaderView::Interactive);
+  view->resizeColumnsToContents();
+  for (int c = 0; c < h->count(); ++c) h->resizeSection(c, std::min(h->sectionSize(c), 360));
+  h->setSectionResizeMode(stretch, QHeaderView::Stretch);
+}
 
 std::string base_join(const std::vector<std::string>& ids) {
   std::string out;
@@ -74,6 +86,24 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   if (!settings.contains(QStringLiteral("window/geometry"))) resize(1280, 800);
   setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
   statusBar()->showMessage(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
+  showStartPage();
+}
+
+void MainWindow::showStartPage() {
+  QString html = QStringLiteral("<h2>ckpt-inspector</h2><p><a href=\"action:open\">%1</a> %2</p><p>%3</p>")
+                     .arg(tr("Open…").toHtmlEscaped(),
+                          tr("a savepoint, a checkpoint or a checkpoint root (Ctrl+O).").toHtmlEscaped(),
+                          tr("Or drop a snapshot directory, its _metadata or a checkpoint root on this window.").toHtmlEscaped());
+  const QStringList recent = recentFiles();
+  if (!recent.isEmpty()) {
+    html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("Recent"));
+    for (int i = 0; i < recent.size(); ++i) {
+      html += QStringLiteral("<li><a href=\"recent:%1\">%2</a></li>").arg(i).arg(recent[i].toHtmlEscaped());
+    }
+    html += QStringLiteral("</ul>");
+  }
+  m_summary->setHtml(html);
+  showPage(kSummaryPage);
 }
 
 MainWindow::~MainWindow() = default;
@@ -83,6 +113,13 @@ void MainWindow::buildPages() {
   m_pages->setDocumentMode(true);
   m_summary = new QTextBrowser(this);
   m_summary->setOpenLinks(false);
+  connect(m_summary, &QTextBrowser::anchorClicked, this, [this](const QUrl& url) {
+    if (url.scheme() == QLatin1String("action") && url.path() == QLatin1String("open")) openDialog();
+    if (url.scheme() == QLatin1String("recent")) {
+      const QString path = recentFiles().value(url.path().toInt());
+      if (!path.isEmpty()) openPath(path);
+    }
+  });
 
   m_treeModel = new DetailTreeModel(this);
   m_tree = new QTreeView(this);
@@ -125,21 +162,38 @@ void MainWindow::buildPages() {
 
   m_filesModel = new FilesModel(this);
   m_filesView = new QTableView(this);
-  m_filesView->setModel(m_filesModel);
-  m_filesView->horizontalHeader()->setStretchLastSection(true);
+  m_filesProxy = new SortProxy(this);
+  m_filesProxy->setSourceModel(m_filesModel);
+  m_filesView->setModel(m_filesProxy);
+  m_filesView->setSortingEnabled(true);
+  m_filesView->sortByColumn(FilesModel::kIndex, Qt::AscendingOrder);
+  m_filesView->setTextElideMode(Qt::ElideMiddle);
+  m_filesView->setWordWrap(false);
+  m_filesView->horizontalHeader()->setStretchLastSection(false);
   m_filesView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  m_filesView->setToolTip(tr("Double-click a file to see it in Details"));
+  connect(m_filesModel, &QAbstractItemModel::modelReset, this, [this] { fitColumns(m_filesView, FilesModel::kPath); });
 
   m_state = new StateBrowser(this);
   m_treemap = new TreemapView(this);
   m_keyGroups = new KeyGroupChart(this);
-  m_history = new HistoryChart(this);
+  m_history = new HistoryPage(this);
+  connect(m_history, &HistoryPage::snapshotActivated, this, [this](const QString& rel) {
+    const QModelIndex i = m_listModel->indexForPath(rel);
+    if (i.isValid()) m_list->setCurrentIndex(i);
+  });
   m_subtasks = new SubtaskBarsChart(this);
 
   m_findingsModel = new FindingsModel(this);
   m_findingsView = new QTableView(this);
-  m_findingsView->setModel(m_findingsModel);
+  m_findingsProxy = new SortProxy(this);
+  m_findingsProxy->setSourceModel(m_findingsModel);
+  m_findingsView->setModel(m_findingsProxy);
+  m_findingsView->setSortingEnabled(true);
+  m_findingsView->setTextElideMode(Qt::ElideMiddle);
+  m_findingsView->setWordWrap(false);
   m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
-  m_findingsView->horizontalHeader()->setStretchLastSection(true);
+  connect(m_findingsModel, &QAbstractItemModel::modelReset, this, [this] { fitColumns(m_findingsView, FindingsModel::kMessage); });
   m_findingsSummary = new QLabel(tr("Tools > Validate (Ctrl+R) checks the metadata, every file's size and checksum, and key-group coverage."), this);
   m_findingsSummary->setWordWrap(true);
   auto* findingsPage = new QWidget(this);
@@ -166,7 +220,12 @@ void MainWindow::buildPages() {
   m_list = new QTreeView(this);
   m_list->setModel(m_listModel);
   m_list->setUniformRowHeights(true);
+  m_list->setTextElideMode(Qt::ElideMiddle);
+  m_list->header()->setSectionResizeMode(QHeaderView::Interactive);
+  m_list->header()->setStretchLastSection(false);
   auto* dock = new QDockWidget(tr("Snapshots"), this);
+  dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
+  dock->setMinimumWidth(160);
   dock->setObjectName(QStringLiteral("snapshotsDock"));
   dock->setWidget(m_list);
   addDockWidget(Qt::LeftDockWidgetArea, dock);
@@ -179,17 +238,16 @@ void MainWindow::buildPages() {
   connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
           [this](const QModelIndex& current) { openListedSnapshot(current); });
   connect(m_tree->selectionModel(), &QItemSelectionModel::currentChanged, this, &MainWindow::treeSelectionChanged);
-  connect(m_findingsView, &QTableView::activated, this, [this](const QModelIndex& i) { showFinding(i.row()); });
+  connect(m_findingsView, &QTableView::activated, this, [this](const QModelIndex& i) { showFinding(m_findingsProxy->mapToSource(i).row()); });
   connect(m_state, &StateBrowser::recordSelected, this, &MainWindow::stateRecordSelected);
   connect(m_state, &StateBrowser::entrySelected, m_decoded, &QPlainTextEdit::setPlainText);
   connect(m_filesView, &QTableView::activated, this, [this](const QModelIndex& i) {
-    const auto& rows = m_filesModel->rows();
-    if (!m_cannotOpen && i.isValid() && static_cast<size_t>(i.row()) < rows.size()) openFileInDetails(static_cast<int>(rows[static_cast<size_t>(i.row())].index));
+    if (!m_cannotOpen && i.isValid()) openFileInDetails(i.data(kFileIndexRole).toInt());
   });
   connect(m_filesView->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& i) {
-    const auto& rows = m_filesModel->rows();
-    if (m_cannotOpen || !m_snapshot || !i.isValid() || static_cast<size_t>(i.row()) >= rows.size()) return;
-    const uint32_t file = rows[static_cast<size_t>(i.row())].index;
+    if (m_cannotOpen || !m_snapshot || !i.isValid()) return;
+    const auto file = static_cast<size_t>(i.data(kFileIndexRole).toInt());
+    if (file >= m_snapshot->files.size()) return;
     ops::Location loc;
     loc.file = m_snapshot->files[file].path;
     const QModelIndex idx = m_treeModel->indexForLocation(loc);
@@ -302,7 +360,7 @@ void MainWindow::openPath(const QString& path) {
       return;
     }
     m_path = clean;
-    addRecent(clean);
+    if (r.value->snapshot || !r.value->jobs.empty()) addRecent(clean);  // not a folder without snapshots
     if (r.value->snapshot) {
       m_root.clear();
       m_listModel->setListing(QFileInfo(clean).absolutePath(), {});
@@ -319,6 +377,7 @@ void MainWindow::openPath(const QString& path) {
     m_listModel->setListing(clean, r.value->jobs);
     m_list->expandAll();
     for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) m_list->resizeColumnToContents(c);
+    resizeDocks({static_cast<QDockWidget*>(m_listDock)}, {std::min(width() / 3, 520)}, Qt::Horizontal);
     setWindowTitle(tr("%1 — ckpt-inspector").arg(clean));
     const size_t jobs = r.value->jobs.size();
     statusBar()->showMessage(jobs == 1 ? tr("%1: 1 job").arg(clean) : tr("%1: %2 jobs").arg(clean).arg(jobs));
@@ -713,7 +772,7 @@ void MainWindow::showFileBytes(int file, std::optional<uint32_t> keyGroup, std::
       m_hex->setHighlight(range->range.offset, range->range.length);
       m_hexRange = qs(range->what);
       m_hexInfo->setText(tr("%1 — %2: bytes %3–%4 (%5)")
-                             .arg(m_snapshot->files[static_cast<size_t>(file)].path.c_str())
+                             .arg(qs(m_snapshot->files[static_cast<size_t>(file)].path))
                              .arg(m_hexRange).arg(range->range.offset).arg(range->range.end() - 1)
                              .arg(humanBytes(range->range.length)));
     }
@@ -882,7 +941,6 @@ void MainWindow::validateSnapshot(bool deep) {
                                              .arg(deep ? tr(", %1 records").arg(r.value->records_checked) : QString())
                                              .arg(caps.join(QStringLiteral("; "))));
               m_findingsModel->setFindings(r.value->findings);
-              for (int c = 0; c < FindingsModel::kColumnCount - 1; ++c) m_findingsView->resizeColumnToContents(c);
               statusBar()->showMessage(tr("validate: %1 findings, %2 files, %3 checked")
                                            .arg(r.value->findings.size()).arg(r.value->files_checked)
                                            .arg(humanBytes(r.value->bytes_checked)));
@@ -985,7 +1043,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   openPath(urls.front().toLocalFile());
 }
 
-QStringList MainWindow::saveScreenshots(const QString& dir) {
+QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix) {
   QDir().mkpath(dir);
   QStringList written;
   const int current = m_pages->currentIndex();
@@ -994,10 +1052,10 @@ QStringList MainWindow::saveScreenshots(const QString& dir) {
   for (int i = 0; i < kPageCount; ++i) {
     m_pages->setCurrentIndex(i);
     QApplication::processEvents();
-    const QString page = dir + QStringLiteral("/view-%1.png").arg(QLatin1String(kNames[i]));
+    const QString page = dir + QStringLiteral("/view-%1%2.png").arg(QLatin1String(kNames[i]), suffix);
     if (m_pages->widget(i)->grab().save(page)) written << page;
     if (i == kDetailsPage || i == kSummaryPage) {
-      const QString win = dir + QStringLiteral("/window-%1.png").arg(QLatin1String(kNames[i]));
+      const QString win = dir + QStringLiteral("/window-%1%2.png").arg(QLatin1String(kNames[i]), suffix);
       if (grab().save(win)) written << win;
     }
   }

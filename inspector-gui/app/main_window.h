@@ -32,11 +32,12 @@ class SnapshotListModel;
 class DetailTreeModel;
 class FilesModel;
 class FindingsModel;
+class SortProxy;
 class HexView;
 class StateBrowser;
 class TreemapView;
 class KeyGroupChart;
-class HistoryChart;
+class HistoryPage;
 class SubtaskBarsChart;
 class DiffPage;
 class TaskProgress;
@@ -61,9 +62,12 @@ class MainWindow : public QMainWindow {
   void showFinding(int row);
   void compareWith(const QString& other, bool withKeys = false);
   void setTheme(Theme theme);
+  // The page shown with nothing open: Open…, the recent files (links) and drag-and-drop.
+  void showStartPage();
   void showPage(Page page);
   // Renders the window and every page to PNG files in `dir`; returns the files written.
-  QStringList saveScreenshots(const QString& dir);
+  // `suffix` is appended to each file's stem (e.g. "-dark").
+  QStringList saveScreenshots(const QString& dir, const QString& suffix = QString());
 
   std::shared_ptr<const ops::Snapshot> snapshot() const { return m_snapshot; }
   QString currentPath() const { return m_path; }
@@ -84,6 +88,7 @@ class MainWindow : public QMainWindow {
   StateBrowser* stateBrowser() const { return m_state; }
   TreemapView* treemap() const { return m_treemap; }
   DiffPage* diffPage() const { return m_diff; }
+  HistoryPage* historyPage() const { return m_history; }
   QString summaryText() const;
   QTableView* filesView() const { return m_filesView; }
   QComboBox* blockPicker() const { return m_blockPicker; }
@@ -174,10 +179,12 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* m_decoded;
   QTableView* m_filesView;
   FilesModel* m_filesModel;
+  SortProxy* m_filesProxy;
+  SortProxy* m_findingsProxy;
   StateBrowser* m_state;
   TreemapView* m_treemap;
   KeyGroupChart* m_keyGroups;
-  HistoryChart* m_history;
+  HistoryPage* m_history;
   SubtaskBarsChart* m_subtasks;
   QTableView* m_findingsView;
   QLabel* m_findingsSummary;

@@ -1,5 +1,6 @@
 #include "app/state_browser.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -29,6 +30,7 @@ StateBrowser::StateBrowser(QWidget* parent)
       m_key(new QLineEdit(this)),
       m_keyGroup(new QSpinBox(this)),
       m_match(new QComboBox(this)),
+      m_history(new QCheckBox(tr("Changelog history"), this)),
       m_goTo(new QLineEdit(this)),
       m_range(new QLabel(this)),
       m_view(new QTableView(this)),
@@ -57,6 +59,7 @@ StateBrowser::StateBrowser(QWidget* parent)
   top->addWidget(m_keyGroup);
   top->addWidget(apply);
   top->addWidget(exportButton);
+  top->addWidget(m_history);
   top->addWidget(m_goTo);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
@@ -72,11 +75,14 @@ StateBrowser::StateBrowser(QWidget* parent)
   m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
   m_view->horizontalHeader()->setStretchLastSection(true);
   m_view->setWordWrap(false);
+  m_view->setTextElideMode(Qt::ElideMiddle);
   connect(m_operator, &QComboBox::currentIndexChanged, this, &StateBrowser::operatorChosen);
   connect(m_state, &QComboBox::currentIndexChanged, this, [this] { stateChosen(); });
   connect(apply, &QPushButton::clicked, this, [this] {
     applyFilter(m_key->text(), m_keyGroup->value(), static_cast<StateTableModel::KeyMatch>(m_match->currentData().toInt()));
   });
+  m_history->setToolTip(tr("Changelog state: show every change of the log tail instead of the replayed values a restore sees"));
+  connect(m_history, &QCheckBox::toggled, m_model, &StateTableModel::setHistory);
   connect(m_goTo, &QLineEdit::returnPressed, this, [this] {
     const QString t = m_goTo->text().trimmed();
     bool ok = false;
@@ -147,6 +153,8 @@ void StateBrowser::stateChosen() {
   m_status->clear();
   const QString op = m_operator->currentData().toString();
   m_model->setSource(m_snapshot, op, m_state->currentData().toString());
+  // A chosen state fixes the State column: it would repeat one name on every row.
+  m_view->setColumnHidden(StateTableModel::kSource, !m_state->currentData().toString().isEmpty());
   m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())));
   if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
 }

@@ -11,6 +11,7 @@
 #include "ckpt/ops/snapshot.h"
 #include "models/state_table_model.h"
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
@@ -62,6 +63,7 @@ class StateBrowser : public QWidget {
   QLineEdit* m_key;
   QSpinBox* m_keyGroup;
   QComboBox* m_match;
+  QCheckBox* m_history;
   QLineEdit* m_goTo;
   QLabel* m_range;
   QTableView* m_view;

@@ -106,6 +106,15 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
             points.push_back(std::move(pt));
           }
         }
+        size_t detailed = 0;
+        for (auto it = points.rbegin(); it != points.rend() && detailed < kHistoryDetailed; ++it) {
+          if (it->entry.health != ops::SnapshotHealth::kComplete) continue;
+          auto s = ops::LoadSnapshot(fs, r + "/" + it->entry.path);
+          if (!s.ok()) continue;
+          it->metrics = s->metrics;
+          if (s->restored_from) it->restored_from = s->restored_from->path;
+          ++detailed;
+        }
         Loaded<std::vector<HistoryPoint>> out;
         out.value = std::make_shared<const std::vector<HistoryPoint>>(std::move(points));
         return out;

@@ -71,7 +71,13 @@ struct Opened {
 struct HistoryPoint {
   ops::SnapshotEntry entry;
   int64_t duration_ms = -1;  // -1 when the metadata could not be read
+  // The snapshot's own metrics (in-flight data, unaligned flag) and restore source, read from
+  // its metadata for the newest kHistoryDetailed complete snapshots; unset otherwise.
+  std::optional<ops::CheckpointMetrics> metrics;
+  std::string restored_from;  // path of the snapshot it was restored from, if any
 };
+// How many of a job's newest complete snapshots loadHistory reads the metadata of.
+inline constexpr size_t kHistoryDetailed = 100;
 
 // The keyed entries that differ, capped (the summary always counts all).
 struct KeyDiffList {

@@ -49,6 +49,7 @@ ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip,
   options.state = q.state;
   if (q.match == KeyMatch::kExact) options.key_json = q.key;
   options.key_group = key_group;
+  options.history = q.history;
   // Keyed pages without a key text filter let ops pass over the earlier entries undecoded.
   if (key_group && (q.match == KeyMatch::kExact || q.key.empty())) {
     options.skip_keyed_entries = static_cast<uint64_t>(skip);
@@ -118,6 +119,13 @@ void StateTableModel::setFilter(const QString& key, std::optional<uint32_t> key_
   endReset();
 }
 
+void StateTableModel::setHistory(bool history) {
+  beginResetModel();
+  m_query.history = history;
+  rebuildPlan();
+  endReset();
+}
+
 // The plan: one chunk per key group that has records in some subtask's handle (the handles
 // record per-group counts), or one chunk for non-keyed state, an exact key, or handles without
 // per-group counts that ops reads whole. The counts are the rows when every record is one entry
@@ -183,7 +191,8 @@ void StateTableModel::rebuildPlan() {
       }
     }
   }
-  m_exact = counted_all && keyed_states == 1 && one_entry_per_record && m_query.key.empty();
+  m_exact = counted_all && keyed_states == 1 && one_entry_per_record && m_query.key.empty() &&
+            !m_query.history;
   for (const auto& [g, records] : groups) {
     if (m_keyGroup && *m_keyGroup != g) continue;
     Chunk c{g, 0, -1};

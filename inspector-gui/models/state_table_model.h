@@ -14,6 +14,7 @@
 #include <QByteArray>
 #include <QModelIndexList>
 #include <QThreadPool>
+#include <atomic>
 #include <list>
 #include <map>
 #include <memory>
@@ -51,6 +52,11 @@ class StateTableModel : public QAbstractTableModel {
   // all) and/or this key group.
   void setFilter(const QString& key, std::optional<uint32_t> key_group,
                  KeyMatch match = KeyMatch::kExact);
+
+  // Changelog state as its raw history (ops' DumpOptions::history) instead of the replayed
+  // values a restore sees. Default: false.
+  void setHistory(bool history);
+  bool history() const { return m_query.history; }
 
   QString lastError() const { return m_error; }
   // Rows currently decoded in memory (at most kMaxCachedRows + one page).
@@ -95,6 +101,7 @@ class StateTableModel : public QAbstractTableModel {
     std::shared_ptr<const ops::Snapshot> snapshot;
     std::string op, state, key;
     KeyMatch match = KeyMatch::kExact;
+    bool history = false;
   };
 
  private:

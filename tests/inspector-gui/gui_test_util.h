@@ -60,7 +60,9 @@ inline bool fetchAll(StateTableModel& m, int timeout_ms = 120000) {
 // The cell at (row, column) once its page has been read by the model's worker.
 inline QVariant cell(StateTableModel& m, int row, int column, int timeout_ms = 60000) {
   m.requestRow(row);
-  QTest::qWaitFor([&] { return m.isLoaded(row) || !m.lastError().isEmpty(); }, timeout_ms);
+  if (!QTest::qWaitFor([&] { return m.isLoaded(row) || !m.lastError().isEmpty(); }, timeout_ms)) {
+    QTest::qFail("cell: the page was not read within the deadline", __FILE__, __LINE__);
+  }
   return m.index(row, column).data();
 }
 

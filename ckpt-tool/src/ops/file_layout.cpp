@@ -72,12 +72,14 @@ Result<FileLayout> DescribeFileLayout(base::Fs& fs, const std::string& path, boo
   CKPT_ASSIGN_OR_RETURN(auto reader, format::StateFileReader::Open(fs, path));
   const format::StateFileIndex& index = reader->index();
   layout.container = true;
-  layout.compression = index.compression == format::pb::COMPRESSION_ZSTD ? "zstd" : "none";
+  layout.compression = index.compression == ckpt::pb::COMPRESSION_ZSTD ? "zstd" : "none";
   layout.file_header = {0, format::kStateFileHeaderSize};
   layout.logical_size = index.logical_size;
   uint64_t blocks_end = format::kStateFileHeaderSize;
   std::unique_ptr<base::RandomAccessFile> file;
-  if (verify_blocks) CKPT_ASSIGN_OR_RETURN(file, fs.OpenRead(path));
+  if (verify_blocks) {
+    CKPT_ASSIGN_OR_RETURN(file, fs.OpenRead(path));
+  }
   for (size_t i = 0; i < index.blocks.size(); ++i) {
     const format::BlockInfo& bi = index.blocks[i];
     BlockLayout b;
