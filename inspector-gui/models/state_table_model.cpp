@@ -266,7 +266,8 @@ void StateTableModel::fetchMore(const QModelIndex& parent) {
 void StateTableModel::countArrived(uint64_t generation, size_t first_chunk, std::vector<int> counts,
                                    std::vector<std::vector<Row>> first_pages, QString error) {
   if (generation != m_generation) return;
-  m_counting = false;
+  // m_counting stays set until the rows are in: a receiver of rowsAboutToBeInserted that asks
+  // for more must not start counting the same key groups again.
   int added = 0;
   for (int c : counts) added += c;
   const int first_row = m_rowCount;
@@ -283,6 +284,7 @@ void StateTableModel::countArrived(uint64_t generation, size_t first_chunk, std:
   }
   m_nextChunk = first_chunk + counts.size();
   if (added > 0) endInsertRows();
+  m_counting = false;
   if (!error.isEmpty()) {
     m_error = error;
     m_nextChunk = m_chunks.size();
@@ -312,7 +314,8 @@ bool StateTableModel::isLoaded(int row) const {
 void StateTableModel::requestRow(int row) const {
   PageKey key;
   size_t offset = 0;
-  if (!locate(row, &key, &offset) || m_pages.count(key) > 0 || m_inflight.count(key) > 0) return;
+  // After a read error nothing more is read (the error is shown; a new filter or source resets).
+  if (!m_error.isEmpty() || !locate(row, &key, &offset) || m_pages.count(key) > 0 || m_inflight.count(key) > 0) return;
   m_queue.remove(key);
   m_queue.push_front(key);
   // A fast scroll asks for many pages: only the most recent few are worth reading.

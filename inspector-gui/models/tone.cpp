@@ -18,6 +18,11 @@ double contrastRatio(const QColor& a, const QColor& b) {
   return (std::max(la, lb) + 0.05) / (std::min(la, lb) + 0.05);
 }
 
+QColor toneColor(Tone tone) {
+  const bool gui = qobject_cast<QGuiApplication*>(QCoreApplication::instance()) != nullptr;
+  return toneColor(tone, gui ? QGuiApplication::palette() : QPalette(Qt::white));
+}
+
 QColor toneColor(Tone tone, const QPalette& palette) {
   const bool dark = relativeLuminance(palette.color(QPalette::Base)) < 0.2;
   switch (tone) {

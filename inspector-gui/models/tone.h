@@ -13,7 +13,9 @@ namespace ckpt::inspector {
 enum class Tone { kError, kWarning, kInfo, kAdded, kRemoved, kChanged };
 
 // The colour of `tone` on `palette` (dark variants when the palette's Base is dark).
-QColor toneColor(Tone tone, const QPalette& palette = QGuiApplication::palette());
+QColor toneColor(Tone tone, const QPalette& palette);
+// The same on the application's palette (the default light palette without a QGuiApplication).
+QColor toneColor(Tone tone);
 // WCAG 2.x relative luminance (sRGB) and contrast ratio (1..21).
 double relativeLuminance(const QColor& c);
 double contrastRatio(const QColor& a, const QColor& b);

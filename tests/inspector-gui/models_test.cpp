@@ -164,6 +164,8 @@ void ModelsTest::snapshotModels() {
       options.state = state.name;
       auto n = ops::Dump(base::Fs::Default(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
       if (!n.ok()) {
+        // Rows known from the index are read when shown: read them until the error arrives.
+        for (int r = 0; r < model.rowCount() && model.lastError().isEmpty(); ++r) cell(model, r, StateTableModel::kKey);
         QVERIFY2(!model.lastError().isEmpty(), "a dump error reaches the model");
         continue;
       }
