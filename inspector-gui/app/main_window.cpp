@@ -749,7 +749,8 @@ void MainWindow::showFileBytes(int file, std::optional<uint32_t> keyGroup, std::
     {
       QSignalBlocker block(m_blockPicker);
       m_blockPicker->clear();
-      m_blockPicker->addItem(l.container ? tr("Whole file (%1 blocks, %2)").arg(l.blocks.size()).arg(humanBytes(l.file_size))
+      const QString blocks = l.blocks.size() == 1 ? tr("1 block") : tr("%1 blocks").arg(l.blocks.size());
+      m_blockPicker->addItem(l.container ? tr("Whole file (%1, %2)").arg(blocks, humanBytes(l.file_size))
                                          : tr("Whole file (%1, not a state-file container)").arg(humanBytes(l.file_size)));
       for (const ops::BlockLayout& b : l.blocks) {
         QString label = tr("Block %1 at %2: %3 stored, %4 raw, %5 records")

@@ -102,8 +102,8 @@ class StateMemoryTest : public QObject {
     QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
     QVERIFY(model.cachedRows() <= StateTableModel::kMaxCachedRows + StateTableModel::kPageRows);
     // Back to the top: an evicted page is read again.
-    QCOMPARE(cell(model, 0, StateTableModel::kValue).toString().toLongLong(),
-             model.index(0, StateTableModel::kKey).data().toString().toLongLong() * 2);
+    const qlonglong firstValue = cell(model, 0, StateTableModel::kValue).toString().toLongLong();
+    QCOMPARE(firstValue, model.index(0, StateTableModel::kKey).data().toString().toLongLong() * 2);
     report("1 M keys over 128 key groups", before, peak, model.cachedRows());
     QVERIFY2(peak < before + kMaxGrowthBytes, "state browser memory grew beyond its bound");
     // A prefix filter over every key: 99999 and 999990..999999.
