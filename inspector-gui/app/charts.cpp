@@ -1,9 +1,15 @@
 #include "app/charts.h"
 
+#include <QHelpEvent>
 #include <QPainter>
+#include <QTimeZone>
+#include <QToolTip>
+#include <cmath>
+#include <cstdlib>
 #include <algorithm>
 
 #include "models/display.h"
+#include "models/tone.h"
 
 namespace ckpt::inspector {
 
@@ -26,7 +32,7 @@ void ChartBase::paintEvent(QPaintEvent*) {
   const int th = fontMetrics().height() + 6;
   p.drawText(QRect(8, 4, width() - 16, th), Qt::AlignLeft | Qt::AlignVCenter, title());
   p.setFont(font());
-  const QRectF plot(56, th + 8, width() - 56 - 56, height() - th - 8 - 36);
+  const QRectF plot(76, th + 8, width() - 76 - 76, height() - th - 8 - 40);
   if (plot.width() < 20 || plot.height() < 20 || !paintChart(p, plot)) {
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(rect(), Qt::AlignCenter, tr("No data"));
@@ -91,47 +97,160 @@ bool KeyGroupChart::paintChart(QPainter& p, const QRectF& plot) {
   return true;
 }
 
+HistoryChart::HistoryChart(QWidget* parent) : ChartBase(parent) { setMouseTracking(true); }
+
 void HistoryChart::setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history) {
   m_history = std::move(history);
   update();
 }
 
-bool HistoryChart::paintChart(QPainter& p, const QRectF& plot) {
+std::vector<double> HistoryChart::niceTicks(double max, int target) {
+  if (max <= 0) return {0, 1};
+  const double raw = max / std::max(1, target);
+  const double mag = std::pow(10.0, std::floor(std::log10(raw)));
+  double step = mag;
+  for (double m : {1.0, 2.0, 5.0, 10.0}) {
+    step = m * mag;
+    if (step >= raw) break;
+  }
+  std::vector<double> ticks;
+  for (double v = 0; v < max + step * 0.999; v += step) ticks.push_back(v);
+  if (ticks.size() < 2) ticks.push_back(step);
+  return ticks;
+}
+
+double HistoryChart::slotCenter(int i) const {
+  if (!m_history || m_history->empty()) return -1;
+  const double slot = m_plot.width() / static_cast<double>(m_history->size());
+  return m_plot.left() + slot * i + slot / 2;
+}
+
+int HistoryChart::pointAt(const QPoint& pos) const {
+  if (!m_history || m_history->empty() || !m_plot.adjusted(0, 0, 0, 36).contains(pos)) return -1;
+  const double slot = m_plot.width() / static_cast<double>(m_history->size());
+  const int i = static_cast<int>((pos.x() - m_plot.left()) / slot);
+  return i >= 0 && i < static_cast<int>(m_history->size()) ? i : -1;
+}
+
+QString HistoryChart::tooltipFor(int i) const {
+  if (!m_history || i < 0 || i >= static_cast<int>(m_history->size())) return {};
+  const HistoryPoint& pt = (*m_history)[static_cast<size_t>(i)];
+  const ops::SnapshotEntry& e = pt.entry;
+  QString t = tr("Checkpoint %1 (%2)").arg(e.checkpoint_id).arg(qs(e.path));
+  if (e.health != ops::SnapshotHealth::kComplete) {
+    return t + QLatin1Char('\n') + (e.health == ops::SnapshotHealth::kCorrupt ? tr("failed: ") : tr("incomplete: ")) + qs(e.problem);
+  }
+  t += QLatin1Char('\n') + tr("triggered %1").arg(formatTimestamp(e.trigger_timestamp_ms));
+  t += QLatin1Char('\n') + tr("end-to-end %1 ms").arg(pt.duration_ms);
+  t += QLatin1Char('\n') + tr("checkpointed %1, full %2").arg(humanBytes(e.checkpointed_size_bytes), humanBytes(e.full_size_bytes));
+  if (pt.metrics) {
+    t += QLatin1Char('\n') + tr("in-flight: processed %1, persisted %2%3").arg(humanBytes(pt.metrics->processed_data), humanBytes(pt.metrics->persisted_data),
+                                                                             pt.metrics->is_unaligned ? tr(", unaligned") : QString());
+  }
+  return t;
+}
+
+bool HistoryChart::event(QEvent* event) {
+  if (event->type() == QEvent::ToolTip) {
+    auto* help = static_cast<QHelpEvent*>(event);
+    const QString text = tooltipFor(pointAt(help->pos()));
+    if (text.isEmpty()) QToolTip::hideText();
+    else QToolTip::showText(help->globalPos(), text, this);
+    return true;
+  }
+  return ChartBase::event(event);
+}
+
+bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
   if (!m_history || m_history->empty()) return false;
+  // Room for the time labels under the ids.
+  const QRectF plot = plotIn.adjusted(0, 0, 0, -14);
+  m_plot = plot;
   const auto& h = *m_history;
   uint64_t max_size = 1;
   int64_t max_ms = 1;
+  bool same_day = true;
+  int64_t first_ms = 0;
   for (const auto& pt : h) {
     max_size = std::max({max_size, pt.entry.full_size_bytes, pt.entry.checkpointed_size_bytes});
     max_ms = std::max(max_ms, pt.duration_ms);
+    if (pt.entry.trigger_timestamp_ms > 0) {
+      if (first_ms == 0) first_ms = pt.entry.trigger_timestamp_ms;
+      same_day &= std::llabs(pt.entry.trigger_timestamp_ms - first_ms) < 86400000;
+    }
   }
+  const std::vector<double> sizeTicks = niceTicks(static_cast<double>(max_size));
+  const std::vector<double> msTicks = niceTicks(static_cast<double>(max_ms));
+  const double sizeTop = sizeTicks.back(), msTop = msTicks.back();
+  const QColor text = palette().color(QPalette::Text), grid = palette().color(QPalette::Mid);
+  // Grid and left axis (bytes).
+  for (double v : sizeTicks) {
+    const double y = plot.bottom() - plot.height() * v / sizeTop;
+    p.setPen(QPen(grid, 1, Qt::DotLine));
+    p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
+    p.setPen(text);
+    p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, humanBytes(static_cast<uint64_t>(v)));
+  }
+  // Right axis (ms), at the same number of steps where possible.
+  p.setPen(text);
+  for (double v : msTicks) {
+    const double y = plot.bottom() - plot.height() * v / msTop;
+    p.drawLine(QPointF(plot.right(), y), QPointF(plot.right() + 4, y));
+    p.drawText(QRectF(plot.right() + 6, y - 8, 60, 16), Qt::AlignLeft | Qt::AlignVCenter, QStringLiteral("%1 ms").arg(v, 0, 'f', 0));
+  }
+  p.drawLine(plot.bottomLeft(), plot.bottomRight());
+  p.drawLine(plot.topLeft(), plot.bottomLeft());
+  p.drawLine(plot.topRight(), plot.bottomRight());
   const double slot = plot.width() / static_cast<double>(h.size());
   const double bw = std::max(2.0, slot / 3);
+  const size_t labelEvery = std::max<size_t>(1, static_cast<size_t>(std::ceil(70.0 / std::max(1.0, slot))));
   QPolygonF line;
   for (size_t i = 0; i < h.size(); ++i) {
     const auto& e = h[i].entry;
     const double x = plot.left() + slot * static_cast<double>(i) + slot / 2;
-    const double full = plot.height() * static_cast<double>(e.full_size_bytes) / static_cast<double>(max_size);
-    const double ck = plot.height() * static_cast<double>(e.checkpointed_size_bytes) / static_cast<double>(max_size);
-    p.fillRect(QRectF(x - bw, plot.bottom() - full, bw, full), seriesColor(0));
-    p.fillRect(QRectF(x, plot.bottom() - ck, bw, ck), seriesColor(1));
-    if (h[i].duration_ms >= 0) {
-      line << QPointF(x, plot.bottom() - plot.height() * static_cast<double>(h[i].duration_ms) / static_cast<double>(max_ms));
+    if (e.health != ops::SnapshotHealth::kComplete) {
+      // A failed or incomplete checkpoint: a marked slot across the plot, not a gap.
+      const QColor c = toneColor(e.health == ops::SnapshotHealth::kCorrupt ? Tone::kError : Tone::kWarning, palette());
+      QColor fill = c;
+      fill.setAlpha(40);
+      p.fillRect(QRectF(x - slot / 2 + 1, plot.top(), slot - 2, plot.height()), QBrush(fill, Qt::BDiagPattern));
+      p.setPen(QPen(c, 2));
+      const double m = std::min(6.0, slot / 3);
+      p.drawLine(QPointF(x - m, plot.bottom() - 2 * m), QPointF(x + m, plot.bottom()));
+      p.drawLine(QPointF(x - m, plot.bottom()), QPointF(x + m, plot.bottom() - 2 * m));
+      if (slot > 40) {
+        p.drawText(QRectF(x - slot / 2, plot.top() + 2, slot, 14), Qt::AlignCenter,
+                   e.health == ops::SnapshotHealth::kCorrupt ? tr("failed") : tr("incomplete"));
+      }
+    } else {
+      const double full = plot.height() * static_cast<double>(e.full_size_bytes) / sizeTop;
+      const double ck = plot.height() * static_cast<double>(e.checkpointed_size_bytes) / sizeTop;
+      p.fillRect(QRectF(x - bw, plot.bottom() - full, bw, full), seriesColor(0));
+      p.fillRect(QRectF(x, plot.bottom() - ck, bw, ck), seriesColor(1));
+      if (h[i].duration_ms >= 0) {
+        line << QPointF(x, plot.bottom() - plot.height() * static_cast<double>(h[i].duration_ms) / msTop);
+      }
     }
-    p.setPen(palette().color(QPalette::Text));
-    if (slot > 30 || i % std::max<size_t>(1, h.size() / 10) == 0) {
-      p.drawText(QRectF(x - slot / 2, plot.bottom() + 2, slot, 14), Qt::AlignCenter,
+    if (i % labelEvery == 0) {
+      p.setPen(text);
+      p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 3));
+      p.drawText(QRectF(x - 40, plot.bottom() + 3, 80, 14), Qt::AlignCenter,
                  e.checkpoint_id > 0 ? QString::number(e.checkpoint_id) : QStringLiteral("?"));
+      if (e.trigger_timestamp_ms > 0) {
+        const QDateTime t = QDateTime::fromMSecsSinceEpoch(e.trigger_timestamp_ms, QTimeZone::utc());
+        p.setPen(palette().color(QPalette::PlaceholderText));
+        p.drawText(QRectF(x - 45, plot.bottom() + 16, 90, 14), Qt::AlignCenter,
+                   t.toString(same_day ? QStringLiteral("HH:mm:ss") : QStringLiteral("MM-dd HH:mm")));
+      }
     }
   }
   p.setPen(QPen(seriesColor(2), 2));
   p.drawPolyline(line);
   for (const QPointF& pt : line) p.drawEllipse(pt, 3, 3);
-  p.setPen(palette().color(QPalette::Text));
-  p.drawLine(plot.bottomLeft(), plot.bottomRight());
-  p.drawText(QRectF(0, plot.top() - 2, plot.left() - 4, 16), Qt::AlignRight, humanBytes(max_size));
-  p.drawText(QRectF(plot.right() + 4, plot.top() - 2, 60, 16), Qt::AlignLeft, QStringLiteral("%1 ms").arg(max_ms));
-  drawLegend(p, plot, {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")});
+  drawLegend(p, plotIn.adjusted(0, 0, 0, 0), {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")});
+  p.setPen(text);
+  p.drawText(QRectF(plot.left(), plotIn.bottom() + 20, plot.width(), 14), Qt::AlignRight,
+             tr("x: checkpoint id, trigger time (UTC); hatched: failed / incomplete"));
   return true;
 }
 

@@ -50,20 +50,33 @@ class KeyGroupChart : public ChartBase {
   int m_op = -1;
 };
 
-// Checkpointed and full size bars and end-to-end duration line per snapshot of a job.
+// Checkpointed and full size bars (left axis, bytes) and the end-to-end duration line (right
+// axis, ms) per snapshot of a job, in checkpoint order with trigger times under the ids; axes
+// with "nice" ticks and a grid; failed (corrupt) and incomplete checkpoints drawn as marked
+// slots, never as silent gaps; a tooltip per snapshot.
 class HistoryChart : public ChartBase {
   Q_OBJECT
 
  public:
-  explicit HistoryChart(QWidget* parent = nullptr) : ChartBase(parent) {}
+  explicit HistoryChart(QWidget* parent = nullptr);
   void setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history);
+  // The snapshot (index into the history) whose slot holds `pos`, or -1.
+  int pointAt(const QPoint& pos) const;
+  // What the tooltip of snapshot `i` says.
+  QString tooltipFor(int i) const;
+  // 0 and evenly spaced 1-2-5 steps up to at least `max` (about `target` of them).
+  static std::vector<double> niceTicks(double max, int target = 5);
+  // Where snapshot `i`'s slot is centred, in widget coordinates (after a paint).
+  double slotCenter(int i) const;
 
  protected:
   bool paintChart(QPainter& p, const QRectF& plot) override;
   QString title() const override { return tr("Checkpoint history: size and duration"); }
+  bool event(QEvent* event) override;
 
  private:
   std::shared_ptr<const std::vector<HistoryPoint>> m_history;
+  QRectF m_plot;
 };
 
 // Per subtask of one operator: start delay, alignment, sync and async durations, stacked.

@@ -15,6 +15,7 @@
 #include "ckpt/version.h"
 
 #include "app/main_window.h"
+#include "app/theme.h"
 #include "app/treemap_view.h"
 #include "ckpt/ops/logging.h"
 #include "models/detail_tree_model.h"
@@ -178,8 +179,14 @@ int main(int argc, char** argv) {
           window.detailTree()->setCurrentIndex(idx);
         }
         window.treemap()->selectNode(1);
-        const QStringList files = window.saveScreenshots(dir);
-        bool ok = files.size() >= ckpt::inspector::MainWindow::kPageCount;
+        // Every view in the light and in the dark theme (not persisted: the user's choice stays).
+        QStringList files;
+        for (auto theme : {ckpt::inspector::Theme::kLight, ckpt::inspector::Theme::kDark}) {
+          ckpt::inspector::applyTheme(theme);
+          QApplication::processEvents();
+          files += window.saveScreenshots(dir, QLatin1Char('-') + ckpt::inspector::themeName(theme));
+        }
+        bool ok = files.size() >= 2 * ckpt::inspector::MainWindow::kPageCount;
         const qreal dpr = window.devicePixelRatio();
         for (const QString& f : files) {
           const QSize grabbed = f.contains(QStringLiteral("/window-")) ? window.size() : window.pages()->currentWidget()->size();
@@ -190,7 +197,17 @@ int main(int argc, char** argv) {
       });
       poll->start(50);
     };
-    QObject::connect(&window, &ckpt::inspector::MainWindow::snapshotLoaded, &window, shoot);
+    // Validate first, so the Findings page and the verdict show a complete check.
+    QObject::connect(&window, &ckpt::inspector::MainWindow::snapshotLoaded, &window, [&] {
+      auto* wait = new QTimer(&window);
+      QObject::connect(wait, &QTimer::timeout, &window, [&, wait] {
+        if (window.busy()) return;
+        wait->stop();
+        QObject::connect(&window, &ckpt::inspector::MainWindow::validationFinished, &window, shoot);
+        window.validateSnapshot(false);
+      });
+      wait->start(50);
+    });
     QObject::connect(&window, &ckpt::inspector::MainWindow::openFailed, &window, [](const QString& m) {
       std::fprintf(stderr, "ckpt-inspector: %s\n", qPrintable(m));
       QApplication::exit(2);

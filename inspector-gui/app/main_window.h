@@ -8,6 +8,7 @@
 #include <QMainWindow>
 #include <QStringList>
 #include <memory>
+#include <optional>
 
 #include "app/theme.h"
 #include "ckpt/ops/snapshot.h"
@@ -22,6 +23,8 @@ class QPlainTextEdit;
 class QMenu;
 class QLabel;
 class QAction;
+class QComboBox;
+class QCheckBox;
 
 namespace ckpt::inspector {
 
@@ -29,11 +32,12 @@ class SnapshotListModel;
 class DetailTreeModel;
 class FilesModel;
 class FindingsModel;
+class SortProxy;
 class HexView;
 class StateBrowser;
 class TreemapView;
 class KeyGroupChart;
-class HistoryChart;
+class HistoryPage;
 class SubtaskBarsChart;
 class DiffPage;
 class TaskProgress;
@@ -58,9 +62,12 @@ class MainWindow : public QMainWindow {
   void showFinding(int row);
   void compareWith(const QString& other, bool withKeys = false);
   void setTheme(Theme theme);
+  // The page shown with nothing open: Open…, the recent files (links) and drag-and-drop.
+  void showStartPage();
   void showPage(Page page);
   // Renders the window and every page to PNG files in `dir`; returns the files written.
-  QStringList saveScreenshots(const QString& dir);
+  // `suffix` is appended to each file's stem (e.g. "-dark").
+  QStringList saveScreenshots(const QString& dir, const QString& suffix = QString());
 
   std::shared_ptr<const ops::Snapshot> snapshot() const { return m_snapshot; }
   QString currentPath() const { return m_path; }
@@ -81,7 +88,22 @@ class MainWindow : public QMainWindow {
   StateBrowser* stateBrowser() const { return m_state; }
   TreemapView* treemap() const { return m_treemap; }
   DiffPage* diffPage() const { return m_diff; }
+  HistoryPage* historyPage() const { return m_history; }
   QString summaryText() const;
+  QTableView* filesView() const { return m_filesView; }
+  QComboBox* blockPicker() const { return m_blockPicker; }
+  QCheckBox* decompressedBox() const { return m_decompressed; }
+  // The Findings page's headline: what was checked and ops' verdict.
+  QString verdictText() const;
+  // What the hex view's highlight is ("key group 3", "block 1 (checksum mismatch)", ...).
+  QString hexRangeText() const;
+  // The path the window shows (title, Summary, every tab): a loaded snapshot, or the directory
+  // whose "Cannot open" page is shown.
+  QString shownPath() const { return m_shownPath; }
+  bool showingCannotOpen() const { return m_cannotOpen; }
+  // Selects file `file` (index into the file table) in the tree and shows its bytes on the
+  // Details page.
+  void openFileInDetails(int file);
 
  Q_SIGNALS:
   void snapshotLoaded(const QString& path);
@@ -90,11 +112,16 @@ class MainWindow : public QMainWindow {
   void statsLoaded();
   void historyLoaded();
   void validationFinished(bool ok);
+  // The hex view's highlight was set from a file layout (after a selection / finding).
+  void hexRangeShown();
+  // A snapshot selected in a root could not be opened; its "Cannot open" page is complete.
+  void cannotOpenShown(const QString& path);
 
  protected:
   void closeEvent(QCloseEvent* event) override;
   void dragEnterEvent(QDragEnterEvent* event) override;
   void dropEvent(QDropEvent* event) override;
+  void keyPressEvent(QKeyEvent* event) override;
 
  private:
   void buildMenus();
@@ -110,6 +137,15 @@ class MainWindow : public QMainWindow {
   void loadHistoryFor(const std::string& job_id_hex);
   void loadStats();
   void loadSummary();
+  enum class Checked { kMetadata, kChecksums, kDeep };
+  void clearSnapshotViews();
+  void showCannotOpen(const QString& path, const QString& error, const ops::SnapshotEntry* entry);
+  // Shows file `file`'s bytes; highlights key group `keyGroup`'s section or `finding`'s range.
+  void showFileBytes(int file, std::optional<uint32_t> keyGroup, std::optional<ops::Finding> finding);
+  void blockChosen();
+  void stateRecordSelected(const QString& op, int subtask, int keyGroup);
+  QString verdictHtml() const;
+  void updateActions();
 
   QString m_path;  // what was opened last
   QString m_root;  // checkpoint root, if one was opened
@@ -120,6 +156,15 @@ class MainWindow : public QMainWindow {
   std::vector<ops::Finding> m_validateFindings;
   std::shared_ptr<const ops::SummaryReport> m_summaryReport;  // ops::Summarize's warnings
   bool m_validated = false;
+  Checked m_checked = Checked::kMetadata;
+  QString m_cancelNote;  // a cancelled or failed validate: what happened
+  std::shared_ptr<const ops::ValidateReport> m_report;  // the last complete validate
+  std::shared_ptr<const ops::FileLayout> m_layout;      // of the file in the hex view
+  int m_hexFile = -1;
+  uint64_t m_hexRequest = 0;
+  QString m_hexRange;
+  bool m_cannotOpen = false;
+  QString m_shownPath;
   int m_running = 0;
   uint64_t m_generation = 0;  // discards results for a snapshot no longer shown
 
@@ -134,16 +179,25 @@ class MainWindow : public QMainWindow {
   QPlainTextEdit* m_decoded;
   QTableView* m_filesView;
   FilesModel* m_filesModel;
+  SortProxy* m_filesProxy;
+  SortProxy* m_findingsProxy;
   StateBrowser* m_state;
   TreemapView* m_treemap;
   KeyGroupChart* m_keyGroups;
-  HistoryChart* m_history;
+  HistoryPage* m_history;
   SubtaskBarsChart* m_subtasks;
   QTableView* m_findingsView;
   QLabel* m_findingsSummary;
   FindingsModel* m_findingsModel;
   DiffPage* m_diff;
   TaskProgress* m_progress;
+  QComboBox* m_blockPicker;
+  QCheckBox* m_decompressed;
+  QLabel* m_hexInfo;
+  QAction* m_validateAction = nullptr;
+  QAction* m_deepValidateAction = nullptr;
+  QAction* m_remapAction = nullptr;
+  QAction* m_compareAction = nullptr;
   QMenu* m_recentMenu = nullptr;
   QAction* m_themeActions[3] = {};
 };

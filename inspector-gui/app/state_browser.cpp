@@ -1,5 +1,6 @@
 #include "app/state_browser.h"
 
+#include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
 #include <QFileDialog>
@@ -10,7 +11,9 @@
 #include <QJsonObject>
 #include <QLabel>
 #include <QLineEdit>
+#include <QLocale>
 #include <QPushButton>
+#include <QScrollBar>
 #include <QSpinBox>
 #include <QTableView>
 #include <QVBoxLayout>
@@ -26,8 +29,19 @@ StateBrowser::StateBrowser(QWidget* parent)
       m_state(new QComboBox(this)),
       m_key(new QLineEdit(this)),
       m_keyGroup(new QSpinBox(this)),
+      m_match(new QComboBox(this)),
+      m_history(new QCheckBox(tr("Changelog history"), this)),
+      m_goTo(new QLineEdit(this)),
+      m_range(new QLabel(this)),
       m_view(new QTableView(this)),
       m_status(new QLabel(this)) {
+  m_match->addItem(tr("key is (JSON)"), static_cast<int>(StateTableModel::KeyMatch::kExact));
+  m_match->addItem(tr("key starts with"), static_cast<int>(StateTableModel::KeyMatch::kPrefix));
+  m_match->addItem(tr("key contains"), static_cast<int>(StateTableModel::KeyMatch::kSubstring));
+  m_match->setToolTip(tr("Exact key (JSON of the key type; ops seeks its key group), or a prefix / substring of the key as shown"));
+  m_goTo->setPlaceholderText(tr("go to row or kg:N"));
+  m_goTo->setToolTip(tr("Row number (1-based), or kg:N for the first row of key group N; Return jumps"));
+  m_goTo->setMaximumWidth(fontMetrics().horizontalAdvance(QStringLiteral("go to row or kg:N")) + 24);
   m_key->setPlaceholderText(tr("key as JSON, e.g. \"user-07\" or 42"));
   m_key->setToolTip(tr("Only the entries of this key (ops seeks its key group). Ctrl+F"));
   m_keyGroup->setRange(-1, 32767);
@@ -40,33 +54,56 @@ StateBrowser::StateBrowser(QWidget* parent)
   top->addWidget(m_operator, 2);
   top->addWidget(new QLabel(tr("State"), this));
   top->addWidget(m_state, 1);
+  top->addWidget(m_match);
   top->addWidget(m_key, 2);
   top->addWidget(m_keyGroup);
   top->addWidget(apply);
   top->addWidget(exportButton);
+  top->addWidget(m_history);
+  top->addWidget(m_goTo);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(top);
   layout->addWidget(m_view, 1);
-  layout->addWidget(m_status);
+  auto* bottom = new QHBoxLayout;
+  bottom->addWidget(m_range);
+  bottom->addWidget(m_status, 1);
+  layout->addLayout(bottom);
   m_view->setModel(m_model);
   m_view->setSelectionBehavior(QAbstractItemView::SelectRows);
   m_view->setSelectionMode(QAbstractItemView::ExtendedSelection);
   m_view->verticalHeader()->setDefaultSectionSize(fontMetrics().height() + 4);
   m_view->horizontalHeader()->setStretchLastSection(true);
   m_view->setWordWrap(false);
+  m_view->setTextElideMode(Qt::ElideMiddle);
   connect(m_operator, &QComboBox::currentIndexChanged, this, &StateBrowser::operatorChosen);
   connect(m_state, &QComboBox::currentIndexChanged, this, [this] { stateChosen(); });
-  connect(apply, &QPushButton::clicked, this, [this] { applyFilter(m_key->text(), m_keyGroup->value()); });
+  connect(apply, &QPushButton::clicked, this, [this] {
+    applyFilter(m_key->text(), m_keyGroup->value(), static_cast<StateTableModel::KeyMatch>(m_match->currentData().toInt()));
+  });
+  m_history->setToolTip(tr("Changelog state: show every change of the log tail instead of the replayed values a restore sees"));
+  connect(m_history, &QCheckBox::toggled, m_model, &StateTableModel::setHistory);
+  connect(m_goTo, &QLineEdit::returnPressed, this, [this] {
+    const QString t = m_goTo->text().trimmed();
+    bool ok = false;
+    if (t.startsWith(QStringLiteral("kg:"), Qt::CaseInsensitive)) {
+      const int g = t.mid(3).toInt(&ok);
+      if (!ok || !goToKeyGroup(g)) m_status->setText(tr("key group %1 has no rows here").arg(t.mid(3)));
+    } else {
+      const int r = QLocale().toInt(t, &ok);
+      if (!ok || !goToRow(r - 1)) m_status->setText(tr("no row %1 (%2 rows)").arg(t).arg(m_model->rowCount()));
+    }
+  });
+  connect(m_view->verticalScrollBar(), &QScrollBar::valueChanged, this, &StateBrowser::updateRange);
+  connect(m_model, &QAbstractItemModel::modelReset, this, &StateBrowser::updateRange);
+  connect(m_model, &StateTableModel::rowsLoaded, this, &StateBrowser::updateRange);
   connect(m_key, &QLineEdit::returnPressed, apply, &QPushButton::click);
   connect(exportButton, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export selection as JSON"), {}, tr("JSON (*.json)"));
     if (!path.isEmpty()) exportSelection(path);
   });
   connect(m_model, &StateTableModel::loadFailed, this, [this](const QString& m) { m_status->setText(m); });
-  connect(m_model, &QAbstractItemModel::rowsInserted, this, [this] {
-    m_status->setText(tr("%1 entries read%2").arg(m_model->rowCount()).arg(m_model->fullyFetched() ? QString() : tr(" (scroll for more)")));
-  });
+  connect(m_keyGroup, &QSpinBox::editingFinished, apply, &QPushButton::click);
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) {
             if (!current.isValid()) return;
@@ -77,6 +114,10 @@ StateBrowser::StateBrowser(QWidget* parent)
               const QJsonValue v = doc.array()[0];
               value = QString::fromUtf8(v.isObject() ? QJsonDocument(v.toObject()).toJson() : QJsonDocument(v.toArray()).toJson());
             }
+            bool ok_sub = false, ok_kg = false;
+            const int sub = cell(StateTableModel::kSubtask).toInt(&ok_sub);
+            const int kg = cell(StateTableModel::kKeyGroup).toInt(&ok_kg);
+            Q_EMIT recordSelected(m_operator->currentData().toString(), ok_sub ? sub : -1, ok_kg ? kg : -1);
             Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
                                      .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
                                           cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
@@ -112,6 +153,8 @@ void StateBrowser::stateChosen() {
   m_status->clear();
   const QString op = m_operator->currentData().toString();
   m_model->setSource(m_snapshot, op, m_state->currentData().toString());
+  // A chosen state fixes the State column: it would repeat one name on every row.
+  m_view->setColumnHidden(StateTableModel::kSource, !m_state->currentData().toString().isEmpty());
   m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())));
   if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
 }
@@ -125,11 +168,12 @@ void StateBrowser::showState(const QString& id_hex, const QString& state) {
   if (si >= 0) m_state->setCurrentIndex(si);
 }
 
-void StateBrowser::applyFilter(const QString& key_json, int key_group) {
+void StateBrowser::applyFilter(const QString& key_json, int key_group, StateTableModel::KeyMatch match) {
   m_key->setText(key_json);
   m_keyGroup->setValue(key_group);
+  m_match->setCurrentIndex(m_match->findData(static_cast<int>(match)));
   m_status->clear();
-  m_model->setFilter(key_json, key_group < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(key_group)));
+  m_model->setFilter(key_json, key_group < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(key_group)), match);
   if (m_model->canFetchMore({})) m_model->fetchMore({});
   if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
 }
@@ -146,6 +190,42 @@ bool StateBrowser::exportSelection(const QString& path) {
                        : tr("cannot write %1").arg(path));
   return ok;
 }
+
+bool StateBrowser::goToRow(int row) {
+  if (row < 0 || row >= m_model->rowCount()) return false;
+  const QModelIndex i = m_model->index(row, StateTableModel::kKey);
+  m_view->scrollTo(i, QAbstractItemView::PositionAtTop);
+  m_view->setCurrentIndex(i);
+  m_model->requestRow(row);
+  updateRange();
+  return true;
+}
+
+bool StateBrowser::goToKeyGroup(int key_group) {
+  if (key_group < 0) return false;
+  const int row = m_model->firstRowOfKeyGroup(static_cast<uint32_t>(key_group));
+  return row >= 0 && goToRow(row);
+}
+
+QString StateBrowser::rangeText() const { return m_range->text(); }
+
+void StateBrowser::updateRange() {
+  const int total = m_model->rowCount();
+  if (total == 0) {
+    m_range->setText(m_model->fullyFetched() ? tr("No rows") : tr("Counting…"));
+    return;
+  }
+  int first = m_view->rowAt(0);
+  int last = m_view->rowAt(m_view->viewport()->height() - 1);
+  if (first < 0) first = 0;
+  if (last < 0) last = std::min(total - 1, first + 49);
+  const QLocale l;
+  m_range->setText(m_model->fullyFetched()
+                       ? tr("Rows %1–%2 of %3").arg(l.toString(first + 1), l.toString(last + 1), l.toString(total))
+                       : tr("Rows %1–%2 of at least %3 (counting; scroll for more)").arg(l.toString(first + 1), l.toString(last + 1), l.toString(total)));
+}
+
+QString StateBrowser::currentOperator() const { return m_operator->currentData().toString(); }
 
 void StateBrowser::focusFilter() {
   m_key->setFocus();

@@ -1,6 +1,8 @@
-// StateBrowser: the key/value table of one operator's state (StateTableModel, fetched lazily),
-// with operator/state pickers, a key filter (JSON of the key type) and a key-group filter, and
-// export of the selected rows as JSON. GUI thread only.
+// StateBrowser: the key/value table of one operator's state (StateTableModel, read in pages off
+// the GUI thread), with operator/state pickers, a key filter (exact JSON of the key type, key
+// prefix or substring; Return applies it), a key-group filter, go to row / key group, the shown
+// range of the total ("1–50 of 1,000,000"), and export of the selected rows as JSON. GUI
+// thread only.
 #pragma once
 
 #include <QWidget>
@@ -9,11 +11,13 @@
 #include "ckpt/ops/snapshot.h"
 #include "models/state_table_model.h"
 
+class QCheckBox;
 class QComboBox;
 class QLineEdit;
 class QSpinBox;
 class QTableView;
 class QLabel;
+class QPushButton;
 
 namespace ckpt::inspector {
 
@@ -25,19 +29,32 @@ class StateBrowser : public QWidget {
   void setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot);
   // Selects operator `id_hex` and state `state` (empty = first state).
   void showState(const QString& id_hex, const QString& state);
-  void applyFilter(const QString& key_json, int key_group);  // key_group -1 = all
+  void applyFilter(const QString& key_json, int key_group,
+                   StateTableModel::KeyMatch match = StateTableModel::KeyMatch::kExact);  // key_group -1 = all
+  // Scrolls to and selects row `row` (0-based); false if there is no such row.
+  bool goToRow(int row);
+  // Scrolls to the first row of key group `key_group`; false if it has no rows (or is not
+  // counted yet).
+  bool goToKeyGroup(int key_group);
+  // "Rows 1–50 of 1,000,000" (or "of at least N" while counting).
+  QString rangeText() const;
   // Writes the selected rows as JSON to `path`; false (and a status message) on failure.
   bool exportSelection(const QString& path);
   StateTableModel* model() const { return m_model; }
   QTableView* view() const { return m_view; }
   void focusFilter();
+  QString currentOperator() const;
 
  Q_SIGNALS:
   void entrySelected(const QString& description);
+  // The selected row's operator (id hex), subtask and key group (-1 when not keyed), emitted
+  // before entrySelected so linked views follow the selection.
+  void recordSelected(const QString& operatorId, int subtask, int keyGroup);
 
  private:
   void operatorChosen(int index);
   void stateChosen();
+  void updateRange();
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
   StateTableModel* m_model;
@@ -45,6 +62,10 @@ class StateBrowser : public QWidget {
   QComboBox* m_state;
   QLineEdit* m_key;
   QSpinBox* m_keyGroup;
+  QComboBox* m_match;
+  QCheckBox* m_history;
+  QLineEdit* m_goTo;
+  QLabel* m_range;
   QTableView* m_view;
   QLabel* m_status;
 };

@@ -28,7 +28,10 @@ TaskProgress::TaskProgress(QWidget* parent)
 
 std::shared_ptr<TaskState> TaskProgress::start(const QString& label) {
   m_task = std::make_shared<TaskState>();
+  m_title = label;
   m_label->setText(label);
+  m_label->setToolTip(QString());
+  m_label->setMaximumWidth(kLabelWidth);
   m_bar->setRange(0, 0);
   m_cancel->setEnabled(true);
   m_timer->start();
@@ -56,7 +59,16 @@ void TaskProgress::poll() {
     m_bar->setRange(0, 1000);
     m_bar->setValue(static_cast<int>(1000.0 * static_cast<double>(v.done) / static_cast<double>(v.total)));
   }
-  if (!v.what.isEmpty() && !m_task->cancelled()) m_bar->setFormat(v.what + QStringLiteral(" %p%"));
+  if (!v.what.isEmpty() && !m_task->cancelled()) {
+    // A long path would clip: elide it in the middle, the whole path is the tooltip.
+    const QString full = m_title + QStringLiteral(": ") + v.what;
+    m_label->setText(m_label->fontMetrics().elidedText(full, Qt::ElideMiddle, kLabelWidth));
+    m_label->setToolTip(full);
+    m_bar->setFormat(QStringLiteral("%p%"));
+  }
 }
+
+QString TaskProgress::labelText() const { return m_label->text(); }
+QString TaskProgress::labelToolTip() const { return m_label->toolTip(); }
 
 }  // namespace ckpt::inspector

@@ -24,11 +24,17 @@ class TaskProgress : public QWidget {
   void finish();
   bool running() const { return m_task != nullptr; }
   void cancel();
+  // The label as shown (a long path elided in the middle; the whole path is its tooltip).
+  QString labelText() const;
+  QString labelToolTip() const;
+  // Widest the label may grow, in pixels. Default: 360.
+  static constexpr int kLabelWidth = 360;
 
  private:
   void poll();
 
   std::shared_ptr<TaskState> m_task;
+  QString m_title;
   QProgressBar* m_bar;
   QPushButton* m_cancel;
   QLabel* m_label;

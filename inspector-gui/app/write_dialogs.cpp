@@ -8,6 +8,8 @@
 #include <QLabel>
 #include <QLineEdit>
 #include <QMessageBox>
+#include <algorithm>
+#include <cstdint>
 #include <QPlainTextEdit>
 #include <QPushButton>
 #include <QSpinBox>
@@ -18,6 +20,7 @@
 #include "app/task_progress.h"
 #include "ckpt/ops/mapping.h"
 #include "models/display.h"
+#include "models/tone.h"
 
 namespace ckpt::inspector {
 namespace {
@@ -144,7 +147,11 @@ void RemapDialog::run(bool dryRun) {
     m_outcome = r.value;
     showOutcome(*r.value);
     m_planCurrent = dryRun;
-    m_writeButton->setEnabled(dryRun);
+    // A mapping that matches no operator is refused before anything is written: fix it first.
+    m_writeButton->setEnabled(dryRun && r.value->result.unmatched.empty());
+    if (dryRun && !r.value->result.unmatched.empty()) {
+      m_result->append(tr("\nWrite is disabled: every mapping must match an operator of the snapshot."));
+    }
     if (dryRun) {
       Q_EMIT planned(true);
     } else {
@@ -162,7 +169,7 @@ void RemapDialog::showOutcome(const RemapOutcome& outcome) {
                                               qs(e.new_id_hex) + (e.new_uid.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(e.new_uid))),
                                               qs(e.reason), tr("%1 states, %2").arg(e.states).arg(humanBytes(e.state_bytes))});
     if (e.action != ops::RemapAction::kKeep) {
-      for (int c = 0; c < 6; ++c) item->setForeground(c, e.action == ops::RemapAction::kDrop ? QColor(200, 40, 40) : QColor(190, 120, 0));
+      for (int c = 0; c < 6; ++c) item->setForeground(c, toneColor(e.action == ops::RemapAction::kDrop ? Tone::kRemoved : Tone::kChanged));
     }
   }
   m_plan->header()->resizeSections(QHeaderView::ResizeToContents);
@@ -219,7 +226,9 @@ PruneDialog::PruneDialog(const QString& root, QWidget* parent)
   connect(m_olderThan, &QLineEdit::textChanged, this, stale);
   connect(m_minAge, &QLineEdit::textChanged, this, stale);
   m_confirm = [this](const QString& question) {
-    return QMessageBox::question(this, tr("Prune"), question) == QMessageBox::Yes;
+    // Irreversible: the default button is Cancel.
+    return QMessageBox::question(this, tr("Prune"), question, QMessageBox::Yes | QMessageBox::Cancel,
+                                 QMessageBox::Cancel) == QMessageBox::Yes;
   };
   resize(820, 560);
 }
@@ -258,8 +267,16 @@ void PruneDialog::plan() {
     m_plan = r.value;
     m_planView->clear();
     auto* snaps = new QTreeWidgetItem(m_planView, {tr("Snapshots")});
-    for (const auto& s : m_plan->snapshots) {
-      new QTreeWidgetItem(snaps, {qs(s.path), qs(ops::SnapshotVerdictName(s.verdict)), QString(), qs(s.reason)});
+    // In numeric checkpoint order (chk-9 before chk-10), savepoints after them.
+    std::vector<const ops::PruneSnapshot*> ordered;
+    for (const auto& s : m_plan->snapshots) ordered.push_back(&s);
+    std::stable_sort(ordered.begin(), ordered.end(), [](const ops::PruneSnapshot* a, const ops::PruneSnapshot* b) {
+      const int64_t ia = a->checkpoint_id < 0 ? INT64_MAX : a->checkpoint_id;
+      const int64_t ib = b->checkpoint_id < 0 ? INT64_MAX : b->checkpoint_id;
+      return ia < ib;
+    });
+    for (const ops::PruneSnapshot* s : ordered) {
+      new QTreeWidgetItem(snaps, {qs(s->path), qs(ops::SnapshotVerdictName(s->verdict)), QString(), qs(s->reason)});
     }
     auto* steps = new QTreeWidgetItem(m_planView, {tr("Steps (in order)")});
     for (const auto& s : m_plan->steps) {

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include "models/tone.h"
 
 #include "models/display.h"
 
@@ -17,9 +18,9 @@ void DiffTreeModel::setResult(std::shared_ptr<const ops::DiffResult> result) {
 
 QColor DiffTreeModel::changeColor(ops::DiffChange change) {
   switch (change) {
-    case ops::DiffChange::kAdded: return QColor(30, 140, 60);
-    case ops::DiffChange::kRemoved: return QColor(200, 40, 40);
-    case ops::DiffChange::kChanged: return QColor(190, 120, 0);
+    case ops::DiffChange::kAdded: return toneColor(Tone::kAdded);
+    case ops::DiffChange::kRemoved: return toneColor(Tone::kRemoved);
+    case ops::DiffChange::kChanged: return toneColor(Tone::kChanged);
     case ops::DiffChange::kSame:
     case ops::DiffChange::kSizeUnchanged: break;
   }

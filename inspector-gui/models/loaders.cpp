@@ -1,6 +1,7 @@
 #include "models/loaders.h"
 
 #include <QPromise>
+#include <algorithm>
 #include <QThreadPool>
 
 #include "ckpt/base/fs.h"
@@ -105,6 +106,15 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
             points.push_back(std::move(pt));
           }
         }
+        size_t detailed = 0;
+        for (auto it = points.rbegin(); it != points.rend() && detailed < kHistoryDetailed; ++it) {
+          if (it->entry.health != ops::SnapshotHealth::kComplete) continue;
+          auto s = ops::LoadSnapshot(fs, r + "/" + it->entry.path);
+          if (!s.ok()) continue;
+          it->metrics = s->metrics;
+          if (s->restored_from) it->restored_from = s->restored_from->path;
+          ++detailed;
+        }
         Loaded<std::vector<HistoryPoint>> out;
         out.value = std::make_shared<const std::vector<HistoryPoint>>(std::move(points));
         return out;
@@ -127,6 +137,44 @@ QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapsh
                                                std::shared_ptr<TaskState> task) {
   return runInPool<ops::StatsReport>([s, task] {
     return fromResult(ops::ComputeStats(base::Fs::Default(), *s, {}, task->progress()));
+  });
+}
+
+QFuture<Loaded<Unopenable>> diagnoseUnopenable(const QString& path) {
+  return runInPool<Unopenable>([p = toStd(path)] {
+    Unopenable out;
+    ops::ValidateOptions options;
+    options.verify_checksums = false;
+    auto report = ops::Validate(base::Fs::Default(), p, options);
+    if (report.ok()) out.findings = report->findings;
+    std::string dir = p;
+    auto info = base::Fs::Default().Stat(p);
+    if (info.ok() && !info->is_dir) dir = p.substr(0, p.find_last_of('/'));
+    auto entries = base::Fs::Default().ListDir(dir);
+    if (entries.ok()) {
+      for (const base::DirEntry& e : *entries) {
+        ops::FileRow row;
+        row.path = e.name;
+        row.location = e.name;
+        row.owner = "on disk (no metadata names it)";
+        auto st = base::Fs::Default().Stat(dir + "/" + e.name);
+        row.exists = st.ok();
+        if (st.ok()) {
+          row.actual_size = static_cast<int64_t>(st->size_bytes);
+          row.size_bytes = st->size_bytes;
+        }
+        out.files.push_back(std::move(row));
+      }
+      std::sort(out.files.begin(), out.files.end(),
+                [](const ops::FileRow& a, const ops::FileRow& b) { return a.path < b.path; });
+    }
+    return Loaded<Unopenable>{std::make_shared<const Unopenable>(std::move(out)), base::StatusCode::kOk, {}};
+  });
+}
+
+QFuture<Loaded<ops::FileLayout>> describeLayout(const QString& path, bool verify_blocks) {
+  return runInPool<ops::FileLayout>([p = toStd(path), verify_blocks] {
+    return fromResult(ops::DescribeFileLayout(base::Fs::Default(), p, verify_blocks));
   });
 }
 

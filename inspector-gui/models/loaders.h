@@ -16,6 +16,7 @@
 #include "ckpt/base/progress.h"
 #include "ckpt/base/status.h"
 #include "ckpt/ops/diff.h"
+#include "ckpt/ops/file_layout.h"
 #include "ckpt/ops/files.h"
 #include "ckpt/ops/ls.h"
 #include "ckpt/ops/open.h"
@@ -70,7 +71,13 @@ struct Opened {
 struct HistoryPoint {
   ops::SnapshotEntry entry;
   int64_t duration_ms = -1;  // -1 when the metadata could not be read
+  // The snapshot's own metrics (in-flight data, unaligned flag) and restore source, read from
+  // its metadata for the newest kHistoryDetailed complete snapshots; unset otherwise.
+  std::optional<ops::CheckpointMetrics> metrics;
+  std::string restored_from;  // path of the snapshot it was restored from, if any
 };
+// How many of a job's newest complete snapshots loadHistory reads the metadata of.
+inline constexpr size_t kHistoryDetailed = 100;
 
 // The keyed entries that differ, capped (the summary always counts all).
 struct KeyDiffList {
@@ -85,6 +92,14 @@ struct ValidatedWrite {
   size_t steps_done = 0;
 };
 
+// What can be shown of a snapshot directory that does not open: validate's findings on it
+// (metadata only: the rule, message and hint of why, e.g. CKPT-M001 for a missing _metadata)
+// and the files in the directory.
+struct Unopenable {
+  std::vector<ops::Finding> findings;
+  std::vector<ops::FileRow> files;  // path, actual size, exists; nothing from the metadata
+};
+
 // Loads `path`: a snapshot (directory with `_metadata`, or the file) or a checkpoint root.
 QFuture<Loaded<Opened>> openPath(const QString& path);
 QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path);
@@ -94,6 +109,9 @@ QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::
 // ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
 QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats);
+QFuture<Loaded<Unopenable>> diagnoseUnopenable(const QString& path);
+// ops::DescribeFileLayout of one resolved file path.
+QFuture<Loaded<ops::FileLayout>> describeLayout(const QString& path, bool verify_blocks);
 QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
                                                std::shared_ptr<TaskState> task);
 QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include "models/tone.h"
 
 #include "models/display.h"
 
@@ -56,8 +57,7 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
   if (role == kAbsolutePathRole) return m_root + QLatin1Char('/') + qs(e.path);
   if (role == Qt::ToolTipRole && index.column() == kPath) return m_root + QLatin1Char('/') + qs(e.path);
   if (role == Qt::ForegroundRole && e.health != ops::SnapshotHealth::kComplete) {
-    return QBrush(e.health == ops::SnapshotHealth::kCorrupt ? QColor(200, 40, 40)
-                                                             : QColor(150, 110, 0));
+    return QBrush(toneColor(e.health == ops::SnapshotHealth::kCorrupt ? Tone::kError : Tone::kWarning));
   }
   if (role == Qt::ToolTipRole) {
     if (index.column() == kFullSize || index.column() == kCheckpointedSize) return sizeExplanation();
@@ -107,6 +107,17 @@ QVariant SnapshotListModel::headerData(int section, Qt::Orientation orientation,
   static const char* kNames[] = {"Snapshot", "Checkpoint", "Kind", "Type", "Triggered",
                                  "Full size", "Checkpointed size", "Operators", "Health"};
   return section >= 0 && section < kColumnCount ? tr(kNames[section]) : QVariant();
+}
+
+QModelIndex SnapshotListModel::indexForPath(const QString& path) const {
+  for (int j = 0; j < rowCount(); ++j) {
+    const QModelIndex job = index(j, 0);
+    for (int i = 0; i < rowCount(job); ++i) {
+      const QModelIndex s = index(i, 0, job);
+      if (entry(s) && qs(entry(s)->path) == path) return s;
+    }
+  }
+  return {};
 }
 
 }  // namespace ckpt::inspector

@@ -26,6 +26,8 @@ class SnapshotListModel : public QAbstractItemModel {
   QString root() const { return m_root; }
   // The entry at `index` (a snapshot row) or nullptr (a job row / invalid).
   const ops::SnapshotEntry* entry(const QModelIndex& index) const;
+  // The row of the snapshot whose entry path is `path` (relative to the root), or invalid.
+  QModelIndex indexForPath(const QString& path) const;
 
   QModelIndex index(int row, int column, const QModelIndex& parent = {}) const override;
   QModelIndex parent(const QModelIndex& child) const override;

@@ -2,102 +2,216 @@
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonValue>
+#include <QMetaObject>
+#include <QPointer>
 #include <algorithm>
-#include <set>
+#include <atomic>
 
 #include "ckpt/base/fs.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
+namespace {
 
-StateTableModel::StateTableModel(QObject* parent) : QAbstractTableModel(parent) {}
+using Row = StateTableModel::Row;
+using Query = StateTableModel::Query;
+using KeyMatch = StateTableModel::KeyMatch;
+
+// The key as the table shows it, for prefix / substring matching: a string key without its
+// JSON quotes.
+std::string_view keyText(const std::string& key_json) {
+  std::string_view k(key_json);
+  if (k.size() >= 2 && k.front() == '"' && k.back() == '"') k = k.substr(1, k.size() - 2);
+  return k;
+}
+
+bool keyMatches(const Query& q, const ops::DumpEntry& e) {
+  if (q.match == KeyMatch::kExact || q.key.empty()) return true;
+  const std::string_view k = keyText(e.key_json);
+  if (q.match == KeyMatch::kPrefix) return k.substr(0, q.key.size()) == q.key;
+  return k.find(q.key) != std::string_view::npos;
+}
+
+struct ReadOut {
+  int matched = 0;
+  std::vector<Row> rows;
+  QString error;
+};
+
+// Entries of one key group (or the whole state) that match the query: skips `skip` matches,
+// keeps up to `keep`, and stops after them unless `count_all`. Runs on the worker; stops early
+// when the model moved on to another generation.
+ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip, int keep,
+                    bool count_all, const std::atomic<uint64_t>& current, uint64_t generation) {
+  ReadOut out;
+  ops::DumpOptions options;
+  options.operator_ref = q.op;
+  options.state = q.state;
+  if (q.match == KeyMatch::kExact) options.key_json = q.key;
+  options.key_group = key_group;
+  options.history = q.history;
+  // Keyed pages without a key text filter let ops pass over the earlier entries undecoded.
+  if (key_group && (q.match == KeyMatch::kExact || q.key.empty())) {
+    options.skip_keyed_entries = static_cast<uint64_t>(skip);
+    out.matched = skip;
+  }
+  bool full = false, superseded = false;
+  auto n = ops::Dump(base::Fs::Default(), *q.snapshot, options, [&](const ops::DumpEntry& e) {
+    if (current.load() != generation) {
+      superseded = true;
+      return base::Status::Cancelled("superseded");
+    }
+    if (!keyMatches(q, e)) return base::Status::OK();
+    const int i = out.matched++;
+    if (i >= skip && i < skip + keep) {
+      Row r;
+      r.key = e.key_json;
+      r.ns = e.namespace_json;
+      r.user_key = e.kind == ops::StateKind::kTimers ? e.timestamp_json : e.user_key_json;
+      r.value = e.value_json;
+      r.state = e.state;
+      if (e.source != "state") r.source = e.source + " " + e.change_op;
+      r.key_group = e.key_group ? static_cast<int64_t>(*e.key_group) : -1;
+      r.subtask = e.subtask ? static_cast<int32_t>(*e.subtask) : -1;
+      out.rows.push_back(std::move(r));
+    }
+    if (!count_all && out.matched >= skip + keep) {
+      full = true;
+      return base::Status::Cancelled("page full");
+    }
+    return base::Status::OK();
+  });
+  if (!n.ok() && !full) out.error = superseded ? QStringLiteral("superseded") : qs(n.status().ToString());
+  return out;
+}
+
+}  // namespace
+
+StateTableModel::StateTableModel(QObject* parent)
+    : QAbstractTableModel(parent), m_current(std::make_shared<std::atomic<uint64_t>>(0)) {
+  // One worker: pages are read one at a time, most recently asked first.
+  m_pool.setMaxThreadCount(1);
+}
+
+StateTableModel::~StateTableModel() {
+  m_current->store(UINT64_MAX);
+  m_pool.clear();
+  m_pool.waitForDone();
+}
 
 void StateTableModel::setSource(std::shared_ptr<const ops::Snapshot> snapshot,
                                 const QString& operator_ref, const QString& state) {
   beginResetModel();
   m_snapshot = std::move(snapshot);
-  m_operator = operator_ref.toStdString();
-  m_state = state.toStdString();
+  m_query.op = operator_ref.toStdString();
+  m_query.state = state.toStdString();
   rebuildPlan();
   endReset();
 }
 
-void StateTableModel::setFilter(const QString& key_json, std::optional<uint32_t> key_group) {
+void StateTableModel::setFilter(const QString& key, std::optional<uint32_t> key_group,
+                                KeyMatch match) {
   beginResetModel();
-  m_keyJson = key_json.trimmed().toStdString();
+  m_query.key = key.trimmed().toStdString();
+  m_query.match = match;
   m_keyGroup = key_group;
   rebuildPlan();
   endReset();
 }
 
+void StateTableModel::setHistory(bool history) {
+  beginResetModel();
+  m_query.history = history;
+  rebuildPlan();
+  endReset();
+}
+
 // The plan: one chunk per key group that has records in some subtask's handle (the handles
-// record per-group counts), or one chunk for non-keyed state, a key filter, or handles without
-// per-group counts that ops reads whole.
+// record per-group counts), or one chunk for non-keyed state, an exact key, or handles without
+// per-group counts that ops reads whole. The counts are the rows when every record is one entry
+// of the one keyed state shown and no key text filter drops any.
 void StateTableModel::rebuildPlan() {
+  ++m_generation;
+  m_current->store(m_generation);
+  m_pool.clear();
   m_chunks.clear();
   m_rowChunks.clear();
+  m_pages.clear();
   m_lru.clear();
+  m_inflight.clear();
+  m_queue.clear();
   m_cachedRows = 0;
   m_nextChunk = 0;
   m_rowCount = 0;
+  m_exact = false;
+  m_counting = false;
   m_error.clear();
-  if (!m_snapshot || m_operator.empty()) return;
-  auto op = m_snapshot->FindOperator(m_operator);
+  m_query.snapshot = m_snapshot;
+  if (!m_snapshot || m_query.op.empty()) return;
+  auto op = m_snapshot->FindOperator(m_query.op);
   if (!op.ok()) {
     m_error = qs(op.status().ToString());
     return;
   }
   bool keyed = false;
+  int keyed_states = 0;
+  bool one_entry_per_record = true;
   for (const ops::StateInfo& s : (*op)->states) {
-    if ((m_state.empty() || s.name == m_state) && s.keyed) keyed = true;
+    if (!s.keyed) continue;
+    ++keyed_states;
+    if (m_query.state.empty() || s.name == m_query.state) {
+      keyed = true;
+      if (s.kind != ops::StateKind::kValue && s.kind != ops::StateKind::kMap &&
+          s.kind != ops::StateKind::kReducing && s.kind != ops::StateKind::kAggregating) {
+        one_entry_per_record = false;
+      }
+    }
   }
-  if (!keyed || !m_keyJson.empty()) {
-    m_chunks.push_back(Chunk{m_keyGroup, 0, -1, false, {}});
+  const bool exact_key = m_query.match == KeyMatch::kExact && !m_query.key.empty();
+  if (!keyed || exact_key) {
+    m_chunks.push_back(Chunk{m_keyGroup, 0, -1});
     return;
   }
-  std::set<uint32_t> groups;
+  std::map<uint32_t, uint64_t> groups;  // key group -> records
+  bool counted_all = true;
   for (const ops::SubtaskInfo& st : (*op)->subtasks) {
     for (const ops::KeyedHandle& h : st.keyed) {
+      if (h.kind == ops::KeyedHandleKind::kEmpty) continue;
+      if (h.kind != ops::KeyedHandleKind::kKeyGroups) counted_all = false;
       for (uint32_t g = h.key_group_start; g <= h.key_group_end && g >= h.key_group_start; ++g) {
         const size_t i = g - h.key_group_start;
         const bool counted = h.kind == ops::KeyedHandleKind::kKeyGroups && i < h.key_group_records.size();
-        if (counted && h.key_group_records[i] == 0) continue;
-        groups.insert(g);
+        if (!counted) counted_all = false;
+        if (counted && h.key_group_records[i] == 0) {
+          if (g == UINT32_MAX) break;
+          continue;
+        }
+        groups[g] += counted ? h.key_group_records[i] : 0;
         if (g == UINT32_MAX) break;
       }
     }
   }
-  for (uint32_t g : groups) {
+  m_exact = counted_all && keyed_states == 1 && one_entry_per_record && m_query.key.empty() &&
+            !m_query.history;
+  for (const auto& [g, records] : groups) {
     if (m_keyGroup && *m_keyGroup != g) continue;
-    m_chunks.push_back(Chunk{g, 0, -1, false, {}});
+    Chunk c{g, 0, -1};
+    if (m_exact) {
+      c.rows = static_cast<int>(records);
+      c.first_row = m_rowCount;
+      m_rowCount += c.rows;
+      if (c.rows > 0) m_rowChunks.push_back(m_chunks.size());
+    }
+    m_chunks.push_back(c);
   }
+  if (m_exact) m_nextChunk = m_chunks.size();
 }
 
-bool StateTableModel::readChunk(size_t chunk, std::vector<Row>* rows) const {
-  ops::DumpOptions options;
-  options.operator_ref = m_operator;
-  options.state = m_state;
-  options.key_json = m_keyJson;
-  options.key_group = m_chunks[chunk].key_group;
-  auto n = ops::Dump(base::Fs::Default(), *m_snapshot, options, [&](const ops::DumpEntry& e) {
-    Row r;
-    r.key = e.key_json;
-    r.ns = e.namespace_json;
-    r.user_key = e.kind == ops::StateKind::kTimers ? e.timestamp_json : e.user_key_json;  // timers: the timestamp
-    r.value = e.value_json;
-    r.state = e.state;
-    if (e.source != "state") r.source = e.source + " " + e.change_op;
-    r.key_group = e.key_group ? static_cast<int64_t>(*e.key_group) : -1;
-    r.subtask = e.subtask ? static_cast<int32_t>(*e.subtask) : -1;
-    rows->push_back(std::move(r));
-    return base::Status::OK();
-  });
-  if (!n.ok()) {
-    m_error = qs(n.status().ToString());
-    return false;
+int StateTableModel::firstRowOfKeyGroup(uint32_t key_group) const {
+  for (size_t c : m_rowChunks) {
+    if (m_chunks[c].key_group == key_group) return m_chunks[c].first_row;
   }
-  return true;
+  return -1;
 }
 
 bool StateTableModel::canFetchMore(const QModelIndex& parent) const {
@@ -105,83 +219,193 @@ bool StateTableModel::canFetchMore(const QModelIndex& parent) const {
 }
 
 // Views (and QAbstractItemModelTester) may call fetchMore from their modelReset handler, while
-// other receivers have not seen the reset yet: inserting rows then would be a change inside a
-// change. Such calls are deferred to the event loop.
+// other receivers have not seen the reset yet; the counted rows arrive later from the worker, so
+// nothing is inserted inside a change.
 void StateTableModel::endReset() {
   m_resetting = true;
   endResetModel();
   m_resetting = false;
 }
 
+// Counts the next key groups on the worker (at least kFetchBatchRows rows or 512 groups),
+// keeping the first page of each while the cache has room.
 void StateTableModel::fetchMore(const QModelIndex& parent) {
-  if (parent.isValid()) return;
-  // Also re-entrant calls (a receiver of rowsAboutToBeInserted / rowsInserted asking for more)
-  // must wait: rows of the next key group would otherwise be numbered before this one's.
-  if (m_resetting || m_fetching) {
-    QMetaObject::invokeMethod(this, [this] { if (canFetchMore({})) fetchMore({}); }, Qt::QueuedConnection);
-    return;
-  }
-  m_fetching = true;
-  int added = 0;
-  // Bounded work per call even when many key groups hold nothing of the selected state.
-  for (int visited = 0; m_nextChunk < m_chunks.size() && added < kFetchBatchRows && visited < 512;
-       ++visited) {
-    const size_t c = m_nextChunk;
-    std::vector<Row> rows;
-    if (!readChunk(c, &rows)) {
-      m_nextChunk = m_chunks.size();
-      m_fetching = false;
-      Q_EMIT loadFailed(m_error);
-      return;
+  if (parent.isValid() || m_counting || !canFetchMore(parent)) return;
+  m_counting = true;
+  const uint64_t generation = m_generation;
+  std::vector<std::optional<uint32_t>> groups;
+  for (size_t c = m_nextChunk; c < m_chunks.size() && groups.size() < 512; ++c) groups.push_back(m_chunks[c].key_group);
+  const size_t first = m_nextChunk;
+  QPointer<StateTableModel> self(this);
+  m_pool.start([self, q = m_query, groups, first, generation, current = m_current] {
+    std::vector<int> counts;
+    std::vector<std::vector<Row>> pages;
+    QString error;
+    int total = 0;
+    size_t kept = 0;
+    for (const auto& g : groups) {
+      if (current->load() != generation) return;
+      const bool room = kept < kMaxCachedRows / 2;
+      ReadOut out = readEntries(q, g, 0, room ? kPageRows : 0, true, *current, generation);
+      if (!out.error.isEmpty()) {
+        error = out.error;
+        break;
+      }
+      kept += out.rows.size();
+      counts.push_back(out.matched);
+      pages.push_back(std::move(out.rows));
+      total += out.matched;
+      if (total >= kFetchBatchRows) break;
     }
-    ++m_nextChunk;
-    Chunk& chunk = m_chunks[c];
+    QMetaObject::invokeMethod(self, [self, generation, first, counts = std::move(counts), pages = std::move(pages), error]() mutable {
+      if (self) self->countArrived(generation, first, std::move(counts), std::move(pages), error);
+    }, Qt::QueuedConnection);
+  });
+}
+
+void StateTableModel::countArrived(uint64_t generation, size_t first_chunk, std::vector<int> counts,
+                                   std::vector<std::vector<Row>> first_pages, QString error) {
+  if (generation != m_generation) return;
+  // m_counting stays set until the rows are in: a receiver of rowsAboutToBeInserted that asks
+  // for more must not start counting the same key groups again.
+  int added = 0;
+  for (int c : counts) added += c;
+  const int first_row = m_rowCount;
+  if (added > 0) beginInsertRows({}, m_rowCount, m_rowCount + added - 1);
+  for (size_t i = 0; i < counts.size(); ++i) {
+    Chunk& chunk = m_chunks[first_chunk + i];
+    chunk.rows = counts[i];
     chunk.first_row = m_rowCount;
-    chunk.rows = static_cast<int>(rows.size());
-    if (rows.empty()) continue;
-    beginInsertRows({}, m_rowCount, m_rowCount + chunk.rows - 1);
-    chunk.data = std::move(rows);
-    chunk.cached = true;
-    m_cachedRows += chunk.data.size();
-    m_rowChunks.push_back(c);
-    m_rowCount += chunk.rows;
-    touch(c);
-    endInsertRows();
-    added += chunk.rows;
+    if (chunk.rows > 0) {
+      m_rowChunks.push_back(first_chunk + i);
+      m_rowCount += chunk.rows;
+      if (!first_pages[i].empty()) store({first_chunk + i, 0}, std::move(first_pages[i]));
+    }
   }
-  m_fetching = false;
+  m_nextChunk = first_chunk + counts.size();
+  if (added > 0) endInsertRows();
+  m_counting = false;
+  if (!error.isEmpty()) {
+    m_error = error;
+    m_nextChunk = m_chunks.size();
+    Q_EMIT loadFailed(m_error);
+  }
+  if (added > 0) Q_EMIT rowsLoaded(first_row, added);
 }
 
-void StateTableModel::touch(size_t chunk) const {
-  auto it = std::find(m_lru.begin(), m_lru.end(), chunk);
-  if (it != m_lru.end()) m_lru.erase(it);
-  m_lru.push_front(chunk);
-  while (m_cachedRows > kMaxCachedRows && m_lru.size() > 1) {
-    Chunk& victim = m_chunks[m_lru.back()];
-    m_lru.pop_back();
-    m_cachedRows -= victim.data.size();
-    std::vector<Row>().swap(victim.data);
-    victim.cached = false;
-  }
-}
-
-const StateTableModel::Row* StateTableModel::rowAt(int row) const {
+bool StateTableModel::locate(int row, PageKey* key, size_t* offset) const {
   auto it = std::upper_bound(m_rowChunks.begin(), m_rowChunks.end(), row,
                              [this](int r, size_t c) { return r < m_chunks[c].first_row; });
-  if (it == m_rowChunks.begin()) return nullptr;
+  if (it == m_rowChunks.begin()) return false;
   const size_t c = *std::prev(it);
-  Chunk& chunk = m_chunks[c];
-  if (!chunk.cached) {
-    // Evicted: read the key group again (ops seeks to its section).
-    std::vector<Row> rows;
-    if (!readChunk(c, &rows)) return nullptr;
-    chunk.data = std::move(rows);
-    chunk.cached = true;
-    m_cachedRows += chunk.data.size();
+  const int in_chunk = row - m_chunks[c].first_row;
+  if (in_chunk >= m_chunks[c].rows) return false;
+  *key = {c, in_chunk / kPageRows};
+  *offset = static_cast<size_t>(in_chunk % kPageRows);
+  return true;
+}
+
+bool StateTableModel::isLoaded(int row) const {
+  PageKey key;
+  size_t offset = 0;
+  return locate(row, &key, &offset) && m_pages.count(key) > 0;
+}
+
+void StateTableModel::requestRow(int row) const {
+  PageKey key;
+  size_t offset = 0;
+  // After a read error nothing more is read (the error is shown; a new filter or source resets).
+  if (!m_error.isEmpty() || !locate(row, &key, &offset) || m_pages.count(key) > 0 || m_inflight.count(key) > 0) return;
+  m_queue.remove(key);
+  m_queue.push_front(key);
+  // A fast scroll asks for many pages: only the most recent few are worth reading.
+  while (m_queue.size() > 8) m_queue.pop_back();
+  startNext();
+}
+
+void StateTableModel::startNext() const {
+  if (!m_inflight.empty() || m_queue.empty()) return;
+  const PageKey key = m_queue.front();
+  m_queue.pop_front();
+  m_inflight.insert(key);
+  const uint64_t generation = m_generation;
+  const std::optional<uint32_t> group = m_chunks[key.first].key_group;
+  QPointer<StateTableModel> self(const_cast<StateTableModel*>(this));
+  m_pool.start([self, q = m_query, group, key, generation, current = m_current] {
+    if (current->load() != generation) return;
+    ReadOut out = readEntries(q, group, key.second * kPageRows, kPageRows, false, *current, generation);
+    QMetaObject::invokeMethod(self, [self, generation, key, rows = std::move(out.rows), error = out.error]() mutable {
+      if (self) self->pageArrived(generation, key, std::move(rows), error);
+    }, Qt::QueuedConnection);
+  });
+}
+
+void StateTableModel::pageArrived(uint64_t generation, PageKey key, std::vector<Row> rows, QString error) {
+  if (generation != m_generation) return;
+  m_inflight.erase(key);
+  if (!error.isEmpty()) {
+    m_error = error;
+    Q_EMIT loadFailed(error);
+  } else {
+    const Chunk& chunk = m_chunks[key.first];
+    const int first = chunk.first_row + key.second * kPageRows;
+    const int count = std::min(kPageRows, chunk.rows - key.second * kPageRows);
+    if (static_cast<int>(rows.size()) != count && m_error.isEmpty()) {
+      m_error = tr("key group %1: the index counts %2 entries on this page, ops read %3")
+                    .arg(chunk.key_group ? static_cast<qlonglong>(*chunk.key_group) : -1LL).arg(count).arg(rows.size());
+      Q_EMIT loadFailed(m_error);
+    }
+    store(key, std::move(rows));
+    if (count > 0) {
+      Q_EMIT dataChanged(index(first, 0), index(first + count - 1, kColumnCount - 1));
+      Q_EMIT rowsLoaded(first, count);
+    }
   }
-  touch(c);
-  const size_t i = static_cast<size_t>(row - chunk.first_row);
-  return i < chunk.data.size() ? &chunk.data[i] : nullptr;
+  startNext();
+}
+
+void StateTableModel::store(PageKey key, std::vector<Row> rows) const {
+  auto old = m_pages.find(key);
+  if (old != m_pages.end()) {
+    m_cachedRows -= old->second.size();
+    m_pages.erase(old);
+    m_lru.remove(key);
+  }
+  m_cachedRows += rows.size();
+  m_pages.emplace(key, std::move(rows));
+  m_lru.push_front(key);
+  while (m_cachedRows > kMaxCachedRows && m_lru.size() > 1) {
+    auto victim = m_pages.find(m_lru.back());
+    m_lru.pop_back();
+    m_cachedRows -= victim->second.size();
+    m_pages.erase(victim);
+  }
+}
+
+// `load`: read a missing page on this thread (export); else ask the worker and return nullptr.
+const StateTableModel::Row* StateTableModel::rowAt(int row, bool load) const {
+  PageKey key;
+  size_t offset = 0;
+  if (!locate(row, &key, &offset)) return nullptr;
+  auto it = m_pages.find(key);
+  if (it == m_pages.end()) {
+    if (!load) {
+      requestRow(row);
+      return nullptr;
+    }
+    ReadOut out = readEntries(m_query, m_chunks[key.first].key_group, key.second * kPageRows,
+                              kPageRows, false, *m_current, m_generation);
+    if (!out.error.isEmpty()) {
+      m_error = out.error;
+      return nullptr;
+    }
+    store(key, std::move(out.rows));
+    it = m_pages.find(key);
+  } else if (m_lru.front() != key) {
+    m_lru.remove(key);
+    m_lru.push_front(key);
+  }
+  return offset < it->second.size() ? &it->second[offset] : nullptr;
 }
 
 int StateTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_rowCount; }
@@ -190,8 +414,8 @@ int StateTableModel::columnCount(const QModelIndex& parent) const { return paren
 QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  const Row* r = rowAt(index.row());
-  if (r == nullptr) return {};
+  const Row* r = rowAt(index.row(), false);
+  if (r == nullptr) return index.column() == kKey ? QVariant(tr("reading…")) : QVariant();
   switch (index.column()) {
     case kSubtask: return r->subtask < 0 ? QVariant() : QVariant(r->subtask);
     case kKeyGroup: return r->key_group < 0 ? QVariant() : QVariant::fromValue<qlonglong>(r->key_group);
@@ -220,7 +444,7 @@ QByteArray StateTableModel::rowsToJson(const QModelIndexList& indexes) {
   QByteArray out("[");
   bool first = true;
   for (int row : rows) {
-    const Row* r = rowAt(row);
+    const Row* r = rowAt(row, true);
     if (r == nullptr) continue;
     auto str = [](const std::string& s) {
       return QJsonDocument(QJsonObject{{QStringLiteral("s"), qs(s)}}).toJson(QJsonDocument::Compact).mid(5).chopped(1);

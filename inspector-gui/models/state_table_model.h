@@ -1,17 +1,25 @@
-// StateTableModel: the keys and values of one operator's state, fetched lazily from ops::Dump
-// one key group at a time (canFetchMore / fetchMore), so a 10 M-key state scrolls without being
-// loaded: rows are announced as key groups are read, and only a bounded number of recently used
-// key groups keep their decoded rows (others are re-read on demand). Filterable by key (JSON of
-// the key type, which ops seeks to its key group) and by key group. GUI thread only; the
-// snapshot is immutable and shared.
+// StateTableModel: the keys and values of one operator's state, read from ops::Dump in pages of
+// kPageRows entries of one key group, on a worker thread of its own (the GUI thread never calls
+// ops). When the handles' key-group record counts (the container's section index) give the
+// row count exactly, every row exists from the start (`1–50 of 1,000,000`, a scrollbar over the
+// whole range, go-to row or key group) and pages are read as they are shown; otherwise (a key
+// text filter, several states in one container, RocksDB or changelog handles) key groups are
+// counted in the background as the view asks for more (canFetchMore / fetchMore). At most
+// kMaxCachedRows decoded rows stay in memory, however large a key group is. Filters: the exact
+// key (JSON of the key type; ops seeks its key group), a key prefix or substring, a key group.
+// GUI thread only (the worker posts its results back); the snapshot is immutable and shared.
 #pragma once
 
 #include <QAbstractTableModel>
 #include <QByteArray>
 #include <QModelIndexList>
+#include <QThreadPool>
+#include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,25 +33,49 @@ class StateTableModel : public QAbstractTableModel {
 
  public:
   enum Column { kSubtask, kKeyGroup, kKey, kNamespace, kUserKey, kValue, kSource, kColumnCount };
-  // Rows per fetchMore (at least; a whole key group is always read). Default: 2000.
+  enum class KeyMatch { kExact, kPrefix, kSubstring };
+  // Rows per page (one ops::Dump call reads at most this many entries). Default: 2000.
+  static constexpr int kPageRows = 2000;
+  // Rows counted per fetchMore when the total is not known up front (at least). Default: 2000.
   static constexpr int kFetchBatchRows = 2000;
-  // Decoded rows kept in memory at most (plus the key group being read). Default: 50 000.
+  // Decoded rows kept in memory at most. Default: 50 000.
   static constexpr size_t kMaxCachedRows = 50000;
 
   explicit StateTableModel(QObject* parent = nullptr);
+  ~StateTableModel() override;
 
   // Shows `state` of operator `operator_ref` (id hex, uid or name); empty state = all states.
   void setSource(std::shared_ptr<const ops::Snapshot> snapshot, const QString& operator_ref,
                  const QString& state);
-  // Only the entry with this key (JSON of the key type; empty = all) and/or this key group.
-  void setFilter(const QString& key_json, std::optional<uint32_t> key_group);
+  // Only entries whose key matches `key` (kExact: JSON of the key type, ops seeks its key
+  // group; kPrefix / kSubstring: the key as shown, without the quotes of a string key; empty =
+  // all) and/or this key group.
+  void setFilter(const QString& key, std::optional<uint32_t> key_group,
+                 KeyMatch match = KeyMatch::kExact);
+
+  // Changelog state as its raw history (ops' DumpOptions::history) instead of the replayed
+  // values a restore sees. Default: false.
+  void setHistory(bool history);
+  bool history() const { return m_query.history; }
 
   QString lastError() const { return m_error; }
-  // Rows currently decoded in memory (bounded by kMaxCachedRows + one key group).
+  // Rows currently decoded in memory (at most kMaxCachedRows + one page).
   size_t cachedRows() const { return m_cachedRows; }
-  // True when every key group has been read once (rowCount is final).
+  // True when the row count is final (known from the index, or every key group counted).
   bool fullyFetched() const { return m_nextChunk >= m_chunks.size(); }
-  // The rows at `indexes` (any column) as a JSON array of objects, in row order.
+  // True when rowCount() came from the section index before anything was read.
+  bool totalFromIndex() const { return m_exact; }
+  // The first row of key group `key_group`, or -1 when it has no rows or is not counted yet.
+  int firstRowOfKeyGroup(uint32_t key_group) const;
+  // Whether `row`'s page is in memory; requestRow starts reading it if not.
+  bool isLoaded(int row) const;
+  void requestRow(int row) const;
+  // True while key groups are being counted on the worker (after fetchMore).
+  bool counting() const { return m_counting; }
+  // Pages being read or queued (0 = idle).
+  int pendingReads() const { return static_cast<int>(m_inflight.size() + m_queue.size()); }
+  // The rows at `indexes` (any column) as a JSON array of objects, in row order; reads pages
+  // that are not in memory (on the calling thread).
   QByteArray rowsToJson(const QModelIndexList& indexes);
 
   int rowCount(const QModelIndex& parent = {}) const override;
@@ -55,40 +87,59 @@ class StateTableModel : public QAbstractTableModel {
 
  Q_SIGNALS:
   void loadFailed(const QString& message);
+  // Rows [first, first + count) were read (a page, or newly counted key groups).
+  void rowsLoaded(int first, int count);
 
- private:
+ public:
   struct Row {
     std::string key, ns, user_key, value, state, source;
     int64_t key_group = -1;  // -1: not keyed state
     int32_t subtask = -1;
   };
+  // What one read needs; copied to the worker.
+  struct Query {
+    std::shared_ptr<const ops::Snapshot> snapshot;
+    std::string op, state, key;
+    KeyMatch match = KeyMatch::kExact;
+    bool history = false;
+  };
+
+ private:
   struct Chunk {
     std::optional<uint32_t> key_group;  // nullopt: the whole state in one read
     int first_row = 0;
-    int rows = -1;  // -1 until read once
-    bool cached = false;
-    std::vector<Row> data;
+    int rows = -1;  // -1 until counted
   };
+  using PageKey = std::pair<size_t, int>;  // chunk, page
   void rebuildPlan();
   void endReset();
-  bool readChunk(size_t chunk, std::vector<Row>* rows) const;
-  const Row* rowAt(int row) const;
-  void touch(size_t chunk) const;
+  void startNext() const;
+  void pageArrived(uint64_t generation, PageKey key, std::vector<Row> rows, QString error);
+  void countArrived(uint64_t generation, size_t first_chunk, std::vector<int> counts,
+                    std::vector<std::vector<Row>> first_pages, QString error);
+  void store(PageKey key, std::vector<Row> rows) const;
+  const Row* rowAt(int row, bool load) const;
+  bool locate(int row, PageKey* key, size_t* offset) const;
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
-  std::string m_operator;
-  std::string m_state;
-  std::string m_keyJson;
+  Query m_query;
   std::optional<uint32_t> m_keyGroup;
-  mutable std::vector<Chunk> m_chunks;
+  std::vector<Chunk> m_chunks;
   std::vector<size_t> m_rowChunks;  // chunks with rows, in row order
-  size_t m_nextChunk = 0;
+  size_t m_nextChunk = 0;           // first chunk not counted yet
   int m_rowCount = 0;
-  mutable std::list<size_t> m_lru;  // most recent first
+  bool m_exact = false;
+  bool m_counting = false;
+  mutable std::map<PageKey, std::vector<Row>> m_pages;
+  mutable std::list<PageKey> m_lru;  // most recent first
   mutable size_t m_cachedRows = 0;
+  mutable std::set<PageKey> m_inflight;
+  mutable std::list<PageKey> m_queue;  // most recently asked first
   mutable QString m_error;
+  uint64_t m_generation = 0;
+  std::shared_ptr<std::atomic<uint64_t>> m_current;  // the worker's view of m_generation
   bool m_resetting = false;
-  bool m_fetching = false;
+  mutable QThreadPool m_pool;
 };
 
 }  // namespace ckpt::inspector

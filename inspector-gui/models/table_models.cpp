@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include "models/tone.h"
 #include <QCoreApplication>
 
 #include "models/display.h"
@@ -62,7 +63,7 @@ QVariant FilesModel::data(const QModelIndex& index, int role) const {
   if (role == kFileIndexRole) return static_cast<int>(r.index);
   if (role == kSortRole && index.column() == kSize) return QVariant::fromValue<qulonglong>(r.size_bytes);
   if (role == Qt::ForegroundRole && (!r.exists || r.actual_size != static_cast<int64_t>(r.size_bytes))) {
-    return QBrush(QColor(200, 40, 40));
+    return QBrush(toneColor(Tone::kError));
   }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
@@ -111,8 +112,9 @@ QVariant FindingsModel::data(const QModelIndex& index, int role) const {
     case Qt::ToolTipRole: return f.hint.empty() ? qs(f.message) : qs(f.message) + QStringLiteral("\n\n") + qs(f.hint);
     case Qt::ForegroundRole:
       if (index.column() != kSeverity) return {};
-      return QBrush(f.severity == ops::Severity::kError ? QColor(200, 40, 40)
-                    : f.severity == ops::Severity::kWarning ? QColor(170, 110, 0) : QColor(40, 110, 200));
+      return QBrush(toneColor(f.severity == ops::Severity::kError     ? Tone::kError
+                              : f.severity == ops::Severity::kWarning ? Tone::kWarning
+                                                                      : Tone::kInfo));
     case Qt::DisplayRole: break;
     default: return {};
   }

@@ -10,6 +10,8 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "models/state_table_model.h"
+
 namespace ckpt::inspector::testing {
 
 inline QString fixture(const QString& rel) {
@@ -43,6 +45,25 @@ inline uint64_t residentBytes() {
   uint64_t size = 0, resident = 0;
   statm >> size >> resident;
   return resident * static_cast<uint64_t>(sysconf(_SC_PAGESIZE));
+}
+
+// Fetches until the row count is final, waiting for the model's worker after each fetchMore
+// (with a deadline); false if it did not finish in time.
+inline bool fetchAll(StateTableModel& m, int timeout_ms = 120000) {
+  for (int guard = 0; m.canFetchMore({}) && guard < 100000; ++guard) {
+    m.fetchMore({});
+    if (!QTest::qWaitFor([&] { return !m.counting(); }, timeout_ms)) return false;
+  }
+  return !m.canFetchMore({});
+}
+
+// The cell at (row, column) once its page has been read by the model's worker.
+inline QVariant cell(StateTableModel& m, int row, int column, int timeout_ms = 60000) {
+  m.requestRow(row);
+  if (!QTest::qWaitFor([&] { return m.isLoaded(row) || !m.lastError().isEmpty(); }, timeout_ms)) {
+    QTest::qFail("cell: the page was not read within the deadline", __FILE__, __LINE__);
+  }
+  return m.index(row, column).data();
 }
 
 }  // namespace ckpt::inspector::testing

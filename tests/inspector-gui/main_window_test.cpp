@@ -279,6 +279,7 @@ class MainWindowTest : public QObject {
     w.showPage(MainWindow::kStatePage);
     QVERIFY(QTest::qWaitFor([&] { return b->model()->rowCount() > 0; }, 30000));  // first rows
     b->applyFilter(QStringLiteral("\"user-03\""), -1);
+    QVERIFY(fetchAll(*b->model()));  // counted off the GUI thread
     QCOMPARE(b->model()->rowCount(), 1);
     b->view()->selectAll();
     QTemporaryDir tmp;

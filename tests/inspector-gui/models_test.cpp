@@ -157,15 +157,15 @@ void ModelsTest::snapshotModels() {
       StateTableModel model;
       QAbstractItemModelTester stateTester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
       model.setSource(loaded.value, qs(op.id_hex), qs(state.name));
-      int guard = 0;
-      while (model.canFetchMore({}) && ++guard < 10000) model.fetchMore({});
-      QVERIFY(!model.canFetchMore({}));
+      QVERIFY(fetchAll(model));
       uint64_t expected = 0;
       ops::DumpOptions options;
       options.operator_ref = op.id_hex;
       options.state = state.name;
       auto n = ops::Dump(base::Fs::Default(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
       if (!n.ok()) {
+        // Rows known from the index are read when shown: read them until the error arrives.
+        for (int r = 0; r < model.rowCount() && model.lastError().isEmpty(); ++r) cell(model, r, StateTableModel::kKey);
         QVERIFY2(!model.lastError().isEmpty(), "a dump error reaches the model");
         continue;
       }
@@ -173,7 +173,7 @@ void ModelsTest::snapshotModels() {
       QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
       QCOMPARE(static_cast<uint64_t>(model.rowCount()), expected);
       for (int r = 0; r < model.rowCount(); ++r) {
-        QVERIFY2(!model.index(r, StateTableModel::kSource).data().toString().isEmpty(),
+        QVERIFY2(!cell(model, r, StateTableModel::kSource).toString().isEmpty(),
                  qPrintable(QStringLiteral("%1/%2 row %3 of %4").arg(qs(op.name), qs(state.name)).arg(r).arg(model.rowCount())));
       }
     }
@@ -251,25 +251,43 @@ void ModelsTest::stateTableFetchesLazilyAndFilters() {
   StateTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
   model.setSource(loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("order-count"));
+  // Four keyed states share the containers, so the section index's record counts are not this
+  // state's rows: they are counted in the background as a view asks (see state_memory_test for
+  // a total known from the index).
+  QVERIFY(!model.totalFromIndex());
   QCOMPARE(model.rowCount(), 0);  // nothing is read before the view asks
   QVERIFY(model.canFetchMore({}));
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 24);  // one value per sample user
+  QVERIFY(!cell(model, 23, StateTableModel::kValue).toString().isEmpty());
   // Key filter: ops seeks the key's group and returns only that key.
   model.setFilter(QStringLiteral("\"user-07\""), std::nullopt);
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 1);
-  QCOMPARE(model.index(0, StateTableModel::kKey).data().toString(), QStringLiteral("\"user-07\""));
-  QCOMPARE(model.index(0, StateTableModel::kValue).data().toString(), QStringLiteral("22"));
-  const uint32_t group = model.index(0, StateTableModel::kKeyGroup).data().toUInt();
+  QCOMPARE(cell(model, 0, StateTableModel::kKey).toString(), QStringLiteral("\"user-07\""));
+  QCOMPARE(cell(model, 0, StateTableModel::kValue).toString(), QStringLiteral("22"));
+  const uint32_t group = cell(model, 0, StateTableModel::kKeyGroup).toUInt();
   // Key-group filter: every row is in that group and the key is among them.
   model.setFilter(QString(), group);
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QVERIFY(model.rowCount() >= 1);
-  for (int r = 0; r < model.rowCount(); ++r) QCOMPARE(model.index(r, StateTableModel::kKeyGroup).data().toUInt(), group);
+  QCOMPARE(model.firstRowOfKeyGroup(group), 0);
+  for (int r = 0; r < model.rowCount(); ++r) QCOMPARE(cell(model, r, StateTableModel::kKeyGroup).toUInt(), group);
+  // Prefix and substring filters match the key as shown (a string key without its quotes).
+  model.setFilter(QStringLiteral("user-0"), std::nullopt, StateTableModel::KeyMatch::kPrefix);
+  QVERIFY(!model.totalFromIndex());
+  QVERIFY(fetchAll(model));
+  QCOMPARE(model.rowCount(), 10);  // user-00 .. user-09
+  for (int r = 0; r < model.rowCount(); ++r) QVERIFY(cell(model, r, StateTableModel::kKey).toString().startsWith(QStringLiteral("\"user-0")));
+  model.setFilter(QStringLiteral("r-1"), std::nullopt, StateTableModel::KeyMatch::kSubstring);
+  QVERIFY(fetchAll(model));
+  QCOMPARE(model.rowCount(), 10);  // user-10 .. user-19
+  model.setFilter(QStringLiteral("ser-0"), std::nullopt, StateTableModel::KeyMatch::kPrefix);
+  QVERIFY(fetchAll(model));
+  QCOMPARE(model.rowCount(), 0);
   // A key that is absent yields no rows and no error.
   model.setFilter(QStringLiteral("\"nobody\""), std::nullopt);
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
   QCOMPARE(model.rowCount(), 0);
   // A key that does not parse as the key type (int64 here) is reported, not asserted.
@@ -279,6 +297,7 @@ void ModelsTest::stateTableFetchesLazilyAndFilters() {
   model.setSource(counter.value, QStringLiteral("count-per-key"), QString());
   model.setFilter(QStringLiteral("not-a-number"), std::nullopt);
   model.fetchMore({});
+  QVERIFY(QTest::qWaitFor([&] { return !model.counting(); }, 30000));
   QVERIFY(!model.lastError().isEmpty());
   QCOMPARE(failed.size(), 1);
   QCOMPARE(model.rowCount(), 0);
@@ -290,7 +309,7 @@ void ModelsTest::stateTableExportsSelectionAsJson() {
   QVERIFY(loaded.ok());
   StateTableModel model;
   model.setSource(loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("spend-by-category"));
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 48);  // two categories per user
   const QByteArray json = model.rowsToJson({model.index(0, 0), model.index(3, 2), model.index(3, 4)});
   QJsonParseError error;
@@ -305,9 +324,9 @@ void ModelsTest::stateTableExportsSelectionAsJson() {
   QVERIFY(row[QStringLiteral("key_group")].isDouble());
   // Operator state has no key and no key group.
   model.setSource(loaded.value, QStringLiteral("orders-source"), QStringLiteral("offsets"));
-  while (model.canFetchMore({})) model.fetchMore({});
+  QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 2);
-  QVERIFY(!model.index(0, StateTableModel::kKeyGroup).data().isValid());
+  QVERIFY(!cell(model, 0, StateTableModel::kKeyGroup).isValid());
   const QJsonDocument op = QJsonDocument::fromJson(model.rowsToJson({model.index(1, 0)}));
   QVERIFY(op.array()[0].toObject()[QStringLiteral("key_group")].isNull());
   QCOMPARE(op.array()[0].toObject()[QStringLiteral("subtask")].toInt(), 1);

@@ -81,6 +81,7 @@ class Dumper {
     key_group_ = g;
     filtered_ = true;
   }
+  void SkipKeyed(uint64_t n) { skip_keyed_ = n; }
   uint64_t emitted() const { return emitted_; }
 
   Status DumpCoordinator() {
@@ -249,6 +250,10 @@ class Dumper {
                    std::string_view op, uint64_t sequence, const std::string& path) {
     if (selected_.count(r.state_index) == 0) return Status::OK();
     if (key_ && r.key != *key_) return Status::OK();
+    if (skip_keyed_ > 0) {
+      --skip_keyed_;
+      return Status::OK();
+    }
     const pb::StateDescriptor& d = os_.states(static_cast<int>(r.state_index));
     DumpEntry e = Base(std::string(source));
     e.state = d.name();
@@ -375,6 +380,7 @@ class Dumper {
   std::set<uint32_t> selected_;
   std::optional<std::string> key_;
   std::optional<uint32_t> key_group_;
+  uint64_t skip_keyed_ = 0;
   bool filtered_ = false;
   uint32_t subtask_ = 0;
   uint64_t emitted_ = 0;
@@ -466,6 +472,7 @@ base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOp
     if (os == nullptr) continue;  // stateless operator: nothing to dump
     Dumper dumper(fs, snapshot, *op, *os, sink, progress, options.history);
     CKPT_RETURN_IF_ERROR(Filter(snapshot, *op, *os, options, &dumper));
+    dumper.SkipKeyed(options.skip_keyed_entries);
     CKPT_RETURN_IF_ERROR(dumper.DumpCoordinator());
     std::vector<const pb::SubtaskState*> subtasks;
     for (const auto& st : os->subtasks()) subtasks.push_back(&st);

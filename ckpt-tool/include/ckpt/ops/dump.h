@@ -32,6 +32,10 @@ struct DumpOptions {
   // Changelog state as its raw history (materialized entries, then every change of the log
   // tail in sequence order) instead of the replayed values. Default: false (replayed).
   bool history = false;
+  // Keyed-state entries to pass over before the first one emitted, counted in emission order
+  // and not decoded (a page of a browser over a large key group: page n skips n pages). Apache
+  // Flink snapshots ignore it. Default: 0.
+  uint64_t skip_keyed_entries = 0;
   // state, key_json or key_group set (requires operator_ref); entries that are not state
   // (committables, coordinator, channel state) never match a filter.
   bool filtered() const { return !state.empty() || !key_json.empty() || key_group.has_value(); }

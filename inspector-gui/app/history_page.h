@@ -1,0 +1,45 @@
+// HistoryPage: a job's checkpoint history like Flink's Checkpoints tab: overview counts
+// (completed, failed, incomplete, restored), min / avg / max / p99 of end-to-end duration and
+// sizes, the latest snapshot's checkpointing settings, the size/duration chart and the sortable
+// history table. Selecting a row opens that snapshot. GUI thread only.
+#pragma once
+
+#include <QWidget>
+#include <memory>
+#include <vector>
+
+#include "models/loaders.h"
+
+class QLabel;
+class QTableView;
+
+namespace ckpt::inspector {
+
+class HistoryChart;
+class HistoryTableModel;
+class SortProxy;
+
+class HistoryPage : public QWidget {
+  Q_OBJECT
+
+ public:
+  explicit HistoryPage(QWidget* parent = nullptr);
+  void setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history);
+  HistoryChart* chart() const { return m_chart; }
+  HistoryTableModel* model() const { return m_model; }
+  QTableView* table() const { return m_table; }
+  QString overviewText() const;
+
+ Q_SIGNALS:
+  // A history row was activated: the snapshot at `path` (relative to the root).
+  void snapshotActivated(const QString& path);
+
+ private:
+  HistoryChart* m_chart;
+  HistoryTableModel* m_model;
+  SortProxy* m_proxy;
+  QTableView* m_table;
+  QLabel* m_overview;
+};
+
+}  // namespace ckpt::inspector
