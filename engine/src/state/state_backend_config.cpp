@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "ckpt/engine/state/heap_keyed_state_backend.h"
+#include "ckpt/engine/state/rocksdb_keyed_state_backend.h"
 
 namespace ckpt::engine {
 
@@ -42,8 +43,17 @@ base::Result<std::unique_ptr<KeyedStateBackend>> CreateKeyedStateBackend(
       }
       return std::unique_ptr<KeyedStateBackend>(
           std::make_unique<HeapKeyedStateBackend>(max_parallelism, key_groups, std::move(owner)));
-    case StateBackendKind::kRocksDb:
-      return base::Status::Unimplemented("state backend: rocksdb is not built yet");
+    case StateBackendKind::kRocksDb: {
+      RocksDbBackendOptions o;
+      o.incremental = config.incremental;
+      o.local_dir = config.local_dir;
+      o.instance_name = (operator_id_hex.empty() ? std::string("op") : operator_id_hex) + "-" +
+                        std::to_string(subtask_index);
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<RocksDbKeyedStateBackend> b,
+                            RocksDbKeyedStateBackend::Open(max_parallelism, key_groups,
+                                                           std::move(owner), std::move(o)));
+      return std::unique_ptr<KeyedStateBackend>(std::move(b));
+    }
   }
   return base::Status::InvalidArgument("state backend: unknown kind");
 }
