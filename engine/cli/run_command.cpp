@@ -119,6 +119,19 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
       ->check(CLI::NonNegativeNumber);
   run->add_option("--restart-delay", a.restart_delay_ms, "Delay between restarts in ms")
       ->check(CLI::NonNegativeNumber);
+  run->add_option("--state-backend", a.state_backend,
+                  "Keyed state backend (default: the spec's state_backend, else heap)")
+      ->check(CLI::IsMember({"heap", "rocksdb"}));
+  run->add_option("--incremental", a.incremental,
+                  "RocksDB incremental checkpoints (default: the spec's incremental, else false)")
+      ->check(CLI::IsMember({"true", "false"}));
+  run->add_option("--changelog", a.changelog,
+                  "Changelog state backend (default: the spec's changelog, else off; on is not "
+                  "implemented yet)")
+      ->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--state-local-dir", a.state_local_dir,
+                  "RocksDB working directory (default: the spec's state_local_dir, else the "
+                  "system temp directory)");
   run->footer(
       "Examples:\n"
       "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
@@ -171,6 +184,10 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (a.retention == "no-externalized") o.retention = pb::NO_EXTERNALIZED;
   if (a.max_restarts >= 0) o.max_restart_attempts = static_cast<uint32_t>(a.max_restarts);
   if (a.restart_delay_ms >= 0) o.restart_delay_ms = static_cast<uint64_t>(a.restart_delay_ms);
+  if (!a.state_backend.empty()) o.state_backend = a.state_backend;
+  if (!a.incremental.empty()) o.incremental = a.incremental == "true";
+  if (!a.changelog.empty()) o.changelog = a.changelog == "on";
+  if (!a.state_local_dir.empty()) o.state_local_dir = a.state_local_dir;
   o.allow_non_restored_state = a.allow_non_restored_state;
   o.claim_mode = a.claim_mode == "claim" ? pb::CLAIM : pb::NO_CLAIM;
   o.restore_path = a.restore_path;

@@ -16,6 +16,10 @@ namespace ckpt::engine::cli {
 struct RunArgs {
   std::string job_file;
   std::string checkpoint_dir;
+  std::string state_backend;    // "" = the spec's (default heap)
+  std::string incremental;      // "" = the spec's (default false); "true"/"false"
+  std::string changelog;        // "" = the spec's (default off); "on"/"off"
+  std::string state_local_dir;  // "" = the spec's (default: system temp dir)
   std::string savepoint_dir;
   int64_t interval_ms = -1;
   std::string mode;

@@ -11,6 +11,7 @@
 #include "checkpoint_test_support.h"
 #include "ckpt/base/fault_injection_fs.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/testing/temp_dir.h"
@@ -63,7 +64,7 @@ TEST(CheckpointFailureTest, FailedMetadataPublicationAbortsAndDeletes) {
   o.checkpoint_dir = dir.path();
   ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
   ASSERT_OK_AND_ASSIGN(int64_t id, c->TriggerCheckpoint());
-  KeyedStateBackend b(128, {0, 127}, "sum");
+  HeapKeyedStateBackend b(128, {0, 127}, "sum");
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
   ASSERT_OK_AND_ASSIGN(auto st, testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 0, &b,
@@ -92,7 +93,7 @@ TEST(CheckpointFailureTest, ReferencedFileMissingAtPublishFailsTheCheckpointLoud
   o.log = [&](const std::string& line) { log.push_back(line); };
   ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
   ASSERT_OK_AND_ASSIGN(int64_t id, c->TriggerCheckpoint());
-  KeyedStateBackend b(128, {0, 127}, "sum");
+  HeapKeyedStateBackend b(128, {0, 127}, "sum");
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
   ASSERT_OK_AND_ASSIGN(auto st, testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 0, &b,
@@ -119,7 +120,7 @@ TEST(CheckpointFailureTest, ReferencedFileMissingAtPublishFailsTheCheckpointLoud
 
 TEST(CheckpointFailureTest, FailedStateFileWriteLeavesNoFile) {
   ckpt::testing::TempDir dir;
-  KeyedStateBackend b(128, {0, 127}, "sum");
+  HeapKeyedStateBackend b(128, {0, 127}, "sum");
   ASSERT_OK_AND_ASSIGN(ValueState v, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   for (int64_t k = 0; k < 5000; ++k) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -142,7 +143,7 @@ TEST(CheckpointFailureTest, FailedStateFileWriteLeavesNoFile) {
 
 TEST(CheckpointFailureTest, ValueOfTheWrongTypeFailsNamingTheState) {
   ckpt::testing::TempDir dir;
-  KeyedStateBackend b(128, {0, 127}, "sum");
+  HeapKeyedStateBackend b(128, {0, 127}, "sum");
   ASSERT_OK_AND_ASSIGN(ValueState v, b.GetValueState(ValueStateDescriptor("total", types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(v.Update(Value("not a number")));
@@ -157,7 +158,7 @@ TEST(CheckpointFailureTest, ValueOfTheWrongTypeFailsNamingTheState) {
 
 TEST(CheckpointFailureTest, WritingIntoARemovedDirectoryFails) {
   ckpt::testing::TempDir dir;
-  KeyedStateBackend b(128, {0, 127}, "sum");
+  HeapKeyedStateBackend b(128, {0, 127}, "sum");
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(b.GetValueState(ValueStateDescriptor("v", types::Int64()))->Update(Value(int64_t{1})));
   CheckpointOptions options;

@@ -11,6 +11,7 @@
 #include "checkpoint_test_support.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/record.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/engine/state/timer_service.h"
@@ -51,7 +52,7 @@ struct Subtask {
 
 Subtask MakeSubtask(uint32_t p, uint32_t i) {
   Subtask s;
-  s.keyed = std::make_unique<KeyedStateBackend>(
+  s.keyed = std::make_unique<HeapKeyedStateBackend>(
       kMaxP, format::RangeForSubtask(kMaxP, p, i), Cat("sum (", i + 1, "/").append(Cat("", p, ")")));
   s.ops = std::make_unique<OperatorStateStore>("sum");
   return s;

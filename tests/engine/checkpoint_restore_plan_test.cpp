@@ -8,6 +8,7 @@
 
 #include "checkpoint_test_support.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/format/value_codec.h"
@@ -41,7 +42,7 @@ class RestorePlanTest : public ::testing::Test {
     list->Add(Value(int64_t{5}));
     ASSERT_OK_AND_ASSIGN(auto s1, testing::SnapshotSubtask(fs_, options, "src", 0, nullptr, &src));
     (*c)->AcknowledgeCheckpoint(options.checkpoint_id, std::move(s1), {});
-    KeyedStateBackend sum(128, {0, 127}, "sum");
+    HeapKeyedStateBackend sum(128, {0, 127}, "sum");
     ASSERT_OK(sum.SetCurrentKey(Value("k")));
     ASSERT_OK(sum.GetValueState(ValueStateDescriptor("total", types::Int64()))->Update(Value(int64_t{9})));
     ASSERT_OK_AND_ASSIGN(auto s2, testing::SnapshotSubtask(fs_, options, "sum", 0, &sum, nullptr));
@@ -110,7 +111,7 @@ TEST_F(RestorePlanTest, RestoresFromMetadataPathWithClaimInfoAndCoordinatorState
   EXPECT_EQ(*coordinator, "split-assignment");
   ASSERT_OK_AND_ASSIGN(auto none, plan->CoordinatorState(Id("sum")));
   EXPECT_FALSE(none.has_value());
-  KeyedStateBackend sum(128, {0, 127}, "sum (1/1)");
+  HeapKeyedStateBackend sum(128, {0, 127}, "sum (1/1)");
   ASSERT_OK(plan->RestoreKeyedState(Id("sum"), &sum));
   ASSERT_OK(sum.SetCurrentKey(Value("k")));
   ASSERT_OK_AND_ASSIGN(ValueState total,
@@ -118,7 +119,7 @@ TEST_F(RestorePlanTest, RestoresFromMetadataPathWithClaimInfoAndCoordinatorState
   ASSERT_NE(total.Get(), nullptr);
   EXPECT_EQ(std::get<int64_t>(total.Get()->v), 9);
   // Re-registering with another type is refused.
-  KeyedStateBackend again(128, {0, 127}, "sum (1/1)");
+  HeapKeyedStateBackend again(128, {0, 127}, "sum (1/1)");
   ASSERT_OK(plan->RestoreKeyedState(Id("sum"), &again));
   ASSERT_STATUS(again.GetValueState(ValueStateDescriptor("total", types::String())),
                 kFailedPrecondition, "total");
@@ -135,7 +136,7 @@ TEST_F(RestorePlanTest, CorruptStateFileFailsNamingIt) {
   ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(fs_, file));
   bytes[20] ^= 0x01;  // inside the first block
   ASSERT_OK(base::WriteFileAtomic(fs_, file, bytes));
-  KeyedStateBackend sum(128, {0, 127}, "sum");
+  HeapKeyedStateBackend sum(128, {0, 127}, "sum");
   ASSERT_STATUS(plan->RestoreKeyedState(Id("sum"), &sum), kCorruption, "keyed.state");
 }
 

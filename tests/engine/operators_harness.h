@@ -21,6 +21,7 @@
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/engine/output.h"
 #include "ckpt/engine/record.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
 #include "ckpt/engine/state/operator_state_snapshot.h"
@@ -111,7 +112,7 @@ class OperatorHarness {
     const std::string owner = options_.uid + " (" + std::to_string(options_.subtask + 1) + "/" +
                               std::to_string(options_.parallelism) + ")";
     if (options_.keyed) {
-      keyed_ = std::make_unique<KeyedStateBackend>(
+      keyed_ = std::make_unique<HeapKeyedStateBackend>(
           options_.max_parallelism,
           format::RangeForSubtask(options_.max_parallelism, options_.parallelism,
                                   options_.subtask),

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "ckpt/engine/record.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
 #include "ckpt/engine/state/operator_state_snapshot.h"
@@ -48,7 +49,7 @@ std::set<uint32_t> GroupsOf(int64_t from, int64_t to, uint32_t max_p) {
 }
 
 TEST(StateCowTest, SnapshotSeesOldValuesWhileWritesContinue) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   for (int64_t k = 0; k < 1000; ++k) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -99,7 +100,7 @@ TEST(StateCowTest, SnapshotSeesOldValuesWhileWritesContinue) {
 }
 
 TEST(StateCowTest, AsyncReaderSeesTheFrozenStateWhileProcessingContinues) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   for (int round = 0; round < 5; ++round) {
     for (int64_t k = 0; k < 3000; ++k) {
@@ -125,7 +126,7 @@ TEST(StateCowTest, AsyncReaderSeesTheFrozenStateWhileProcessingContinues) {
 }
 
 TEST(StateCowTest, ReleasedSnapshotIsNotCopied) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   for (int64_t k = 0; k < 100; ++k) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -143,7 +144,7 @@ TEST(StateCowTest, ReleasedSnapshotIsNotCopied) {
 }
 
 TEST(StateCowTest, ReadsNeverCopy) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(s.Update(Value(int64_t{1})));
@@ -155,7 +156,7 @@ TEST(StateCowTest, ReadsNeverCopy) {
 }
 
 TEST(StateCowTest, TimersAreFrozenBySnapshot) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* timers = b.timer_service();
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(timers->RegisterEventTimeTimer(10));

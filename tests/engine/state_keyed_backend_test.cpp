@@ -1,5 +1,6 @@
 // Tests of the heap keyed backend (engine/src/state/keyed_state_backend.cpp and handles):
 // semantics of each state kind, namespaces, key-group ownership, registration rules.
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 
 #include <gtest/gtest.h>
@@ -24,7 +25,7 @@ constexpr uint32_t kMaxP = 128;
 int64_t AsInt(const Value* v) { return std::get<int64_t>(v->v); }
 
 TEST(KeyedStateBackendTest, ValueStateIsPerKey) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("sum", types::Int64())));
   for (int64_t k = 0; k < 100; ++k) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -45,7 +46,7 @@ TEST(KeyedStateBackendTest, ValueStateIsPerKey) {
 }
 
 TEST(KeyedStateBackendTest, NamespacesAreSeparate) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor(
                                          "v", types::Int64(), {}, types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value("k")));
@@ -61,7 +62,7 @@ TEST(KeyedStateBackendTest, NamespacesAreSeparate) {
 }
 
 TEST(KeyedStateBackendTest, ListStateAddUpdateClear) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ListState s, b.GetListState(ListStateDescriptor("l", types::String())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   EXPECT_EQ(s.Get(), nullptr);
@@ -76,7 +77,7 @@ TEST(KeyedStateBackendTest, ListStateAddUpdateClear) {
 }
 
 TEST(KeyedStateBackendTest, MapStatePutGetRemoveIterateInByteOrder) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(MapState s,
                        b.GetMapState(MapStateDescriptor("m", types::String(), types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value("user")));
@@ -104,7 +105,7 @@ TEST(KeyedStateBackendTest, MapStatePutGetRemoveIterateInByteOrder) {
 }
 
 TEST(KeyedStateBackendTest, ReducingAndAggregatingState) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(
       ReducingState sum,
       b.GetReducingState(ReducingStateDescriptor("sum", types::Int64()),
@@ -143,7 +144,7 @@ TEST(KeyedStateBackendTest, ReducingAndAggregatingState) {
 }
 
 TEST(KeyedStateBackendTest, RejectsKeyOfAnotherSubtask) {
-  KeyedStateBackend b(kMaxP, {0, 9}, "op (1/13)");
+  HeapKeyedStateBackend b(kMaxP, {0, 9}, "op (1/13)");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   // Find a key whose group is outside [0, 9].
   int64_t k = 0;
@@ -159,7 +160,7 @@ TEST(KeyedStateBackendTest, RejectsKeyOfAnotherSubtask) {
 }
 
 TEST(KeyedStateBackendTest, RegistrationIsIdempotentAndChecked) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState a, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(ValueState again, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
@@ -174,7 +175,7 @@ TEST(KeyedStateBackendTest, RegistrationIsIdempotentAndChecked) {
 }
 
 TEST(KeyedStateBackendTest, ManyInsertsAndErasesKeepEveryOtherKey) {
-  KeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   constexpr int64_t kKeys = 20000;
   for (int64_t k = 0; k < kKeys; ++k) {

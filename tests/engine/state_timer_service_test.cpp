@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/testing/gtest_util.h"
@@ -17,7 +18,7 @@ namespace {
 using format::Value;
 
 TEST(TimerServiceTest, FiresDueTimersInOrderOnceEach) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* ts = b.timer_service();
   for (int64_t k : {3, 1, 2}) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -38,7 +39,7 @@ TEST(TimerServiceTest, FiresDueTimersInOrderOnceEach) {
 }
 
 TEST(TimerServiceTest, DeleteAndProcessingTime) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* ts = b.timer_service();
   ASSERT_OK(b.SetCurrentKey(Value("a")));
   ASSERT_OK(ts->RegisterProcessingTimeTimer(5));
@@ -63,7 +64,7 @@ TEST(TimerServiceTest, DeleteAndProcessingTime) {
 }
 
 TEST(TimerServiceTest, NamespaceIsPartOfTheTimerAndRestoredOnFire) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* ts = b.timer_service();
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   b.SetCurrentNamespace("w1");
@@ -81,7 +82,7 @@ TEST(TimerServiceTest, NamespaceIsPartOfTheTimerAndRestoredOnFire) {
 }
 
 TEST(TimerServiceTest, TimersRegisteredWhileFiringFireIfDue) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* ts = b.timer_service();
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(ts->RegisterEventTimeTimer(1));
@@ -95,7 +96,7 @@ TEST(TimerServiceTest, TimersRegisteredWhileFiringFireIfDue) {
 }
 
 TEST(TimerServiceTest, CallbackErrorStopsFiring) {
-  KeyedStateBackend b(128, {0, 127}, "t");
+  HeapKeyedStateBackend b(128, {0, 127}, "t");
   TimerService* ts = b.timer_service();
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   ASSERT_OK(ts->RegisterEventTimeTimer(1));

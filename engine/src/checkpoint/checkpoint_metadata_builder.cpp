@@ -131,6 +131,14 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
         if (k.has_key_groups()) {
           k.mutable_key_groups()->set_file_index(k.key_groups().file_index() + base);
         }
+        if (k.has_rocksdb()) {
+          for (auto& f : *k.mutable_rocksdb()->mutable_sst_files()) {
+            f.set_file_index(f.file_index() + base);
+          }
+          for (auto& f : *k.mutable_rocksdb()->mutable_meta_files()) {
+            f.set_file_index(f.file_index() + base);
+          }
+        }
       }
       for (auto& h : *ss->mutable_operator_state()) h.set_file_index(h.file_index() + base);
       pb::SubtaskMetrics sm = a->metrics;

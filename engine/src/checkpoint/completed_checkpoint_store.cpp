@@ -1,9 +1,11 @@
-// CompletedCheckpointStore: retention of completed checkpoints and deletion of subsumed ones.
+// CompletedCheckpointStore: retention of completed checkpoints and deletion of subsumed ones,
+// with reference counting of the SHARED files they reference.
 #include "ckpt/engine/checkpoint/completed_checkpoint_store.h"
 
 #include <utility>
 
 #include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
 
 namespace ckpt::engine {
 
@@ -33,7 +35,40 @@ base::Status CompletedCheckpointStore::DeleteSnapshotDir(base::Fs& fs, const std
   return base::Status::OK();
 }
 
+base::Status CompletedCheckpointStore::RegisterSharedFiles(const CompletedCheckpoint& c) {
+  if (c.metadata_path.empty()) return base::Status::OK();
+  base::Result<pb::CheckpointMetadata> md = format::ReadMetadataFile(fs_, c.metadata_path);
+  if (!md.ok()) {
+    // Unknown references: its shared files are never deleted (safe, possibly leaking).
+    return md.status().WithContext("registering the shared files of " + c.dir);
+  }
+  std::vector<std::string> shared;
+  for (const pb::FileEntry& f : md->files()) {
+    if (f.scope() != pb::SHARED) continue;
+    base::Result<std::string> path = format::ResolveFile(c.dir, f);
+    if (!path.ok()) return path.status().WithContext(c.metadata_path);
+    shared.push_back(std::move(*path));
+  }
+  if (!shared.empty()) registry_.Register(c.dir, shared, Deletable(c));
+  return base::Status::OK();
+}
+
+base::Status CompletedCheckpointStore::Discard(const CompletedCheckpoint& c) {
+  base::Status first;
+  if (Deletable(c)) first = DeleteSnapshotDir(fs_, c.dir);
+  // Shared files go when no retained snapshot references them (never those of a snapshot the
+  // engine does not own: the registry protects them).
+  for (const std::string& path : registry_.Release(c.dir)) {
+    base::Status st = fs_.RemoveFile(path);
+    if (!st.ok() && !st.IsNotFound() && first.ok()) first = st.WithContext("deleting " + path);
+    // A per-checkpoint upload directory goes with its last file (fails while others remain).
+    fs_.RemoveDir(base::DirName(path)).IgnoreError();
+  }
+  return first;
+}
+
 base::Status CompletedCheckpointStore::Add(const CompletedCheckpoint& checkpoint) {
+  base::Status registered = RegisterSharedFiles(checkpoint);
   std::vector<CompletedCheckpoint> subsumed;
   {
     std::lock_guard<std::mutex> lock(mu_);
@@ -43,10 +78,9 @@ base::Status CompletedCheckpointStore::Add(const CompletedCheckpoint& checkpoint
       checkpoints_.pop_front();
     }
   }
-  base::Status first;
+  base::Status first = registered;
   for (const auto& c : subsumed) {
-    if (!Deletable(c)) continue;
-    base::Status st = DeleteSnapshotDir(fs_, c.dir);
+    base::Status st = Discard(c);
     if (!st.ok() && first.ok()) first = st;
   }
   return first;
@@ -84,8 +118,7 @@ base::Status CompletedCheckpointStore::Shutdown(JobTermination how) {
   }
   base::Status first;
   for (const auto& c : all) {
-    if (!Deletable(c)) continue;
-    base::Status st = DeleteSnapshotDir(fs_, c.dir);
+    base::Status st = Discard(c);
     if (!st.ok() && first.ok()) first = st;
   }
   return first;

@@ -6,11 +6,32 @@
 #include <utility>
 
 #include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/engine/state/snapshot_async_part.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_writer.h"
+#include "state/canonical_snapshot.h"
 
 namespace ckpt::engine {
+
+base::Result<OperatorSnapshot> TakeOperatorSnapshot(const CheckpointOptions& options,
+                                                    const format::OperatorId& operator_id,
+                                                    uint32_t subtask_index,
+                                                    KeyedStateBackend* keyed,
+                                                    OperatorStateStore* operator_state,
+                                                    std::vector<pb::SinkCommittable> committables) {
+  OperatorSnapshot s;
+  s.operator_id = operator_id;
+  s.subtask_index = subtask_index;
+  if (keyed != nullptr) {
+    base::Result<std::unique_ptr<SnapshotAsyncPart>> part = keyed->SnapshotSync(options);
+    if (!part.ok()) return part.status().WithContext(keyed->owner() + ": keyed state snapshot");
+    s.keyed = std::move(*part);
+  }
+  if (operator_state != nullptr) s.operator_state = operator_state->Snapshot();
+  s.committables = std::move(committables);
+  return s;
+}
 
 OperatorSnapshot TakeOperatorSnapshot(const format::OperatorId& operator_id,
                                       uint32_t subtask_index, KeyedStateBackend* keyed,
@@ -19,7 +40,7 @@ OperatorSnapshot TakeOperatorSnapshot(const format::OperatorId& operator_id,
   OperatorSnapshot s;
   s.operator_id = operator_id;
   s.subtask_index = subtask_index;
-  if (keyed != nullptr) s.keyed = keyed->Snapshot();
+  if (keyed != nullptr) s.keyed = state_internal::MakeCanonicalAsyncPart(keyed->Snapshot());
   if (operator_state != nullptr) s.operator_state = operator_state->Snapshot();
   s.committables = std::move(committables);
   return s;
@@ -44,62 +65,6 @@ class FileCleanup {
   std::vector<std::string> paths_;
   bool armed_ = true;
 };
-
-pb::FileEntry MakeEntry(const std::string& name, pb::FileKind kind,
-                        const format::StateFileSummary& summary, int64_t checkpoint_id) {
-  pb::FileEntry e;
-  e.set_path(name);
-  e.set_scope(pb::EXCLUSIVE);
-  e.set_kind(kind);
-  e.set_size_bytes(summary.size_bytes);
-  e.set_checksum_xxh3(summary.checksum_xxh3);
-  e.set_compression(summary.compression);
-  e.set_created_by_checkpoint_id(checkpoint_id);
-  return e;
-}
-
-base::Result<pb::KeyGroupsStateHandle> WriteKeyed(base::Fs& fs, const std::string& path,
-                                                  const KeyedStateSnapshot& keyed,
-                                                  const SnapshotWriteOptions& write,
-                                                  format::StateFileSummary* summary) {
-  format::StateFileWriterOptions wo;
-  wo.kind = pb::KEYED_STATE;
-  wo.compression = write.compression;
-  wo.block_size_bytes = write.block_size_bytes;
-  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileWriter> writer,
-                        format::StateFileWriter::Create(fs, path, wo));
-  const format::KeyGroupRange range = keyed.key_group_range();
-  pb::KeyGroupsStateHandle handle;
-  handle.set_key_group_start(range.start);
-  handle.set_key_group_end(range.end);
-  std::string buf;
-  for (uint32_t g = range.start; g <= range.end && !range.empty(); ++g) {
-    handle.add_key_group_offsets(writer->logical_offset());
-    uint64_t count = 0;
-    base::Status st = keyed.ForEachRecord(g, [&](const format::KeyedRecord& r) -> base::Status {
-      // Sections are opened lazily so empty key groups cost nothing in the index.
-      if (count == 0) CKPT_RETURN_IF_ERROR(writer->BeginSection(g));
-      buf.clear();
-      format::EncodeKeyedRecord(r, &buf);
-      CKPT_RETURN_IF_ERROR(writer->Add(buf).status());
-      ++count;
-      return base::Status::OK();
-    });
-    if (!st.ok()) {
-      writer->Abandon();
-      return st.WithContext(path + ", key group " + std::to_string(g));
-    }
-    handle.add_key_group_record_counts(count);
-    if (g == range.end) break;  // range.end may be UINT32_MAX-safe
-  }
-  base::Result<format::StateFileSummary> done = writer->Finish();
-  if (!done.ok()) {
-    writer->Abandon();
-    return done.status();
-  }
-  *summary = *done;
-  return handle;
-}
 
 base::Result<pb::OperatorStateHandle> WriteOperator(base::Fs& fs, const std::string& path,
                                                     const OperatorStateSnapshot& ops,
@@ -159,18 +124,25 @@ base::Result<OperatorSubtaskState> WriteOperatorSnapshot(base::Fs& fs,
   if (snapshot.keyed) {
     // Keyed states first: a keyed record's state_index is its position in `out.states`.
     for (const auto& d : snapshot.keyed->states()) out.states.push_back(d);
-    if (snapshot.keyed->NumEntries() > 0) {
-      const std::string name = stem + "-keyed.state";
-      const std::string path = base::JoinPath(options.snapshot_dir, name);
-      format::StateFileSummary summary;
-      base::Result<pb::KeyGroupsStateHandle> handle =
-          WriteKeyed(fs, path, *snapshot.keyed, write, &summary);
-      if (!handle.ok()) return handle.status().WithContext("keyed state snapshot");
-      cleanup.Add(path);
-      handle->set_file_index(static_cast<uint32_t>(out.files.size()));
-      *out.subtask.add_keyed_state()->mutable_key_groups() = std::move(*handle);
-      out.files.push_back(MakeEntry(name, pb::KEYED_STATE, summary, options.checkpoint_id));
+    base::Result<KeyedSnapshotResult> keyed = snapshot.keyed->Run(fs, options, write, stem);
+    if (!keyed.ok()) return keyed.status().WithContext("keyed state snapshot");
+    // Rebase the handles' file indexes onto `out.files`.
+    const uint32_t base = static_cast<uint32_t>(out.files.size());
+    for (pb::KeyedStateHandle& h : keyed->handles) {
+      if (h.has_key_groups()) {
+        h.mutable_key_groups()->set_file_index(h.key_groups().file_index() + base);
+      } else if (h.has_rocksdb()) {
+        for (auto& f : *h.mutable_rocksdb()->mutable_sst_files()) f.set_file_index(f.file_index() + base);
+        for (auto& f : *h.mutable_rocksdb()->mutable_meta_files()) f.set_file_index(f.file_index() + base);
+      }
+      *out.subtask.add_keyed_state() = std::move(h);
     }
+    for (const pb::FileEntry& f : keyed->files) {
+      if (f.scope() == pb::EXCLUSIVE) cleanup.Add(base::JoinPath(options.snapshot_dir, f.path()));
+      out.files.push_back(f);
+    }
+    out.state_size_bytes += keyed->state_size_bytes;
+    out.checkpointed_size_bytes += keyed->checkpointed_size_bytes;
   }
   if (snapshot.operator_state && !snapshot.operator_state->states().empty()) {
     for (const auto& d : snapshot.operator_state->states()) out.states.push_back(d);
@@ -183,11 +155,16 @@ base::Result<OperatorSubtaskState> WriteOperatorSnapshot(base::Fs& fs,
     cleanup.Add(path);
     handle->set_file_index(static_cast<uint32_t>(out.files.size()));
     *out.subtask.add_operator_state() = std::move(*handle);
-    out.files.push_back(MakeEntry(name, pb::OPERATOR_STATE, summary, options.checkpoint_id));
+    out.files.push_back(state_internal::ExclusiveFileEntry(name, pb::OPERATOR_STATE, summary, options.checkpoint_id));
   }
   for (const auto& c : snapshot.committables) *out.subtask.add_committables() = c;
-  for (const auto& f : out.files) out.state_size_bytes += f.size_bytes();
-  out.checkpointed_size_bytes = out.state_size_bytes;
+  // The operator-state file (always written in full) counts in both sizes.
+  for (const auto& f : out.files) {
+    if (f.kind() == pb::OPERATOR_STATE) {
+      out.state_size_bytes += f.size_bytes();
+      out.checkpointed_size_bytes += f.size_bytes();
+    }
+  }
   cleanup.Disarm();
   return out;
 }

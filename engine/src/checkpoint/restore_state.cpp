@@ -6,6 +6,7 @@
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
+#include "ckpt/engine/state/keyed_restore_source.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/engine/state/state_descriptors.h"
@@ -14,89 +15,21 @@
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_codec.h"
+#include "state/canonical_snapshot.h"
 
 namespace ckpt::engine {
-
-namespace {
-
-// Opens the state file `file_index` of `md`, checking kind, size and every block checksum.
-base::Result<std::unique_ptr<format::StateFileReader>> OpenStateFile(
-    base::Fs& fs, const std::string& snapshot_dir, const pb::CheckpointMetadata& md,
-    uint32_t file_index, pb::FileKind kind) {
-  if (file_index >= static_cast<uint32_t>(md.files_size())) {
-    return base::Status::Corruption(snapshot_dir + "/_metadata: file index " +
-                                    std::to_string(file_index) + " out of range");
-  }
-  const pb::FileEntry& entry = md.files(static_cast<int>(file_index));
-  CKPT_ASSIGN_OR_RETURN(std::string path, format::ResolveFile(snapshot_dir, entry));
-  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> reader,
-                        format::StateFileReader::Open(fs, path));
-  if (reader->file_size() != entry.size_bytes()) {
-    return base::Status::Corruption(path + ": " + std::to_string(reader->file_size()) +
-                                    " bytes, the metadata records " +
-                                    std::to_string(entry.size_bytes()));
-  }
-  if (reader->index().kind != kind) {
-    return base::Status::Corruption(path + ": holds " + pb::FileKind_Name(reader->index().kind) +
-                                    ", expected " + pb::FileKind_Name(kind));
-  }
-  CKPT_RETURN_IF_ERROR(reader->VerifyChecksums());
-  return reader;
-}
-
-}  // namespace
 
 base::Status RestorePlan::RestoreKeyedState(const format::OperatorId& operator_id,
                                             KeyedStateBackend* backend) const {
   auto it = operator_index_.find(operator_id);
   if (it == operator_index_.end()) return base::Status::OK();
-  const pb::OperatorState& os = metadata_.operators(it->second);
-  if (backend->max_parallelism() != os.max_parallelism()) {
-    return base::Status::InvalidArgument(
-        backend->owner() + ": max parallelism " + std::to_string(backend->max_parallelism()) +
-        " differs from the snapshot's " + std::to_string(os.max_parallelism()));
-  }
-  // Declare every keyed state (also those without records here) so registration adopts them.
-  std::vector<pb::StateDescriptor> keyed;
-  std::vector<int64_t> local_of(os.states_size(), -1);
-  for (int i = 0; i < os.states_size(); ++i) {
-    if (IsKeyedStateKind(os.states(i).kind())) keyed.push_back(os.states(i));
-  }
-  CKPT_ASSIGN_OR_RETURN(std::vector<uint32_t> ids, backend->DeclareRestoredStates(keyed));
-  for (int i = 0, k = 0; i < os.states_size(); ++i) {
-    if (IsKeyedStateKind(os.states(i).kind())) local_of[i] = ids[k++];
-  }
-  const format::KeyGroupRange mine = backend->key_group_range();
-  for (const pb::SubtaskState& st : os.subtasks()) {
-    for (const pb::KeyedStateHandle& h : st.keyed_state()) {
-      if (!h.has_key_groups()) {
-        return base::Status::Unimplemented(backend->owner() +
-                                           ": only canonical keyed state handles can be "
-                                           "restored by the heap backend");
-      }
-      const pb::KeyGroupsStateHandle& kg = h.key_groups();
-      const uint32_t from = std::max(kg.key_group_start(), mine.start);
-      const uint32_t to = std::min(kg.key_group_end(), mine.end);
-      if (from > to) continue;  // this old subtask's range does not intersect ours
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> container,
-                            OpenStateFile(*fs_, snapshot_dir_, metadata_, kg.file_index(),
-                                          pb::KEYED_STATE));
-      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::KeyedStateReader> reader,
-                            format::KeyedStateReader::Wrap(std::move(container), os.states()));
-      for (uint32_t g = from; g <= to; ++g) {
-        CKPT_ASSIGN_OR_RETURN(format::KeyedRecordIterator iter, reader->NewKeyGroupIterator(g));
-        format::KeyedEntry entry;
-        for (;;) {
-          CKPT_ASSIGN_OR_RETURN(bool more, iter.Next(&entry));
-          if (!more) break;
-          base::Status s = backend->RestoreRecord(
-              static_cast<uint32_t>(local_of[entry.record.state_index]), g, entry.record);
-          if (!s.ok()) return s.WithContext(reader->path());
-        }
-      }
-    }
-  }
-  return base::Status::OK();
+  KeyedRestoreSource source;
+  source.fs = fs_;
+  source.snapshot_dir = snapshot_dir_;
+  source.metadata = &metadata_;
+  source.operator_state = &metadata_.operators(it->second);
+  // The backend owns its restore (canonical handles, RocksDB instances, ...).
+  return backend->Restore(source);
 }
 
 namespace {
@@ -116,7 +49,8 @@ base::Status ReadPartition(base::Fs& fs, const std::string& dir, const pb::Check
   }
   if (part == nullptr || part->entry_offsets_size() == 0) return base::Status::OK();
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> reader,
-                        OpenStateFile(fs, dir, md, h.file_index(), pb::OPERATOR_STATE));
+                        state_internal::OpenVerifiedStateFile(fs, dir, md, h.file_index(),
+                                                             pb::OPERATOR_STATE));
   for (uint64_t offset : part->entry_offsets()) {
     CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::RecordIterator> it,
                           reader->NewIteratorAt(offset, 1));

@@ -10,6 +10,7 @@
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
+#include "ckpt/engine/state/state_backend_config.h"
 #include "async_executor.h"
 #include "job_attempt.h"
 
@@ -28,6 +29,7 @@ class JobRunner::Impl final : public CheckpointRuntime {
   std::string job_id_hex_;
   std::string job_dir_;
   pb::CheckpointingMode mode_ = pb::ALIGNED_EXACTLY_ONCE;
+  StateBackendConfig state_backend_;  // keyed backend of every keyed operator subtask
   uint32_t max_attempts_ = 0;
   uint64_t delay_ms_ = 1000;
   std::shared_ptr<const RestorePlan> initial_restore_;

@@ -91,9 +91,12 @@ base::Status StreamTask::Setup() {
                         std::to_string(parallelism_) + ")";
     std::unique_ptr<KeyedStateBackend> keyed;
     if (c.keyed) {
-      keyed = std::make_unique<KeyedStateBackend>(
-          c.info.max_parallelism(),
-          format::RangeForSubtask(c.info.max_parallelism(), parallelism_, subtask_), owner);
+      CKPT_ASSIGN_OR_RETURN(
+          keyed, CreateKeyedStateBackend(
+                     env_->state_backend != nullptr ? *env_->state_backend : StateBackendConfig{},
+                     c.info.max_parallelism(),
+                     format::RangeForSubtask(c.info.max_parallelism(), parallelism_, subtask_),
+                     owner, id.ToHex(), subtask_));
     }
     auto store = std::make_unique<OperatorStateStore>(owner);
     OperatorContextInit init;

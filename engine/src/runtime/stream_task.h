@@ -17,6 +17,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
+#include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/engine/operator.h"
 #include "ckpt/engine/operator_coordinator.h"
 #include "async_executor.h"
@@ -37,6 +38,7 @@ struct TaskEnvironment {
   CheckpointCoordinator* coordinator = nullptr;
   AsyncExecutor* async = nullptr;
   std::shared_ptr<const RestorePlan> restore;  // null when starting empty
+  const StateBackendConfig* state_backend = nullptr;  // null: heap
   std::function<void(uint32_t task, const base::Status& error)> on_failure;
   std::function<void(uint32_t task)> on_end_of_data;
   std::function<void(uint32_t task)> on_finished;

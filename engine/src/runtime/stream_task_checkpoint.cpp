@@ -37,6 +37,7 @@ void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> opti
 void StreamTask::NotifyCheckpointComplete(int64_t checkpoint_id) {
   inbox_->PostMail([this, checkpoint_id]() -> base::Status {
     for (auto& d : drivers_) {
+      if (d->keyed() != nullptr) d->keyed()->NotifyCheckpointComplete(checkpoint_id);
       CKPT_RETURN_IF_ERROR(d->op()->NotifyCheckpointComplete(checkpoint_id));
     }
     return base::Status::OK();
@@ -45,7 +46,10 @@ void StreamTask::NotifyCheckpointComplete(int64_t checkpoint_id) {
 
 void StreamTask::NotifyCheckpointAborted(int64_t checkpoint_id) {
   inbox_->PostMail([this, checkpoint_id]() -> base::Status {
-    for (auto& d : drivers_) d->op()->NotifyCheckpointAborted(checkpoint_id);
+    for (auto& d : drivers_) {
+      if (d->keyed() != nullptr) d->keyed()->NotifyCheckpointAborted(checkpoint_id);
+      d->op()->NotifyCheckpointAborted(checkpoint_id);
+    }
     return base::Status::OK();
   });
 }
@@ -98,8 +102,16 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
       return st;  // fails the task; the restart strategy takes over
     }
     std::vector<pb::SinkCommittable> committables = d->op()->SnapshotCommittables(id);
-    snapshots.push_back(TakeOperatorSnapshot(d->ctx()->operator_id(), subtask_, d->keyed(),
-                                             d->operator_state(), std::move(committables)));
+    base::Result<OperatorSnapshot> snap =
+        TakeOperatorSnapshot(*options, d->ctx()->operator_id(), subtask_, d->keyed(),
+                             d->operator_state(), std::move(committables));
+    if (!snap.ok()) {
+      base::Status err = snap.status().WithContext(name_ + ": snapshot of checkpoint " +
+                                                   std::to_string(id));
+      if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, err);
+      return err;
+    }
+    snapshots.push_back(std::move(*snap));
   }
   // The barrier goes downstream right after the sync phase, behind all earlier records.
   StreamEvent barrier;

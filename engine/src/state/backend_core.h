@@ -1,5 +1,6 @@
-// Private internals of the heap keyed backend shared by its handle classes, the timer service
-// and the snapshot (see keyed_state_backend.h for the design and the copy-on-write contract).
+// Private internals of the keyed backends: BackendCore holds what every backend shares (current
+// key and namespace, state declarations, the heap timers) and the heap backend's copy-on-write
+// tables (see heap_keyed_state_backend.h for the design and the copy-on-write contract).
 #pragma once
 
 #include <atomic>
@@ -16,7 +17,8 @@
 
 #include "ckpt/base/result.h"
 #include "ckpt/base/status.h"
-#include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
+#include "ckpt/engine/state/keyed_state_snapshot.h"
 #include "ckpt/engine/state/state_descriptors.h"
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/proto.h"
@@ -128,6 +130,27 @@ struct FrozenKeyedState {
   // Timers by key group, built on first use by the (single) async reader.
   mutable std::once_flag timer_index_once;
   mutable std::vector<std::vector<std::vector<const TimerEntry*>>> timers_by_group;
+};
+
+// Freezes every state and the timers of `core` (copy-on-write references only; a backend that
+// keeps its states elsewhere freezes just its timers: its heap tables are empty).
+std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& core);
+
+// The heap backend's KeyedStateSnapshot over a FrozenKeyedState.
+class HeapKeyedStateSnapshot : public KeyedStateSnapshot {
+ public:
+  explicit HeapKeyedStateSnapshot(std::unique_ptr<FrozenKeyedState> frozen);
+  ~HeapKeyedStateSnapshot() override;
+  const std::vector<pb::StateDescriptor>& states() const override;
+  uint32_t max_parallelism() const override;
+  format::KeyGroupRange key_group_range() const override;
+  uint64_t NumEntries() const override;
+  base::Status ForEachRecord(
+      uint32_t key_group,
+      const std::function<base::Status(const format::KeyedRecord&)>& emit) const override;
+
+ private:
+  std::unique_ptr<FrozenKeyedState> frozen_;
 };
 
 // Hash of an encoded key or namespace (XXH3-64).

@@ -1,11 +1,11 @@
 // CowSlot: a table owned by a state store and possibly shared with snapshots, and the
-// copy-on-write step that makes it writable (see keyed_state_backend.h for the contract).
+// copy-on-write step that makes it writable (see heap_keyed_state_backend.h for the contract).
 #pragma once
 
 #include <atomic>
 #include <memory>
 
-#include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"  // CowStats
 
 namespace ckpt::engine::state_internal {
 

@@ -1,14 +1,21 @@
-// KeyedStateBackend: registration, current key/namespace, snapshot (sync phase) and restore.
+// KeyedStateBackend: registration, current key/namespace and the per-state internals, common to
+// every backend.
 #include "ckpt/engine/state/keyed_state_backend.h"
 
 #include <string>
 #include <utility>
 
 #include "ckpt/engine/record.h"
+#include "ckpt/engine/checkpoint/checkpoint_options.h"
+#include "ckpt/engine/state/internal_keyed_state.h"
+#include "ckpt/engine/state/keyed_restore_source.h"
+#include "ckpt/engine/state/snapshot_async_part.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
+#include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/engine/state/timer_service.h"
 #include "ckpt/format/value_codec.h"
 #include "state/backend_core.h"
+#include "state/canonical_snapshot.h"
 
 namespace ckpt::engine {
 
@@ -36,7 +43,42 @@ uint32_t KeyedStateBackend::max_parallelism() const { return core_->max_parallel
 format::KeyGroupRange KeyedStateBackend::key_group_range() const { return core_->range; }
 const std::string& KeyedStateBackend::owner() const { return core_->owner; }
 TimerService* KeyedStateBackend::timer_service() { return timers_.get(); }
-const CowStats& KeyedStateBackend::cow_stats() const { return core_->cow; }
+base::Result<std::unique_ptr<SnapshotAsyncPart>> KeyedStateBackend::SnapshotSync(
+    const CheckpointOptions& options) {
+  (void)options;
+  return state_internal::MakeCanonicalAsyncPart(Snapshot());
+}
+
+base::Status KeyedStateBackend::Restore(const KeyedRestoreSource& source) {
+  CKPT_ASSIGN_OR_RETURN(std::vector<int64_t> local_of,
+                        state_internal::DeclareSnapshotStates(this, source));
+  for (const pb::SubtaskState& st : source.operator_state->subtasks()) {
+    for (const pb::KeyedStateHandle& h : st.keyed_state()) {
+      if (!h.has_key_groups()) {
+        return base::Status::Unimplemented(
+            core_->owner + ": the " + std::string(StateBackendKindName(kind())) +
+            " backend restores canonical keyed state handles only; subtask " +
+            std::to_string(st.subtask_index()) + " of the snapshot has a " +
+            (h.has_rocksdb() ? "RocksDB" : h.has_changelog() ? "changelog" : "empty") +
+            " handle (restore it with the backend that wrote it, or take a canonical savepoint)");
+      }
+      CKPT_RETURN_IF_ERROR(
+          state_internal::RestoreCanonicalHandle(this, source, h.key_groups(), local_of));
+    }
+  }
+  return base::Status::OK();
+}
+
+void KeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id) { (void)checkpoint_id; }
+void KeyedStateBackend::NotifyCheckpointAborted(int64_t checkpoint_id) { (void)checkpoint_id; }
+
+base::Result<state_internal::InternalKeyedState*> KeyedStateBackend::Internal(uint32_t id) {
+  if (internals_.size() <= id) internals_.resize(id + 1);
+  if (!internals_[id]) {
+    CKPT_ASSIGN_OR_RETURN(internals_[id], CreateInternalState(id));
+  }
+  return internals_[id].get();
+}
 
 namespace {
 
@@ -54,19 +96,22 @@ base::Status CheckKind(const pb::StateDescriptor& d, pb::StateKind want, const s
 base::Result<ValueState> KeyedStateBackend::GetValueState(const pb::StateDescriptor& descriptor) {
   CKPT_RETURN_IF_ERROR(CheckKind(descriptor, pb::STATE_VALUE, core_->owner));
   CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(descriptor, true));
-  return ValueState(core_.get(), id);
+  CKPT_ASSIGN_OR_RETURN(state_internal::InternalKeyedState * internal, Internal(id));
+  return ValueState(internal);
 }
 
 base::Result<ListState> KeyedStateBackend::GetListState(const pb::StateDescriptor& descriptor) {
   CKPT_RETURN_IF_ERROR(CheckKind(descriptor, pb::STATE_LIST, core_->owner));
   CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(descriptor, true));
-  return ListState(core_.get(), id);
+  CKPT_ASSIGN_OR_RETURN(state_internal::InternalKeyedState * internal, Internal(id));
+  return ListState(internal);
 }
 
 base::Result<MapState> KeyedStateBackend::GetMapState(const pb::StateDescriptor& descriptor) {
   CKPT_RETURN_IF_ERROR(CheckKind(descriptor, pb::STATE_MAP, core_->owner));
   CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(descriptor, true));
-  return MapState(core_.get(), id);
+  CKPT_ASSIGN_OR_RETURN(state_internal::InternalKeyedState * internal, Internal(id));
+  return MapState(internal);
 }
 
 base::Result<ReducingState> KeyedStateBackend::GetReducingState(
@@ -78,7 +123,8 @@ base::Result<ReducingState> KeyedStateBackend::GetReducingState(
   }
   CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(descriptor, true));
   core_->states[id].reduce = std::move(reduce);
-  return ReducingState(core_.get(), id);
+  CKPT_ASSIGN_OR_RETURN(state_internal::InternalKeyedState * internal, Internal(id));
+  return ReducingState(internal);
 }
 
 base::Result<AggregatingState> KeyedStateBackend::GetAggregatingState(
@@ -90,7 +136,8 @@ base::Result<AggregatingState> KeyedStateBackend::GetAggregatingState(
   }
   CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(descriptor, true));
   core_->states[id].aggregate = std::move(aggregate);
-  return AggregatingState(core_.get(), id);
+  CKPT_ASSIGN_OR_RETURN(state_internal::InternalKeyedState * internal, Internal(id));
+  return AggregatingState(internal);
 }
 
 void KeyedStateBackend::SetCurrentKey(const format::Value& key, std::string_view encoded_key,
@@ -136,92 +183,5 @@ void KeyedStateBackend::SetCurrentNamespace(std::string_view encoded_namespace) 
 }
 
 std::string_view KeyedStateBackend::current_namespace() const { return core_->current_ns; }
-
-std::unique_ptr<KeyedStateSnapshot> KeyedStateBackend::Snapshot() {
-  BackendCore& c = *core_;
-  auto frozen = std::make_unique<FrozenKeyedState>();
-  frozen->max_parallelism = c.max_parallelism;
-  frozen->range = c.range;
-  const size_t n = c.states.size();
-  frozen->states.reserve(n);
-  frozen->values.resize(n);
-  frozen->maps.resize(n);
-  frozen->timers.resize(n);
-  const pb::TypeDescriptor fallback_key = format::types::Bytes();
-  // Namespace type of timers (documented in timer_service.h).
-  pb::TypeDescriptor timer_ns = format::types::Void();
-  if (c.timer_ns_type_set) {
-    timer_ns = c.timer_ns_type;
-  } else {
-    bool any_ns = false;
-    for (const auto* set : {c.event_timers.table.get(), c.processing_timers.table.get()}) {
-      for (const auto& t : *set) {
-        if (!t.ns.empty()) {
-          any_ns = true;
-          break;
-        }
-      }
-    }
-    if (any_ns) {
-      timer_ns = format::types::Bytes();
-      for (const auto& s : c.states) {
-        if (s.descriptor.kind() != pb::STATE_TIMERS &&
-            s.descriptor.namespace_type().kind() != pb::TypeDescriptor::VOID) {
-          timer_ns = s.descriptor.namespace_type();
-          break;
-        }
-      }
-    }
-  }
-  for (size_t i = 0; i < n; ++i) {
-    state_internal::KeyedStateInfo& s = c.states[i];
-    pb::StateDescriptor d = s.descriptor;
-    if (d.key_type().kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
-      *d.mutable_key_type() = c.key_type_known ? c.key_type : fallback_key;
-    }
-    if (d.kind() == pb::STATE_TIMERS) *d.mutable_namespace_type() = timer_ns;
-    frozen->states.push_back(std::move(d));
-    if (s.timers != nullptr) {
-      s.timers->exclusive = false;
-      frozen->timers[i] = s.timers->table;
-      frozen->num_entries += s.timers->table->size();
-      continue;
-    }
-    auto& vals = frozen->values[i];
-    vals.resize(s.values.size());
-    for (size_t g = 0; g < s.values.size(); ++g) {
-      auto& slot = s.values[g];
-      if (!slot.table) continue;
-      slot.exclusive = false;
-      frozen->num_entries += slot.table->size();
-      vals[g] = slot.table;
-    }
-    auto& maps = frozen->maps[i];
-    maps.resize(s.maps.size());
-    for (size_t g = 0; g < s.maps.size(); ++g) {
-      auto& slot = s.maps[g];
-      if (!slot.table) continue;
-      slot.exclusive = false;
-      slot.table->ForEach([&](const auto& e) { frozen->num_entries += e.payload.size(); });
-      maps[g] = slot.table;
-    }
-  }
-  ++c.cow.snapshots;
-  return std::make_unique<KeyedStateSnapshot>(std::move(frozen));
-}
-
-uint64_t KeyedStateBackend::NumEntries() const {
-  uint64_t n = 0;
-  for (const auto& s : core_->states) {
-    for (const auto& slot : s.values) {
-      if (slot.table) n += slot.table->size();
-    }
-    for (const auto& slot : s.maps) {
-      if (slot.table) slot.table->ForEach([&](const auto& e) { n += e.payload.size(); });
-    }
-  }
-  n += core_->event_timers.table->size() + core_->processing_timers.table->size();
-  return n;
-}
 
 }  // namespace ckpt::engine

@@ -1,7 +1,9 @@
-// KeyedStateBackend restore: declaring a snapshot's states and inserting its records.
+// Record-by-record restore: declaring a snapshot's states and inserting its records (timers by
+// every backend into the heap timer sets; the other kinds by HeapKeyedStateBackend here).
 #include <string>
 #include <vector>
 
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/format/value_codec.h"
 #include "state/backend_core.h"
@@ -17,21 +19,21 @@ base::Result<std::vector<uint32_t>> KeyedStateBackend::DeclareRestoredStates(
   for (const pb::StateDescriptor& d : states) {
     if (d.kind() == pb::STATE_TIMERS) {
       const bool event = d.timer_domain() != "processing-time";
-      CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->TimerStateId(event));
+      CKPT_ASSIGN_OR_RETURN(uint32_t id, core()->TimerStateId(event));
       if (d.namespace_type().kind() != pb::TypeDescriptor::VOID &&
           d.namespace_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED &&
-          !core_->timer_ns_type_set) {
-        core_->timer_ns_type = d.namespace_type();
-        core_->timer_ns_type_set = true;
+          !core()->timer_ns_type_set) {
+        core()->timer_ns_type = d.namespace_type();
+        core()->timer_ns_type_set = true;
       }
-      if (!core_->key_type_known && d.key_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
-        core_->key_type = d.key_type();
-        core_->key_type_known = true;
+      if (!core()->key_type_known && d.key_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
+        core()->key_type = d.key_type();
+        core()->key_type_known = true;
       }
       ids.push_back(id);
       continue;
     }
-    CKPT_ASSIGN_OR_RETURN(uint32_t id, core_->Declare(d, false));
+    CKPT_ASSIGN_OR_RETURN(uint32_t id, core()->Declare(d, false));
     ids.push_back(id);
   }
   return ids;
@@ -39,7 +41,7 @@ base::Result<std::vector<uint32_t>> KeyedStateBackend::DeclareRestoredStates(
 
 base::Status KeyedStateBackend::RestoreRecord(uint32_t local_state_id, uint32_t key_group,
                                               const format::KeyedRecord& record) {
-  BackendCore& c = *core_;
+  BackendCore& c = *core();
   if (local_state_id >= c.states.size()) {
     return base::Status::InvalidArgument(c.owner + ": unknown restored state id " +
                                          std::to_string(local_state_id));
@@ -50,6 +52,30 @@ base::Status KeyedStateBackend::RestoreRecord(uint32_t local_state_id, uint32_t 
                                          std::to_string(c.range.start) + ", " +
                                          std::to_string(c.range.end) + "]");
   }
+  state_internal::KeyedStateInfo& s = c.states[local_state_id];
+  const pb::StateDescriptor& d = s.descriptor;
+  if (d.kind() != pb::STATE_TIMERS) return RestoreStateRecord(local_state_id, key_group, record);
+  const std::string where = c.owner + ": state '" + d.name() + "'";
+  base::Result<format::Value> ts = format::DecodeValueExact(format::types::Int64(), record.user_key);
+  if (!ts.ok()) return ts.status().WithContext(where + " (timestamp)");
+  if (!c.key_type_known) {
+    return base::Status::Corruption(where + ": timers without a declared key type");
+  }
+  base::Result<format::Value> key = format::DecodeValueExact(c.key_type, record.key);
+  if (!key.ok()) return key.status().WithContext(where + " (key)");
+  state_internal::TimerEntry t;
+  t.timestamp = std::get<int64_t>(ts->v);
+  t.key.assign(record.key);
+  t.ns.assign(record.ns);
+  t.key_group = key_group;
+  t.key_value = std::move(*key);
+  c.Writable(*s.timers)->insert(std::move(t));
+  return base::Status::OK();
+}
+
+base::Status HeapKeyedStateBackend::RestoreStateRecord(uint32_t local_state_id, uint32_t key_group,
+                                                  const format::KeyedRecord& record) {
+  BackendCore& c = *core();
   state_internal::KeyedStateInfo& s = c.states[local_state_id];
   const pb::StateDescriptor& d = s.descriptor;
   const std::string where = c.owner + ": state '" + d.name() + "'";
@@ -80,24 +106,6 @@ base::Status KeyedStateBackend::RestoreRecord(uint32_t local_state_id, uint32_t 
       state_internal::UserMap& map = table->FindOrInsert(hash, record.key, record.ns, &inserted);
       map.insert_or_assign(std::string(record.user_key),
                            std::make_pair(std::move(*user_key), std::move(*value)));
-      return base::Status::OK();
-    }
-    case pb::STATE_TIMERS: {
-      base::Result<format::Value> ts = format::DecodeValueExact(format::types::Int64(),
-                                                                record.user_key);
-      if (!ts.ok()) return ts.status().WithContext(where + " (timestamp)");
-      if (!c.key_type_known) {
-        return base::Status::Corruption(where + ": timers without a declared key type");
-      }
-      base::Result<format::Value> key = format::DecodeValueExact(c.key_type, record.key);
-      if (!key.ok()) return key.status().WithContext(where + " (key)");
-      state_internal::TimerEntry t;
-      t.timestamp = std::get<int64_t>(ts->v);
-      t.key.assign(record.key);
-      t.ns.assign(record.ns);
-      t.key_group = key_group;
-      t.key_value = std::move(*key);
-      c.Writable(*s.timers)->insert(std::move(t));
       return base::Status::OK();
     }
     default:

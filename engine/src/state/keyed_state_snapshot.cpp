@@ -6,6 +6,7 @@
 #include <string>
 #include <utility>
 
+#include "ckpt/engine/state/state_descriptors.h"
 #include "ckpt/format/value_codec.h"
 #include "state/backend_core.h"
 
@@ -14,16 +15,18 @@ namespace ckpt::engine {
 using state_internal::FrozenKeyedState;
 using state_internal::TimerEntry;
 
-KeyedStateSnapshot::KeyedStateSnapshot(std::unique_ptr<FrozenKeyedState> frozen)
-    : frozen_(std::move(frozen)) {}
-KeyedStateSnapshot::~KeyedStateSnapshot() = default;
+using state_internal::HeapKeyedStateSnapshot;
 
-const std::vector<pb::StateDescriptor>& KeyedStateSnapshot::states() const {
+HeapKeyedStateSnapshot::HeapKeyedStateSnapshot(std::unique_ptr<FrozenKeyedState> frozen)
+    : frozen_(std::move(frozen)) {}
+HeapKeyedStateSnapshot::~HeapKeyedStateSnapshot() = default;
+
+const std::vector<pb::StateDescriptor>& HeapKeyedStateSnapshot::states() const {
   return frozen_->states;
 }
-uint32_t KeyedStateSnapshot::max_parallelism() const { return frozen_->max_parallelism; }
-format::KeyGroupRange KeyedStateSnapshot::key_group_range() const { return frozen_->range; }
-uint64_t KeyedStateSnapshot::NumEntries() const { return frozen_->num_entries; }
+uint32_t HeapKeyedStateSnapshot::max_parallelism() const { return frozen_->max_parallelism; }
+format::KeyGroupRange HeapKeyedStateSnapshot::key_group_range() const { return frozen_->range; }
+uint64_t HeapKeyedStateSnapshot::NumEntries() const { return frozen_->num_entries; }
 
 namespace {
 
@@ -61,7 +64,7 @@ base::Status EncodeOrExplain(const pb::StateDescriptor& d, const pb::TypeDescrip
 
 }  // namespace
 
-base::Status KeyedStateSnapshot::ForEachRecord(
+base::Status HeapKeyedStateSnapshot::ForEachRecord(
     uint32_t key_group,
     const std::function<base::Status(const format::KeyedRecord&)>& emit) const {
   const FrozenKeyedState& f = *frozen_;
@@ -122,4 +125,79 @@ base::Status KeyedStateSnapshot::ForEachRecord(
   return base::Status::OK();
 }
 
+namespace state_internal {
+
+std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
+  auto frozen = std::make_unique<FrozenKeyedState>();
+  frozen->max_parallelism = c.max_parallelism;
+  frozen->range = c.range;
+  const size_t n = c.states.size();
+  frozen->states.reserve(n);
+  frozen->values.resize(n);
+  frozen->maps.resize(n);
+  frozen->timers.resize(n);
+  const pb::TypeDescriptor fallback_key = format::types::Bytes();
+  // Namespace type of timers (documented in timer_service.h).
+  pb::TypeDescriptor timer_ns = format::types::Void();
+  if (c.timer_ns_type_set) {
+    timer_ns = c.timer_ns_type;
+  } else {
+    bool any_ns = false;
+    for (const auto* set : {c.event_timers.table.get(), c.processing_timers.table.get()}) {
+      for (const auto& t : *set) {
+        if (!t.ns.empty()) {
+          any_ns = true;
+          break;
+        }
+      }
+    }
+    if (any_ns) {
+      timer_ns = format::types::Bytes();
+      for (const auto& s : c.states) {
+        if (s.descriptor.kind() != pb::STATE_TIMERS &&
+            s.descriptor.namespace_type().kind() != pb::TypeDescriptor::VOID) {
+          timer_ns = s.descriptor.namespace_type();
+          break;
+        }
+      }
+    }
+  }
+  for (size_t i = 0; i < n; ++i) {
+    state_internal::KeyedStateInfo& s = c.states[i];
+    pb::StateDescriptor d = s.descriptor;
+    if (d.key_type().kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
+      *d.mutable_key_type() = c.key_type_known ? c.key_type : fallback_key;
+    }
+    if (d.kind() == pb::STATE_TIMERS) *d.mutable_namespace_type() = timer_ns;
+    frozen->states.push_back(std::move(d));
+    if (s.timers != nullptr) {
+      s.timers->exclusive = false;
+      frozen->timers[i] = s.timers->table;
+      frozen->num_entries += s.timers->table->size();
+      continue;
+    }
+    auto& vals = frozen->values[i];
+    vals.resize(s.values.size());
+    for (size_t g = 0; g < s.values.size(); ++g) {
+      auto& slot = s.values[g];
+      if (!slot.table) continue;
+      slot.exclusive = false;
+      frozen->num_entries += slot.table->size();
+      vals[g] = slot.table;
+    }
+    auto& maps = frozen->maps[i];
+    maps.resize(s.maps.size());
+    for (size_t g = 0; g < s.maps.size(); ++g) {
+      auto& slot = s.maps[g];
+      if (!slot.table) continue;
+      slot.exclusive = false;
+      slot.table->ForEach([&](const auto& e) { frozen->num_entries += e.payload.size(); });
+      maps[g] = slot.table;
+    }
+  }
+  ++c.cow.snapshots;
+  return frozen;
+}
+
+}  // namespace state_internal
 }  // namespace ckpt::engine

@@ -1,7 +1,10 @@
 // CompletedCheckpointStore: the retained completed checkpoints of a job (Flink's
 // StandaloneCompletedCheckpointStore): keeps the newest `num_retained`, deleting the directories
 // of subsumed ones it owns, and applies the retention policy when the job ends. Never deletes a
-// savepoint it took nor a snapshot restored in NO_CLAIM mode. Thread-safe.
+// savepoint it took nor a snapshot restored in NO_CLAIM mode. SHARED files (incremental RocksDB
+// SSTs in the job's shared/ directory, listed in each `_metadata`) are reference-counted in a
+// SharedStateRegistry: one is deleted only when no retained checkpoint references it, never one a
+// NO_CLAIM-restored snapshot referenced. Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -13,6 +16,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/status.h"
 #include "ckpt/engine/checkpoint/completed_checkpoint.h"
+#include "ckpt/engine/checkpoint/shared_state_registry.h"
 #include "ckpt/format/proto.h"
 
 namespace ckpt::engine {
@@ -31,7 +35,8 @@ class CompletedCheckpointStore {
   // error (the checkpoint is added regardless; a failed deletion leaves files behind, never
   // breaks the job). Savepoints the job takes are not added (they are not used for recovery);
   // a restored savepoint is (it serves restarts until the first checkpoint completes) and is
-  // deleted when subsumed only if it was claimed (owned).
+  // deleted when subsumed only if it was claimed (owned). A `_metadata` that cannot be read is
+  // reported (its shared files are then never deleted) and the checkpoint added regardless.
   base::Status Add(const CompletedCheckpoint& checkpoint);
 
   // The newest retained checkpoint, for restarts.
@@ -49,12 +54,21 @@ class CompletedCheckpointStore {
   // midway leaves an incomplete — never restorable — directory), then the directory.
   static base::Status DeleteSnapshotDir(base::Fs& fs, const std::string& dir);
 
+  // Reference counts of the shared files of the retained checkpoints.
+  const SharedStateRegistry& shared_state() const { return registry_; }
+
  private:
+  // Reads `c`'s `_metadata` and registers its SHARED files.
+  base::Status RegisterSharedFiles(const CompletedCheckpoint& c);
+  // Deletes `c` if the engine owns it, and the shared files no retained checkpoint references.
+  base::Status Discard(const CompletedCheckpoint& c);
+
   base::Fs& fs_;
   const uint32_t num_retained_;
   const pb::RetentionPolicy retention_;
   mutable std::mutex mu_;
   std::deque<CompletedCheckpoint> checkpoints_;
+  SharedStateRegistry registry_;
 };
 
 }  // namespace ckpt::engine

@@ -18,6 +18,7 @@
 #include "ckpt/base/result.h"
 #include "ckpt/engine/checkpoint/checkpoint_options.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
+#include "ckpt/engine/state/snapshot_async_part.h"
 #include "ckpt/engine/state/operator_state_snapshot.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/proto.h"
@@ -31,7 +32,8 @@ class OperatorStateStore;
 struct OperatorSnapshot {
   format::OperatorId operator_id;
   uint32_t subtask_index = 0;
-  std::unique_ptr<KeyedStateSnapshot> keyed;             // null if the operator is not keyed
+  // The keyed backend's async part (its snapshot strategy); null if the operator is not keyed.
+  std::unique_ptr<SnapshotAsyncPart> keyed;
   std::unique_ptr<OperatorStateSnapshot> operator_state;  // null if it has no operator store
   std::vector<pb::SinkCommittable> committables;          // two-phase-commit sinks only
 };
@@ -45,22 +47,26 @@ struct OperatorSubtaskState {
   // Handles and committables; metrics are filled by the runtime. `file_index` fields of the
   // handles index `files` below (the coordinator rebases them into the metadata's file table).
   pb::SubtaskState subtask;
-  // The files written, EXCLUSIVE, paths relative to the snapshot directory.
+  // The files referenced: EXCLUSIVE ones relative to the snapshot directory, SHARED ones (RocksDB
+  // incremental SSTs) relative to the job's shared/ directory.
   std::vector<pb::FileEntry> files;
-  // Bytes of all state this subtask references / uploaded for this checkpoint (equal for the
-  // full snapshots of the heap backend).
+  // Bytes of all state this subtask references / uploaded for this checkpoint (equal for full
+  // snapshots; the increment for RocksDB incremental checkpoints).
   uint64_t state_size_bytes = 0;
   uint64_t checkpointed_size_bytes = 0;
 };
 
-struct SnapshotWriteOptions {
-  // Default: COMPRESSION_ZSTD (level 1).
-  pb::Compression compression = pb::COMPRESSION_ZSTD;
-  // Default: 128 KiB.
-  uint32_t block_size_bytes = 128u << 10;
-};
-
-// Sync phase. `keyed`/`operator_state` may be null. Never fails, never copies state entries.
+// Sync phase of checkpoint/savepoint `options`: the keyed backend's SnapshotSync (its strategy:
+// canonical, RocksDB full/incremental/native) and the operator store's freeze. `keyed` and
+// `operator_state` may be null. Fails only if the keyed backend cannot freeze its state.
+base::Result<OperatorSnapshot> TakeOperatorSnapshot(const CheckpointOptions& options,
+                                                    const format::OperatorId& operator_id,
+                                                    uint32_t subtask_index,
+                                                    KeyedStateBackend* keyed,
+                                                    OperatorStateStore* operator_state,
+                                                    std::vector<pb::SinkCommittable> committables);
+// Sync phase in the canonical format whatever the backend (tests, tools). Never fails, never
+// copies heap state entries.
 OperatorSnapshot TakeOperatorSnapshot(const format::OperatorId& operator_id,
                                       uint32_t subtask_index, KeyedStateBackend* keyed,
                                       OperatorStateStore* operator_state,

@@ -1,25 +1,17 @@
-// KeyedStateBackend: the heap keyed-state backend of one operator subtask. It owns the key groups
-// of one contiguous range; states are registered from descriptors and accessed through small
-// handles (ValueState, ListState, ...) that act on the current key and namespace.
+// KeyedStateBackend: the keyed state of one operator subtask (Flink's AbstractKeyedStateBackend).
+// It owns the key groups of one contiguous range; states are registered from descriptors and
+// accessed through small handles (ValueState, ListState, ...) that act on the current key and
+// namespace and call the backend's per-state internals (InternalKeyedState). Timers are kept on
+// the heap by every backend (Flink's HEAP timer service) and snapshotted as two STATE_TIMERS
+// states in the canonical format.
 //
-// Storage: per (state, key group) an open-addressing hash table of entries
-// {hash, encoded key, encoded namespace, payload}; the key's hash is computed once in
-// SetCurrentKey and the namespace's once in SetCurrentNamespace, so a state access is one probe
-// sequence and no allocation (except when an entry or a map entry is created).
+// Implementations: HeapKeyedStateBackend (heap_keyed_state_backend.h) and RocksDbKeyedStateBackend
+// (rocksdb_keyed_state_backend.h); CreateKeyedStateBackend (state_backend_config.h) picks one.
+// Each backend owns its snapshot strategy (SnapshotSync: the sync phase, returning the async part)
+// and its restore (Restore).
 //
-// Copy-on-write, granularity = one (state, key group) table: Snapshot() only takes a reference
-// to every table (O(states x key groups) pointer copies, no entry copied) and marks them shared.
-// The first write to a shared table after a snapshot copies that table (its entries, deep) if
-// the snapshot still holds it; tables the snapshot already released are written in place.
-// Cost: at most one copy of each table written between two snapshots, i.e. at most one copy of
-// the touched state per checkpoint, paid by the processing thread spread over the first writes
-// after the barrier (cow_stats() counts it). Reads never copy. Measured (release build, loaded
-// 2-core machine): the sync phase takes ~0.01 ms for 100k keys; with the snapshot held across
-// the next 1M updates, throughput drops from 1.8 to 1.3 M updates/s (100k keys, 128 key
-// groups) and from 12.7 to 10.7 M/s (1k keys).
-//
-// Thread-safety: not thread-safe; used by the subtask's thread only. Snapshots it returns are
-// immutable and may be read by any thread while processing continues.
+// Thread-safety: not thread-safe; used by the subtask's thread only. Snapshots and async parts it
+// returns are readable by any thread while processing continues.
 #pragma once
 
 #include <cstdint>
@@ -48,23 +40,21 @@ namespace state_internal {
 struct BackendCore;
 }  // namespace state_internal
 
-// What copy-on-write cost so far (for tests and metrics).
-struct CowStats {
-  uint64_t snapshots = 0;       // Snapshot() calls
-  uint64_t tables_copied = 0;   // (state, key group) tables copied because a snapshot held them
-  uint64_t entries_copied = 0;  // entries in those tables
-};
+struct KeyedRestoreSource;
+class SnapshotAsyncPart;
+struct CheckpointOptions;
+enum class StateBackendKind;
+namespace state_internal {
+class InternalKeyedState;
+}  // namespace state_internal
 
 class KeyedStateBackend {
  public:
-  // `key_groups` must be non-empty and within [0, max_parallelism). `owner` (e.g. "keyed-sum
-  // (2/4)") is used in error messages.
-  KeyedStateBackend(uint32_t max_parallelism, format::KeyGroupRange key_groups,
-                    std::string owner);
-  ~KeyedStateBackend();
+  virtual ~KeyedStateBackend();
   KeyedStateBackend(const KeyedStateBackend&) = delete;
   KeyedStateBackend& operator=(const KeyedStateBackend&) = delete;
 
+  virtual StateBackendKind kind() const = 0;
   uint32_t max_parallelism() const;
   format::KeyGroupRange key_group_range() const;
   const std::string& owner() const;
@@ -72,7 +62,7 @@ class KeyedStateBackend {
   // Registration. Registering a name again returns a handle to the same state (the descriptor
   // must match: FailedPrecondition otherwise); a state restored from a snapshot is adopted if
   // compatible (CheckStateCompatible). InvalidArgument if the descriptor's kind does not match
-  // the call or a type is malformed.
+  // the call or a type is malformed; IOError if the backend cannot create the state's storage.
   base::Result<ValueState> GetValueState(const pb::StateDescriptor& descriptor);
   base::Result<ListState> GetListState(const pb::StateDescriptor& descriptor);
   base::Result<MapState> GetMapState(const pb::StateDescriptor& descriptor);
@@ -100,13 +90,31 @@ class KeyedStateBackend {
   void SetCurrentNamespace(std::string_view encoded_namespace);
   std::string_view current_namespace() const;
 
-  // Synchronous snapshot phase: freezes the current contents of every state and the timers.
-  // Never copies entries (see the class comment). Never fails.
-  std::unique_ptr<KeyedStateSnapshot> Snapshot();
+  // A consistent, immutable view of every state and the timers in the canonical record form
+  // (what a canonical savepoint contains), readable from any thread. Heap: copy-on-write
+  // references, never copies entries; RocksDB: a RocksDB snapshot (sequence number) plus the
+  // frozen timers. Never fails.
+  virtual std::unique_ptr<KeyedStateSnapshot> Snapshot() = 0;
 
-  // Restore: declares the states of a snapshot (descriptors as stored in the metadata) and
-  // returns a local state id for each, parallel to `states`. A name already declared must be
-  // compatible (FailedPrecondition otherwise). Call before the operator registers its states.
+  // Synchronous snapshot phase of checkpoint/savepoint `options`: returns the async part that
+  // writes it. The default (heap, canonical savepoints of every backend) freezes Snapshot() and
+  // writes one KEYED_STATE container. IOError if the backend cannot freeze its state.
+  virtual base::Result<std::unique_ptr<SnapshotAsyncPart>> SnapshotSync(
+      const CheckpointOptions& options);
+  // A checkpoint completed / was aborted (incremental backends confirm or forget what they
+  // uploaded for it). Default: nothing.
+  virtual void NotifyCheckpointComplete(int64_t checkpoint_id);
+  virtual void NotifyCheckpointAborted(int64_t checkpoint_id);
+
+  // Restores this subtask's share (the key groups of key_group_range()) of the keyed state of
+  // one operator of a snapshot. Call before the operator registers its states. The default
+  // (heap) reads canonical handles; Unimplemented naming the handle kind for others.
+  // InvalidArgument if the max parallelism differs; Corruption naming the file for bad data.
+  virtual base::Status Restore(const KeyedRestoreSource& source);
+
+  // Restore, record by record: declares the states of a snapshot (descriptors as stored in the
+  // metadata) and returns a local state id for each, parallel to `states`. A name already
+  // declared must be compatible (FailedPrecondition otherwise).
   base::Result<std::vector<uint32_t>> DeclareRestoredStates(
       const std::vector<pb::StateDescriptor>& states);
   // Inserts one record of key group `key_group` into the state `local_state_id` returned by
@@ -115,19 +123,32 @@ class KeyedStateBackend {
   base::Status RestoreRecord(uint32_t local_state_id, uint32_t key_group,
                              const format::KeyedRecord& record);
 
-  // Number of (key, namespace) entries over all states (map states count their entries).
-  uint64_t NumEntries() const;
-  const CowStats& cow_stats() const;
+  // Number of (key, namespace) entries over all states and timers (map states count their
+  // entries). RocksDB: exact, by iterating (for tests and tools, not the hot path).
+  virtual uint64_t NumEntries() const = 0;
+
+ protected:
+  // `key_groups` must be non-empty and within [0, max_parallelism).
+  KeyedStateBackend(uint32_t max_parallelism, format::KeyGroupRange key_groups, std::string owner);
+
+  // The storage of declared state `id` (never a TIMERS state); called once per state, on its
+  // first registration.
+  virtual base::Result<std::unique_ptr<state_internal::InternalKeyedState>> CreateInternalState(
+      uint32_t id) = 0;
+  // RestoreRecord for a non-timer state (range and id already checked).
+  virtual base::Status RestoreStateRecord(uint32_t id, uint32_t key_group,
+                                          const format::KeyedRecord& record) = 0;
+
+  // Key context, declarations and timers, shared by every implementation.
+  state_internal::BackendCore* core() const { return core_.get(); }
 
  private:
-  friend class ValueState;
-  friend class ListState;
-  friend class MapState;
-  friend class ReducingState;
-  friend class AggregatingState;
   friend class TimerService;
+  base::Result<state_internal::InternalKeyedState*> Internal(uint32_t id);
+
   std::unique_ptr<state_internal::BackendCore> core_;
   std::unique_ptr<TimerService> timers_;
+  std::vector<std::unique_ptr<state_internal::InternalKeyedState>> internals_;  // by state id
 };
 
 }  // namespace ckpt::engine

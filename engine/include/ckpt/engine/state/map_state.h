@@ -12,7 +12,7 @@
 namespace ckpt::engine {
 
 namespace state_internal {
-struct BackendCore;
+class InternalKeyedState;
 }  // namespace state_internal
 
 class MapState {
@@ -38,9 +38,8 @@ class MapState {
 
  private:
   friend class KeyedStateBackend;
-  MapState(state_internal::BackendCore* core, uint32_t id) : core_(core), id_(id) {}
-  state_internal::BackendCore* core_ = nullptr;
-  uint32_t id_ = 0;
+  explicit MapState(state_internal::InternalKeyedState* state) : state_(state) {}
+  state_internal::InternalKeyedState* state_ = nullptr;
 };
 
 }  // namespace ckpt::engine

@@ -10,7 +10,7 @@
 namespace ckpt::engine {
 
 namespace state_internal {
-struct BackendCore;
+class InternalKeyedState;
 }  // namespace state_internal
 
 class ReducingState {
@@ -24,9 +24,8 @@ class ReducingState {
 
  private:
   friend class KeyedStateBackend;
-  ReducingState(state_internal::BackendCore* core, uint32_t id) : core_(core), id_(id) {}
-  state_internal::BackendCore* core_ = nullptr;
-  uint32_t id_ = 0;
+  explicit ReducingState(state_internal::InternalKeyedState* state) : state_(state) {}
+  state_internal::InternalKeyedState* state_ = nullptr;
 };
 
 }  // namespace ckpt::engine

@@ -11,7 +11,7 @@
 namespace ckpt::engine {
 
 namespace state_internal {
-struct BackendCore;
+class InternalKeyedState;
 }  // namespace state_internal
 
 class ValueState {
@@ -27,9 +27,8 @@ class ValueState {
 
  private:
   friend class KeyedStateBackend;
-  ValueState(state_internal::BackendCore* core, uint32_t id) : core_(core), id_(id) {}
-  state_internal::BackendCore* core_ = nullptr;
-  uint32_t id_ = 0;
+  explicit ValueState(state_internal::InternalKeyedState* state) : state_(state) {}
+  state_internal::InternalKeyedState* state_ = nullptr;
 };
 
 }  // namespace ckpt::engine

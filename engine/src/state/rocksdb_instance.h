@@ -1,0 +1,91 @@
+// RocksDbInstance: one open RocksDB database of a RocksDbKeyedStateBackend (its column families,
+// the list merge operator) shared with the snapshots taken from it, and the key layout of the
+// backend (see rocksdb_keyed_state_backend.h).
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/format/proto.h"
+#include "ckpt/format/value.h"
+#include "rocksdb/db.h"
+
+namespace ckpt::engine::state_internal {
+
+class RocksDbInstance {
+ public:
+  // Opens (creating if missing) the database in `db_dir` with `column_families` (besides
+  // "default"; for an existing database every column family it has, see ListColumnFamilies); `root` (removed with everything under it when the instance is destroyed) holds
+  // `db_dir` and the local checkpoint directories. IOError naming the directory on failure.
+  static base::Result<std::shared_ptr<RocksDbInstance>> Open(
+      const std::string& root, const std::string& db_dir,
+      const std::vector<std::string>& column_families);
+  // Opens a restored copy read-only (no root to remove). `column_families` empty: all the
+  // database has (DB::ListColumnFamilies).
+  static base::Result<std::shared_ptr<RocksDbInstance>> OpenReadOnly(
+      const std::string& db_dir, const std::vector<std::string>& column_families);
+  ~RocksDbInstance();
+
+  rocksdb::DB* db() const { return db_.get(); }
+  // The instance no longer removes its root when destroyed (another instance took it over).
+  void ReleaseRoot() { root_.clear(); }
+  const std::string& root() const { return root_; }
+  const std::string& db_dir() const { return db_dir_; }
+  // The column family `name`, created if absent (never null on OK).
+  base::Result<rocksdb::ColumnFamilyHandle*> ColumnFamily(const std::string& name);
+  // The column family `name` or null.
+  rocksdb::ColumnFamilyHandle* FindColumnFamily(const std::string& name) const;
+  std::vector<std::string> ColumnFamilyNames() const;
+
+  // Write/read options of the backend: no WAL (checkpoints are the durability).
+  const rocksdb::WriteOptions& write_options() const { return write_options_; }
+
+ private:
+  RocksDbInstance() = default;
+  static rocksdb::ColumnFamilyOptions CfOptions();
+  std::string root_;
+  std::string db_dir_;
+  std::unique_ptr<rocksdb::DB> db_;
+  mutable std::mutex mu_;
+  std::map<std::string, rocksdb::ColumnFamilyHandle*> cfs_;
+  rocksdb::WriteOptions write_options_;
+};
+
+// The column families of the database in `db_dir` (empty if there is none yet).
+std::vector<std::string> ListColumnFamilies(const std::string& db_dir);
+
+// IOError (or Corruption) with `context` for a failed RocksDB call.
+base::Status FromRocks(const rocksdb::Status& s, const std::string& context);
+
+// Key layout: key group (2 bytes big-endian) | escaped key | escaped namespace | user key.
+// Escaping keeps the byte order of (key, namespace) pairs: 0x00 -> 0x00 0xFF, end -> 0x00 0x01.
+void AppendKeyGroup(uint32_t key_group, std::string* out);
+void AppendEscaped(std::string_view bytes, std::string* out);
+struct ParsedKey {
+  uint32_t key_group = 0;
+  std::string key;
+  std::string ns;
+  std::string_view user_key;  // into the parsed bytes
+};
+bool ParseStateKey(std::string_view bytes, ParsedKey* out);
+// The smallest key of key group `key_group` (the exclusive end of the range before it).
+std::string KeyGroupStart(uint32_t key_group);
+
+// LIST values: concatenated encoded elements. Decodes into a format::List value; Corruption
+// naming `state` if the bytes do not decode.
+base::Result<format::Value> DecodeListValue(const pb::TypeDescriptor& element_type,
+                                            std::string_view bytes, const std::string& state);
+
+// Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively and fsynced) and returns
+// the XXH3-64 of the bytes; `*size` receives their number.
+base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
+                                       const std::string& to, uint64_t* size);
+
+}  // namespace ckpt::engine::state_internal
