@@ -98,6 +98,7 @@ void JobRunner::Impl::Run() {
     env.coordinator = coordinator_.get();
     env.async = async_.get();
     env.restore = restore;
+    env.network = opts_.network;
     base::Result<std::unique_ptr<JobAttempt>> built =
         JobAttempt::Build(spec_, graph_, *registry_, std::move(env), [this] { Wake(); });
     if (!built.ok()) {
