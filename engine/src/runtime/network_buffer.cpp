@@ -130,28 +130,4 @@ bool BufferPool::IsAvailable() const {
   return !free_.empty() && overdraft_in_use_ == 0;
 }
 
-CapturedBuffer::CapturedBuffer(NetworkBuffer* buffer) : buffer_(buffer) {
-  RetainBuffer(buffer);
-  if (buffer->pool != nullptr) keep_ = buffer->pool->shared_from_this();
-}
-
-CapturedBuffer::CapturedBuffer(CapturedBuffer&& other) noexcept
-    : buffer_(other.buffer_), keep_(std::move(other.keep_)) {
-  other.buffer_ = nullptr;
-}
-
-CapturedBuffer& CapturedBuffer::operator=(CapturedBuffer&& other) noexcept {
-  if (this != &other) {
-    if (buffer_ != nullptr) ReleaseBuffer(buffer_);
-    buffer_ = other.buffer_;
-    keep_ = std::move(other.keep_);
-    other.buffer_ = nullptr;
-  }
-  return *this;
-}
-
-CapturedBuffer::~CapturedBuffer() {
-  if (buffer_ != nullptr) ReleaseBuffer(buffer_);
-}
-
 }  // namespace ckpt::engine::runtime

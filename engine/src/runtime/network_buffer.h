@@ -1,13 +1,10 @@
 // Network buffers: fixed-size byte buffers from a bounded pool owned by the producing task.
 // A buffer travels through the producer's result subpartition to the consumer's input channel
-// and returns to its pool when its last reference is released: the consumer after reading it,
-// and an unaligned checkpoint that captured it (by reference, no copy) after writing it as
-// channel state. A task that produces faster than its consumers run out of buffers and waits
+// and returns to its pool when its last reference is released (the consumer after reading it). A task that produces faster than its consumers run out of buffers and waits
 // for one before its next record (backpressure). When one record needs more buffers than are
 // free, the pool lends up to `max_overdraft` buffers beyond its size (FLIP-227); while any are
 // lent the pool reports itself unavailable, so the task starts no other record.
-// BufferPool is thread-safe; create it with std::make_shared when buffers may be captured
-// (Capture keeps the pool alive).
+// BufferPool is thread-safe.
 #pragma once
 
 #include <atomic>
@@ -17,6 +14,7 @@
 #include <functional>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -100,24 +98,19 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   std::function<void()> listener_;
 };
 
-// A buffer captured by an unaligned checkpoint: one reference, and its pool kept alive until
-// the channel state is written.
+// A buffer captured by an unaligned checkpoint: its bytes, copied at capture so that the buffer
+// returns to its pool as soon as its consumer is done with it. (Holding the reference until the
+// channel state is written deadlocks under backpressure: the capture waits for the barriers of
+// other channels, whose producers wait for the very buffers it holds.)
 class CapturedBuffer {
  public:
   CapturedBuffer() = default;
-  // Retains `buffer`.
-  explicit CapturedBuffer(NetworkBuffer* buffer);
-  CapturedBuffer(CapturedBuffer&& other) noexcept;
-  CapturedBuffer& operator=(CapturedBuffer&& other) noexcept;
-  CapturedBuffer(const CapturedBuffer&) = delete;
-  CapturedBuffer& operator=(const CapturedBuffer&) = delete;
-  ~CapturedBuffer();
+  explicit CapturedBuffer(const NetworkBuffer* buffer) : bytes_(buffer->bytes()) {}
 
-  std::string_view bytes() const { return buffer_ == nullptr ? std::string_view() : buffer_->bytes(); }
+  std::string_view bytes() const { return bytes_; }
 
  private:
-  NetworkBuffer* buffer_ = nullptr;
-  std::shared_ptr<BufferPool> keep_;
+  std::string bytes_;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -2,7 +2,7 @@
 // one edge). The producer appends finished buffers and events without waiting; the consumer's
 // input channel drains it by credit (a buffer moves only while the channel has a free credit;
 // events move at once). A priority event goes ahead of the queued buffers, which an unaligned
-// checkpoint captures by reference as the subpartition's channel state.
+// checkpoint captures (their bytes) as the subpartition's channel state.
 // Thread-safe: the producer adds on its task thread, the consumer pulls on any thread.
 #pragma once
 

@@ -354,7 +354,7 @@ base::Status StreamTask::HandleBuffer(uint32_t channel, NetworkBuffer* buffer) {
   if (unaligned_ != nullptr) {
     UnalignedCapture::Channel& c = unaligned_->input[channel];
     if (c.recording != UnalignedCapture::Channel::Recording::kDone) {
-      // In-flight data of a channel whose barrier has not passed: persisted (by reference)
+      // In-flight data of a channel whose barrier has not passed: persisted (a copy of its bytes)
       // and processed as usual.
       c.buffers.emplace_back(buffer);
       if (c.recording == UnalignedCapture::Channel::Recording::kCount && --c.remaining == 0) {

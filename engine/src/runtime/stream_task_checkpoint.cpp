@@ -174,7 +174,8 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
     if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, st);
     return st;
   }
-  // The barrier overtakes every queued output buffer; those are captured (no copy).
+  // The barrier overtakes every queued output buffer; their bytes are captured (the buffers go
+  // on downstream untouched).
   StreamEvent barrier;
   barrier.kind = StreamEvent::Kind::kBarrier;
   barrier.barrier = options;
