@@ -220,6 +220,9 @@ void JobAttempt::Start() {
 void JobAttempt::CancelAndJoin() {
   for (auto& t : tasks_) t->Cancel();
   for (auto& t : tasks_) t->Join();
+  // Buffers cross tasks (a reader holds its upstream's): return them all before any task and
+  // its pool is destroyed.
+  for (auto& t : tasks_) t->ReleaseBuffers();
 }
 
 JobAttempt::Progress JobAttempt::progress() const {

@@ -147,6 +147,10 @@ void RecordWriter::RestoreBuffer(uint32_t target, NetworkBuffer* buffer) {
 }
 
 void RecordWriter::Clear() {
+  for (NetworkBuffer*& b : current_) {
+    if (b != nullptr) ReleaseBuffer(b);
+    b = nullptr;
+  }
   for (auto& sp : subpartitions_) sp->Clear();
 }
 

@@ -54,7 +54,7 @@ class RecordWriter {
   std::vector<std::vector<CapturedBuffer>> BroadcastPriorityEvent(const StreamEvent& event);
   // Restore: queues a replayed buffer of subpartition `target` (before any new output).
   void RestoreBuffer(uint32_t target, NetworkBuffer* buffer);
-  // Releases queued buffers (cancellation).
+  // Releases the current and queued buffers (cancellation).
   void Clear();
 
   uint32_t num_targets() const { return static_cast<uint32_t>(targets_.size()); }

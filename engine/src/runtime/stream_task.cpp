@@ -61,8 +61,14 @@ StreamTask::~StreamTask() {
   Join();
   waker_->Detach();
   pool_->SetAvailabilityListener(nullptr);
+  ReleaseBuffers();
+}
+
+void StreamTask::ReleaseBuffers() {
   unaligned_.reset();
   for (auto& r : readers_) r->Reset();
+  current_channel_ = -1;
+  inbox_->Cancel();
   writer_output_.Clear();
 }
 

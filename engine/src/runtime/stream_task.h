@@ -123,6 +123,9 @@ class StreamTask {
   void Join();
   // Stops the task: wakes it and fails its waits with Cancelled.
   void Cancel();
+  // After Join: returns every buffer the task holds (its readers hold upstream buffers, its
+  // writers its own) while all pools of the attempt still exist.
+  void ReleaseBuffers();
 
   bool is_source() const { return is_source_; }
   const std::string& name() const { return name_; }
