@@ -91,7 +91,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--interval", a.interval_ms, "Checkpoint interval in ms (0 = off)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--mode", a.mode, "Checkpointing mode")
-      ->check(CLI::IsMember({"aligned", "at-least-once"}));
+      ->check(CLI::IsMember({"aligned", "unaligned", "at-least-once"}));
   run->add_option("-p,--parallelism", a.parallelism, "Default parallelism")
       ->check(CLI::PositiveNumber);
   run->add_option("-s,--from-savepoint", a.restore_path,
@@ -132,6 +132,19 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--state-local-dir", a.state_local_dir,
                   "RocksDB working directory (default: the spec's state_local_dir, else the "
                   "system temp directory)");
+  run->add_option("--network-buffer-bytes", a.network_buffer_bytes,
+                  "Bytes per network buffer (default 32768; records larger than a buffer span "
+                  "buffers)")
+      ->check(CLI::Range(int64_t{16}, int64_t{1} << 30));
+  run->add_option("--buffers-per-channel", a.buffers_per_channel,
+                  "Credits per input channel (default 2)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+  run->add_option("--max-overdraft-buffers-per-gate", a.max_overdraft_buffers_per_gate,
+                  "Buffers a task may borrow beyond its pool for one record (default 5)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
+  run->add_option("--max-subtasks-per-channel-state-file", a.max_subtasks_per_channel_state_file,
+                  "Subtasks sharing one channel-state file of an unaligned checkpoint (default 5)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
   run->footer(
       "Examples:\n"
       "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
@@ -177,6 +190,16 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (a.interval_ms >= 0) o.interval_ms = static_cast<uint64_t>(a.interval_ms);
   if (a.mode == "aligned") o.mode = pb::ALIGNED_EXACTLY_ONCE;
   if (a.mode == "at-least-once") o.mode = pb::AT_LEAST_ONCE;
+  if (a.mode == "unaligned") o.mode = pb::UNALIGNED;
+  if (a.network_buffer_bytes > 0) o.network.buffer_bytes = static_cast<size_t>(a.network_buffer_bytes);
+  if (a.buffers_per_channel > 0) o.network.buffers_per_channel = static_cast<uint32_t>(a.buffers_per_channel);
+  if (a.max_overdraft_buffers_per_gate >= 0) {
+    o.network.max_overdraft_buffers_per_gate = static_cast<uint32_t>(a.max_overdraft_buffers_per_gate);
+  }
+  if (a.max_subtasks_per_channel_state_file > 0) {
+    o.network.max_subtasks_per_channel_state_file =
+        static_cast<uint32_t>(a.max_subtasks_per_channel_state_file);
+  }
   if (a.parallelism > 0) o.parallelism = a.parallelism;
   if (a.num_retained > 0) o.num_retained = a.num_retained;
   if (a.retention == "retain-on-cancellation") o.retention = pb::RETAIN_ON_CANCELLATION;

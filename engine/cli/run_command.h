@@ -35,6 +35,11 @@ struct RunArgs {
   std::string retention;
   int64_t max_restarts = -1;
   int64_t restart_delay_ms = -1;
+  // Network (defaults: NetworkOptions).
+  int64_t network_buffer_bytes = -1;
+  int64_t buffers_per_channel = -1;
+  int64_t max_overdraft_buffers_per_gate = -1;
+  int64_t max_subtasks_per_channel_state_file = -1;
 };
 
 // Registers the `run` subcommand on `app`, binding `args`.

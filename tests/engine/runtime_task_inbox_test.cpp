@@ -7,16 +7,36 @@
 
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/wait_until.h"
+#include "runtime/result_subpartition.h"
 
 namespace ckpt::engine::runtime {
 namespace {
 
 auto Now() { return std::chrono::steady_clock::now(); }
 
+StreamEvent Buffer(BufferPool& pool, char tag) {
+  StreamEvent e;
+  e.buffer = pool.TryRequest();
+  e.buffer->data[0] = tag;
+  e.buffer->size = 1;
+  return e;
+}
+
+StreamEvent Barrier(int64_t id) {
+  StreamEvent e;
+  e.kind = StreamEvent::Kind::kBarrier;
+  auto o = std::make_shared<CheckpointOptions>();
+  o->checkpoint_id = id;
+  e.barrier = o;
+  return e;
+}
+
 TEST(TaskInboxTest, MailsComeBeforeData) {
   TaskInbox inbox({0}, 2);
   BufferPool pool(2, 64);
-  ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  sp.Add(Buffer(pool, 'a'));
   bool ran = false;
   inbox.PostMail([&] {
     ran = true;
@@ -34,10 +54,13 @@ TEST(TaskInboxTest, MailsComeBeforeData) {
 TEST(TaskInboxTest, BlockedChannelIsSkippedUntilUnblocked) {
   TaskInbox inbox({0, 0}, 2);
   BufferPool pool(4, 64);
-  ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
+  ResultSubpartition sp0, sp1;
+  sp0.Connect(&inbox, 0);
+  sp1.Connect(&inbox, 1);
+  sp0.Add(Buffer(pool, 'a'));
   inbox.SetBlocked(0, true);
   EXPECT_EQ(inbox.Poll(Now()).what, TaskInbox::Polled::What::kTimeout);
-  ASSERT_OK(inbox.SendBuffer(1, pool.TryRequest()));
+  sp1.Add(Buffer(pool, 'b'));
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
   EXPECT_EQ(p.channel, 1u);
@@ -49,37 +72,128 @@ TEST(TaskInboxTest, BlockedChannelIsSkippedUntilUnblocked) {
   pool.Recycle(p.event.buffer);
 }
 
-TEST(TaskInboxTest, SenderWaitsForCreditAndResumesWhenTheTaskTakesABuffer) {
+TEST(TaskInboxTest, SubpartitionIsDrainedByCreditAndNeverBlocksTheProducer) {
   TaskInbox inbox({0}, 2);
-  BufferPool pool(3, 64);
-  ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
-  ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
-  std::atomic<bool> sent{false};
-  std::thread sender([&] {
-    EXPECT_OK(inbox.SendBuffer(0, pool.TryRequest()));
-    sent = true;
-  });
-  // Without a credit the third buffer cannot be queued: the sender is inside SendBuffer, and
-  // stays there (nothing was queued) until the task takes a buffer.
-  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return inbox.waiting_senders() == 1; }));
-  EXPECT_FALSE(sent.load());
+  BufferPool pool(5, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  // The producer adds five buffers without waiting; two move (two credits), three stay with
+  // the producer.
+  for (char c = 'a'; c < 'f'; ++c) sp.Add(Buffer(pool, c));
+  EXPECT_EQ(inbox.queued_buffers(0), 2u);
+  EXPECT_EQ(sp.queued_buffers(), 3u);
+  // Taking one returns its credit: the next one moves, in order.
+  std::string order;
+  while (true) {
+    TaskInbox::Polled p = inbox.Poll(Now());
+    if (p.what != TaskInbox::Polled::What::kEvent) break;
+    order += p.event.buffer->data[0];
+    EXPECT_LE(inbox.queued_buffers(0), 2u);
+    pool.Recycle(p.event.buffer);
+  }
+  EXPECT_EQ(order, "abcde");
+  EXPECT_EQ(sp.queued_buffers(), 0u);
+}
+
+TEST(TaskInboxTest, PriorityBarrierOvertakesQueuedBuffersOnBothSides) {
+  TaskInbox inbox({0}, 2);
+  auto pool = std::make_shared<BufferPool>(6, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  for (char c = 'a'; c < 'e'; ++c) sp.Add(Buffer(*pool, c));  // a b queued at the consumer
+  std::vector<CapturedBuffer> overtaken = sp.AddPriority(Barrier(7));
+  // The producer side captured what it still held (c, d), in order, by reference.
+  ASSERT_EQ(overtaken.size(), 2u);
+  EXPECT_EQ(overtaken[0].bytes(), "c");
+  EXPECT_EQ(overtaken[1].bytes(), "d");
+  // The consumer sees the barrier first, knowing it jumped the two queued buffers.
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
-  sender.join();
-  EXPECT_TRUE(sent.load());
+  ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
+  EXPECT_TRUE(p.event.priority);
+  EXPECT_EQ(p.event.overtaken_buffers, 2u);
+  std::string order;
+  while (true) {
+    p = inbox.Poll(Now());
+    if (p.what != TaskInbox::Polled::What::kEvent) break;
+    order += p.event.buffer->data[0];
+    pool->Recycle(p.event.buffer);
+  }
+  EXPECT_EQ(order, "abcd");
+  // The capture copied the bytes: every buffer is back in the pool once consumed.
+  EXPECT_EQ(pool->NumAvailable(), 6u);
+  EXPECT_EQ(overtaken[1].bytes(), "d");
+}
+
+TEST(TaskInboxTest, MidRecordFilterTakesOnlyPriorityEventsAndMails) {
+  TaskInbox inbox({0, 0}, 2);
+  BufferPool pool(4, 64);
+  ResultSubpartition sp0, sp1;
+  sp0.Connect(&inbox, 0);
+  sp1.Connect(&inbox, 1);
+  sp0.Add(Buffer(pool, 'a'));
+  sp1.AddPriority(Barrier(3));
+  TaskInbox::PollFilter only_priority;
+  only_priority.normal = false;
+  TaskInbox::Polled p = inbox.Poll(Now(), only_priority);
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+  EXPECT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
+  EXPECT_EQ(p.channel, 1u);
+  EXPECT_EQ(inbox.Poll(Now(), only_priority).what, TaskInbox::Polled::What::kTimeout);
+  // Buffers wait while the task's output has no free buffer.
+  TaskInbox::PollFilter no_output;
+  no_output.buffers_allowed = [] { return false; };
+  EXPECT_EQ(inbox.Poll(Now(), no_output).what, TaskInbox::Polled::What::kTimeout);
+  p = inbox.Poll(Now());
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
   pool.Recycle(p.event.buffer);
 }
 
-TEST(TaskInboxTest, CancelWakesAWaitingSender) {
+TEST(TaskInboxTest, PollWakesWhenOutputBecomesAvailable) {
+  TaskInbox inbox({}, 2);
+  BufferPool pool(1, 64);
+  NetworkBuffer* held = pool.TryRequest();
+  pool.SetAvailabilityListener([&] { inbox.Wake(); });
+  TaskInbox::PollFilter wait;
+  wait.normal = false;
+  wait.available = [&] { return pool.IsAvailable(); };
+  std::thread t([&] {
+    pool.Recycle(held);
+  });
+  TaskInbox::Polled p =
+      inbox.Poll(Now() + std::chrono::seconds(30), wait);
+  t.join();
+  EXPECT_EQ(p.what, TaskInbox::Polled::What::kAvailable);
+  pool.SetAvailabilityListener(nullptr);
+}
+
+TEST(TaskInboxTest, RestoredBuffersComeBeforeUpstreamData) {
   TaskInbox inbox({0}, 1);
   BufferPool pool(2, 64);
-  ASSERT_OK(inbox.SendBuffer(0, pool.TryRequest()));
-  base::Status result;
-  std::thread sender([&] { result = inbox.SendBuffer(0, pool.TryRequest()); });
-  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return inbox.waiting_senders() == 1; }));
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  inbox.HoldUpstream(true);
+  sp.Add(Buffer(pool, 'n'));
+  inbox.RestoreBuffer(0, NewUnpooledBuffer("r1"));
+  inbox.RestoreBuffer(0, NewUnpooledBuffer("r2"));
+  inbox.HoldUpstream(false);
+  std::vector<std::string> order;
+  while (true) {
+    TaskInbox::Polled p = inbox.Poll(Now());
+    if (p.what != TaskInbox::Polled::What::kEvent) break;
+    order.emplace_back(p.event.buffer->bytes());
+    ReleaseBuffer(p.event.buffer);
+  }
+  EXPECT_EQ(order, (std::vector<std::string>{"r1", "r2", "n"}));
+}
+
+TEST(TaskInboxTest, CancelReleasesQueuedBuffers) {
+  TaskInbox inbox({0}, 2);
+  BufferPool pool(2, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  sp.Add(Buffer(pool, 'a'));
   inbox.Cancel();
-  sender.join();
-  EXPECT_EQ(result.code(), base::StatusCode::kCancelled);
   EXPECT_EQ(inbox.Poll(Now()).what, TaskInbox::Polled::What::kCancelled);
   EXPECT_EQ(pool.NumAvailable(), 2u);
 }
@@ -96,9 +210,31 @@ TEST(BufferPoolTest, RequestWaitsForARecycledBuffer) {
   ASSERT_OK_AND_ASSIGN(NetworkBuffer * again, pool.Request());
   EXPECT_EQ(again, b);
   t.join();
+  pool.Recycle(again);
   pool.Cancel();
   base::Status st = pool.Request().status();
   ASSERT_STATUS(st, kCancelled, "cancelled");
+}
+
+TEST(BufferPoolTest, OverdraftLendsBeyondThePoolAndMakesItUnavailable) {
+  BufferPool pool(1, 64, /*max_overdraft=*/2);
+  NetworkBuffer* b = pool.TryRequest();
+  ASSERT_NE(b, nullptr);
+  EXPECT_FALSE(pool.IsAvailable());
+  NetworkBuffer* o1 = pool.TryRequestOverdraft();
+  NetworkBuffer* o2 = pool.TryRequestOverdraft();
+  ASSERT_NE(o1, nullptr);
+  ASSERT_NE(o2, nullptr);
+  EXPECT_EQ(pool.TryRequestOverdraft(), nullptr);
+  EXPECT_EQ(pool.NumOverdraftInUse(), 2u);
+  pool.Recycle(b);
+  // A free buffer, but overdraft still lent: no new record may start.
+  EXPECT_EQ(pool.NumAvailable(), 1u);
+  EXPECT_FALSE(pool.IsAvailable());
+  pool.Recycle(o1);
+  pool.Recycle(o2);
+  EXPECT_EQ(pool.NumOverdraftInUse(), 0u);
+  EXPECT_TRUE(pool.IsAvailable());
 }
 
 }  // namespace

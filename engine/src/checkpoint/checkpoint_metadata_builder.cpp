@@ -2,6 +2,7 @@
 #include "checkpoint/checkpoint_metadata_builder.h"
 
 #include <algorithm>
+#include <map>
 #include <string>
 
 #include "ckpt/format/metadata_codec.h"
@@ -84,6 +85,7 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
   m->set_num_acknowledged_subtasks(static_cast<uint32_t>(in.acks->size()));
   uint32_t num_subtasks = 0;
   int64_t latest_ack = c.trigger_timestamp_ms;
+  std::map<std::string, uint32_t> file_by_path;
 
   for (const pb::OperatorInfo& op : o.job_graph.operators()) {
     num_subtasks += op.parallelism();
@@ -122,14 +124,51 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
       os->mutable_coordinator_state()->set_size_bytes(coordinator->data.size());
     }
     for (const Ack* a : acks) {
-      const uint32_t base = static_cast<uint32_t>(md.files_size());
-      for (const auto& f : a->state.files) *md.add_files() = f;
+      // A file several subtasks share (a channel-state file) is listed once.
+      std::vector<uint32_t> index_of;
+      for (const auto& f : a->state.files) {
+        auto known = file_by_path.find(f.path());
+        if (known != file_by_path.end()) {
+          index_of.push_back(known->second);
+          continue;
+        }
+        const uint32_t index = static_cast<uint32_t>(md.files_size());
+        file_by_path.emplace(f.path(), index);
+        index_of.push_back(index);
+        *md.add_files() = f;
+      }
+      auto rebase = [&](uint32_t local) -> base::Result<uint32_t> {
+        if (local >= index_of.size()) {
+          return base::Status::Internal("operator '" + op.name() + "' subtask " +
+                                        std::to_string(a->state.subtask_index) +
+                                        ": handle refers to file " + std::to_string(local) +
+                                        " of " + std::to_string(index_of.size()));
+        }
+        return index_of[local];
+      };
       pb::SubtaskState* ss = os->add_subtasks();
       *ss = a->state.subtask;
       ss->set_subtask_index(a->state.subtask_index);
       for (auto& k : *ss->mutable_keyed_state()) {
         if (k.has_key_groups()) {
-          k.mutable_key_groups()->set_file_index(k.key_groups().file_index() + base);
+          CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(k.key_groups().file_index()));
+          k.mutable_key_groups()->set_file_index(fi);
+        }
+      }
+      for (auto& h : *ss->mutable_operator_state()) {
+        CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(h.file_index()));
+        h.set_file_index(fi);
+      }
+      for (auto& h : *ss->mutable_input_channel_state()) {
+        for (auto& sl : *h.mutable_buffers()) {
+          CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(sl.file_index()));
+          sl.set_file_index(fi);
+        }
+      }
+      for (auto& h : *ss->mutable_output_channel_state()) {
+        for (auto& sl : *h.mutable_buffers()) {
+          CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(sl.file_index()));
+          sl.set_file_index(fi);
         }
         if (k.has_rocksdb()) {
           for (auto& f : *k.mutable_rocksdb()->mutable_sst_files()) {
@@ -140,7 +179,6 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
           }
         }
       }
-      for (auto& h : *ss->mutable_operator_state()) h.set_file_index(h.file_index() + base);
       pb::SubtaskMetrics sm = a->metrics;
       if (sm.state_size() == 0) sm.set_state_size(a->state.state_size_bytes);
       if (sm.checkpointed_size() == 0) sm.set_checkpointed_size(a->state.checkpointed_size_bytes);

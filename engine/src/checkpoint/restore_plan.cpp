@@ -1,12 +1,15 @@
 // RestorePlan::Create: reading `_metadata` and mapping its state onto the new job graph.
 #include "ckpt/engine/checkpoint/restore_plan.h"
 
+#include <map>
+#include <memory>
 #include <string>
 #include <utility>
 
 #include "ckpt/engine/state/state_descriptors.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/state_file_reader.h"
 
 namespace ckpt::engine {
 
@@ -44,6 +47,51 @@ std::string Describe(const pb::CheckpointMetadata& md, const std::string& id_byt
            ", id " + hex + ")";
   }
   return "operator " + hex + " (name and uid not recorded)";
+}
+
+}  // namespace
+
+namespace {
+
+bool HasChannelState(const pb::OperatorState& os, bool output) {
+  for (const auto& s : os.subtasks()) {
+    if (output ? s.output_channel_state_size() > 0 : s.input_channel_state_size() > 0) return true;
+  }
+  return false;
+}
+
+// In-flight data of an unaligned checkpoint is restored into the same channels it was taken
+// from; an edge carrying some whose ends changed parallelism would need it redistributed, which
+// this engine does not do: refuse, naming the edge and both parallelisms, rather than lose or
+// misroute a record.
+base::Status CheckChannelStateParallelism(const pb::CheckpointMetadata& md,
+                                          const pb::JobGraph& graph, const std::string& dir) {
+  std::map<std::string, const pb::OperatorState*> old_ops;
+  for (const auto& os : md.operators()) old_ops[os.operator_id()] = &os;
+  std::map<std::string, const pb::OperatorInfo*> new_ops;
+  for (const auto& op : graph.operators()) new_ops[op.operator_id()] = &op;
+  for (const pb::EdgeInfo& e : graph.edges()) {
+    auto from_old = old_ops.find(e.source_operator_id());
+    auto to_old = old_ops.find(e.target_operator_id());
+    const bool in_flight = (from_old != old_ops.end() && HasChannelState(*from_old->second, true)) ||
+                           (to_old != old_ops.end() && HasChannelState(*to_old->second, false));
+    if (!in_flight) continue;
+    const pb::OperatorInfo* from = new_ops.at(e.source_operator_id());
+    const pb::OperatorInfo* to = new_ops.at(e.target_operator_id());
+    const uint32_t from_was =
+        from_old != old_ops.end() ? from_old->second->parallelism() : from->parallelism();
+    const uint32_t to_was = to_old != old_ops.end() ? to_old->second->parallelism() : to->parallelism();
+    if (from_was == from->parallelism() && to_was == to->parallelism()) continue;
+    return base::Status::InvalidArgument(
+        "cannot restore " + dir + ": the edge '" + from->name() + "' -> '" + to->name() + "' (" +
+        pb::Partitioning_Name(e.partitioning()) + ") carries in-flight data of an unaligned "
+        "checkpoint written at parallelism " + std::to_string(from_was) + " -> " +
+        std::to_string(to_was) + ", but the job now runs it at " +
+        std::to_string(from->parallelism()) + " -> " + std::to_string(to->parallelism()) +
+        "; this engine does not redistribute in-flight data yet: keep the parallelism, or "
+        "restore from an aligned checkpoint or a savepoint");
+  }
+  return base::Status::OK();
 }
 
 }  // namespace
@@ -99,6 +147,7 @@ base::Result<std::shared_ptr<const RestorePlan>> RestorePlan::Create(
     return base::Status::InvalidArgument(msg);
   }
   if (unmapped.empty()) plan->non_restored_.clear();
+  CKPT_RETURN_IF_ERROR(CheckChannelStateParallelism(md, new_graph, loc.dir));
   plan->metadata_ = std::move(md);
   return std::shared_ptr<const RestorePlan>(std::move(plan));
 }
@@ -130,6 +179,67 @@ CompletedCheckpoint RestorePlan::AsCompletedCheckpoint() const {
 
 bool RestorePlan::HasState(const format::OperatorId& operator_id) const {
   return operator_index_.count(operator_id) != 0;
+}
+
+}  // namespace ckpt::engine
+
+namespace ckpt::engine {
+
+base::Result<std::vector<RestorePlan::RestoredChannel>> RestorePlan::ReadChannelState(
+    const format::OperatorId& operator_id, uint32_t subtask) const {
+  std::vector<RestoredChannel> out;
+  auto it = operator_index_.find(operator_id);
+  if (it == operator_index_.end()) return out;
+  const pb::OperatorState& os = metadata_.operators(it->second);
+  const pb::SubtaskState* ss = nullptr;
+  for (const auto& s : os.subtasks()) {
+    if (s.subtask_index() == subtask) ss = &s;
+  }
+  if (ss == nullptr) return out;
+  std::map<uint32_t, std::unique_ptr<format::StateFileReader>> readers;
+  auto read = [&](const google::protobuf::RepeatedPtrField<pb::FileSlice>& slices,
+                  RestoredChannel* ch) -> base::Status {
+    for (const pb::FileSlice& sl : slices) {
+      if (sl.file_index() >= static_cast<uint32_t>(metadata_.files_size())) {
+        return base::Status::Corruption("channel state of subtask " + std::to_string(subtask) +
+                                        " refers to file " + std::to_string(sl.file_index()) +
+                                        " of " + std::to_string(metadata_.files_size()));
+      }
+      std::unique_ptr<format::StateFileReader>& r = readers[sl.file_index()];
+      if (r == nullptr) {
+        CKPT_ASSIGN_OR_RETURN(std::string path,
+                              format::ResolveFile(snapshot_dir_, metadata_.files(sl.file_index())));
+        CKPT_ASSIGN_OR_RETURN(r, format::StateFileReader::Open(*fs_, path));
+        CKPT_RETURN_IF_ERROR(r->VerifyChecksums());
+      }
+      CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::RecordIterator> iter,
+                            r->NewIteratorAt(sl.offset(), 1));
+      format::RecordRef rec;
+      CKPT_ASSIGN_OR_RETURN(bool found, iter->Next(&rec));
+      if (!found) {
+        return base::Status::Corruption(r->path() + ": no channel-state record at logical offset " +
+                                        std::to_string(sl.offset()));
+      }
+      ch->buffers.emplace_back(rec.bytes);
+    }
+    return base::Status::OK();
+  };
+  for (const auto& h : ss->input_channel_state()) {
+    RestoredChannel ch;
+    ch.index_a = h.gate_index();
+    ch.index_b = h.channel_index();
+    CKPT_RETURN_IF_ERROR(read(h.buffers(), &ch));
+    out.push_back(std::move(ch));
+  }
+  for (const auto& h : ss->output_channel_state()) {
+    RestoredChannel ch;
+    ch.output = true;
+    ch.index_a = h.partition_index();
+    ch.index_b = h.subpartition_index();
+    CKPT_RETURN_IF_ERROR(read(h.buffers(), &ch));
+    out.push_back(std::move(ch));
+  }
+  return out;
 }
 
 }  // namespace ckpt::engine

@@ -96,6 +96,9 @@ base::Result<std::unique_ptr<JobAttempt>> JobAttempt::Build(const pb::JobSpec& s
   std::unique_ptr<JobAttempt> a(new JobAttempt());
   a->wake_ = std::move(wake);
   a->env_ = std::make_unique<TaskEnvironment>(std::move(env));
+  a->channel_state_files_ =
+      std::make_unique<ChannelStateFiles>(a->env_->network.max_subtasks_per_channel_state_file);
+  a->env_->channel_state_files = a->channel_state_files_.get();
   JobAttempt* self = a.get();
   a->env_->on_failure = [self](uint32_t, const base::Status& st) { self->ReportFailure(st); };
   a->env_->on_end_of_data = [self](uint32_t) {
@@ -217,6 +220,9 @@ void JobAttempt::Start() {
 void JobAttempt::CancelAndJoin() {
   for (auto& t : tasks_) t->Cancel();
   for (auto& t : tasks_) t->Join();
+  // Buffers cross tasks (a reader holds its upstream's): return them all before any task and
+  // its pool is destroyed.
+  for (auto& t : tasks_) t->ReleaseBuffers();
 }
 
 JobAttempt::Progress JobAttempt::progress() const {

@@ -62,6 +62,7 @@ class JobAttempt {
   JobAttempt() = default;
 
   std::unique_ptr<TaskEnvironment> env_;
+  std::unique_ptr<ChannelStateFiles> channel_state_files_;
   std::function<void()> wake_;
   std::map<format::OperatorId, std::unique_ptr<OperatorCoordinator>> coordinators_;
   std::vector<std::unique_ptr<StreamTask>> tasks_;

@@ -99,6 +99,7 @@ void JobRunner::Impl::Run() {
     env.async = async_.get();
     env.restore = restore;
     env.state_backend = &state_backend_;
+    env.network = opts_.network;
     base::Result<std::unique_ptr<JobAttempt>> built =
         JobAttempt::Build(spec_, graph_, *registry_, std::move(env), [this] { Wake(); });
     if (!built.ok()) {

@@ -1,8 +1,32 @@
 #include "network_buffer.h"
 
+#include <cstring>
+
 namespace ckpt::engine::runtime {
 
-BufferPool::BufferPool(size_t num_buffers, size_t buffer_bytes) : buffer_bytes_(buffer_bytes) {
+NetworkBuffer* NewUnpooledBuffer(std::string_view bytes) {
+  auto* b = new NetworkBuffer();
+  b->data = std::make_unique<char[]>(bytes.size() == 0 ? 1 : bytes.size());
+  if (!bytes.empty()) std::memcpy(b->data.get(), bytes.data(), bytes.size());
+  b->size = bytes.size();
+  b->capacity = bytes.size();
+  b->refs.store(1);
+  return b;
+}
+
+void RetainBuffer(NetworkBuffer* buffer) { buffer->refs.fetch_add(1); }
+
+void ReleaseBuffer(NetworkBuffer* buffer) {
+  if (buffer->refs.fetch_sub(1) != 1) return;
+  if (buffer->pool == nullptr) {
+    delete buffer;
+    return;
+  }
+  buffer->pool->ReturnLastReference(buffer);
+}
+
+BufferPool::BufferPool(size_t num_buffers, size_t buffer_bytes, uint32_t max_overdraft)
+    : buffer_bytes_(buffer_bytes), max_overdraft_(max_overdraft) {
   buffers_.reserve(num_buffers);
   free_.reserve(num_buffers);
   for (size_t i = 0; i < num_buffers; ++i) {
@@ -15,6 +39,8 @@ BufferPool::BufferPool(size_t num_buffers, size_t buffer_bytes) : buffer_bytes_(
   }
 }
 
+BufferPool::~BufferPool() = default;
+
 base::Result<NetworkBuffer*> BufferPool::Request() {
   std::unique_lock<std::mutex> lock(mu_);
   ++waiting_;
@@ -24,6 +50,7 @@ base::Result<NetworkBuffer*> BufferPool::Request() {
   NetworkBuffer* b = free_.back();
   free_.pop_back();
   b->size = 0;
+  b->refs.store(1);
   return b;
 }
 
@@ -38,15 +65,46 @@ NetworkBuffer* BufferPool::TryRequest() {
   NetworkBuffer* b = free_.back();
   free_.pop_back();
   b->size = 0;
+  b->refs.store(1);
   return b;
 }
 
-void BufferPool::Recycle(NetworkBuffer* buffer) {
+NetworkBuffer* BufferPool::TryRequestOverdraft() {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    free_.push_back(buffer);
+    if (cancelled_ || overdraft_in_use_ >= max_overdraft_) return nullptr;
+    ++overdraft_in_use_;
+  }
+  auto* b = new NetworkBuffer();
+  b->data = std::make_unique<char[]>(buffer_bytes_);
+  b->capacity = buffer_bytes_;
+  b->pool = this;
+  b->overdraft = true;
+  b->refs.store(1);
+  return b;
+}
+
+void BufferPool::Recycle(NetworkBuffer* buffer) { ReleaseBuffer(buffer); }
+
+void BufferPool::ReturnLastReference(NetworkBuffer* buffer) {
+  std::function<void()> listener;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (buffer->overdraft) {
+      --overdraft_in_use_;
+      delete buffer;
+    } else {
+      free_.push_back(buffer);
+    }
+    listener = listener_;
   }
   cv_.notify_one();
+  if (listener) listener();
+}
+
+void BufferPool::SetAvailabilityListener(std::function<void()> listener) {
+  std::lock_guard<std::mutex> lock(mu_);
+  listener_ = std::move(listener);
 }
 
 void BufferPool::Cancel() {
@@ -60,6 +118,16 @@ void BufferPool::Cancel() {
 size_t BufferPool::NumAvailable() const {
   std::lock_guard<std::mutex> lock(mu_);
   return free_.size();
+}
+
+uint32_t BufferPool::NumOverdraftInUse() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return overdraft_in_use_;
+}
+
+bool BufferPool::IsAvailable() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return !free_.empty() && overdraft_in_use_ == 0;
 }
 
 }  // namespace ckpt::engine::runtime

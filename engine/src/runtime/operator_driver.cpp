@@ -74,14 +74,23 @@ base::Status WriterOutput::EmitWatermark(int64_t watermark) {
   return base::Status::OK();
 }
 
-base::Status WriterOutput::Flush() {
-  for (auto& w : writers_) CKPT_RETURN_IF_ERROR(w->Flush());
-  return base::Status::OK();
+void WriterOutput::Flush() {
+  for (auto& w : writers_) w->Flush();
 }
 
-base::Status WriterOutput::BroadcastEvent(const StreamEvent& event) {
-  for (auto& w : writers_) CKPT_RETURN_IF_ERROR(w->BroadcastEvent(event));
-  return base::Status::OK();
+void WriterOutput::BroadcastEvent(const StreamEvent& event) {
+  for (auto& w : writers_) w->BroadcastEvent(event);
+}
+
+std::vector<std::vector<std::vector<CapturedBuffer>>> WriterOutput::BroadcastPriorityEvent(
+    const StreamEvent& event) {
+  std::vector<std::vector<std::vector<CapturedBuffer>>> out;
+  for (auto& w : writers_) out.push_back(w->BroadcastPriorityEvent(event));
+  return out;
+}
+
+void WriterOutput::Clear() {
+  for (auto& w : writers_) w->Clear();
 }
 
 }  // namespace ckpt::engine::runtime

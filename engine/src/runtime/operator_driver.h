@@ -69,9 +69,14 @@ class WriterOutput final : public Output {
   void AddWriter(std::unique_ptr<RecordWriter> writer) { writers_.push_back(std::move(writer)); }
   base::Status Collect(Record& record) override;
   base::Status EmitWatermark(int64_t watermark) override;
-  base::Status Flush();
-  base::Status BroadcastEvent(const StreamEvent& event);
+  void Flush();
+  void BroadcastEvent(const StreamEvent& event);
+  // Per writer, per target: the buffers the event overtook (unaligned barrier).
+  std::vector<std::vector<std::vector<CapturedBuffer>>> BroadcastPriorityEvent(
+      const StreamEvent& event);
+  void Clear();
   bool empty() const { return writers_.empty(); }
+  const std::vector<std::unique_ptr<RecordWriter>>& writers() const { return writers_; }
   uint64_t records_out() const { return records_out_; }
 
  private:

@@ -1,5 +1,6 @@
 #include "record_writer.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "ckpt/format/key_groups.h"
@@ -15,6 +16,12 @@ RecordWriter::RecordWriter(pb::Partitioning partitioning, std::vector<ChannelTar
       pool_(pool),
       target_max_parallelism_(target_max_parallelism) {
   const uint32_t n = num_targets();
+  for (uint32_t t = 0; t < n; ++t) {
+    subpartitions_.push_back(std::make_unique<ResultSubpartition>());
+    if (targets_[t].inbox != nullptr) {
+      subpartitions_.back()->Connect(targets_[t].inbox, targets_[t].channel);
+    }
+  }
   // Flink's RescalePartitioner: each upstream subtask feeds a contiguous slice of downstream
   // subtasks (or shares one when there are more upstreams).
   if (source_parallelism <= n) {
@@ -28,28 +35,54 @@ RecordWriter::RecordWriter(pb::Partitioning partitioning, std::vector<ChannelTar
   round_robin_ = subtask_index % (n == 0 ? 1 : n);
 }
 
-base::Status RecordWriter::WriteTo(uint32_t target, std::string_view element) {
+RecordWriter::~RecordWriter() {
+  for (NetworkBuffer*& b : current_) {
+    if (b != nullptr) ReleaseBuffer(b);
+    b = nullptr;
+  }
+}
+
+base::Result<NetworkBuffer*> RecordWriter::NextBuffer() {
+  if (NetworkBuffer* b = pool_->TryRequest()) return b;
+  if (NetworkBuffer* b = pool_->TryRequestOverdraft()) return b;
+  // More buffers than free + overdraft for one record: the last resort waits.
+  return pool_->Request();
+}
+
+base::Status RecordWriter::Append(uint32_t target, std::string_view bytes) {
   NetworkBuffer*& buf = current_[target];
-  if (buf != nullptr && buf->free_bytes() < element.size()) {
-    CKPT_RETURN_IF_ERROR(targets_[target].inbox->SendBuffer(targets_[target].channel, buf));
-    buf = nullptr;
-  }
-  if (buf == nullptr) {
-    if (element.size() > pool_->buffer_bytes()) {
-      return base::Status::InvalidArgument(
-          "record of " + std::to_string(element.size()) +
-          " bytes does not fit a network buffer of " + std::to_string(pool_->buffer_bytes()) +
-          " bytes");
+  while (!bytes.empty()) {
+    if (buf == nullptr) {
+      CKPT_ASSIGN_OR_RETURN(buf, NextBuffer());
     }
-    CKPT_ASSIGN_OR_RETURN(buf, pool_->Request());
+    const size_t n = std::min(bytes.size(), buf->free_bytes());
+    std::memcpy(buf->data.get() + buf->size, bytes.data(), n);
+    buf->size += n;
+    bytes.remove_prefix(n);
+    if (buf->free_bytes() == 0) {
+      StreamEvent e;
+      e.buffer = buf;
+      buf = nullptr;
+      subpartitions_[target]->Add(std::move(e));
+    }
   }
-  std::memcpy(buf->data.get() + buf->size, element.data(), element.size());
-  buf->size += element.size();
   return base::Status::OK();
+}
+
+base::Status RecordWriter::WriteTo(uint32_t target, std::string_view element) {
+  char header[kFrameHeaderBytes];
+  const uint32_t len = static_cast<uint32_t>(element.size());
+  for (size_t i = 0; i < kFrameHeaderBytes; ++i) header[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  CKPT_RETURN_IF_ERROR(Append(target, std::string_view(header, kFrameHeaderBytes)));
+  return Append(target, element);
 }
 
 base::Status RecordWriter::Write(const Record& record, std::string_view element) {
   const uint32_t n = num_targets();
+  if (element.size() > UINT32_MAX) {
+    return base::Status::InvalidArgument("record of " + std::to_string(element.size()) +
+                                         " bytes is larger than 4 GiB");
+  }
   switch (partitioning_) {
     case pb::FORWARD:
       return WriteTo(0, element);
@@ -81,22 +114,44 @@ base::Status RecordWriter::Broadcast(std::string_view element) {
   return base::Status::OK();
 }
 
-base::Status RecordWriter::Flush() {
+void RecordWriter::Flush() {
   for (uint32_t t = 0; t < num_targets(); ++t) {
     NetworkBuffer*& buf = current_[t];
     if (buf != nullptr && buf->size > 0) {
-      NetworkBuffer* b = buf;
+      StreamEvent e;
+      e.buffer = buf;
       buf = nullptr;
-      CKPT_RETURN_IF_ERROR(targets_[t].inbox->SendBuffer(targets_[t].channel, b));
+      subpartitions_[t]->Add(std::move(e));
     }
   }
-  return base::Status::OK();
 }
 
-base::Status RecordWriter::BroadcastEvent(const StreamEvent& event) {
-  CKPT_RETURN_IF_ERROR(Flush());
-  for (const ChannelTarget& t : targets_) t.inbox->SendEvent(t.channel, event);
-  return base::Status::OK();
+void RecordWriter::BroadcastEvent(const StreamEvent& event) {
+  Flush();
+  for (auto& sp : subpartitions_) sp->Add(event);
+}
+
+std::vector<std::vector<CapturedBuffer>> RecordWriter::BroadcastPriorityEvent(
+    const StreamEvent& event) {
+  Flush();
+  std::vector<std::vector<CapturedBuffer>> out;
+  out.reserve(subpartitions_.size());
+  for (auto& sp : subpartitions_) out.push_back(sp->AddPriority(event));
+  return out;
+}
+
+void RecordWriter::RestoreBuffer(uint32_t target, NetworkBuffer* buffer) {
+  StreamEvent e;
+  e.buffer = buffer;
+  subpartitions_[target]->Add(std::move(e));
+}
+
+void RecordWriter::Clear() {
+  for (NetworkBuffer*& b : current_) {
+    if (b != nullptr) ReleaseBuffer(b);
+    b = nullptr;
+  }
+  for (auto& sp : subpartitions_) sp->Clear();
 }
 
 }  // namespace ckpt::engine::runtime

@@ -1,11 +1,17 @@
 // RecordWriter: one output edge of a task — partitions records over the downstream subtasks
-// (forward, rebalance, rescale, hash by key group, broadcast), copies their serialized bytes into
-// one network buffer per target from the task's bounded pool, and hands full buffers to the
-// targets' inboxes (waiting for credit). Events (barriers, end of data/partition) flush first so
-// they stay in order with the data. Task thread only.
+// (forward, rebalance, rescale, hash by key group, broadcast) and serializes each element as a
+// frame (u32 little-endian length, then the element's bytes) into the current network buffer of
+// its target; a frame larger than the room left spans as many buffers as it needs, so records of
+// any size pass. A full buffer goes to the target's result subpartition (the producer-side queue
+// the consumer drains by credit); nothing here waits for the consumer. Buffers come from the
+// task's pool: a free one, else an overdraft buffer, and only when both are exhausted does the
+// writer wait for a recycled buffer (Request). Events (barriers, end of data/partition) flush
+// first so they stay in order with the data; an unaligned barrier goes ahead of the queued
+// buffers instead and returns them, captured, as channel state. Task thread only.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,6 +20,7 @@
 #include "ckpt/engine/record.h"
 #include "ckpt/format/proto.h"
 #include "network_buffer.h"
+#include "result_subpartition.h"
 #include "task_inbox.h"
 
 namespace ckpt::engine::runtime {
@@ -23,29 +30,45 @@ struct ChannelTarget {
   uint32_t channel = 0;  // the channel index in that inbox
 };
 
+// Frame header: the element's length.
+inline constexpr size_t kFrameHeaderBytes = 4;
+
 class RecordWriter {
  public:
   // `targets[j]` is downstream subtask j. `target_max_parallelism` is used by HASH.
   RecordWriter(pb::Partitioning partitioning, std::vector<ChannelTarget> targets,
                BufferPool* pool, uint32_t subtask_index, uint32_t source_parallelism,
                uint32_t target_max_parallelism);
+  ~RecordWriter();
 
-  // Routes one record whose element encoding is `element`. `encoded_key_scratch` is reused.
+  // Routes one record whose element encoding is `element`.
   base::Status Write(const Record& record, std::string_view element);
   // Appends `element` (a watermark) to every target.
   base::Status Broadcast(std::string_view element);
-  // Sends every non-empty current buffer.
-  base::Status Flush();
-  // Flushes, then sends `event` to every target.
-  base::Status BroadcastEvent(const StreamEvent& event);
+  // Sends every non-empty current buffer to its subpartition.
+  void Flush();
+  // Flushes, then appends `event` to every subpartition.
+  void BroadcastEvent(const StreamEvent& event);
+  // Flushes, then puts `event` ahead of every subpartition's queued buffers; returns them per
+  // target, captured, in stream order (the output channel state of an unaligned checkpoint).
+  std::vector<std::vector<CapturedBuffer>> BroadcastPriorityEvent(const StreamEvent& event);
+  // Restore: queues a replayed buffer of subpartition `target` (before any new output).
+  void RestoreBuffer(uint32_t target, NetworkBuffer* buffer);
+  // Releases the current and queued buffers (cancellation).
+  void Clear();
 
   uint32_t num_targets() const { return static_cast<uint32_t>(targets_.size()); }
+  ResultSubpartition* subpartition(uint32_t target) { return subpartitions_[target].get(); }
+  pb::Partitioning partitioning() const { return partitioning_; }
 
  private:
   base::Status WriteTo(uint32_t target, std::string_view element);
+  base::Status Append(uint32_t target, std::string_view bytes);
+  base::Result<NetworkBuffer*> NextBuffer();
 
   pb::Partitioning partitioning_;
   std::vector<ChannelTarget> targets_;
+  std::vector<std::unique_ptr<ResultSubpartition>> subpartitions_;
   std::vector<NetworkBuffer*> current_;
   BufferPool* pool_;
   uint32_t target_max_parallelism_;

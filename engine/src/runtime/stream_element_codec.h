@@ -6,7 +6,8 @@
 //               3 bool u8 | 4 string varint len + bytes | 5 bytes (as string) |
 //               6 tuple varint n + n values | 7 list (as tuple) | 8 map varint n + n key/value |
 //               9 proto (as string)
-// A record never spans buffers. Pure functions; thread-safe.
+// On the wire each element is a frame (u32 LE length + these bytes, record_writer.h) that may
+// span buffers. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>

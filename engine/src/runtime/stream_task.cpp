@@ -6,6 +6,7 @@
 
 #include "ckpt/engine/checkpoint/operator_snapshot.h"
 #include "ckpt/format/key_groups.h"
+#include "ckpt/engine/checkpoint/restore_plan.h"
 #include "stream_element_codec.h"
 
 namespace ckpt::engine::runtime {
@@ -17,8 +18,6 @@ int64_t SteadyMs() {
       .count();
 }
 
-// Credits per input channel (Flink's exclusive buffers per channel: 2).
-constexpr uint32_t kCreditsPerChannel = 2;
 // Output buffers are flushed at least this often (Flink's buffer timeout; lower for latency).
 constexpr int64_t kFlushIntervalMs = 5;
 
@@ -40,15 +39,41 @@ StreamTask::StreamTask(TaskEnvironment* env, uint32_t task_index, uint32_t subta
   channel_watermarks_.assign(n, kNoTimestamp);
   channel_ended_.assign(n, false);
   channel_end_of_data_.assign(n, false);
-  inbox_ = std::make_unique<TaskInbox>(std::move(channel_inputs), kCreditsPerChannel);
-  aligner_ = std::make_unique<BarrierAligner>(n, env_->mode != pb::AT_LEAST_ONCE);
-  // One buffer being filled per output channel plus as many again in flight (bounded pool).
-  pool_ = std::make_unique<BufferPool>(num_output_channels * 2 + 4, BufferPool::kDefaultBufferBytes);
+  const NetworkOptions& net = env_->network;
+  inbox_ = std::make_unique<TaskInbox>(std::move(channel_inputs), net.buffers_per_channel);
+  // Restored channel state goes into the channels before anything new from upstream.
+  if (env_->restore != nullptr && n > 0) inbox_->HoldUpstream(true);
+  barriers_ = std::make_unique<BarrierHandler>(n, BarrierHandler::ModeOf(env_->mode));
+  for (uint32_t c = 0; c < n; ++c) readers_.push_back(std::make_unique<FrameReader>());
+  // Per output channel: the buffer being filled plus its consumer's credits in flight, and
+  // one more so that availability means "a record can start" (bounded pool).
+  const uint32_t per_channel = (net.buffers_per_channel == 0 ? 1 : net.buffers_per_channel) + 1;
+  pool_ = std::make_shared<BufferPool>(num_output_channels * per_channel + 1,
+                                       net.buffer_bytes == 0 ? BufferPool::kDefaultBufferBytes
+                                                             : net.buffer_bytes,
+                                       net.max_overdraft_buffers_per_gate);
+  waker_ = std::make_shared<InboxWaker>(inbox_.get());
+  pool_->SetAvailabilityListener([w = waker_] { w->Wake(); });
 }
 
 StreamTask::~StreamTask() {
   Cancel();
   Join();
+  waker_->Detach();
+  pool_->SetAvailabilityListener(nullptr);
+  ReleaseBuffers();
+}
+
+void StreamTask::ReleaseBuffers() {
+  unaligned_.reset();
+  for (auto& r : readers_) r->Reset();
+  current_channel_ = -1;
+  inbox_->Cancel();
+  writer_output_.Clear();
+}
+
+bool StreamTask::OutputAvailable() const {
+  return writer_output_.empty() || pool_->IsAvailable();
 }
 
 void StreamTask::AddWriter(std::unique_ptr<RecordWriter> writer) {
@@ -136,6 +161,8 @@ base::Status StreamTask::Setup() {
     }
     drivers_[i]->ctx()->SetOutputForRuntime(out);
   }
+  // In-flight data of an unaligned checkpoint goes back into the channels before anything new.
+  if (env_->restore) CKPT_RETURN_IF_ERROR(RestoreChannelState());
   // `restoring` is job-level (Flink's isRestored()), except for a source new to the snapshot (a
   // changed uid restored with -n): it starts from its beginning, as a new source does, instead
   // of taking "restored, none of my state there" for "every split consumed".
@@ -152,6 +179,43 @@ base::Status StreamTask::Setup() {
   return base::Status::OK();
 }
 
+base::Status StreamTask::RestoreChannelState() {
+  const RestorePlan& plan = *env_->restore;
+  const uint32_t n = inbox_->num_channels();
+  std::vector<RestorePlan::RestoredChannel> channels;
+  CKPT_ASSIGN_OR_RETURN(channels, plan.ReadChannelState(drivers_.front()->ctx()->operator_id(), subtask_));
+  if (drivers_.size() > 1) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<RestorePlan::RestoredChannel> tail,
+                          plan.ReadChannelState(drivers_.back()->ctx()->operator_id(), subtask_));
+    for (auto& c : tail) {
+      if (c.output) channels.push_back(std::move(c));
+    }
+  }
+  const auto& writers = writer_output_.writers();
+  for (const RestorePlan::RestoredChannel& c : channels) {
+    const std::string where = std::string(c.output ? "output subpartition " : "input channel ") +
+                              std::to_string(c.index_a) + "/" + std::to_string(c.index_b);
+    if (c.output) {
+      if (c.index_a >= writers.size() || c.index_b >= writers[c.index_a]->num_targets()) {
+        return base::Status::InvalidArgument(name_ + ": restored channel state for " + where +
+                                             ", which this task does not have");
+      }
+      for (const std::string& b : c.buffers) {
+        writers[c.index_a]->RestoreBuffer(c.index_b, NewUnpooledBuffer(b));
+      }
+    } else {
+      if (c.index_b >= n || inbox_->channel_input(c.index_b) != c.index_a) {
+        return base::Status::InvalidArgument(name_ + ": restored channel state for " + where +
+                                             ", which this task does not have");
+      }
+      for (const std::string& b : c.buffers) inbox_->RestoreBuffer(c.index_b, NewUnpooledBuffer(b));
+    }
+  }
+  // Replayed buffers are queued first; now upstream data may follow.
+  if (n > 0) inbox_->HoldUpstream(false);
+  return base::Status::OK();
+}
+
 base::Status StreamTask::Run() {
   CKPT_RETURN_IF_ERROR(Setup());
   last_flush_ms_ = SteadyMs();
@@ -162,7 +226,8 @@ base::Status StreamTask::MaybeFlush(bool force) {
   int64_t now = SteadyMs();
   if (!force && now - last_flush_ms_ < kFlushIntervalMs) return base::Status::OK();
   last_flush_ms_ = now;
-  return writer_output_.Flush();
+  writer_output_.Flush();
+  return base::Status::OK();
 }
 
 base::Status StreamTask::FireProcessingTimers() {
@@ -181,19 +246,32 @@ base::Status StreamTask::EndInput() {
   for (auto& d : drivers_) CKPT_RETURN_IF_ERROR(d->op()->Finish());
   StreamEvent e;
   e.kind = StreamEvent::Kind::kEndOfData;
-  CKPT_RETURN_IF_ERROR(writer_output_.BroadcastEvent(e));
+  writer_output_.BroadcastEvent(e);
   env_->on_end_of_data(task_index_);
   return base::Status::OK();
 }
 
 base::Status StreamTask::SourceLoop() {
   TaskInbox::Mail mail;
+  TaskInbox::PollFilter wait_output;
+  wait_output.normal = false;
+  wait_output.available = [this] { return OutputAvailable(); };
   while (true) {
     while (inbox_->TryTakeMail(&mail)) CKPT_RETURN_IF_ERROR(mail());
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
     if (terminate_) break;
     CKPT_RETURN_IF_ERROR(FireProcessingTimers());
     if (source_active_) {
+      if (!OutputAvailable()) {
+        // Backpressured: emit nothing until a buffer is free (the legacy-source fix, seed 000
+        // §3.2), but keep running mails: a checkpoint trigger is served at once.
+        CKPT_RETURN_IF_ERROR(MaybeFlush(false));
+        TaskInbox::Polled p = inbox_->Poll(
+            std::chrono::steady_clock::now() + std::chrono::milliseconds(kFlushIntervalMs),
+            wait_output);
+        if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
+        continue;
+      }
       CKPT_ASSIGN_OR_RETURN(SourceStatus status, source_->PollNext());
       if (status == SourceStatus::kMoreAvailable) {
         CKPT_RETURN_IF_ERROR(MaybeFlush(false));
@@ -217,21 +295,46 @@ base::Status StreamTask::SourceLoop() {
   }
   StreamEvent e;
   e.kind = StreamEvent::Kind::kEndOfPartition;
-  return writer_output_.BroadcastEvent(e);
+  writer_output_.BroadcastEvent(e);
+  return base::Status::OK();
 }
 
 base::Status StreamTask::InputLoop() {
   const uint32_t n = inbox_->num_channels();
+  // Between elements: mails and priority events only, without waiting.
+  TaskInbox::PollFilter between;
+  between.normal = false;
+  // Mid-buffer but no free output buffer: wait for one, serving mails and priority events.
+  TaskInbox::PollFilter wait_output;
+  wait_output.normal = false;
+  wait_output.available = [this] { return OutputAvailable(); };
+  // No current buffer: any event, buffers only when a record could be written.
+  TaskInbox::PollFilter idle;
+  idle.buffers_allowed = [this] { return OutputAvailable(); };
   while (!(terminate_ && channels_ended_ == n)) {
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
-    auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(kFlushIntervalMs);
-    if (std::optional<int64_t> t = drivers_.front()->NextProcessingTimerMs()) {
-      int64_t wait = *t - OperatorContext::CurrentProcessingTimeMs();
-      if (wait < kFlushIntervalMs) {
-        deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait < 0 ? 0 : wait);
+    const bool mid_buffer = current_channel_ >= 0;
+    TaskInbox::Polled p;
+    if (mid_buffer && OutputAvailable()) {
+      p = inbox_->Poll(std::chrono::steady_clock::time_point{}, between);
+      if (p.what == TaskInbox::Polled::What::kTimeout) {
+        CKPT_RETURN_IF_ERROR(ProcessOneElement());
+        CKPT_RETURN_IF_ERROR(MaybeFlush(false));
+        CKPT_RETURN_IF_ERROR(FireProcessingTimers());
+        continue;
       }
+    } else {
+      auto deadline =
+          std::chrono::steady_clock::now() + std::chrono::milliseconds(kFlushIntervalMs);
+      if (std::optional<int64_t> t = drivers_.front()->NextProcessingTimerMs()) {
+        int64_t wait = *t - OperatorContext::CurrentProcessingTimeMs();
+        if (wait < kFlushIntervalMs) {
+          deadline = std::chrono::steady_clock::now() +
+                     std::chrono::milliseconds(wait < 0 ? 0 : wait);
+        }
+      }
+      p = inbox_->Poll(deadline, mid_buffer ? wait_output : idle);
     }
-    TaskInbox::Polled p = inbox_->Poll(deadline);
     switch (p.what) {
       case TaskInbox::Polled::What::kCancelled:
         return base::Status::Cancelled("task cancelled");
@@ -240,6 +343,8 @@ base::Status StreamTask::InputLoop() {
         break;
       case TaskInbox::Polled::What::kTimeout:
         CKPT_RETURN_IF_ERROR(MaybeFlush(true));
+        break;
+      case TaskInbox::Polled::What::kAvailable:
         break;
       case TaskInbox::Polled::What::kEvent:
         CKPT_RETURN_IF_ERROR(HandleEvent(p.channel, p.event));
@@ -250,28 +355,47 @@ base::Status StreamTask::InputLoop() {
   }
   StreamEvent e;
   e.kind = StreamEvent::Kind::kEndOfPartition;
-  return writer_output_.BroadcastEvent(e);
+  writer_output_.BroadcastEvent(e);
+  return base::Status::OK();
 }
 
 base::Status StreamTask::HandleBuffer(uint32_t channel, NetworkBuffer* buffer) {
-  std::string_view in(buffer->data.get(), buffer->size);
-  const uint32_t input = inbox_->channel_input(channel);
-  base::Status st;
-  while (!in.empty() && st.ok()) {
-    int64_t watermark = 0;
-    base::Result<uint8_t> tag = DecodeElement(&in, &scratch_record_, &watermark);
-    if (!tag.ok()) {
-      st = tag.status();
-      break;
-    }
-    if (*tag == kRecordTag) {
-      st = drivers_.front()->ProcessRecord(scratch_record_, input);
-    } else {
-      st = AdvanceChannelWatermark(channel, watermark);
+  if (unaligned_ != nullptr) {
+    UnalignedCapture::Channel& c = unaligned_->input[channel];
+    if (c.recording != UnalignedCapture::Channel::Recording::kDone) {
+      // In-flight data of a channel whose barrier has not passed: persisted (a copy of its bytes)
+      // and processed as usual.
+      c.buffers.emplace_back(buffer);
+      if (c.recording == UnalignedCapture::Channel::Recording::kCount && --c.remaining == 0) {
+        c.recording = UnalignedCapture::Channel::Recording::kDone;
+      }
     }
   }
-  buffer->pool->Recycle(buffer);
-  return st;
+  readers_[channel]->SetBuffer(buffer);
+  current_channel_ = channel;
+  if (unaligned_ != nullptr) MaybeFinishUnaligned();
+  return base::Status::OK();
+}
+
+base::Status StreamTask::ProcessOneElement() {
+  const uint32_t channel = static_cast<uint32_t>(current_channel_);
+  FrameReader& reader = *readers_[channel];
+  std::string_view element;
+  if (!reader.Next(&element)) {
+    current_channel_ = -1;
+    return base::Status::OK();
+  }
+  if (!reader.has_buffer()) current_channel_ = -1;
+  int64_t watermark = 0;
+  CKPT_ASSIGN_OR_RETURN(uint8_t tag, DecodeElement(&element, &scratch_record_, &watermark));
+  if (!element.empty()) {
+    return base::Status::Internal("input channel " + std::to_string(channel) + ": frame has " +
+                                  std::to_string(element.size()) + " bytes after its element");
+  }
+  if (tag == kRecordTag) {
+    return drivers_.front()->ProcessRecord(scratch_record_, inbox_->channel_input(channel));
+  }
+  return AdvanceChannelWatermark(channel, watermark);
 }
 
 base::Status StreamTask::AdvanceChannelWatermark(uint32_t channel, int64_t watermark) {
@@ -293,8 +417,9 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
     case StreamEvent::Kind::kBuffer:
       return HandleBuffer(channel, event.buffer);
     case StreamEvent::Kind::kBarrier:
-      return ApplyAlignment(aligner_->OnBarrier(channel, event.barrier,
-                                                OperatorContext::CurrentProcessingTimeMs()));
+      return ApplyBarrierDecision(
+          barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs()),
+          event.overtaken_buffers);
     case StreamEvent::Kind::kEndOfData:
       if (!channel_end_of_data_[channel]) {
         channel_end_of_data_[channel] = true;
@@ -305,8 +430,12 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
       if (!channel_ended_[channel]) {
         channel_ended_[channel] = true;
         ++channels_ended_;
-        CKPT_RETURN_IF_ERROR(ApplyAlignment(
-            aligner_->OnEndOfPartition(channel, OperatorContext::CurrentProcessingTimeMs())));
+        if (unaligned_ != nullptr) {
+          unaligned_->input[channel].recording = UnalignedCapture::Channel::Recording::kDone;
+        }
+        CKPT_RETURN_IF_ERROR(ApplyBarrierDecision(
+            barriers_->OnEndOfPartition(channel, OperatorContext::CurrentProcessingTimeMs()), 0));
+        if (unaligned_ != nullptr) MaybeFinishUnaligned();
       }
       return base::Status::OK();
   }

@@ -1,27 +1,39 @@
 // StreamTask: one subtask of one operator chain, running on its own thread. Its mailbox loop
 // runs mails (checkpoint triggers, notifications, termination) before data, and between mails
-// either polls the source (source tasks) or consumes buffers and events from its input channels:
-// records go through the chain by direct calls; watermarks advance per-channel minimums;
-// barriers are aligned (or tracked, at-least-once) and trigger the snapshot: sync phase on this
-// thread, async phase (file writing) on the AsyncExecutor, then the ack to the coordinator.
+// either polls the source (source tasks) or consumes its input channels one element at a time:
+// records go through the chain by direct calls; watermarks advance per-channel minimums.
+// The task never blocks in the middle of a record: before taking an input buffer, before each
+// element and before polling a source it waits on availability (a free output buffer and no
+// overdraft lent, FLINK-14396/FLIP-227), running mails and priority events while it waits.
+// Barriers go through the BarrierHandler (aligned, unaligned, at-least-once) and trigger the
+// snapshot: sync phase on this thread, async phase (file writing) on the AsyncExecutor, then
+// the ack to the coordinator. An unaligned snapshot puts the barrier ahead of every output
+// subpartition's buffers and captures them, then persists each input channel's buffers up to
+// that channel's barrier, and acks once they are written as channel state.
 // Public methods other than Start/Join post mails and are thread-safe.
 #pragma once
 
 #include <atomic>
 #include <functional>
 #include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/checkpoint/operator_snapshot.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/engine/operator.h"
 #include "ckpt/engine/operator_coordinator.h"
 #include "async_executor.h"
-#include "barrier_aligner.h"
+#include "barrier_handler.h"
+#include "checkpoint/channel_state_writer.h"
+#include "ckpt/engine/network_options.h"
+#include "frame_reader.h"
 #include "network_buffer.h"
 #include "operator_driver.h"
 #include "task_inbox.h"
@@ -42,6 +54,9 @@ struct TaskEnvironment {
   std::function<void(uint32_t task, const base::Status& error)> on_failure;
   std::function<void(uint32_t task)> on_end_of_data;
   std::function<void(uint32_t task)> on_finished;
+  NetworkOptions network;
+  // Shared channel-state files of unaligned checkpoints (owned by the attempt).
+  ChannelStateFiles* channel_state_files = nullptr;
 };
 
 // One operator of a chain before the task sets it up.
@@ -51,6 +66,45 @@ struct ChainedOperator {
   std::unique_ptr<Operator> op;
   bool keyed = false;
   OperatorCoordinator* coordinator = nullptr;
+};
+
+// An unaligned checkpoint of one task between its sync phase and the end of input recording.
+struct UnalignedCapture {
+  std::shared_ptr<const CheckpointOptions> options;
+  std::vector<OperatorSnapshot> snapshots;
+  int64_t sync_ms = 0;
+  int64_t first_barrier_ms = 0;
+  int64_t alignment_ms = 0;
+  // Per writer, per target: the buffers the barrier overtook.
+  std::vector<std::vector<std::vector<CapturedBuffer>>> output;
+  struct Channel {
+    enum class Recording { kDone, kUntilBarrier, kCount };
+    Recording recording = Recording::kDone;
+    uint32_t remaining = 0;
+    // Bytes the task had taken but not processed (a partial frame, the rest of a buffer).
+    std::string leftover;
+    std::vector<CapturedBuffer> buffers;
+  };
+  std::vector<Channel> input;
+};
+
+// Calls the inbox's Wake while the task lives (a pool can outlive its task: captured buffers
+// keep it alive until their channel state is written).
+class InboxWaker {
+ public:
+  explicit InboxWaker(TaskInbox* inbox) : inbox_(inbox) {}
+  void Wake() {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (inbox_ != nullptr) inbox_->Wake();
+  }
+  void Detach() {
+    std::lock_guard<std::mutex> lock(mu_);
+    inbox_ = nullptr;
+  }
+
+ private:
+  std::mutex mu_;
+  TaskInbox* inbox_;
 };
 
 class StreamTask {
@@ -64,12 +118,16 @@ class StreamTask {
   // output edge of the chain's last operator.
   TaskInbox* inbox() { return inbox_.get(); }
   BufferPool* pool() { return pool_.get(); }
+  uint32_t task_index() const { return task_index_; }
   void AddWriter(std::unique_ptr<RecordWriter> writer);
 
   void Start();
   void Join();
   // Stops the task: wakes it and fails its waits with Cancelled.
   void Cancel();
+  // After Join: returns every buffer the task holds (its readers hold upstream buffers, its
+  // writers its own) while all pools of the attempt still exist.
+  void ReleaseBuffers();
 
   bool is_source() const { return is_source_; }
   const std::string& name() const { return name_; }
@@ -91,10 +149,22 @@ class StreamTask {
   base::Status InputLoop();
   base::Status HandleEvent(uint32_t channel, StreamEvent& event);
   base::Status HandleBuffer(uint32_t channel, NetworkBuffer* buffer);
+  base::Status ProcessOneElement();
   base::Status AdvanceChannelWatermark(uint32_t channel, int64_t watermark);
-  base::Status ApplyAlignment(const BarrierAligner::Decision& d);
+  base::Status ApplyBarrierDecision(const BarrierHandler::Decision& d, uint32_t overtaken);
   base::Status PerformCheckpoint(std::shared_ptr<const CheckpointOptions> options,
                                  int64_t alignment_ms, int64_t first_barrier_ms);
+  // Unaligned: sync phase (barrier overtakes the outputs, buffers captured, operator snapshot)
+  // and the start of input recording; `channel` delivered the barrier with `overtaken` buffers
+  // queued behind it (none for a source's trigger).
+  base::Status StartUnalignedCheckpoint(std::shared_ptr<const CheckpointOptions> options,
+                                        std::optional<uint32_t> channel, uint32_t overtaken,
+                                        int64_t first_barrier_ms);
+  // Unaligned: every channel's in-flight data is captured: submit the async phase.
+  void MaybeFinishUnaligned();
+  void DropUnaligned(int64_t up_to_checkpoint);
+  base::Status RestoreChannelState();
+  bool OutputAvailable() const;
   base::Status EndInput();
   base::Status FireProcessingTimers();
   base::Status MaybeFlush(bool force);
@@ -110,8 +180,13 @@ class StreamTask {
   std::vector<std::unique_ptr<ChainingOutput>> chaining_outputs_;
   WriterOutput writer_output_;
   std::unique_ptr<TaskInbox> inbox_;
-  std::unique_ptr<BufferPool> pool_;
-  std::unique_ptr<BarrierAligner> aligner_;
+  std::shared_ptr<BufferPool> pool_;
+  std::unique_ptr<BarrierHandler> barriers_;
+  // Per input channel: frames spanning buffers; at most one holds a buffer (current_channel_).
+  std::vector<std::unique_ptr<FrameReader>> readers_;
+  int64_t current_channel_ = -1;
+  std::unique_ptr<UnalignedCapture> unaligned_;
+  std::shared_ptr<InboxWaker> waker_;
   bool is_source_ = false;
   SourceOperator* source_ = nullptr;
 

@@ -1,5 +1,5 @@
-// StreamTask: checkpoints (barrier alignment decisions, sync and async snapshot phases, acks and
-// metrics), notifications and termination mails.
+// StreamTask: checkpoints (barrier decisions, sync and async snapshot phases, unaligned capture
+// of in-flight data, acks and metrics), notifications and termination mails.
 #include <chrono>
 
 #include "ckpt/engine/checkpoint/operator_snapshot.h"
@@ -16,6 +16,59 @@ int64_t SteadyMicros() {
       .count();
 }
 
+using Recording = UnalignedCapture::Channel::Recording;
+
+// Sync phase of every operator of the chain: operators bring their state up to date, then the
+// stores freeze it (no copy).
+base::Status TakeSnapshots(std::vector<std::unique_ptr<OperatorDriver>>& drivers,
+                           uint32_t subtask, const CheckpointOptions& options,
+                           std::vector<OperatorSnapshot>* out) {
+  out->reserve(drivers.size());
+  for (auto& d : drivers) {
+    CKPT_RETURN_IF_ERROR(d->op()->SnapshotState(options.checkpoint_id));
+    std::vector<pb::SinkCommittable> committables =
+        d->op()->SnapshotCommittables(options.checkpoint_id);
+    // The keyed backend's own strategy (canonical, RocksDB full/incremental/native).
+    CKPT_ASSIGN_OR_RETURN(OperatorSnapshot snap,
+                          TakeOperatorSnapshot(options, d->ctx()->operator_id(), subtask,
+                                               d->keyed(), d->operator_state(),
+                                               std::move(committables)));
+    out->push_back(std::move(snap));
+  }
+  return base::Status::OK();
+}
+
+// Adds the channel-state handles of `r` to `state` (input and/or output), with the shared file
+// appended to the state's file table.
+void AttachChannelState(const ChannelStateResult& r, bool input, bool output,
+                        OperatorSubtaskState* state, pb::SubtaskMetrics* metrics) {
+  if (!r.file) return;
+  const bool any = (input && !r.input.empty()) || (output && !r.output.empty());
+  if (!any) return;
+  const uint32_t index = static_cast<uint32_t>(state->files.size());
+  state->files.push_back(*r.file);
+  uint64_t bytes = 0;
+  if (input) {
+    for (pb::InputChannelStateHandle h : r.input) {
+      for (auto& s : *h.mutable_buffers()) s.set_file_index(index);
+      bytes += h.size_bytes();
+      *state->subtask.add_input_channel_state() = std::move(h);
+    }
+  }
+  if (output) {
+    for (pb::ResultSubpartitionStateHandle h : r.output) {
+      for (auto& s : *h.mutable_buffers()) s.set_file_index(index);
+      bytes += h.size_bytes();
+      *state->subtask.add_output_channel_state() = std::move(h);
+    }
+  }
+  metrics->set_persisted_data(metrics->persisted_data() + bytes);
+  if (r.counts_file) {
+    state->state_size_bytes += r.file->size_bytes();
+    state->checkpointed_size_bytes += r.file->size_bytes();
+  }
+}
+
 }  // namespace
 
 void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> options) {
@@ -30,6 +83,9 @@ void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> opti
       source_active_ = false;
     }
     const int64_t now = NowMs();
+    if (barriers_->IsUnaligned(*options)) {
+      return StartUnalignedCheckpoint(options, std::nullopt, 0, now);
+    }
     return PerformCheckpoint(options, 0, now);
   });
 }
@@ -46,12 +102,20 @@ void StreamTask::NotifyCheckpointComplete(int64_t checkpoint_id) {
 
 void StreamTask::NotifyCheckpointAborted(int64_t checkpoint_id) {
   inbox_->PostMail([this, checkpoint_id]() -> base::Status {
+    DropUnaligned(checkpoint_id);
     for (auto& d : drivers_) {
       if (d->keyed() != nullptr) d->keyed()->NotifyCheckpointAborted(checkpoint_id);
       d->op()->NotifyCheckpointAborted(checkpoint_id);
     }
     return base::Status::OK();
   });
+}
+
+void StreamTask::DropUnaligned(int64_t up_to_checkpoint) {
+  if (unaligned_ != nullptr && unaligned_->options->checkpoint_id <= up_to_checkpoint) {
+    unaligned_.reset();  // releases the captured buffers
+  }
+  if (env_->channel_state_files != nullptr) env_->channel_state_files->Forget(up_to_checkpoint);
 }
 
 void StreamTask::Terminate() {
@@ -68,21 +132,188 @@ void StreamTask::ResumeSource() {
   });
 }
 
-base::Status StreamTask::ApplyAlignment(const BarrierAligner::Decision& d) {
+base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
+                                              uint32_t overtaken) {
   for (uint32_t c : d.block) inbox_->SetBlocked(c, true);
   if (d.unblock_all) {
     for (uint32_t c = 0; c < inbox_->num_channels(); ++c) inbox_->SetBlocked(c, false);
   }
-  if (d.aborted && env_->coordinator != nullptr) {
-    env_->coordinator->DeclineCheckpoint(
-        *d.aborted, base::Status::Cancelled(name_ + ": alignment of checkpoint " +
-                                            std::to_string(*d.aborted) +
-                                            " abandoned for a newer barrier"));
+  if (d.aborted) {
+    DropUnaligned(*d.aborted);
+    if (env_->coordinator != nullptr) {
+      env_->coordinator->DeclineCheckpoint(
+          *d.aborted, base::Status::Cancelled(name_ + ": checkpoint " +
+                                              std::to_string(*d.aborted) +
+                                              " abandoned for a newer barrier"));
+    }
   }
-  if (d.trigger) {
+  if (d.trigger && d.unaligned) {
+    CKPT_RETURN_IF_ERROR(
+        StartUnalignedCheckpoint(d.trigger, d.barrier_channel, overtaken, d.first_barrier_ms));
+  } else if (d.trigger) {
     return PerformCheckpoint(d.trigger, d.alignment_ms, d.first_barrier_ms);
+  } else if (d.barrier_channel && unaligned_ != nullptr) {
+    // A later barrier of the pending unaligned checkpoint: the `overtaken` buffers queued
+    // behind it on this channel precede it and are still persisted.
+    UnalignedCapture::Channel& c = unaligned_->input[*d.barrier_channel];
+    if (c.recording == Recording::kUntilBarrier) {
+      c.recording = overtaken == 0 ? Recording::kDone : Recording::kCount;
+      c.remaining = overtaken;
+    }
+  }
+  if (unaligned_ != nullptr) {
+    if (d.all_received) unaligned_->alignment_ms = d.alignment_ms;
+    MaybeFinishUnaligned();
   }
   return base::Status::OK();
+}
+
+base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const CheckpointOptions> options,
+                                                  std::optional<uint32_t> channel,
+                                                  uint32_t overtaken, int64_t first_barrier_ms) {
+  CheckpointCoordinator* coordinator = env_->coordinator;
+  const int64_t id = options->checkpoint_id;
+  const int64_t sync_start_us = SteadyMicros();
+  if (unaligned_ != nullptr) DropUnaligned(unaligned_->options->checkpoint_id);
+  auto u = std::make_unique<UnalignedCapture>();
+  u->options = options;
+  u->first_barrier_ms = first_barrier_ms;
+  base::Status st = TakeSnapshots(drivers_, subtask_, *options, &u->snapshots);
+  if (!st.ok()) {
+    st = st.WithContext(name_ + ": snapshot of checkpoint " + std::to_string(id));
+    if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, st);
+    return st;
+  }
+  // The barrier overtakes every queued output buffer; their bytes are captured (the buffers go
+  // on downstream untouched).
+  StreamEvent barrier;
+  barrier.kind = StreamEvent::Kind::kBarrier;
+  barrier.barrier = options;
+  barrier.priority = true;
+  u->output = writer_output_.BroadcastPriorityEvent(barrier);
+  last_flush_ms_ = 0;
+  // Inputs: what the task took but did not process yet, then each channel's buffers until its
+  // barrier (the triggering channel: the buffers the barrier jumped).
+  const uint32_t n = inbox_->num_channels();
+  u->input.resize(n);
+  for (uint32_t c = 0; c < n; ++c) {
+    UnalignedCapture::Channel& ch = u->input[c];
+    ch.leftover = readers_[c]->UnconsumedBytes();
+    if (channel_ended_[c]) {
+      ch.recording = Recording::kDone;
+    } else if (channel && *channel == c) {
+      ch.recording = overtaken == 0 ? Recording::kDone : Recording::kCount;
+      ch.remaining = overtaken;
+    } else {
+      ch.recording = Recording::kUntilBarrier;
+    }
+  }
+  u->sync_ms = (SteadyMicros() - sync_start_us) / 1000;
+  if (coordinator == nullptr) return base::Status::OK();
+  unaligned_ = std::move(u);
+  MaybeFinishUnaligned();
+  return base::Status::OK();
+}
+
+void StreamTask::MaybeFinishUnaligned() {
+  if (unaligned_ == nullptr) return;
+  for (const UnalignedCapture::Channel& c : unaligned_->input) {
+    if (c.recording != Recording::kDone) return;
+  }
+  std::shared_ptr<UnalignedCapture> capture(unaligned_.release());
+  CheckpointCoordinator* coordinator = env_->coordinator;
+  ChannelStateFiles* files = env_->channel_state_files;
+  if (coordinator == nullptr || files == nullptr) return;
+  const CheckpointOptions& options = *capture->options;
+  std::shared_ptr<ChannelStateFileGroup> group =
+      files->GroupFor(env_->fs, options, task_index_, drivers_.front()->ctx()->operator_id().ToHex(),
+                      subtask_, parallelism_);
+  // The contribution: input channels (gate = operator input, channel = channel index), then
+  // output subpartitions (partition = output edge, subpartition = downstream subtask).
+  std::vector<ChannelStateChannel> channels;
+  for (uint32_t c = 0; c < capture->input.size(); ++c) {
+    const UnalignedCapture::Channel& in = capture->input[c];
+    ChannelStateChannel ch;
+    ch.index_a = inbox_->channel_input(c);
+    ch.index_b = c;
+    if (!in.leftover.empty()) ch.buffers.push_back(in.leftover);
+    for (const CapturedBuffer& b : in.buffers) {
+      if (!b.bytes().empty()) ch.buffers.push_back(b.bytes());
+    }
+    channels.push_back(std::move(ch));
+  }
+  for (uint32_t w = 0; w < capture->output.size(); ++w) {
+    for (uint32_t t = 0; t < capture->output[w].size(); ++t) {
+      ChannelStateChannel ch;
+      ch.output = true;
+      ch.index_a = w;
+      ch.index_b = t;
+      for (const CapturedBuffer& b : capture->output[w][t]) {
+        if (!b.bytes().empty()) ch.buffers.push_back(b.bytes());
+      }
+      channels.push_back(std::move(ch));
+    }
+  }
+  base::Fs* fs = env_->fs;
+  const std::string task_name = name_;
+  const uint32_t subtask = subtask_;
+  const int64_t start_delay =
+      std::max<int64_t>(0, capture->first_barrier_ms - options.trigger_timestamp_ms);
+  env_->async->Submit([coordinator, fs, capture, group, task_name, subtask, start_delay,
+                       channels = std::move(channels)]() mutable {
+    const CheckpointOptions& opts = *capture->options;
+    const int64_t id = opts.checkpoint_id;
+    const int64_t async_start_us = SteadyMicros();
+    auto states = std::make_shared<std::vector<OperatorSubtaskState>>();
+    base::Status failed;
+    for (OperatorSnapshot& snap : capture->snapshots) {
+      base::Result<OperatorSubtaskState> written = WriteOperatorSnapshot(*fs, opts, snap);
+      if (!written.ok()) {
+        failed = written.status();
+        break;
+      }
+      states->push_back(std::move(*written));
+    }
+    ChannelStateContribution c;
+    c.subtask = subtask;
+    c.channels = std::move(channels);
+    c.keep_alive = capture;
+    if (!failed.ok()) {
+      coordinator->DeclineCheckpoint(
+          id, failed.WithContext(task_name + ": writing checkpoint " + std::to_string(id)));
+      c.channels.clear();
+      c.done = [](base::Result<ChannelStateResult>) {};
+      group->Contribute(std::move(c));
+      return;
+    }
+    c.done = [coordinator, capture, states, task_name, start_delay,
+              async_start_us](base::Result<ChannelStateResult> r) {
+      const CheckpointOptions& o = *capture->options;
+      if (!r.ok()) {
+        coordinator->DeclineCheckpoint(
+            o.checkpoint_id, r.status().WithContext(task_name + ": writing checkpoint " +
+                                                    std::to_string(o.checkpoint_id)));
+        return;
+      }
+      for (size_t i = 0; i < states->size(); ++i) {
+        OperatorSubtaskState& s = (*states)[i];
+        pb::SubtaskMetrics metrics;
+        // Input channel state belongs to the chain's head, output state to its tail.
+        AttachChannelState(*r, i == 0, i + 1 == states->size(), &s, &metrics);
+        metrics.set_ack_timestamp(NowMs());
+        metrics.set_end_to_end_duration(NowMs() - o.trigger_timestamp_ms);
+        metrics.set_state_size(s.state_size_bytes);
+        metrics.set_checkpointed_size(s.checkpointed_size_bytes);
+        metrics.set_sync_duration(capture->sync_ms);
+        metrics.set_async_duration((SteadyMicros() - async_start_us) / 1000);
+        metrics.set_alignment_duration(capture->alignment_ms);
+        metrics.set_start_delay(start_delay);
+        metrics.set_unaligned_checkpoint(true);
+        coordinator->AcknowledgeCheckpoint(o.checkpoint_id, std::move(s), std::move(metrics));
+      }
+    };
+    group->Contribute(std::move(c));
+  });
 }
 
 base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptions> options,
@@ -91,33 +322,18 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
   const int64_t id = options->checkpoint_id;
   const int64_t sync_start_us = SteadyMicros();
 
-  // Sync phase: operators bring their state up to date, then the stores freeze it (no copy).
   std::vector<OperatorSnapshot> snapshots;
-  snapshots.reserve(drivers_.size());
-  for (auto& d : drivers_) {
-    base::Status st = d->op()->SnapshotState(id);
-    if (!st.ok()) {
-      st = st.WithContext(name_ + ": snapshot of checkpoint " + std::to_string(id));
-      if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, st);
-      return st;  // fails the task; the restart strategy takes over
-    }
-    std::vector<pb::SinkCommittable> committables = d->op()->SnapshotCommittables(id);
-    base::Result<OperatorSnapshot> snap =
-        TakeOperatorSnapshot(*options, d->ctx()->operator_id(), subtask_, d->keyed(),
-                             d->operator_state(), std::move(committables));
-    if (!snap.ok()) {
-      base::Status err = snap.status().WithContext(name_ + ": snapshot of checkpoint " +
-                                                   std::to_string(id));
-      if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, err);
-      return err;
-    }
-    snapshots.push_back(std::move(*snap));
+  base::Status st = TakeSnapshots(drivers_, subtask_, *options, &snapshots);
+  if (!st.ok()) {
+    st = st.WithContext(name_ + ": snapshot of checkpoint " + std::to_string(id));
+    if (coordinator != nullptr) coordinator->DeclineCheckpoint(id, st);
+    return st;  // fails the task; the restart strategy takes over
   }
   // The barrier goes downstream right after the sync phase, behind all earlier records.
   StreamEvent barrier;
   barrier.kind = StreamEvent::Kind::kBarrier;
   barrier.barrier = options;
-  CKPT_RETURN_IF_ERROR(writer_output_.BroadcastEvent(barrier));
+  writer_output_.BroadcastEvent(barrier);
   last_flush_ms_ = 0;
   const int64_t sync_ms = (SteadyMicros() - sync_start_us) / 1000;
   if (coordinator == nullptr) return base::Status::OK();

@@ -1,44 +1,58 @@
 #include "task_inbox.h"
 
+#include "result_subpartition.h"
+
 namespace ckpt::engine::runtime {
 
 TaskInbox::TaskInbox(std::vector<uint32_t> channel_inputs, uint32_t credits_per_channel)
-    : credits_per_channel_(credits_per_channel) {
+    : credits_per_channel_(credits_per_channel == 0 ? 1 : credits_per_channel) {
   channels_.resize(channel_inputs.size());
   for (size_t i = 0; i < channel_inputs.size(); ++i) channels_[i].input = channel_inputs[i];
 }
 
-base::Status TaskInbox::SendBuffer(uint32_t channel, NetworkBuffer* buffer) {
-  std::unique_lock<std::mutex> lock(mu_);
-  Channel& c = channels_[channel];
-  ++waiting_senders_;
-  sender_cv_.wait(lock, [&] { return cancelled_ || c.queued_buffers < credits_per_channel_; });
-  --waiting_senders_;
-  if (cancelled_) {
-    lock.unlock();
-    buffer->pool->Recycle(buffer);
-    return base::Status::Cancelled("task cancelled while waiting for credit");
-  }
-  ++c.queued_buffers;
-  StreamEvent e;
-  e.kind = StreamEvent::Kind::kBuffer;
-  e.buffer = buffer;
-  c.queue.push_back(std::move(e));
-  lock.unlock();
-  task_cv_.notify_one();
-  return base::Status::OK();
+void TaskInbox::ConnectChannel(uint32_t channel, ResultSubpartition* upstream) {
+  std::lock_guard<std::mutex> lock(mu_);
+  channels_[channel].upstream = upstream;
 }
 
-uint32_t TaskInbox::waiting_senders() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return waiting_senders_;
+void TaskInbox::QueueLocked(Channel& c, StreamEvent event) {
+  if (event.kind == StreamEvent::Kind::kBuffer && event.uses_credit) ++c.queued_buffers;
+  if (!event.priority) {
+    c.queue.push_back(std::move(event));
+    return;
+  }
+  // Ahead of the trailing buffers, behind earlier events (priority ones included).
+  size_t pos = c.queue.size();
+  while (pos > 0 && c.queue[pos - 1].kind == StreamEvent::Kind::kBuffer) --pos;
+  event.overtaken_buffers = static_cast<uint32_t>(c.queue.size() - pos);
+  c.queue.insert(c.queue.begin() + static_cast<std::ptrdiff_t>(pos), std::move(event));
+}
+
+void TaskInbox::PullLocked(uint32_t channel) {
+  Channel& c = channels_[channel];
+  if (cancelled_ || hold_upstream_ || c.upstream == nullptr) return;
+  StreamEvent e;
+  while (c.upstream->PopFront(c.queued_buffers < credits_per_channel_, &e)) {
+    QueueLocked(c, std::move(e));
+    e = StreamEvent();
+  }
+}
+
+void TaskInbox::OnDataAvailable(uint32_t channel) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    PullLocked(channel);
+    ++wakeups_;
+  }
+  task_cv_.notify_one();
 }
 
 void TaskInbox::SendEvent(uint32_t channel, StreamEvent event) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
-    channels_[channel].queue.push_back(std::move(event));
+    QueueLocked(channels_[channel], std::move(event));
+    ++wakeups_;
   }
   task_cv_.notify_one();
 }
@@ -48,27 +62,35 @@ void TaskInbox::PostMail(Mail mail) {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
     mails_.push_back(std::move(mail));
+    ++wakeups_;
+  }
+  task_cv_.notify_one();
+}
+
+void TaskInbox::Wake() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++wakeups_;
   }
   task_cv_.notify_one();
 }
 
 void TaskInbox::Cancel() {
-  std::vector<NetworkBuffer*> to_recycle;
+  std::vector<NetworkBuffer*> to_release;
   {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     mails_.clear();
     for (Channel& c : channels_) {
       for (StreamEvent& e : c.queue) {
-        if (e.buffer != nullptr) to_recycle.push_back(e.buffer);
+        if (e.buffer != nullptr) to_release.push_back(e.buffer);
       }
       c.queue.clear();
       c.queued_buffers = 0;
     }
   }
-  for (NetworkBuffer* b : to_recycle) b->pool->Recycle(b);
+  for (NetworkBuffer* b : to_release) ReleaseBuffer(b);
   task_cv_.notify_all();
-  sender_cv_.notify_all();
 }
 
 bool TaskInbox::cancelled() const {
@@ -76,28 +98,72 @@ bool TaskInbox::cancelled() const {
   return cancelled_;
 }
 
-bool TaskInbox::TakeEventLocked(uint32_t* channel, StreamEvent* event) {
+void TaskInbox::HoldUpstream(bool hold) {
+  std::lock_guard<std::mutex> lock(mu_);
+  hold_upstream_ = hold;
+  if (!hold) {
+    for (uint32_t c = 0; c < num_channels(); ++c) PullLocked(c);
+  }
+}
+
+void TaskInbox::RestoreBuffer(uint32_t channel, NetworkBuffer* buffer) {
+  StreamEvent e;
+  e.kind = StreamEvent::Kind::kBuffer;
+  e.buffer = buffer;
+  e.uses_credit = false;
+  std::lock_guard<std::mutex> lock(mu_);
+  channels_[channel].queue.push_back(std::move(e));
+}
+
+uint32_t TaskInbox::queued_buffers(uint32_t channel) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return channels_[channel].queued_buffers;
+}
+
+bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, StreamEvent* event) {
   const uint32_t n = num_channels();
+  auto take = [&](uint32_t idx) {
+    Channel& c = channels_[idx];
+    *event = std::move(c.queue.front());
+    c.queue.pop_front();
+    *channel = idx;
+    if (event->kind == StreamEvent::Kind::kBuffer && event->uses_credit) {
+      --c.queued_buffers;
+      PullLocked(idx);  // the credit goes back upstream
+    }
+  };
+  for (uint32_t i = 0; i < n; ++i) {
+    uint32_t idx = (next_channel_ + i) % n;
+    Channel& c = channels_[idx];
+    if (!c.queue.empty() && c.queue.front().priority) {
+      take(idx);
+      return true;
+    }
+  }
+  if (!filter.normal) return false;
+  bool buffers_ok_known = false, buffers_ok = false;
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t idx = (next_channel_ + i) % n;
     Channel& c = channels_[idx];
     if (c.blocked || c.queue.empty()) continue;
-    *event = std::move(c.queue.front());
-    c.queue.pop_front();
-    if (event->kind == StreamEvent::Kind::kBuffer) {
-      --c.queued_buffers;
-      sender_cv_.notify_all();
+    if (c.queue.front().kind == StreamEvent::Kind::kBuffer) {
+      if (!buffers_ok_known) {
+        buffers_ok = !filter.buffers_allowed || filter.buffers_allowed();
+        buffers_ok_known = true;
+      }
+      if (!buffers_ok) continue;
     }
-    *channel = idx;
+    take(idx);
     // Stay on a channel while it has data: fewer switches, same fairness over time because
     // a channel holds at most `credits_per_channel_` buffers.
-    next_channel_ = c.queue.empty() ? (idx + 1) % n : idx;
+    next_channel_ = channels_[idx].queue.empty() ? (idx + 1) % n : idx;
     return true;
   }
   return false;
 }
 
-TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline) {
+TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline,
+                                  const PollFilter& filter) {
   Polled p;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -111,20 +177,24 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
       mails_.pop_front();
       return p;
     }
-    if (TakeEventLocked(&p.channel, &p.event)) {
+    if (TakeEventLocked(filter, &p.channel, &p.event)) {
       p.what = Polled::What::kEvent;
       return p;
     }
-    if (task_cv_.wait_until(lock, deadline) == std::cv_status::timeout) {
-      if (!mails_.empty() || cancelled_) continue;
-      if (TakeEventLocked(&p.channel, &p.event)) {
-        p.what = Polled::What::kEvent;
-        return p;
-      }
+    if (filter.available && filter.available()) {
+      p.what = Polled::What::kAvailable;
+      return p;
+    }
+    const uint64_t seen = wakeups_;
+    if (!task_cv_.wait_until(lock, deadline, [&] { return cancelled_ || wakeups_ != seen; })) {
       p.what = Polled::What::kTimeout;
       return p;
     }
   }
+}
+
+TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline) {
+  return Poll(deadline, PollFilter());
 }
 
 bool TaskInbox::TryTakeMail(Mail* mail) {

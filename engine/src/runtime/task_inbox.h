@@ -1,9 +1,16 @@
 // TaskInbox: everything that reaches one subtask — mails (control actions run on the task thread:
-// checkpoint triggers, notifications, timers, stop) and, per input channel, the stream of network
-// buffers and events from one upstream subtask. Credit-based flow control: a channel accepts at
-// most `credits_per_channel` buffers not yet taken by the task; a sender without credit waits.
-// A channel may be blocked (barrier alignment): its events stay queued until unblocked.
-// Thread-safe: senders and mail posters on any thread, Poll on the task thread only.
+// checkpoint triggers, notifications, timers, stop) and, per input channel, the consumer-side
+// queue of buffers and events from one upstream subtask's result subpartition. Credit-based flow
+// control: a channel pulls a buffer from its subpartition only while it holds fewer than
+// `credits_per_channel` buffers the task has not taken; events move at once. A priority event
+// (unaligned barrier) is queued ahead of the channel's buffers and is handed to the task before
+// anything else but mails. A channel may be blocked (aligned barrier alignment): its events stay
+// queued until unblocked. While restored channel state is being queued (HoldUpstream), channels
+// pull nothing, so replayed buffers come before any new input.
+// The task never waits inside a send: it polls with the filter of what it can take now (only
+// priority events mid-record, no buffer while its output has no free buffer) and is woken by
+// mails, events, and its pool's availability listener (Wake).
+// Thread-safe: producers and mail posters on any thread, Poll on the task thread only.
 #pragma once
 
 #include <chrono>
@@ -16,22 +23,11 @@
 #include <vector>
 
 #include "ckpt/base/status.h"
-#include "ckpt/engine/checkpoint/checkpoint_options.h"
-#include "network_buffer.h"
+#include "stream_event.h"
 
 namespace ckpt::engine::runtime {
 
-struct StreamEvent {
-  enum class Kind : uint8_t {
-    kBuffer,          // serialized records and watermarks
-    kBarrier,         // checkpoint barrier (flushed after all earlier data)
-    kEndOfData,       // the upstream finished its input; it waits for a final checkpoint
-    kEndOfPartition,  // the upstream subtask terminated; nothing follows
-  };
-  Kind kind = Kind::kBuffer;
-  NetworkBuffer* buffer = nullptr;
-  std::shared_ptr<const CheckpointOptions> barrier;
-};
+class ResultSubpartition;
 
 class TaskInbox {
  public:
@@ -40,54 +36,74 @@ class TaskInbox {
   // `channel_inputs[c]` is the operator input (0 or 1) channel `c` feeds.
   TaskInbox(std::vector<uint32_t> channel_inputs, uint32_t credits_per_channel);
 
-  // Sender side. SendBuffer waits for a credit on `channel`; Cancelled after Cancel().
-  base::Status SendBuffer(uint32_t channel, NetworkBuffer* buffer);
-  // Events need no credit (they are tiny and must not deadlock behind data).
+  // Wiring (ResultSubpartition::Connect calls it).
+  void ConnectChannel(uint32_t channel, ResultSubpartition* upstream);
+  // The upstream subpartition of `channel` has something new: pull what credit allows.
+  void OnDataAvailable(uint32_t channel);
+  // Events straight into a channel (tests; producers go through a subpartition).
   void SendEvent(uint32_t channel, StreamEvent event);
   void PostMail(Mail mail);
-  // Senders inside SendBuffer right now (waiting for a credit, or about to queue): lets tests
-  // wait for "the sender is blocked" as a condition instead of sleeping.
-  uint32_t waiting_senders() const;
-  // Wakes everyone; senders and Poll return Cancelled/kCancelled from now on. Queued buffers are
-  // returned to their pools.
+  // Wakes a waiting Poll so it re-evaluates its filter (buffer availability changed).
+  void Wake();
+  // Wakes everyone; Poll returns kCancelled from now on. Queued buffers are released.
   void Cancel();
   bool cancelled() const;
 
+  // Restore: while held, channels pull nothing from upstream; RestoreBuffer queues replayed
+  // channel state (no credit taken) in order. Releasing pulls what arrived meanwhile.
+  void HoldUpstream(bool hold);
+  void RestoreBuffer(uint32_t channel, NetworkBuffer* buffer);
+
+  struct PollFilter {
+    // Non-priority events (buffers included). False mid-record: only priority events and mails.
+    bool normal = true;
+    // Buffers only while this returns true (empty: always).
+    std::function<bool()> buffers_allowed;
+    // Return kAvailable once this returns true (empty: never).
+    std::function<bool()> available;
+  };
   struct Polled {
-    enum class What { kMail, kEvent, kTimeout, kCancelled };
+    enum class What { kMail, kEvent, kAvailable, kTimeout, kCancelled };
     What what = What::kTimeout;
     Mail mail;
     uint32_t channel = 0;
     StreamEvent event;
   };
-  // Next mail (mails first), else the next event of an unblocked channel (round-robin), waiting
-  // until `deadline`. Taking a buffer returns its channel's credit.
+  // Next mail (mails first), else a priority event, else what the filter allows of an unblocked
+  // channel (round-robin), waiting until `deadline`. Taking a buffer returns its credit.
+  Polled Poll(std::chrono::steady_clock::time_point deadline, const PollFilter& filter);
   Polled Poll(std::chrono::steady_clock::time_point deadline);
-  // A mail without waiting (for sources between polls); false if none.
+  // A mail without waiting; false if none.
   bool TryTakeMail(Mail* mail);
 
   void SetBlocked(uint32_t channel, bool blocked);
   uint32_t num_channels() const { return static_cast<uint32_t>(channels_.size()); }
   uint32_t channel_input(uint32_t channel) const { return channels_[channel].input; }
+  uint32_t credits_per_channel() const { return credits_per_channel_; }
+  // Buffers queued on `channel` and not yet taken (tests).
+  uint32_t queued_buffers(uint32_t channel) const;
 
  private:
   struct Channel {
     uint32_t input = 0;
     std::deque<StreamEvent> queue;
-    uint32_t queued_buffers = 0;
+    uint32_t queued_buffers = 0;  // those that took a credit
     bool blocked = false;
+    ResultSubpartition* upstream = nullptr;
   };
-  bool TakeEventLocked(uint32_t* channel, StreamEvent* event);
+  void PullLocked(uint32_t channel);
+  void QueueLocked(Channel& c, StreamEvent event);
+  bool TakeEventLocked(const PollFilter& filter, uint32_t* channel, StreamEvent* event);
 
   const uint32_t credits_per_channel_;
   mutable std::mutex mu_;
   std::condition_variable task_cv_;
-  std::condition_variable sender_cv_;
   std::deque<Mail> mails_;
   std::vector<Channel> channels_;
   uint32_t next_channel_ = 0;
   bool cancelled_ = false;
-  uint32_t waiting_senders_ = 0;
+  bool hold_upstream_ = false;
+  uint64_t wakeups_ = 0;
 };
 
 }  // namespace ckpt::engine::runtime

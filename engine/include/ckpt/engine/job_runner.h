@@ -15,6 +15,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
+#include "ckpt/engine/network_options.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/format/proto.h"
 
@@ -53,6 +54,8 @@ struct JobRunnerOptions {
   // Run under this job id (32 hex digits) instead of the spec's or a random one; used with
   // --from-latest so checkpoints continue in the same job directory. Default: "".
   std::string job_id_hex;
+  // Network buffers, overdraft and channel-state file sharing (see network_options.h).
+  NetworkOptions network;
   // Threads writing snapshot files. Default: 2.
   uint32_t async_threads = 2;
   // --from-latest: restore from the newest usable snapshot the job wrote or restored from

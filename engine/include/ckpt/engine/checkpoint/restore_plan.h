@@ -70,6 +70,19 @@ class RestorePlan {
   // those of old subtask j go to new subtask j % parallelism.
   std::vector<pb::SinkCommittable> Committables(const format::OperatorId& operator_id,
                                                 uint32_t subtask, uint32_t parallelism) const;
+  // In-flight data an unaligned checkpoint persisted for `subtask` of the operator (input
+  // channels if it heads a chain, output subpartitions if it ends one), each channel's buffers
+  // in order, read through the slices' files with every block checksum verified. Empty if
+  // none. Corruption naming the file on bad bytes. (Create refuses a plan whose channel state
+  // would need rescaling, so subtask indexes are the snapshot's.)
+  struct RestoredChannel {
+    bool output = false;
+    uint32_t index_a = 0;  // gate / partition
+    uint32_t index_b = 0;  // channel / subpartition
+    std::vector<std::string> buffers;
+  };
+  base::Result<std::vector<RestoredChannel>> ReadChannelState(const format::OperatorId& operator_id,
+                                                              uint32_t subtask) const;
   // The operator coordinator's state bytes (inline or from its file), or nullopt.
   base::Result<std::optional<std::string>> CoordinatorState(
       const format::OperatorId& operator_id) const;

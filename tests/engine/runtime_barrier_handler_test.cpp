@@ -1,0 +1,143 @@
+#include "runtime/barrier_handler.h"
+
+#include <gtest/gtest.h>
+
+namespace ckpt::engine::runtime {
+namespace {
+
+std::shared_ptr<const CheckpointOptions> Barrier(int64_t id, pb::SnapshotKind kind = pb::CHECKPOINT) {
+  auto o = std::make_shared<CheckpointOptions>();
+  o->checkpoint_id = id;
+  o->kind = kind;
+  return o;
+}
+
+TEST(BarrierHandlerTest, AlignedBlocksEachChannelUntilAllDeliveredTheBarrier) {
+  BarrierHandler a(3, BarrierHandler::Mode::kAligned);
+  auto d = a.OnBarrier(1, Barrier(7), 100);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{1});
+  EXPECT_FALSE(d.trigger);
+  d = a.OnBarrier(0, Barrier(7), 105);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{0});
+  EXPECT_FALSE(d.trigger);
+  d = a.OnBarrier(2, Barrier(7), 130);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 7);
+  EXPECT_TRUE(d.unblock_all);
+  EXPECT_EQ(d.alignment_ms, 30);
+  EXPECT_EQ(d.first_barrier_ms, 100);
+  EXPECT_FALSE(a.pending());
+}
+
+TEST(BarrierHandlerTest, SingleChannelTriggersAtOnce) {
+  BarrierHandler a(1, BarrierHandler::Mode::kAligned);
+  auto d = a.OnBarrier(0, Barrier(1), 0);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+}
+
+TEST(BarrierHandlerTest, NewerBarrierAbandonsTheOlderAlignment) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAligned);
+  (void)a.OnBarrier(0, Barrier(3), 0);
+  auto d = a.OnBarrier(1, Barrier(4), 1);
+  ASSERT_TRUE(d.aborted.has_value());
+  EXPECT_EQ(*d.aborted, 3);
+  EXPECT_TRUE(d.unblock_all);
+  EXPECT_FALSE(d.trigger);
+  d = a.OnBarrier(0, Barrier(4), 2);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 4);
+  // A late barrier of the abandoned checkpoint is ignored.
+  d = a.OnBarrier(1, Barrier(3), 3);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+}
+
+TEST(BarrierHandlerTest, EndedChannelIsNoLongerWaitedFor) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAligned);
+  (void)a.OnBarrier(0, Barrier(5), 0);
+  auto d = a.OnEndOfPartition(1, 9);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 5);
+  // Afterwards one live channel: the next barrier triggers immediately.
+  d = a.OnBarrier(0, Barrier(6), 10);
+  ASSERT_TRUE(d.trigger);
+}
+
+TEST(BarrierHandlerTest, AtLeastOnceNeverBlocks) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAtLeastOnce);
+  auto d = a.OnBarrier(0, Barrier(1), 0);
+  EXPECT_TRUE(d.block.empty());
+  EXPECT_FALSE(d.trigger);
+  d = a.OnBarrier(1, Barrier(1), 4);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_FALSE(d.unblock_all);
+}
+
+TEST(BarrierHandlerTest, UnalignedTriggersOnTheFirstBarrierAndTracksTheRest) {
+  BarrierHandler a(3, BarrierHandler::Mode::kUnaligned);
+  auto d = a.OnBarrier(2, Barrier(4), 100);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_TRUE(d.block.empty());
+  ASSERT_TRUE(d.barrier_channel.has_value());
+  EXPECT_EQ(*d.barrier_channel, 2u);
+  EXPECT_FALSE(d.all_received);
+  d = a.OnBarrier(0, Barrier(4), 110);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+  ASSERT_TRUE(d.barrier_channel.has_value());
+  EXPECT_EQ(*d.barrier_channel, 0u);
+  EXPECT_FALSE(d.all_received);
+  d = a.OnBarrier(1, Barrier(4), 125);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.all_received);
+  EXPECT_EQ(d.alignment_ms, 25);
+  EXPECT_FALSE(a.pending());
+}
+
+TEST(BarrierHandlerTest, UnalignedSingleChannelTriggersAndCompletesAtOnce) {
+  BarrierHandler a(1, BarrierHandler::Mode::kUnaligned);
+  auto d = a.OnBarrier(0, Barrier(1), 0);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_TRUE(d.all_received);
+}
+
+TEST(BarrierHandlerTest, SavepointBarriersAreAlignedInUnalignedMode) {
+  BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
+  auto d = a.OnBarrier(0, Barrier(9, pb::SAVEPOINT), 0);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{0});
+  d = a.OnBarrier(1, Barrier(9, pb::SAVEPOINT), 1);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_FALSE(d.unaligned);
+  EXPECT_TRUE(d.unblock_all);
+}
+
+TEST(BarrierHandlerTest, NewerUnalignedBarrierAbandonsTheTrackedOne) {
+  BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
+  ASSERT_TRUE(a.OnBarrier(0, Barrier(3), 0).trigger);
+  auto d = a.OnBarrier(0, Barrier(4), 1);
+  ASSERT_TRUE(d.aborted.has_value());
+  EXPECT_EQ(*d.aborted, 3);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 4);
+  // The late barrier 3 on channel 1 is stale.
+  d = a.OnBarrier(1, Barrier(3), 2);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_FALSE(d.barrier_channel.has_value());
+  d = a.OnBarrier(1, Barrier(4), 3);
+  EXPECT_TRUE(d.all_received);
+}
+
+TEST(BarrierHandlerTest, UnalignedEndedChannelCompletesTheTracking) {
+  BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
+  ASSERT_TRUE(a.OnBarrier(1, Barrier(2), 0).trigger);
+  auto d = a.OnEndOfPartition(0, 5);
+  EXPECT_TRUE(d.all_received);
+  EXPECT_FALSE(d.trigger);
+}
+
+}  // namespace
+}  // namespace ckpt::engine::runtime
