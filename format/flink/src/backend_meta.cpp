@@ -95,7 +95,7 @@ class MetaReader {
       if (magic != kCompositeMagic) {
         return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
       }
-      CKPT_RETURN_IF_ERROR(in_.ReadI32().status());  // outer snapshot version
+      CKPT_ASSIGN_OR_RETURN(s.outer_version, in_.ReadI32());  // outer snapshot version
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }
