@@ -149,6 +149,37 @@ TEST(FlinkGoldenTest, LsReadsOnlyTheMetadataFile) {
   EXPECT_EQ(lean.full_size_bytes, full.full_size_bytes);
 }
 
+// An SST that Debian's RocksDB cannot read (here: a damaged data block) fails dump and
+// validate --deep naming the file and its table format version; the snapshot is not modified.
+TEST(FlinkGoldenTest, UnreadableSstIsNamedWithItsFormatVersion) {
+  TempDir tmp;
+  const std::string dir = tmp.Sub("chk");
+  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"), dir);
+  auto& fs = base::Fs::Default();
+  ASSERT_OK_AND_ASSIGN(auto entries, fs.ListDir(dir));
+  std::string damaged;
+  for (const auto& e : entries) {
+    if (e.is_dir) continue;
+    ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(fs, dir + "/" + e.name));
+    // The block-based table footer ends in the magic 0x88e241b785f4cff7 (little-endian).
+    static const std::string kMagic("\xf7\xcf\xf4\x85\xb7\x41\xe2\x88", 8);
+    if (bytes.size() < 64 || bytes.compare(bytes.size() - 8, 8, kMagic) != 0) continue;
+    bytes[10] = static_cast<char>(bytes[10] ^ 0x5a);  // inside the first data block
+    ASSERT_OK(base::WriteFileAtomic(fs, dir + "/" + e.name, bytes));
+    damaged = e.name;
+    break;
+  }
+  ASSERT_FALSE(damaged.empty()) << "no SST in the fixture";
+  ToolRun d = RunTool({"dump", "chk"}, tmp.path());
+  EXPECT_EQ(d.exit_code, 2) << d.out;
+  EXPECT_NE(d.err.find(damaged), std::string::npos) << d.err;
+  EXPECT_NE(d.err.find("cannot read this SST (table format version"), std::string::npos) << d.err;
+  ToolRun v = RunTool({"validate", "--deep", "chk"}, tmp.path());
+  EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+  EXPECT_NE(v.out.find("CKPT-D001"), std::string::npos) << v.out;
+  EXPECT_NE(v.out.find(damaged), std::string::npos) << v.out;
+}
+
 TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {
   Golden("flink-validate-against-same.text",
          {"validate", "flink/complexKeyed-flink2.0", "--against",

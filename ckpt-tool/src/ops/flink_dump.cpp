@@ -178,6 +178,7 @@ class FlinkDumper {
     for (int64_t off : kg.offsets) {
       if (off > 0) starts.insert(static_cast<uint64_t>(off));
     }
+    if (h.tag == Tag::kKeyGroups) heap = LooksLikeHeap(meta, kg, bytes, starts, file);
     for (size_t i = 0; i < kg.offsets.size(); ++i) {
       const uint32_t group = static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i);
       if (options_.key_group && *options_.key_group != group) continue;
@@ -270,6 +271,32 @@ class FlinkDumper {
 #endif
   }
 
+  Status Out(const DumpEntry& d) {
+    if (probing_) return Status::OK();
+    ++emitted_;
+    return sink_(d);
+  }
+
+  // Tag 3 is written by the heap backend in its own layout before Flink 1.13 (FLIP-41 unified
+  // savepoints as tag 7) and by RocksDB full snapshots in the full layout: the first non-empty
+  // key group is decoded as heap without output; if that fails, the stream is full-layout.
+  bool LooksLikeHeap(const flink::KeyedBackendMeta& meta, const flink::KeyGroupsHandle& kg,
+                     std::string_view bytes, const std::set<uint64_t>& starts, const std::string& file) {
+    for (size_t i = 0; i < kg.offsets.size(); ++i) {
+      const int64_t off = kg.offsets[i];
+      if (off <= 0 || static_cast<uint64_t>(off) < meta.size_bytes || static_cast<uint64_t>(off) > bytes.size()) continue;
+      auto next = starts.upper_bound(static_cast<uint64_t>(off));
+      const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
+      probing_ = true;
+      const Status st = HeapKeyGroup(meta, static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i),
+                                     bytes.substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off))),
+                                     static_cast<uint64_t>(off), file);
+      probing_ = false;
+      return st.ok();
+    }
+    return false;
+  }
+
   // One key group of a heap snapshot: i32 key-group id, then one section per registered state.
   Status HeapKeyGroup(const flink::KeyedBackendMeta& meta, uint32_t group, std::string_view section,
                       uint64_t offset, std::string file) {
@@ -339,8 +366,7 @@ class FlinkDumper {
         d.value_json = "{\"serializer\":\"" + (culprit ? culprit->class_name : std::string("unknown")) +
                        "\",\"entries\":" + std::to_string(n) + ",\"bytes\":" +
                        flink::HexJson(std::string_view(rest)) + "}";
-        ++emitted_;
-        CKPT_RETURN_IF_ERROR(sink_(d));
+        CKPT_RETURN_IF_ERROR(Out(d));
       }
       return false;
     }
@@ -363,8 +389,7 @@ class FlinkDumper {
       if (timers) {
         d.value_json = "null";
         if (wanted && key_ok) {
-          ++emitted_;
-          CKPT_RETURN_IF_ERROR(sink_(d));
+          CKPT_RETURN_IF_ERROR(Out(d));
         }
         continue;
       }
@@ -382,8 +407,7 @@ class FlinkDumper {
             CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[1], in, &d.value_json));
           }
           if (wanted && key_ok) {
-            ++emitted_;
-            CKPT_RETURN_IF_ERROR(sink_(d));
+            CKPT_RETURN_IF_ERROR(Out(d));
           }
         }
         continue;
@@ -391,8 +415,7 @@ class FlinkDumper {
       d.value_json.clear();
       CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
       if (wanted && key_ok) {
-        ++emitted_;
-        CKPT_RETURN_IF_ERROR(sink_(d));
+        CKPT_RETURN_IF_ERROR(Out(d));
       }
     }
     return true;
@@ -511,6 +534,7 @@ class FlinkDumper {
   const base::Progress& progress_;
   uint32_t subtask_ = 0;
   uint64_t emitted_ = 0;
+  bool probing_ = false;  // LooksLikeHeap: decode without output
 };
 
 }  // namespace

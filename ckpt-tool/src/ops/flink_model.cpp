@@ -441,9 +441,10 @@ Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::st
       }
     }
   }
-  auto raw = std::make_shared<SnapshotRaw>(*s.raw);
+  // BuildSnapshotModel made s.raw just now and nothing else holds it: attach the Flink original
+  // in place instead of copying the decoded protobuf (10,000 subtasks are megabytes of it).
+  auto raw = std::const_pointer_cast<SnapshotRaw>(s.raw);
   raw->flink = std::make_shared<const flink::Metadata>(std::move(md));
-  s.raw = std::move(raw);
   return s;
 }
 

@@ -22,9 +22,9 @@ struct SerializerSnapshot {
   std::string class_name;
   int32_t version = 0;
   std::string outer;  // composite: the outer snapshot's leading string (tuple/pojo class), if any
-  int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
   std::vector<SerializerSnapshot> nested;
   bool decoded = true;
+  int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;
