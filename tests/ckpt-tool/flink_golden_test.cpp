@@ -112,6 +112,10 @@ TEST(FlinkGoldenTest, HeapAndRocksDbCheckpointsOfOneJobDumpTheSameEntries) {
         if (end > start) v.push_back(out.substr(start, end - start));
         start = end + 1;
       }
+      // Processing-time timers hold the wall clock of each run: not comparable across runs.
+      v.erase(std::remove_if(v.begin(), v.end(),
+                             [](const std::string& l) { return l.find("processing_timer") != std::string::npos; }),
+              v.end());
       std::sort(v.begin(), v.end());
       return v;
     };
@@ -149,35 +153,51 @@ TEST(FlinkGoldenTest, LsReadsOnlyTheMetadataFile) {
   EXPECT_EQ(lean.full_size_bytes, full.full_size_bytes);
 }
 
-// An SST that Debian's RocksDB cannot read (here: a damaged data block) fails dump and
-// validate --deep naming the file and its table format version; the snapshot is not modified.
+// A damaged SST fails dump and validate --deep (CKPT-D001) naming the file and its table format
+// version; an SST of a format Debian's RocksDB does not know is named the same way and reported
+// as not checked (never as passed). The snapshot itself is only read.
 TEST(FlinkGoldenTest, UnreadableSstIsNamedWithItsFormatVersion) {
-  TempDir tmp;
-  const std::string dir = tmp.Sub("chk");
-  CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"), dir);
-  auto& fs = base::Fs::Default();
-  ASSERT_OK_AND_ASSIGN(auto entries, fs.ListDir(dir));
-  std::string damaged;
-  for (const auto& e : entries) {
-    if (e.is_dir) continue;
-    ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(fs, dir + "/" + e.name));
-    // The block-based table footer ends in the magic 0x88e241b785f4cff7 (little-endian).
-    static const std::string kMagic("\xf7\xcf\xf4\x85\xb7\x41\xe2\x88", 8);
-    if (bytes.size() < 64 || bytes.compare(bytes.size() - 8, 8, kMagic) != 0) continue;
-    bytes[10] = static_cast<char>(bytes[10] ^ 0x5a);  // inside the first data block
-    ASSERT_OK(base::WriteFileAtomic(fs, dir + "/" + e.name, bytes));
-    damaged = e.name;
-    break;
+  for (const bool newer_format : {false, true}) {
+    SCOPED_TRACE(newer_format ? "format version 99" : "damaged data block");
+    TempDir tmp;
+    const std::string dir = tmp.Sub("chk");
+    CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"), dir);
+    auto& fs = base::Fs::Default();
+    ASSERT_OK_AND_ASSIGN(auto entries, fs.ListDir(dir));
+    std::string changed;
+    for (const auto& e : entries) {
+      if (e.is_dir) continue;
+      ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(fs, dir + "/" + e.name));
+      // The block-based table footer ends in the magic 0x88e241b785f4cff7 (little-endian),
+      // preceded by the u32 format version.
+      static const std::string kMagic("\xf7\xcf\xf4\x85\xb7\x41\xe2\x88", 8);
+      if (bytes.size() < 64 || bytes.compare(bytes.size() - 8, 8, kMagic) != 0) continue;
+      if (newer_format) {
+        bytes[bytes.size() - 12] = 99;
+      } else {
+        bytes[10] = static_cast<char>(bytes[10] ^ 0x5a);  // inside the first data block
+      }
+      ASSERT_OK(base::WriteFileAtomic(fs, dir + "/" + e.name, bytes));
+      changed = e.name;
+      break;
+    }
+    ASSERT_FALSE(changed.empty()) << "no SST in the fixture";
+    const std::string version = newer_format ? "table format version 99" : "table format version 5";
+    ToolRun d = RunTool({"dump", "chk"}, tmp.path());
+    EXPECT_EQ(d.exit_code, 2) << d.out;
+    EXPECT_NE(d.err.find(changed), std::string::npos) << d.err;
+    EXPECT_NE(d.err.find(version), std::string::npos) << d.err;
+    EXPECT_NE(d.err.find(newer_format ? "cannot read this SST" : "damaged SST"), std::string::npos) << d.err;
+    ToolRun v = RunTool({"validate", "--deep", "chk"}, tmp.path());
+    EXPECT_NE(v.out.find(changed), std::string::npos) << v.out;
+    if (newer_format) {
+      EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+      EXPECT_NE(v.out.find("not checked CKPT-D001"), std::string::npos) << v.out;
+    } else {
+      EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+      EXPECT_NE(v.out.find("CKPT-D001"), std::string::npos) << v.out;
+    }
   }
-  ASSERT_FALSE(damaged.empty()) << "no SST in the fixture";
-  ToolRun d = RunTool({"dump", "chk"}, tmp.path());
-  EXPECT_EQ(d.exit_code, 2) << d.out;
-  EXPECT_NE(d.err.find(damaged), std::string::npos) << d.err;
-  EXPECT_NE(d.err.find("cannot read this SST (table format version"), std::string::npos) << d.err;
-  ToolRun v = RunTool({"validate", "--deep", "chk"}, tmp.path());
-  EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
-  EXPECT_NE(v.out.find("CKPT-D001"), std::string::npos) << v.out;
-  EXPECT_NE(v.out.find(damaged), std::string::npos) << v.out;
 }
 
 TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {

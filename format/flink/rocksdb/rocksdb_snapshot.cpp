@@ -20,6 +20,7 @@ using base::Status;
 constexpr uint64_t kBlockBasedMagic = 0x88e241b785f4cff7ull;
 constexpr uint64_t kLegacyBlockBasedMagic = 0xdb4775248b80fb57ull;
 const char* const kDbDir = "/flink-rocksdb";
+constexpr int kNewestFormatVersion = 5;  // the newest block-based table format RocksDB 7.8 writes
 
 uint64_t Le(std::string_view b, size_t at, int n) {
   uint64_t v = 0;
@@ -96,10 +97,16 @@ Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbS
     if (s.ok()) s = reader.VerifyChecksum();
     if (!s.ok()) {
       const int v = SstFormatVersion(f.bytes);
-      return Status::Unimplemented(
-          f.source + " (" + f.local_name + "): " + RocksDbVersion() + " cannot read this SST (" +
-          (v < 0 ? std::string("no block-based table footer") : "table format version " + std::to_string(v)) +
-          "): " + s.ToString());
+      const std::string version =
+          v < 0 ? std::string("no block-based table footer") : "table format version " + std::to_string(v);
+      // A format this RocksDB does not know (newer than 5, or not a block-based table) is a
+      // limit of this build; anything else it reports as corruption is a damaged file.
+      if (!s.IsCorruption() || v < 0 || v > kNewestFormatVersion) {
+        return Status::Unimplemented(f.source + " (" + f.local_name + "): " + RocksDbVersion() +
+                                     " cannot read this SST (" + version + "): " + s.ToString());
+      }
+      return Status::Corruption(f.source + " (" + f.local_name + "): damaged SST (" + version +
+                                "): " + s.ToString());
     }
   }
   std::vector<std::string> names;
