@@ -57,6 +57,7 @@ struct OperatorBackendMeta {
   std::vector<StateMetaInfo> states;
   std::vector<StateMetaInfo> broadcast_states;
   uint64_t size_bytes = 0;
+  bool compressed = false;  // v6: the state entries were written through Snappy
 };
 
 base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
