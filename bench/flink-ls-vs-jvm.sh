@@ -7,7 +7,7 @@
 # CKPT_TOOL defaults to build/release/ckpt-tool/ckpt-tool (then build/dev). Without
 # FLINK_SNAPSHOT the harness makes one (stop-with-savepoint of the main job). Targets: ratio >= 10x,
 # 10,000-subtask ls < 100 ms. Env: CKPT_MAVEN_REPO (Maven local repository), REPS (default 15),
-# JVM_REPS (default 5), FLINK_PROFILE (flink-1.20 | flink-2, default flink-2).
+# JVM_REPS (default 5), FLINK_PROFILE (flink-1.20 | flink-2, default flink-2), CKPT_HARNESS_BUILD.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root="$PWD"
@@ -26,9 +26,14 @@ work="$(mktemp -d "${TMPDIR:-/tmp}/flink-ls-bench.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
 h="$root/tests/interop/flink"
 
-mvn -B -q -f "$h/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$work/build" -P"$profile" package \
-  >"$work/mvn.log" 2>&1 || { tail -30 "$work/mvn.log" >&2; echo "flink-ls-vs-jvm: Maven build failed" >&2; exit 1; }
-build="$work/build/target-$line"
+# CKPT_HARNESS_BUILD: a harness build root the interop test already made (its target-<line>/ is
+# reused, Maven not run again).
+broot="${CKPT_HARNESS_BUILD:-$work/build}"
+if [[ ! -f "$broot/target-$line/classpath.txt" ]]; then
+  mvn -B -q -f "$h/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$broot" -P"$profile" package \
+    >"$work/mvn.log" 2>&1 || { tail -30 "$work/mvn.log" >&2; echo "flink-ls-vs-jvm: Maven build failed" >&2; exit 1; }
+fi
+build="$broot/target-$line"
 mapfile -t jvm_opts < "$h/jvm-opts.txt"
 cp="$build/classes:$(cat "$build/classpath.txt")"
 

@@ -5,6 +5,7 @@ find_package(Protobuf 3.21 REQUIRED)
 find_package(zstd REQUIRED CONFIG)
 find_package(PkgConfig REQUIRED)
 pkg_check_modules(XXHASH REQUIRED IMPORTED_TARGET libxxhash)
+find_package(Snappy REQUIRED CONFIG)  # Flink's compressed key groups (format/flink)
 
 add_library(ckpt_dep_zstd INTERFACE)
 if(TARGET zstd::libzstd_shared)

@@ -8,7 +8,7 @@ PACKAGES=(
   clang libclang-rt-14-dev
   protobuf-compiler libprotobuf-dev
   libzstd-dev zstd libxxhash-dev xxhash
-  librocksdb-dev rocksdb-tools
+  librocksdb-dev rocksdb-tools libsnappy-dev
   libcli11-dev libcpp-httplib-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth

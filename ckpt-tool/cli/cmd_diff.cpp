@@ -152,6 +152,7 @@ void PrintKey(const ops::KeyDiff& k, OutputFormat format, std::ostream& out) {
         .Raw("key", k.key_json)
         .Raw("namespace", k.namespace_json);
     if (!k.user_key_json.empty()) line.Raw("user_key", k.user_key_json);
+    if (!k.timestamp_json.empty()) line.Raw("timestamp", k.timestamp_json);
     if (!k.value_a_json.empty()) line.Raw("value_a", k.value_a_json);
     if (!k.value_b_json.empty()) line.Raw("value_b", k.value_b_json);
     out << line.Build() << "\n";
@@ -161,6 +162,7 @@ void PrintKey(const ops::KeyDiff& k, OutputFormat format, std::ostream& out) {
       << k.key_group << "  key " << k.key_json;
   if (k.namespace_json != "null") out << "  ns " << k.namespace_json;
   if (!k.user_key_json.empty()) out << "  user key " << k.user_key_json;
+  if (!k.timestamp_json.empty()) out << "  timestamp " << k.timestamp_json;
   out << ": ";
   if (k.change == ops::DiffChange::kAdded) {
     out << k.value_b_json;

@@ -4,9 +4,14 @@
 // CKPT_UPDATE_GOLDEN=1 rewrites tests/ckpt-tool/golden/flink-*.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
+#include "ckpt/base/fs.h"
+#include "ckpt/ops/ls.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
 
@@ -73,6 +78,126 @@ TEST(FlinkGoldenTest, DumpDecodesCanonicalSavepointKeyedAndOperatorState) {
          {"--format", "json", "dump", "flink/complexKeyed-flink1.14", "--operator",
           "01203aa9a12dc1ec725e03853dd7c8f2"},
          0);
+}
+
+// Heap checkpoints (keyed tag 12: the heap backend's own key-group layout) and native RocksDB
+// state (tags 5/11: SSTs read through librocksdb) decode like canonical savepoints.
+TEST(FlinkGoldenTest, DumpDecodesHeapCheckpointsAndRocksDbInstances) {
+  const std::string p = "flink/new-stateful-udf-migration-itcase-flink2.0-";
+  for (const std::string kind : {"hashmap-checkpoint", "hashmap-savepoint-native", "rocksdb-checkpoint",
+                                 "rocksdb-savepoint-native"}) {
+    for (const std::string op : {"CheckpointingTimelyStatefulOperator1", "CheckpointingKeyedStateFlatMap1"}) {
+      Golden("flink-dump-udf-" + kind + "-" + op + ".json",
+             {"--format", "json", "dump", p + kind, "--operator", op}, 0);
+    }
+  }
+}
+
+// The same job's keyed state read from its heap checkpoint and from its RocksDB checkpoint is
+// the same entries (the two backends' layouts share nothing but the serializers).
+TEST(FlinkGoldenTest, HeapAndRocksDbCheckpointsOfOneJobDumpTheSameEntries) {
+  const std::string p = "flink/new-stateful-udf-migration-itcase-flink2.0-";
+  for (const std::string op : {"CheckpointingTimelyStatefulOperator1", "CheckpointingKeyedStateFlatMap1"}) {
+    SCOPED_TRACE(op);
+    ToolRun heap = RunTool({"--format", "json", "dump", p + "hashmap-checkpoint", "--operator", op}, FixturePath(""));
+    ToolRun rocks = RunTool({"--format", "json", "dump", p + "rocksdb-checkpoint", "--operator", op}, FixturePath(""));
+    ASSERT_EQ(heap.exit_code, 0) << heap.err;
+    ASSERT_EQ(rocks.exit_code, 0) << rocks.err;
+    auto lines = [](const std::string& out) {
+      std::vector<std::string> v;
+      size_t start = 0;
+      while (start < out.size()) {
+        size_t end = out.find('\n', start);
+        if (end == std::string::npos) end = out.size();
+        if (end > start) v.push_back(out.substr(start, end - start));
+        start = end + 1;
+      }
+      // Processing-time timers hold the wall clock of each run: not comparable across runs.
+      v.erase(std::remove_if(v.begin(), v.end(),
+                             [](const std::string& l) { return l.find("processing_timer") != std::string::npos; }),
+              v.end());
+      std::sort(v.begin(), v.end());
+      return v;
+    };
+    const auto h = lines(heap.out);
+    EXPECT_FALSE(h.empty());
+    EXPECT_EQ(h, lines(rocks.out));
+  }
+}
+
+// ls reads `_metadata` only: with every state file of a snapshot gone it lists the same table,
+// and LoadSnapshot without state meta information never looks for them (no keyed-meta error).
+TEST(FlinkGoldenTest, LsReadsOnlyTheMetadataFile) {
+  TempDir tmp;
+  const std::string src = "new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint";
+  const std::string dir = tmp.Sub("sp");
+  CopyTree(FixturePath("flink/" + src), dir);
+  auto& fs = base::Fs::Default();
+  ASSERT_OK_AND_ASSIGN(auto entries, fs.ListDir(dir));
+  for (const auto& e : entries) {
+    if (e.name != "_metadata" && !e.is_dir) ASSERT_OK(fs.RemoveFile(dir + "/" + e.name));
+  }
+  ToolRun run = RunTool({"ls", "sp"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  ExpectGolden("flink-ls-udf-hashmap-checkpoint.text", run.out);
+  ASSERT_OK_AND_ASSIGN(ops::Snapshot lean, ops::LoadSnapshot(fs, dir, ops::LoadOptions{.state_meta = false}));
+  ASSERT_OK_AND_ASSIGN(ops::Snapshot full, ops::LoadSnapshot(fs, dir));
+  auto meta_errors = [](const ops::Snapshot& s) {
+    int n = 0;
+    for (const auto& [k, v] : s.properties) n += k.rfind("flink.keyed_meta_error.", 0) == 0 ? 1 : 0;
+    return n;
+  };
+  EXPECT_EQ(meta_errors(lean), 0);
+  EXPECT_GT(meta_errors(full), 0);  // the default load does look, and says what is missing
+  EXPECT_EQ(lean.operators.size(), full.operators.size());
+  EXPECT_EQ(lean.full_size_bytes, full.full_size_bytes);
+}
+
+// A damaged SST fails dump and validate --deep (CKPT-D001) naming the file and its table format
+// version; an SST of a format Debian's RocksDB does not know is named the same way and reported
+// as not checked (never as passed). The snapshot itself is only read.
+TEST(FlinkGoldenTest, UnreadableSstIsNamedWithItsFormatVersion) {
+  for (const bool newer_format : {false, true}) {
+    SCOPED_TRACE(newer_format ? "format version 99" : "damaged data block");
+    TempDir tmp;
+    const std::string dir = tmp.Sub("chk");
+    CopyTree(FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"), dir);
+    auto& fs = base::Fs::Default();
+    ASSERT_OK_AND_ASSIGN(auto entries, fs.ListDir(dir));
+    std::string changed;
+    for (const auto& e : entries) {
+      if (e.is_dir) continue;
+      ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(fs, dir + "/" + e.name));
+      // The block-based table footer ends in the magic 0x88e241b785f4cff7 (little-endian),
+      // preceded by the u32 format version.
+      static const std::string kMagic("\xf7\xcf\xf4\x85\xb7\x41\xe2\x88", 8);
+      if (bytes.size() < 64 || bytes.compare(bytes.size() - 8, 8, kMagic) != 0) continue;
+      if (newer_format) {
+        bytes[bytes.size() - 12] = 99;
+      } else {
+        bytes[10] = static_cast<char>(bytes[10] ^ 0x5a);  // inside the first data block
+      }
+      ASSERT_OK(base::WriteFileAtomic(fs, dir + "/" + e.name, bytes));
+      changed = e.name;
+      break;
+    }
+    ASSERT_FALSE(changed.empty()) << "no SST in the fixture";
+    const std::string version = newer_format ? "table format version 99" : "table format version 5";
+    ToolRun d = RunTool({"dump", "chk"}, tmp.path());
+    EXPECT_EQ(d.exit_code, 2) << d.out;
+    EXPECT_NE(d.err.find(changed), std::string::npos) << d.err;
+    EXPECT_NE(d.err.find(version), std::string::npos) << d.err;
+    EXPECT_NE(d.err.find(newer_format ? "cannot read this SST" : "damaged SST"), std::string::npos) << d.err;
+    ToolRun v = RunTool({"validate", "--deep", "chk"}, tmp.path());
+    EXPECT_NE(v.out.find(changed), std::string::npos) << v.out;
+    if (newer_format) {
+      EXPECT_EQ(v.exit_code, 0) << v.out << v.err;
+      EXPECT_NE(v.out.find("not checked CKPT-D001"), std::string::npos) << v.out;
+    } else {
+      EXPECT_EQ(v.exit_code, 1) << v.out << v.err;
+      EXPECT_NE(v.out.find("CKPT-D001"), std::string::npos) << v.out;
+    }
+  }
 }
 
 TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {

@@ -11,6 +11,8 @@
 #include "ckpt/format/value_json.h"
 #include "ckpt/ops/diff.h"
 #include "diff_pairing.h"
+#include "flink_diff.h"
+#include "flink_model.h"
 #include "keyed_replay.h"
 #include "snapshot_raw.h"
 
@@ -115,6 +117,9 @@ base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const 
                                       const base::Progress& progress) {
   CKPT_ASSIGN_OR_RETURN(Snapshot sa, LoadSnapshot(fs, a));
   CKPT_ASSIGN_OR_RETURN(Snapshot sb, LoadSnapshot(fs, b));
+  if (internal::FlinkMetadataOf(sa) != nullptr || internal::FlinkMetadataOf(sb) != nullptr) {
+    return internal::DiffKeysFlink(fs, sa, sb, sink, progress);  // Apache Flink snapshots
+  }
   KeyDiffSummary summary;
   for (const auto& pair : internal::PairOperators(sa, sb)) {
     if (pair.a == nullptr || pair.b == nullptr) continue;

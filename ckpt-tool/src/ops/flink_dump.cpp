@@ -1,13 +1,21 @@
 // DumpFlink: see flink_dump.h. Composite keys are [key-group prefix][key][namespace][user key]
 // (RocksDB layout, also used by full snapshots); list values are elements separated by one
 // delimiter byte; map values are [bool isNull][value]; timers are [kg][timestamp with its sign
-// bit flipped][key][namespace] with an empty value.
+// bit flipped][key][namespace] with an empty value. Heap checkpoints (keyed tag 12) use the heap
+// backend's own layout instead (HeapSnapshotStrategy): per key group i32 key-group id, then per
+// registered state i16 state id and i32 n entries of (namespace, key, state value) — for
+// priority-queue (timer) state n timers — each section Snappy-framed when compressed.
 #include "flink_dump.h"
 
 #include <algorithm>
+#include <set>
 
 #include "ckpt/flink/data_input.h"
 #include "ckpt/flink/key_group_stream.h"
+#include "ckpt/flink/snappy_frames.h"
+#ifdef CKPT_HAVE_FLINK_ROCKSDB
+#include "ckpt/flink/rocksdb_snapshot.h"
+#endif
 #include "ckpt/flink/value_decoder.h"
 #include "flink_model.h"
 #include "flink_streams.h"
@@ -73,16 +81,12 @@ class FlinkDumper {
         return Status::OK();
       case Tag::kSavepointKeyGroups:
       case Tag::kKeyGroups:
-        return KeyGroups(h);
+        return KeyGroups(h, /*heap=*/false);
       case Tag::kKeyGroupsV2:
-        return Status::Unimplemented(
-            "dump of Flink heap checkpoints and native heap savepoints (keyed tag 12, the heap "
-            "backend's own key-group format) is not supported; take a canonical savepoint");
+        return KeyGroups(h, /*heap=*/true);
       case Tag::kIncremental:
       case Tag::kIncrementalV2:
-        return Status::Unimplemented(
-            "dump of Flink RocksDB native state (SST files) is not supported; take a canonical "
-            "savepoint");
+        return RocksDb(h);
       default:
         return Status::Unimplemented("dump of Flink changelog state is not supported");
     }
@@ -96,6 +100,12 @@ class FlinkDumper {
     const std::string file = StreamName(md_, h.delegate);
     CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, h.delegate));
     CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta, flink::ReadOperatorBackendMeta(bytes, file));
+    if (meta.compressed) {
+      // Compressed operator state (CompressibleFSDataOutputStream: offsets into Snappy frames) is
+      // not decoded; reading it as plain bytes would print wrong values.
+      return Status::Unimplemented(file + ": Snappy-compressed operator state (snapshot "
+                                          "compression) is not decoded");
+    }
     for (const auto& e : h.states) {
       if (!options_.state.empty() && e.name != options_.state) continue;
       const bool broadcast = e.mode == flink::DistributionMode::kBroadcast;
@@ -157,7 +167,9 @@ class FlinkDumper {
     return Status::OK();
   }
 
-  Status KeyGroups(const flink::KeyedHandle& h) {
+  // Tags 3/7 hold the full-snapshot layout (FullSnapshotAsyncWriter), tag 12 the heap
+  // backend's (HeapSnapshotStrategy).
+  Status KeyGroups(const flink::KeyedHandle& h, bool heap) {
     const flink::KeyGroupsHandle& kg = *h.key_groups;
     const std::string file = StreamName(md_, kg.delegate);
     CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, kg.delegate));
@@ -167,20 +179,252 @@ class FlinkDumper {
                                 " (truncated key-group stream)");
     }
     CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, flink::ReadKeyedBackendMeta(bytes, file));
-    if (meta.compressed) {
-      return Status::Unimplemented(file + ": Snappy-compressed key groups are not decoded");
+    // A key group's section ends where the next one starts (or at the stream's end).
+    std::set<uint64_t> starts;
+    for (int64_t off : kg.offsets) {
+      if (off > 0) starts.insert(static_cast<uint64_t>(off));
     }
+    if (h.tag == Tag::kKeyGroups) heap = LooksLikeHeap(meta, kg, bytes, starts, file);
     for (size_t i = 0; i < kg.offsets.size(); ++i) {
       const uint32_t group = static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i);
       if (options_.key_group && *options_.key_group != group) continue;
       const int64_t off = kg.offsets[i];
       if (off <= 0 || static_cast<uint64_t>(off) < meta.size_bytes) continue;  // empty group
+      if (static_cast<uint64_t>(off) > bytes.size()) {
+        return Status::Corruption(file + ": at byte " + std::to_string(off) + ": key group " +
+                                  std::to_string(group) + " starts beyond the " +
+                                  std::to_string(bytes.size()) + "-byte stream");
+      }
       if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+      auto next = starts.upper_bound(static_cast<uint64_t>(off));
+      const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
+      const std::string_view section =
+          std::string_view(bytes).substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off)));
+      if (heap) {
+        CKPT_RETURN_IF_ERROR(HeapKeyGroup(meta, group, section, static_cast<uint64_t>(off), file));
+        continue;
+      }
+      if (meta.compressed) {
+        // The whole section (state ids, entries, end mark) is one Snappy-framed stream.
+        CKPT_ASSIGN_OR_RETURN(std::string plain,
+                              flink::DecompressSnappyFrames(section, file, static_cast<uint64_t>(off)));
+        const std::string where = file + " (Snappy section of key group " + std::to_string(group) + ")";
+        CKPT_RETURN_IF_ERROR(flink::ReadKeyGroupSection(
+            plain, 0, where, [&](const flink::KeyGroupEntry& e) { return Emit(meta, group, e, where); }));
+        continue;
+      }
       CKPT_RETURN_IF_ERROR(flink::ReadKeyGroupSection(
           bytes, static_cast<uint64_t>(off), file,
           [&](const flink::KeyGroupEntry& e) { return Emit(meta, group, e, file); }));
     }
     return Status::OK();
+  }
+
+  // A native RocksDB handle (tags 5/11): its instance's files read through the Fs seam, the
+  // instance through librocksdb in memory; one column family per state, keys in the layout of
+  // the full snapshot format (which is a scan of this instance), so Emit decodes both.
+  Status RocksDb(const flink::KeyedHandle& h) {
+#ifdef CKPT_HAVE_FLINK_ROCKSDB
+    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, ReadKeyedMeta(fs_, md_, h));
+    std::vector<flink::RocksDbFile> files;
+    for (const auto* list : {&h.shared_files, &h.private_files}) {
+      for (const auto& lp : *list) {
+        if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+        flink::RocksDbFile f;
+        f.local_name = lp.local_path;
+        f.source = StreamName(md_, lp.handle);
+        CKPT_ASSIGN_OR_RETURN(f.bytes, ReadStreamBytes(fs_, md_, lp.handle));
+        if (lp.handle.size > 0 && static_cast<int64_t>(f.bytes.size()) != lp.handle.size &&
+            lp.handle.type != flink::StreamHandle::Type::kByteStream) {
+          return Status::Corruption(f.source + ": " + std::to_string(f.bytes.size()) +
+                                    " bytes, the handle records " + std::to_string(lp.handle.size) +
+                                    " (RocksDB file " + lp.local_path + ")");
+        }
+        files.push_back(std::move(f));
+      }
+    }
+    const int prefix = flink::KeyGroupPrefixBytes(op_.max_parallelism);
+    const std::string where = "RocksDB instance of subtask " + std::to_string(subtask_) + " (backend " +
+                              h.backend_id + ")";
+    return flink::ReadRocksDbSnapshot(files, [&](const flink::RocksDbEntry& e) -> Status {
+      size_t sid = meta.states.size();
+      for (size_t i = 0; i < meta.states.size(); ++i) {
+        if (meta.states[i].name == e.column_family) sid = i;
+      }
+      if (sid == meta.states.size()) return Status::OK();  // a column family no state declares
+      if (e.key.size() < static_cast<size_t>(prefix)) {
+        return Status::Corruption(where + ": column family '" + std::string(e.column_family) +
+                                  "': key shorter than its key-group prefix");
+      }
+      uint32_t group = static_cast<uint8_t>(e.key[0]);
+      if (prefix == 2) group = group << 8 | static_cast<uint8_t>(e.key[1]);
+      // After rescaling an instance may hold key groups beyond its handle's range; Flink drops
+      // them on restore, and so does dump.
+      if (static_cast<int32_t>(group) < h.kg_start || static_cast<int32_t>(group) > h.kg_end()) {
+        return Status::OK();
+      }
+      if (options_.key_group && *options_.key_group != group) return Status::OK();
+      if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+      flink::KeyGroupEntry entry;
+      entry.state_id = static_cast<uint16_t>(sid);
+      entry.key.assign(e.key);
+      entry.value = e.value;
+      return Emit(meta, group, entry, where);
+    });
+#else
+    (void)h;
+    return Status::Unimplemented("dump of Flink RocksDB native state: this build has no RocksDB");
+#endif
+  }
+
+  Status Out(const DumpEntry& d) {
+    if (probing_) return Status::OK();
+    ++emitted_;
+    return sink_(d);
+  }
+
+  // Tag 3 is written by the heap backend in its own layout before Flink 1.13 (FLIP-41 unified
+  // savepoints as tag 7) and by RocksDB full snapshots in the full layout: the first non-empty
+  // key group is decoded as heap without output; if that fails, the stream is full-layout.
+  bool LooksLikeHeap(const flink::KeyedBackendMeta& meta, const flink::KeyGroupsHandle& kg,
+                     std::string_view bytes, const std::set<uint64_t>& starts, const std::string& file) {
+    for (size_t i = 0; i < kg.offsets.size(); ++i) {
+      const int64_t off = kg.offsets[i];
+      if (off <= 0 || static_cast<uint64_t>(off) < meta.size_bytes || static_cast<uint64_t>(off) > bytes.size()) continue;
+      auto next = starts.upper_bound(static_cast<uint64_t>(off));
+      const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
+      probing_ = true;
+      const Status st = HeapKeyGroup(meta, static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i),
+                                     bytes.substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off))),
+                                     static_cast<uint64_t>(off), file);
+      probing_ = false;
+      return st.ok();
+    }
+    return false;
+  }
+
+  // One key group of a heap snapshot: i32 key-group id, then one section per registered state.
+  Status HeapKeyGroup(const flink::KeyedBackendMeta& meta, uint32_t group, std::string_view section,
+                      uint64_t offset, std::string file) {
+    flink::DataInput head(section, file, offset);
+    CKPT_ASSIGN_OR_RETURN(int32_t written, head.ReadI32());
+    if (written != static_cast<int32_t>(group)) {
+      return head.Error(offset, "key group " + std::to_string(group) + "'s section holds key group " +
+                                    std::to_string(written));
+    }
+    std::string plain;
+    std::string_view data = section.substr(4);
+    uint64_t data_offset = offset + 4;
+    if (meta.compressed) {
+      // One framed stream per state section, back to back: decompressed as one.
+      CKPT_ASSIGN_OR_RETURN(plain, flink::DecompressSnappyFrames(data, file, data_offset));
+      file += " (Snappy section of key group " + std::to_string(group) + ")";
+      data = plain;
+      data_offset = 0;
+    }
+    flink::DataInput in(data, file, data_offset);
+    for (size_t n = 0; n < meta.states.size(); ++n) {
+      const uint64_t at = in.offset();
+      CKPT_ASSIGN_OR_RETURN(int16_t sid, in.ReadI16());
+      if (sid < 0 || static_cast<size_t>(sid) >= meta.states.size()) {
+        return in.Error(at, "state id " + std::to_string(sid) + " of " +
+                                std::to_string(meta.states.size()) + " declared states");
+      }
+      CKPT_ASSIGN_OR_RETURN(bool more, HeapState(meta, meta.states[static_cast<size_t>(sid)], group, in));
+      if (!more) return Status::OK();
+    }
+    return Status::OK();
+  }
+
+  // The entries of one state in one key group. False when a serializer is not decodable: the
+  // rest of the key group is then emitted as one opaque entry (entry boundaries are unknown).
+  base::Result<bool> HeapState(const flink::KeyedBackendMeta& meta, const flink::StateMetaInfo& st,
+                               uint32_t group, flink::DataInput& in) {
+    const bool timers = st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue;
+    const SerializerSnapshot* ks = &meta.key_serializer;
+    const SerializerSnapshot* ns = st.Serializer("NAMESPACE_SERIALIZER");
+    const SerializerSnapshot* vs = st.Serializer("VALUE_SERIALIZER");
+    if (timers) {
+      ks = vs != nullptr && vs->nested.size() == 2 ? &vs->nested[0] : nullptr;
+      ns = vs != nullptr && vs->nested.size() == 2 ? &vs->nested[1] : nullptr;
+    }
+    const StateKind kind = ModelKind(st);
+    const bool map = kind == StateKind::kMap && vs != nullptr && vs->nested.size() == 2;
+    const bool wanted = options_.state.empty() || st.name == options_.state;
+    DumpEntry d;
+    Label(&d);
+    d.state = st.name;
+    d.kind = kind;
+    d.subtask = subtask_;
+    d.key_group = group;
+    CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount(timers ? "timer count" : "entry count", 1));
+    const bool decodable = ks != nullptr && ns != nullptr && flink::CanDecode(*ks) && flink::CanDecode(*ns) &&
+                           (timers || (vs != nullptr && flink::CanDecode(*vs)));
+    if (!decodable) {
+      if (n == 0) return true;
+      const SerializerSnapshot* culprit =
+          ks == nullptr || !flink::CanDecode(*ks) ? ks : ns == nullptr || !flink::CanDecode(*ns) ? ns : vs;
+      if (wanted) {
+        // Opaque: the bytes from this state's entry count to the end of the key group.
+        d.key_json = "null";
+        d.namespace_json = "null";
+        CKPT_ASSIGN_OR_RETURN(std::string_view rest, in.ReadBytes(in.remaining()));
+        d.value_json = "{\"serializer\":\"" + (culprit ? culprit->class_name : std::string("unknown")) +
+                       "\",\"entries\":" + std::to_string(n) + ",\"bytes\":" +
+                       flink::HexJson(std::string_view(rest)) + "}";
+        CKPT_RETURN_IF_ERROR(Out(d));
+      }
+      return false;
+    }
+    for (uint32_t i = 0; i < n; ++i) {
+      std::string kj, nj, tj;
+      if (timers) {
+        // TimerSerializer: flipped timestamp, key, namespace.
+        CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
+        CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*ks, in, &kj));
+        CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*ns, in, &nj));
+        tj = std::to_string(static_cast<int64_t>(static_cast<uint64_t>(ts) ^ (uint64_t{1} << 63)));
+      } else {
+        CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*ns, in, &nj));
+        CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*ks, in, &kj));
+      }
+      const bool key_ok = options_.key_json.empty() || kj == options_.key_json;
+      d.key_json = kj;
+      d.namespace_json = nj;
+      d.timestamp_json = tj;
+      if (timers) {
+        d.value_json = "null";
+        if (wanted && key_ok) {
+          CKPT_RETURN_IF_ERROR(Out(d));
+        }
+        continue;
+      }
+      if (map) {
+        // MapSerializer: i32 n, then (user key, bool isNull, value): one entry per user key.
+        CKPT_ASSIGN_OR_RETURN(uint32_t m, in.ReadCount("map size", 2));
+        for (uint32_t j = 0; j < m; ++j) {
+          d.user_key_json.clear();
+          d.value_json.clear();
+          CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[0], in, &d.user_key_json));
+          CKPT_ASSIGN_OR_RETURN(bool is_null, in.ReadBool());
+          if (is_null) {
+            d.value_json = "null";
+          } else {
+            CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[1], in, &d.value_json));
+          }
+          if (wanted && key_ok) {
+            CKPT_RETURN_IF_ERROR(Out(d));
+          }
+        }
+        continue;
+      }
+      d.value_json.clear();
+      CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+      if (wanted && key_ok) {
+        CKPT_RETURN_IF_ERROR(Out(d));
+      }
+    }
+    return true;
   }
 
   Status Emit(const flink::KeyedBackendMeta& meta, uint32_t group, const flink::KeyGroupEntry& e,
@@ -296,6 +540,7 @@ class FlinkDumper {
   const base::Progress& progress_;
   uint32_t subtask_ = 0;
   uint64_t emitted_ = 0;
+  bool probing_ = false;  // LooksLikeHeap: decode without output
 };
 
 }  // namespace

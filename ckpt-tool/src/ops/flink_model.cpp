@@ -340,12 +340,19 @@ struct KeyedStates {
   std::map<std::string, std::string> errors;                   // id hex -> why not
 };
 
+// Every subtask of an operator registers the same states, so one readable meta information
+// suffices; a few handles are tried (a missing or damaged file), not all of them: a
+// 10,000-subtask snapshot whose state files are gone must not cost 10,000 failed opens.
+constexpr int kKeyedMetaAttempts = 3;
+
 KeyedStates ReadKeyedStates(base::Fs& fs, const flink::Metadata& md) {
   KeyedStates out;
   for (const auto& op : md.operators) {
+    int attempts = 0;
     for (const auto& st : op.subtasks) {
       const KeyedHandle& h = st.managed_keyed;
       if (h.is_null()) continue;
+      if (attempts++ == kKeyedMetaAttempts) break;
       auto meta = ReadKeyedMeta(fs, md, h);
       if (meta.ok()) {
         out.by_operator.emplace(op.IdHex(), std::move(meta).value());
@@ -378,9 +385,10 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
   return n.ok() && *n == 4 && flink::HasFlinkMagic(std::string_view(head, 4));
 }
 
-Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir) {
+Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir,
+                                 bool state_meta) {
   pb::CheckpointMetadata pbmd = Translator(md, dir).Run();
-  const KeyedStates keyed = ReadKeyedStates(fs, md);
+  const KeyedStates keyed = state_meta ? ReadKeyedStates(fs, md) : KeyedStates{};
   for (auto& os : *pbmd.mutable_operators()) {
     const std::string id = IdHexOf(os.operator_id());
     auto it = keyed.by_operator.find(id);
@@ -433,16 +441,17 @@ Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::st
       }
     }
   }
-  auto raw = std::make_shared<SnapshotRaw>(*s.raw);
+  // BuildSnapshotModel made s.raw just now and nothing else holds it: attach the Flink original
+  // in place instead of copying the decoded protobuf (10,000 subtasks are megabytes of it).
+  auto raw = std::const_pointer_cast<SnapshotRaw>(s.raw);
   raw->flink = std::make_shared<const flink::Metadata>(std::move(md));
-  s.raw = std::move(raw);
   return s;
 }
 
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
-                                         const std::string& metadata_path) {
+                                         const std::string& metadata_path, bool state_meta) {
   CKPT_ASSIGN_OR_RETURN(flink::Metadata md, flink::ReadFlinkMetadata(fs, metadata_path));
-  return BuildFlinkSnapshotModel(fs, std::move(md), dir);
+  return BuildFlinkSnapshotModel(fs, std::move(md), dir, state_meta);
 }
 
 const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot) {

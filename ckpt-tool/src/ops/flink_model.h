@@ -19,15 +19,17 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path);
 
 // Builds the plain model of decoded Flink metadata found in `dir`; the keyed states of each
 // operator come from the keyed-state meta information its first keyed handle points to (read
-// through `fs`; a failure is kept as property flink.keyed_meta_error.<operator id>).
-Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir);
+// through `fs`; a failure is kept as property flink.keyed_meta_error.<operator id>). With
+// `state_meta` false no state file is opened: keyed states are not listed.
+Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir,
+                                 bool state_meta = true);
 
 // 32 lowercase hex digits of 16 ID bytes.
 std::string IdHexOf(const std::string& bytes);
 
 // Reads `metadata_path` with ckpt::flink and builds the model. Errors as ReadFlinkMetadata.
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
-                                         const std::string& metadata_path);
+                                         const std::string& metadata_path, bool state_meta = true);
 
 // The Flink metadata behind `snapshot`, or nullptr for a snapshot of our own format.
 const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot);

@@ -1,12 +1,16 @@
 // Private to ckpt::ops: stats over an Apache Flink snapshot. Key-group sizes come from the
 // key-group offsets Flink records in `_metadata` (no state bytes are read); entries of
-// operator state from its partition offsets.
+// operator state from its partition offsets; keyed entries (per state and key group) are counted
+// by decoding the keyed state as dump does (heap, full and RocksDB layouts).
 #pragma once
 
 #include <map>
 
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
 #include "ckpt/base/status.h"
 #include "ckpt/flink/metadata.h"
+#include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/stats.h"
 
 namespace ckpt::ops::internal {
@@ -15,5 +19,12 @@ namespace ckpt::ops::internal {
 // entry counts to `out->states` (matched by name).
 base::Status ScanFlinkOperator(const flink::Metadata& md, const std::string& id_hex,
                                std::map<uint32_t, KeyGroupStats>* groups, OperatorStats* out);
+
+// Counts the keyed entries of operator `id_hex` of `snapshot` into `out->states[].entries` and
+// `groups[].records` (groups already listed). A layout dump does not decode (changelog) or a missing file leaves the
+// counts at 0; Corruption from the state bytes is returned.
+base::Status CountFlinkKeyedEntries(base::Fs& fs, const Snapshot& snapshot, const std::string& id_hex,
+                                    std::map<uint32_t, KeyGroupStats>* groups, OperatorStats* out,
+                                    const base::Progress& progress);
 
 }  // namespace ckpt::ops::internal

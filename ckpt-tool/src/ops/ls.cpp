@@ -30,7 +30,7 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
   }
   Snapshot s;
   if (internal::IsFlinkMetadataFile(fs, metadata)) {  // Apache Flink's own format
-    auto flink = internal::LoadFlinkSnapshot(fs, dir, metadata);
+    auto flink = internal::LoadFlinkSnapshot(fs, dir, metadata, /*state_meta=*/false);
     if (!flink.ok()) {
       entry->health = SnapshotHealth::kCorrupt;
       entry->problem = flink.status().ToString();
@@ -129,7 +129,8 @@ std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot) {
 }
 
 base::Result<LsResult> Ls(base::Fs& fs, const std::string& path) {
-  CKPT_ASSIGN_OR_RETURN(Opened opened, Open(fs, path));
+  // ls shows nothing of the keyed-state meta information: `_metadata` only.
+  CKPT_ASSIGN_OR_RETURN(Opened opened, Open(fs, path, LoadOptions{.state_meta = false}));
   LsResult result;
   result.is_snapshot = opened.is_snapshot();
   if (result.is_snapshot) {

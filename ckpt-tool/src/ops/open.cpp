@@ -6,6 +6,10 @@
 namespace ckpt::ops {
 
 base::Result<Opened> Open(base::Fs& fs, const std::string& path) {
+  return Open(fs, path, LoadOptions{});
+}
+
+base::Result<Opened> Open(base::Fs& fs, const std::string& path, const LoadOptions& options) {
   CKPT_ASSIGN_OR_RETURN(base::FileInfo info, fs.Stat(path));
   Opened opened;
   bool snapshot = !info.is_dir;
@@ -14,7 +18,7 @@ base::Result<Opened> Open(base::Fs& fs, const std::string& path) {
     snapshot = md.ok() && !md->is_dir;
   }
   if (snapshot) {
-    CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadSnapshot(fs, path));
+    CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadSnapshot(fs, path, options));
     opened.snapshot = std::move(s);
     return opened;
   }

@@ -366,9 +366,14 @@ base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
 }
 
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
+  return LoadSnapshot(fs, path, LoadOptions{});
+}
+
+base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path, const LoadOptions& options) {
   CKPT_ASSIGN_OR_RETURN(format::SnapshotLocation loc, format::LocateSnapshot(fs, path));
   if (internal::IsFlinkMetadataFile(fs, loc.metadata)) {
-    return internal::LoadFlinkSnapshot(fs, loc.dir, loc.metadata);  // Apache Flink's own format
+    // Apache Flink's own format
+    return internal::LoadFlinkSnapshot(fs, loc.dir, loc.metadata, options.state_meta);
   }
   CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, ReadSnapshotMetadata(fs, loc.metadata));
   Snapshot s = BuildSnapshotModel(std::move(md), loc.dir, loc.metadata);

@@ -34,6 +34,7 @@ class OperatorScanner {
   Status Scan() {
     if (const flink::Metadata* fl = internal::FlinkMetadataOf(s_)) {  // Apache Flink snapshot
       CKPT_RETURN_IF_ERROR(internal::ScanFlinkOperator(*fl, out_->id_hex, &groups_, out_));
+      CKPT_RETURN_IF_ERROR(internal::CountFlinkKeyedEntries(fs_, s_, out_->id_hex, &groups_, out_, progress_));
       for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
       return Status::OK();
     }

@@ -95,7 +95,7 @@ class MetaReader {
       if (magic != kCompositeMagic) {
         return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
       }
-      CKPT_RETURN_IF_ERROR(in_.ReadI32().status());  // outer snapshot version
+      CKPT_ASSIGN_OR_RETURN(s.outer_version, in_.ReadI32());  // outer snapshot version
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }
@@ -266,7 +266,9 @@ base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes
     return Status::Unimplemented(file + ": at byte 0: operator backend meta information version " +
                                  std::to_string(meta.version) + " is not decoded");
   }
-  if (meta.version >= 6) CKPT_RETURN_IF_ERROR(in.ReadBool().status());  // compression
+  if (meta.version >= 6) {
+    CKPT_ASSIGN_OR_RETURN(meta.compressed, in.ReadBool());
+  }
   MetaReader r(in);
   CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.states));
   CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.broadcast_states));

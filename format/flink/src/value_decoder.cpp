@@ -1,7 +1,9 @@
 // DecodeValueJson: the wire formats of Flink's built-in serializers (LongSerializer: i64 BE;
 // StringSerializer: StringValue.writeString; ListSerializer: i32 n + elements; MapSerializer:
 // i32 n + (key, bool isNull, value); TupleSerializer: fields in order; TimeWindow: i64 start,
-// i64 end; VoidNamespace: one byte).
+// i64 end; VoidNamespace: one byte; TtlSerializer: i64 last access, then the value;
+// RowSerializer: a null mask (2 row-kind bits first unless the outer snapshot is version 2), then
+// the non-null fields).
 #include "ckpt/flink/value_decoder.h"
 
 #include <cmath>
@@ -13,7 +15,7 @@ namespace {
 using base::Status;
 
 enum class K { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
-               kVoid, kTimeWindow, kTuple, kList, kMap, kUnknown };
+               kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kUnknown };
 
 bool Ends(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
@@ -36,6 +38,11 @@ K KindOf(const SerializerSnapshot& s) {
   if (Ends(c, "TupleSerializerSnapshot") && s.decoded) return K::kTuple;
   if (Ends(c, "base.ListSerializerSnapshot") && s.nested.size() == 1) return K::kList;
   if (Ends(c, "base.MapSerializerSnapshot") && s.nested.size() == 2) return K::kMap;
+  if (Ends(c, "TtlStateFactory$TtlSerializerSnapshot") && s.nested.size() == 2) return K::kTtl;
+  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
+      (s.outer_version == 2 || s.outer_version == 3)) {
+    return K::kRow;
+  }
   return K::kUnknown;
 }
 
@@ -114,6 +121,10 @@ int FixedLength(const SerializerSnapshot& s) {
     case K::kShort: case K::kChar: return 2;
     case K::kByte: case K::kBool: case K::kVoid: return 1;
     case K::kTimeWindow: return 16;
+    case K::kTtl: {
+      const int l = FixedLength(s.nested[1]);
+      return l < 0 ? -1 : 8 + l;
+    }
     case K::kTuple: {
       int sum = 0;
       for (const auto& n : s.nested) {
@@ -215,6 +226,36 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
         *json += "]";
       }
       *json += "]";
+      return Status::OK();
+    }
+    case K::kTtl: {
+      // TtlSerializer (a CompositeSerializer): the last access timestamp, then the user value.
+      CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
+      *json += "{\"value\":";
+      CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[1], in, json));
+      *json += ",\"last_access\":" + std::to_string(ts) + "}";
+      return Status::OK();
+    }
+    case K::kRow: {
+      // MaskUtils.writeMask: booleans packed most significant bit first; [row kind bit 0, row
+      // kind bit 1,] then one "is null" bit per field.
+      const size_t kind_bits = s.outer_version == 2 ? 0 : 2;
+      const size_t bits = kind_bits + s.nested.size();
+      CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
+      auto bit = [&](size_t i) { return (static_cast<uint8_t>(mask[i / 8]) >> (7 - i % 8)) & 1; };
+      static const char* const kKinds[] = {"+I", "-U", "+U", "-D"};
+      *json += "{\"kind\":\"";
+      *json += kind_bits == 0 ? "+I" : kKinds[bit(0) | bit(1) << 1];
+      *json += "\",\"fields\":[";
+      for (size_t i = 0; i < s.nested.size(); ++i) {
+        if (i) *json += ",";
+        if (bit(kind_bits + i)) {
+          *json += "null";
+        } else {
+          CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[i], in, json));
+        }
+      }
+      *json += "]}";
       return Status::OK();
     }
     case K::kUnknown:

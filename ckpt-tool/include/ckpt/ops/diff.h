@@ -90,6 +90,7 @@ struct KeyDiff {
   std::string user_key_json;   // map key / timer timestamp; empty if none
   std::string value_a_json;    // empty when added
   std::string value_b_json;    // empty when removed
+  std::string timestamp_json;  // Flink timers: the timer's timestamp (ms); empty otherwise
 };
 
 // The verdict on one keyed state of a paired operator: compared entry by entry (counts), or not

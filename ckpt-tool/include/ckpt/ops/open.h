@@ -23,5 +23,7 @@ struct Opened {
 // any other directory is a root (ListRoot). Errors as LoadSnapshot / ListRoot; NotFound if
 // `path` does not exist.
 base::Result<Opened> Open(base::Fs& fs, const std::string& path);
+// As Open, loading a snapshot with `options` (ls: `_metadata` only).
+base::Result<Opened> Open(base::Fs& fs, const std::string& path, const LoadOptions& options);
 
 }  // namespace ckpt::ops

@@ -304,4 +304,14 @@ bool IsCheckpointedFile(const SnapshotFile& file, int64_t checkpoint_id);
 // Unimplemented for a newer format version; IOError if it cannot be read.
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path);
 
+// What LoadSnapshot reads besides `_metadata`.
+struct LoadOptions {
+  // Apache Flink snapshots: the keyed-state meta information at the head of one state file per
+  // operator (state names, kinds and serializers of StateInfo). False: `_metadata` only, so keyed
+  // states are not listed (what ls needs; a 10,000-subtask `_metadata` lists in milliseconds).
+  // Our own format keeps its states in `_metadata` and is unaffected.
+  bool state_meta = true;
+};
+base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path, const LoadOptions& options);
+
 }  // namespace ckpt::ops

@@ -24,6 +24,7 @@ struct SerializerSnapshot {
   std::string outer;  // composite: the outer snapshot's leading string (tuple/pojo class), if any
   std::vector<SerializerSnapshot> nested;
   bool decoded = true;
+  int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;
@@ -56,6 +57,7 @@ struct OperatorBackendMeta {
   std::vector<StateMetaInfo> states;
   std::vector<StateMetaInfo> broadcast_states;
   uint64_t size_bytes = 0;
+  bool compressed = false;  // v6: the state entries were written through Snappy
 };
 
 base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,

@@ -121,6 +121,11 @@ public final class Harness {
       c.set(ConfigOptions.key("dstl.dfs.base-path").stringType().noDefaultValue(),
           new File(runDir, "dstl").toURI().toString());
     }
+    // CKPT_HARNESS_SNAPSHOT_COMPRESSION=1: Snappy-compressed key groups (heap checkpoints and
+    // canonical savepoints), for the reader's decompression against the same ground truth.
+    if ("1".equals(System.getenv("CKPT_HARNESS_SNAPSHOT_COMPRESSION"))) {
+      c.set(ConfigOptions.key("execution.checkpointing.snapshot-compression").booleanType().defaultValue(false), true);
+    }
     c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
     c.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
     c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
