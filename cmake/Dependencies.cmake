@@ -18,6 +18,18 @@ add_library(ckpt_dep::xxhash ALIAS PkgConfig::XXHASH)
 
 # Optional parts: each is found quietly and the part that needs it checks for the target.
 find_package(RocksDB CONFIG QUIET)
+# One RocksDB for the whole process: the engine's backend and the tools' Flink reader both link
+# ckpt_dep::rocksdb. Linking Debian's librocksdb.a into one and librocksdb.so into the other gave
+# a binary with two copies of RocksDB's globals (a double free at exit).
+if(TARGET RocksDB::rocksdb-shared OR TARGET RocksDB::rocksdb)
+  add_library(ckpt_dep_rocksdb INTERFACE)
+  if(TARGET RocksDB::rocksdb-shared)
+    target_link_libraries(ckpt_dep_rocksdb INTERFACE RocksDB::rocksdb-shared)
+  else()
+    target_link_libraries(ckpt_dep_rocksdb INTERFACE RocksDB::rocksdb)
+  endif()
+  add_library(ckpt_dep::rocksdb ALIAS ckpt_dep_rocksdb)
+endif()
 find_package(CLI11 CONFIG QUIET)
 find_path(HTTPLIB_INCLUDE_DIR httplib.h)
 if(CKPT_BUILD_TESTS)

@@ -64,14 +64,14 @@ std::string Job(const std::string& name, const std::string& version, const std::
 
 void WriteFile(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
-struct Run {
+struct RunResult {
   int exit_code = -1;
   std::string output;  // stdout and stderr
 };
 
 // Runs `args` (args[0] = binary) to completion; its output goes to `log` and is returned.
-Run RunToEnd(const std::vector<std::string>& args, const std::string& log) {
-  Run r;
+RunResult RunToEnd(const std::vector<std::string>& args, const std::string& log) {
+  RunResult r;
   r.exit_code = WaitExit(Spawn(args, log));
   r.output = ReadFile(log);
   return r;
@@ -111,14 +111,14 @@ class ToolOverEngineITCase : public ::testing::Test {
 
   // Runs the job `spec` with a stop-with-savepoint after 0.5 s: the savepoint's path.
   std::string StopWithSavepoint(const std::string& spec, const std::string& checkpoint_dir) {
-    const Run run = RunToEnd({kEngine, "run", spec, "--checkpoint-dir", checkpoint_dir,
+    const RunResult run = RunToEnd({kEngine, "run", spec, "--checkpoint-dir", checkpoint_dir,
                               "--stop-with-savepoint-after", "0.5"},
                              checkpoint_dir + ".log");
     EXPECT_EQ(run.exit_code, 0) << run.output;
     return OnlySavepoint(checkpoint_dir);
   }
 
-  Run Tool(std::vector<std::string> args) {
+  RunResult Tool(std::vector<std::string> args) {
     args.insert(args.begin(), kTool);
     return RunToEnd(args, tmp_.Sub("tool-" + std::to_string(++runs_) + ".log"));
   }
@@ -133,21 +133,21 @@ TEST_F(ToolOverEngineITCase, EngineSavepointPassesEveryReadVerb) {
   const std::string sp = StopWithSavepoint(spec, tmp_.Sub("ckpt"));
   ASSERT_FALSE(sp.empty());
 
-  const Run v = Tool({"validate", "--deep", "--format", "json", sp});
+  const RunResult v = Tool({"validate", "--deep", "--format", "json", sp});
   EXPECT_EQ(v.exit_code, 0) << v.output;
   EXPECT_EQ(v.output.find("\"rule\""), std::string::npos) << v.output;
   EXPECT_NE(v.output.find("\"errors\":0,\"warnings\":0,\"findings\":0"), std::string::npos)
       << v.output;
 
-  const Run against = Tool({"validate", sp, "--against", spec});
+  const RunResult against = Tool({"validate", sp, "--against", spec});
   EXPECT_EQ(against.exit_code, 0) << against.output;
 
-  const Run ls = Tool({"ls", "--format", "json", tmp_.Sub("ckpt")});
+  const RunResult ls = Tool({"ls", "--format", "json", tmp_.Sub("ckpt")});
   EXPECT_EQ(ls.exit_code, 0) << ls.output;
   EXPECT_NE(ls.output.find("\"kind\":\"savepoint\""), std::string::npos) << ls.output;
   EXPECT_NE(ls.output.find("\"status\":\"complete\""), std::string::npos) << ls.output;
 
-  const Run dump = Tool({"dump", sp, "--operator", "sum", "--format", "json"});
+  const RunResult dump = Tool({"dump", sp, "--operator", "sum", "--format", "json"});
   EXPECT_EQ(dump.exit_code, 0) << dump.output;
   std::istringstream lines(dump.output);
   int records = 0;
@@ -157,7 +157,7 @@ TEST_F(ToolOverEngineITCase, EngineSavepointPassesEveryReadVerb) {
   for (const std::vector<std::string>& args :
        {std::vector<std::string>{"show", sp}, {"show", "--format", "json", sp}, {"files", sp},
         {"stats", sp}, {"ls", sp}}) {
-    const Run run = Tool(args);
+    const RunResult run = Tool(args);
     EXPECT_EQ(run.exit_code, 0) << args[0] << ": " << run.output;
     EXPECT_FALSE(run.output.empty()) << args[0];
   }
@@ -177,7 +177,7 @@ TEST_F(ToolOverEngineITCase, RemappedEngineSavepointRestoresIntoTheNewJobWithIde
   ASSERT_OK_AND_ASSIGN(ops::ValidateReport before,
                        ops::Validate(base::Fs::Default(), sp, against));
   EXPECT_TRUE(ops::HasErrors(before.findings));
-  const Run refused = RunToEnd(
+  const RunResult refused = RunToEnd(
       {kEngine, "run", t + "/v2.json", "-s", sp, "--checkpoint-dir", t + "/ck-fail"},
       t + "/run-fail.log");
   EXPECT_NE(refused.exit_code, 0) << refused.output;
@@ -196,11 +196,11 @@ TEST_F(ToolOverEngineITCase, RemappedEngineSavepointRestoresIntoTheNewJobWithIde
   // 3. Restoring the remapped savepoint into v2 gives exactly what restoring the original
   // savepoint into v1 gives.
   WriteFile(t + "/v1-restore.json", Job("remap-restore", "-v1", t + "/out-v1"));
-  const Run v1_run = RunToEnd(
+  const RunResult v1_run = RunToEnd(
       {kEngine, "run", t + "/v1-restore.json", "-s", sp, "--checkpoint-dir", t + "/ck1"},
       t + "/run-v1.log");
   ASSERT_EQ(v1_run.exit_code, 0) << v1_run.output;
-  const Run v2_run = RunToEnd(
+  const RunResult v2_run = RunToEnd(
       {kEngine, "run", t + "/v2.json", "-s", t + "/sp-v2", "--checkpoint-dir", t + "/ck2"},
       t + "/run-v2.log");
   ASSERT_EQ(v2_run.exit_code, 0) << v2_run.output;

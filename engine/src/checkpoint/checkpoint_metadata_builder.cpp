@@ -154,6 +154,16 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
           CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(k.key_groups().file_index()));
           k.mutable_key_groups()->set_file_index(fi);
         }
+        if (k.has_rocksdb()) {
+          for (auto& f : *k.mutable_rocksdb()->mutable_sst_files()) {
+            CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(f.file_index()));
+            f.set_file_index(fi);
+          }
+          for (auto& f : *k.mutable_rocksdb()->mutable_meta_files()) {
+            CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(f.file_index()));
+            f.set_file_index(fi);
+          }
+        }
       }
       for (auto& h : *ss->mutable_operator_state()) {
         CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(h.file_index()));
@@ -169,14 +179,6 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
         for (auto& sl : *h.mutable_buffers()) {
           CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(sl.file_index()));
           sl.set_file_index(fi);
-        }
-        if (k.has_rocksdb()) {
-          for (auto& f : *k.mutable_rocksdb()->mutable_sst_files()) {
-            f.set_file_index(f.file_index() + base);
-          }
-          for (auto& f : *k.mutable_rocksdb()->mutable_meta_files()) {
-            f.set_file_index(f.file_index() + base);
-          }
         }
       }
       pb::SubtaskMetrics sm = a->metrics;
