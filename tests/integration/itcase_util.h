@@ -15,6 +15,19 @@
 
 namespace ckpt::itcase {
 
+// The binaries under test, "" when the build did not define them (the tests that need one fail,
+// never skip, with a message naming it).
+#ifdef CKPT_ENGINE_BINARY
+constexpr const char* kEngine = CKPT_ENGINE_BINARY;
+#else
+constexpr const char* kEngine = "";
+#endif
+#ifdef CKPT_TOOL_BINARY
+constexpr const char* kTool = CKPT_TOOL_BINARY;
+#else
+constexpr const char* kTool = "";
+#endif
+
 struct KeyedSumJob {
   std::string name = "keyed-sum-itcase";
   std::string job_id;        // 32 hex or "" (random)

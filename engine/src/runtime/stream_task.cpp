@@ -43,8 +43,12 @@ StreamTask::StreamTask(TaskEnvironment* env, uint32_t task_index, uint32_t subta
   inbox_ = std::make_unique<TaskInbox>(std::move(channel_inputs), net.buffers_per_channel);
   // Restored channel state goes into the channels before anything new from upstream.
   if (env_->restore != nullptr && n > 0) inbox_->HoldUpstream(true);
-  barriers_ = std::make_unique<BarrierHandler>(n, BarrierHandler::ModeOf(env_->mode));
+  barriers_ = std::make_unique<BarrierHandler>(n, BarrierHandler::ModeOf(env_->mode),
+                                               net.aligned_checkpoint_timeout_ms);
   for (uint32_t c = 0; c < n; ++c) readers_.push_back(std::make_unique<FrameReader>());
+  if (net.debloat_enabled && n > 0) {
+    debloater_ = std::make_unique<BufferDebloater>(net, n * inbox_->credits_per_channel());
+  }
   // Per output channel: the buffer being filled plus its consumer's credits in flight, and
   // one more so that availability means "a record can start" (bounded pool).
   const uint32_t per_channel = (net.buffers_per_channel == 0 ? 1 : net.buffers_per_channel) + 1;
@@ -230,6 +234,24 @@ base::Status StreamTask::MaybeFlush(bool force) {
   return base::Status::OK();
 }
 
+void StreamTask::MaybeDebloat() {
+  if (debloater_ == nullptr) return;
+  const int64_t now = SteadyMs();
+  if (debloat_last_ms_ == 0) {
+    debloat_last_ms_ = now;
+    return;
+  }
+  if (now - debloat_last_ms_ < env_->network.debloat_period_ms) return;
+  uint64_t bytes = 0;
+  for (const auto& r : readers_) bytes += r->consumed_bytes();
+  if (std::optional<size_t> size =
+          debloater_->Recalculate(bytes - debloat_last_bytes_, now - debloat_last_ms_)) {
+    inbox_->AnnounceBufferSize(*size);
+  }
+  debloat_last_bytes_ = bytes;
+  debloat_last_ms_ = now;
+}
+
 base::Status StreamTask::FireProcessingTimers() {
   std::optional<int64_t> next = drivers_.front()->NextProcessingTimerMs();
   if (!next) return base::Status::OK();
@@ -260,6 +282,7 @@ base::Status StreamTask::SourceLoop() {
     while (inbox_->TryTakeMail(&mail)) CKPT_RETURN_IF_ERROR(mail());
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
     if (terminate_) break;
+    CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
     CKPT_RETURN_IF_ERROR(FireProcessingTimers());
     if (source_active_) {
       if (!OutputAvailable()) {
@@ -313,6 +336,8 @@ base::Status StreamTask::InputLoop() {
   idle.buffers_allowed = [this] { return OutputAvailable(); };
   while (!(terminate_ && channels_ended_ == n)) {
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
+    CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
+    MaybeDebloat();
     const bool mid_buffer = current_channel_ >= 0;
     TaskInbox::Polled p;
     if (mid_buffer && OutputAvailable()) {
@@ -418,7 +443,8 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
       return HandleBuffer(channel, event.buffer);
     case StreamEvent::Kind::kBarrier:
       return ApplyBarrierDecision(
-          barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs()),
+          barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs(),
+                               event.priority),
           event.overtaken_buffers);
     case StreamEvent::Kind::kEndOfData:
       if (!channel_end_of_data_[channel]) {

@@ -205,6 +205,13 @@ bool TaskInbox::TryTakeMail(Mail* mail) {
   return true;
 }
 
+void TaskInbox::AnnounceBufferSize(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Channel& c : channels_) {
+    if (c.upstream != nullptr) c.upstream->SetBufferSize(bytes);
+  }
+}
+
 void TaskInbox::SetBlocked(uint32_t channel, bool blocked) {
   std::lock_guard<std::mutex> lock(mu_);
   channels_[channel].blocked = blocked;

@@ -77,6 +77,8 @@ class TaskInbox {
   bool TryTakeMail(Mail* mail);
 
   void SetBlocked(uint32_t channel, bool blocked);
+  // Buffer debloating: announces the buffer size to every channel's upstream subpartition.
+  void AnnounceBufferSize(size_t bytes);
   uint32_t num_channels() const { return static_cast<uint32_t>(channels_.size()); }
   uint32_t channel_input(uint32_t channel) const { return channels_[channel].input; }
   uint32_t credits_per_channel() const { return credits_per_channel_; }
