@@ -73,6 +73,10 @@ Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const Ke
 // Returns the number of snapshots checked, or the first problem.
 base::Result<int> VerifyAllSnapshots(const std::string& root);
 
+// The newest complete checkpoint (chk-<n> with a _metadata) under `job_dir`, "" if none;
+// `persisted`: its persisted in-flight bytes (unaligned checkpoints).
+std::string LatestCheckpoint(const std::string& job_dir, uint64_t* persisted = nullptr);
+
 // Starts `args` (args[0] = binary) with stdout and stderr appended to `log`.
 pid_t Spawn(const std::vector<std::string>& args, const std::string& log);
 // Waits for `pid`: its exit code, or 128 + signal number.

@@ -34,6 +34,7 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -48,36 +49,49 @@ constexpr char kMagic[] = "UCv1";
 
 // Failures: at each of `fail_at` (values of split 0, ascending) once, and once on the first
 // record an attempt processes after the failure at fail_at[recovery_after] (that record is
-// replayed in-flight data when the restored checkpoint had any).
+// replayed in-flight data when the restored checkpoint had any). At most one failure per
+// attempt: the other subtasks of a failing attempt do not fail it again while it is cancelled.
 struct Plan {
   std::vector<int64_t> fail_at;
   size_t recovery_after = 1;
   int64_t split0_end = 0;
-  std::unique_ptr<std::atomic<bool>[]> fired;
-  std::atomic<int64_t> recovery_attempt{-1};
-  std::atomic<bool> recovery_fired{false};
   std::atomic<int> failures{0};
   std::atomic<int64_t> corrupt{0};
   std::atomic<int64_t> checked{0};
 
   // The injected failure for value `v` seen in attempt `attempt`, if any.
   base::Status MaybeFail(int64_t v, uint32_t attempt) {
-    if (static_cast<int64_t>(attempt) == recovery_attempt.load() &&
-        !recovery_fired.exchange(true)) {
-      ++failures;
-      return base::Status::Internal("injected failure during recovery");
+    std::lock_guard<std::mutex> lock(mu_);
+    const int64_t a = attempt;
+    if (a <= failed_attempt_) return base::Status::OK();
+    if (a == recovery_attempt_ && !recovery_fired_) {
+      recovery_fired_ = true;
+      return Fail(a, "injected failure during recovery");
     }
     if (v >= split0_end) return base::Status::OK();
+    fired_.resize(fail_at.size(), false);
     for (size_t i = 0; i < fail_at.size(); ++i) {
-      if (v >= fail_at[i] && !fired[i].exchange(true)) {
-        if (i == recovery_after) recovery_attempt.store(static_cast<int64_t>(attempt) + 1);
-        ++failures;
-        return base::Status::Internal("injected failure " + std::to_string(i + 1) +
-                                      " in split 0");
+      if (v >= fail_at[i] && !fired_[i]) {
+        fired_[i] = true;
+        if (i == recovery_after) recovery_attempt_ = a + 1;
+        return Fail(a, "injected failure " + std::to_string(i + 1) + " in split 0");
       }
     }
     return base::Status::OK();
   }
+
+ private:
+  base::Status Fail(int64_t attempt, const std::string& what) {
+    failed_attempt_ = attempt;
+    ++failures;
+    return base::Status::Internal(what);
+  }
+
+  std::mutex mu_;
+  std::vector<bool> fired_;
+  int64_t failed_attempt_ = -1;
+  int64_t recovery_attempt_ = -1;
+  bool recovery_fired_ = false;
 };
 
 std::string Frame(int64_t v) {
@@ -175,7 +189,8 @@ std::unique_ptr<engine::OperatorRegistry> RegistryWith(std::shared_ptr<Plan> pla
   return r;
 }
 
-enum class Topology { kKeyed, kUnion, kTwoInput };
+// kRebalance and kRescaleEdge: the keyed pipeline with frame -> check REBALANCE or RESCALE.
+enum class Topology { kKeyed, kUnion, kTwoInput, kRebalance, kRescaleEdge };
 
 std::string SourceJson(const std::string& id, int64_t from, int64_t to, int64_t splits,
                        int64_t keys) {
@@ -193,7 +208,9 @@ std::string JobJson(const KeyedSumJob& j, uint32_t parallelism, Topology topolog
   o << "{\"name\": \"unaligned-itcase\", \"parallelism\": " << parallelism
     << ", \"operators\": [";
   const int64_t half = j.from + (j.to - j.from + 1) / 2;
-  if (topology == Topology::kKeyed) {
+  const bool one_source = topology == Topology::kKeyed || topology == Topology::kRebalance ||
+                          topology == Topology::kRescaleEdge;
+  if (one_source) {
     o << SourceJson("source", j.from, j.to, j.splits, j.keys)
       << "{\"id\": \"frame\", \"kind\": \"test-frame\", \"uid\": \"frame\"},";
   } else {
@@ -209,9 +226,12 @@ std::string JobJson(const KeyedSumJob& j, uint32_t parallelism, Topology topolog
        "\"input-and-sum\"}},"
     << "{\"id\": \"sink\", \"kind\": \"file-sink\", \"uid\": \"sink\", \"params\": {\"path\": \""
     << j.sink_dir << "\"}}],\"edges\": [";
-  if (topology == Topology::kKeyed) {
+  if (one_source) {
+    const char* p = topology == Topology::kRebalance     ? "REBALANCE"
+                    : topology == Topology::kRescaleEdge ? "RESCALE"
+                                                         : "HASH";
     o << "{\"from\": \"source\", \"to\": \"frame\", \"partitioning\": \"FORWARD\"},"
-      << "{\"from\": \"frame\", \"to\": \"check\", \"partitioning\": \"HASH\"},";
+      << "{\"from\": \"frame\", \"to\": \"check\", \"partitioning\": \"" << p << "\"},";
   } else {
     o << "{\"from\": \"source-a\", \"to\": \"frame-a\", \"partitioning\": \"FORWARD\"},"
       << "{\"from\": \"source-b\", \"to\": \"frame-b\", \"partitioning\": \"FORWARD\"},"
@@ -325,6 +345,17 @@ SnapshotStats ScanSnapshots(RecordingFs& fs, uint32_t max_per_file) {
   return st;
 }
 
+std::string TopologyName(Topology t) {
+  switch (t) {
+    case Topology::kKeyed: return "keyed";
+    case Topology::kUnion: return "union";
+    case Topology::kTwoInput: return "two_input";
+    case Topology::kRebalance: return "rebalance";
+    case Topology::kRescaleEdge: return "rescale_edge";
+  }
+  return "";
+}
+
 struct Case {
   Topology topology;
   uint32_t parallelism;
@@ -332,9 +363,7 @@ struct Case {
 };
 
 std::string CaseName(const Case& c) {
-  std::string t = c.topology == Topology::kKeyed   ? "keyed"
-                  : c.topology == Topology::kUnion ? "union"
-                                                   : "two_input";
+  std::string t = TopologyName(c.topology);
   std::string m = c.mode == pb::UNALIGNED ? "unaligned" : "aligned_with_timeout";
   return m + "_" + t + "_p" + std::to_string(c.parallelism);
 }
@@ -355,7 +384,6 @@ TEST_P(UnalignedCheckpointITCase, ExactlyOnceUnderBackpressureWithInFlightData) 
   const int64_t split_len = (job.to - job.from + 1) / job.splits;
   plan->fail_at = {job.from + split_len / 4, job.from + split_len / 2,
                    job.from + 3 * split_len / 4};
-  plan->fired = std::make_unique<std::atomic<bool>[]>(plan->fail_at.size());
   plan->recovery_after = 1;
   plan->split0_end = job.from + split_len;
   auto registry = RegistryWith(plan);
@@ -424,6 +452,151 @@ std::vector<Case> Cases() {
 
 INSTANTIATE_TEST_SUITE_P(Topologies, UnalignedCheckpointITCase, ::testing::ValuesIn(Cases()),
                          [](const auto& info) { return CaseName(info.param); });
+
+// Rescaling an unaligned checkpoint: a run at `from` is cancelled right after checkpoints with
+// in-flight data completed; its latest checkpoint (in-flight data persisted) is restored at
+// `to`. HASH edges have their in-flight records re-routed by key group, REBALANCE edges whole
+// runs round-robin; the two runs' committed output is exactly the input, once, with running
+// sums consistent (and, except over REBALANCE, order per split and key kept).
+struct RescaleCase {
+  Topology topology;
+  uint32_t from;
+  uint32_t to;
+};
+
+class UnalignedRescaleITCase : public ::testing::TestWithParam<RescaleCase> {
+ protected:
+  JobRunnerOptions Options(const engine::OperatorRegistry* registry, const std::string& dir) {
+    JobRunnerOptions o;
+    o.registry = registry;
+    o.checkpoint_dir = dir;
+    o.interval_ms = 30;
+    o.mode = pb::UNALIGNED;
+    o.num_retained = 1000;
+    o.retention = pb::RETAIN_ON_CANCELLATION;
+    o.max_restart_attempts = 0;
+    o.network.buffer_bytes = 256;
+    o.network.buffers_per_channel = 1;
+    return o;
+  }
+};
+
+KeyedSumJob RescaleJob(const std::string& sink_dir) {
+  KeyedSumJob job;
+  job.from = 1;
+  job.to = 24000;  // long enough that the first run is still going at its cancel
+  job.splits = 4;
+  job.keys = 32;
+  job.sink_dir = sink_dir;
+  return job;
+}
+
+// Runs the job at `p` until a checkpoint with in-flight data completed, cancels it and returns
+// its latest checkpoint.
+std::string CancelledRunCheckpoint(const KeyedSumJob& job, Topology topology, uint32_t p,
+                                   JobRunnerOptions o) {
+  base::Result<pb::JobSpec> spec = format::ParseJobSpec(JobJson(job, p, topology), "first.json");
+  EXPECT_OK(spec.status());
+  if (!spec.ok()) return "";
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(*spec, o);
+  EXPECT_OK(runner.status());
+  if (!runner.ok()) return "";
+  EXPECT_OK((*runner)->Start());
+  const std::string job_dir = (*runner)->job_dir();
+  EXPECT_TRUE(testing::WaitUntil(
+      [&] {
+        uint64_t persisted = 0;
+        return !LatestCheckpoint(job_dir, &persisted).empty() && persisted > 0;
+      },
+      std::chrono::milliseconds(60000), std::chrono::milliseconds(10)))
+      << "no checkpoint with in-flight data";
+  (*runner)->Cancel();
+  JobResult r = (*runner)->Wait();
+  EXPECT_EQ(r.outcome, JobOutcome::kCancelled) << "the first run ended before the cancel";
+  uint64_t persisted = 0;
+  std::string chk = LatestCheckpoint(job_dir, &persisted);
+  EXPECT_GT(persisted, 0u) << chk << ": the restored checkpoint must carry in-flight data";
+  return chk;
+}
+
+TEST_P(UnalignedRescaleITCase, InFlightDataIsRedistributedExactlyOnce) {
+  const RescaleCase param = GetParam();
+  testing::TempDir tmp;
+  auto plan = std::make_shared<Plan>();
+  plan->split0_end = 0;  // no injected failure
+  auto registry = RegistryWith(plan);
+  KeyedSumJob first = RescaleJob(tmp.Sub("out-1"));
+  const std::string chk = CancelledRunCheckpoint(first, param.topology, param.from,
+                                                 Options(registry.get(), tmp.Sub("ck-1")));
+  ASSERT_FALSE(chk.empty());
+
+  KeyedSumJob second = RescaleJob(tmp.Sub("out-2"));
+  base::Result<pb::JobSpec> spec =
+      format::ParseJobSpec(JobJson(second, param.to, param.topology), "second.json");
+  ASSERT_OK(spec.status());
+  JobRunnerOptions o = Options(registry.get(), tmp.Sub("ck-2"));
+  o.restore_path = chk;
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(*spec, o);
+  ASSERT_OK(runner.status());
+  ASSERT_OK((*runner)->Start());
+  JobResult result = (*runner)->Wait();
+  ASSERT_EQ(result.outcome, JobOutcome::kFinished) << result.status.ToString();
+  EXPECT_EQ(plan->corrupt.load(), 0) << "frames damaged by the redistribution";
+
+  Verification v = VerifyCommitted({first.sink_dir, second.sink_dir}, first, /*check_sums=*/true);
+  EXPECT_EQ(v.lost, 0) << v.Summary();
+  EXPECT_EQ(v.duplicates, 0) << v.Summary();
+  if (param.topology != Topology::kRebalance) {
+    EXPECT_EQ(v.out_of_order, 0) << v.Summary();  // REBALANCE keeps no per-key order anyway
+  }
+  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
+  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
+  EXPECT_EQ(v.malformed, 0) << v.Summary();
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Rescale, UnalignedRescaleITCase,
+    ::testing::Values(RescaleCase{Topology::kKeyed, 4, 6}, RescaleCase{Topology::kKeyed, 6, 3},
+                      RescaleCase{Topology::kUnion, 4, 2}, RescaleCase{Topology::kUnion, 2, 5},
+                      RescaleCase{Topology::kTwoInput, 3, 5},
+                      RescaleCase{Topology::kTwoInput, 5, 2},
+                      RescaleCase{Topology::kRebalance, 4, 2}),
+    [](const auto& info) {
+      return TopologyName(info.param.topology) + "_p" + std::to_string(info.param.from) + "_to_p" +
+             std::to_string(info.param.to);
+    });
+
+// A RESCALE edge carrying in-flight data cannot be redistributed: the restore at another
+// parallelism is refused with an error naming the edge, its partitioning and both parallelisms.
+TEST(UnalignedRescaleRefusalITCase, RescaleEdgeWithInFlightDataIsRefusedNamingTheEdge) {
+  testing::TempDir tmp;
+  auto plan = std::make_shared<Plan>();
+  auto registry = RegistryWith(plan);
+  JobRunnerOptions o;
+  o.registry = registry.get();
+  o.checkpoint_dir = tmp.Sub("ck-1");
+  o.interval_ms = 30;
+  o.mode = pb::UNALIGNED;
+  o.num_retained = 1000;
+  o.retention = pb::RETAIN_ON_CANCELLATION;
+  o.max_restart_attempts = 0;
+  o.network.buffer_bytes = 256;
+  o.network.buffers_per_channel = 1;
+  KeyedSumJob first = RescaleJob(tmp.Sub("out-1"));
+  const std::string chk = CancelledRunCheckpoint(first, Topology::kRescaleEdge, 4, o);
+  ASSERT_FALSE(chk.empty());
+  base::Result<pb::JobSpec> spec = format::ParseJobSpec(
+      JobJson(RescaleJob(tmp.Sub("out-2")), 2, Topology::kRescaleEdge), "second.json");
+  ASSERT_OK(spec.status());
+  o.checkpoint_dir = tmp.Sub("ck-2");
+  o.restore_path = chk;
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(*spec, o);
+  ASSERT_FALSE(runner.ok()) << "a restore that would misroute in-flight records must be refused";
+  const std::string msg = runner.status().ToString();
+  EXPECT_NE(msg.find("'frame' -> 'check' (RESCALE)"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("4 -> 4"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("2 -> 2"), std::string::npos) << msg;
+}
 
 }  // namespace
 }  // namespace ckpt::itcase

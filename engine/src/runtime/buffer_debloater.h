@@ -3,7 +3,7 @@
 // "the upstream buffers about what the downstream processes in a second"). Every period the
 // task reports the bytes it consumed; the debloater keeps an exponential moving average of the
 // throughput and derives the buffer size as
-//   throughput x target / (buffers in flight = channels x credits),
+//   throughput x target / buffers in flight (the task passes channels x (2 x credits + 1)),
 // clamped to [min_buffer_bytes, max_buffer_bytes]. A new size is announced only when it differs
 // from the announced one by more than `threshold_percent`. Pure logic; no clock of its own.
 #pragma once

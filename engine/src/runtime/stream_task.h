@@ -58,6 +58,8 @@ struct TaskEnvironment {
   NetworkOptions network;
   // Shared channel-state files of unaligned checkpoints (owned by the attempt).
   ChannelStateFiles* channel_state_files = nullptr;
+  // The attempt's job graph (restore: where channel state goes when parallelism changed).
+  pb::JobGraph graph;
 };
 
 // One operator of a chain before the task sets it up.
@@ -222,6 +224,8 @@ class StreamTask {
   int64_t last_flush_ms_ = 0;
   std::unique_ptr<BufferDebloater> debloater_;  // null: debloating off or no inputs
   int64_t debloat_last_ms_ = 0;
+  // Restore: upstream data waits until every replayed buffer has been processed.
+  bool holding_upstream_ = false;
   uint64_t debloat_last_bytes_ = 0;
   Record scratch_record_;
 
