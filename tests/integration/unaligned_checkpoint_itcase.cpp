@@ -451,7 +451,7 @@ std::vector<Case> Cases() {
 }
 
 INSTANTIATE_TEST_SUITE_P(Topologies, UnalignedCheckpointITCase, ::testing::ValuesIn(Cases()),
-                         [](const auto& info) { return CaseName(info.param); });
+                         [](const auto& param_info) { return CaseName(param_info.param); });
 
 // Rescaling an unaligned checkpoint: a run at `from` is cancelled right after checkpoints with
 // in-flight data completed; its latest checkpoint (in-flight data persisted) is restored at
@@ -561,9 +561,10 @@ INSTANTIATE_TEST_SUITE_P(
                       RescaleCase{Topology::kTwoInput, 3, 5},
                       RescaleCase{Topology::kTwoInput, 5, 2},
                       RescaleCase{Topology::kRebalance, 4, 2}),
-    [](const auto& info) {
-      return TopologyName(info.param.topology) + "_p" + std::to_string(info.param.from) + "_to_p" +
-             std::to_string(info.param.to);
+    [](const auto& param_info) {
+      const RescaleCase& c = param_info.param;
+      return TopologyName(c.topology) + "_p" + std::to_string(c.from) + "_to_p" +
+             std::to_string(c.to);
     });
 
 // A RESCALE edge carrying in-flight data cannot be redistributed: the restore at another

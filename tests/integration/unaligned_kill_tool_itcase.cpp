@@ -144,8 +144,8 @@ TEST_P(UnalignedKillToolITCase, KilledJobLeavesAValidCheckpointWithChannelStateA
 
 INSTANTIATE_TEST_SUITE_P(Modes, UnalignedKillToolITCase,
                          ::testing::Values("unaligned", "aligned-with-timeout"),
-                         [](const auto& info) {
-                           std::string n = info.param;
+                         [](const auto& param_info) {
+                           std::string n = param_info.param;
                            for (char& c : n) c = c == '-' ? '_' : c;
                            return n;
                          });
