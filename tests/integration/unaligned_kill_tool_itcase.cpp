@@ -1,5 +1,6 @@
 // Unaligned checkpoints through the binaries, as a user runs them: ckpt-engine at parallelism 5
-// under backpressure (256-byte buffers, one credit, a slow operator of 1 ms per record behind a HASH exchange) in
+// under backpressure (256-byte buffers, one credit; source -> HASH -> keyed sum -> slow operator
+// of 1 ms per record -> sink, the last three chained, so the HASH exchange is full) in
 // UNALIGNED and in ALIGNED_WITH_TIMEOUT mode (5 ms) is SIGKILLed once a retained checkpoint
 // persisted in-flight data; `ckpt-tool show --format json` lists that checkpoint's
 // channel-state files (kind channel-state, ceil(5/5) = 1 per task) and per-subtask in-flight
@@ -37,9 +38,9 @@ std::string JobJson(const KeyedSumJob& j) {
        "\"input-and-sum\"}},"
     << "{\"id\": \"sink\", \"kind\": \"file-sink\", \"uid\": \"sink\", \"params\": {\"path\": \""
     << j.sink_dir << "\"}}],\"edges\": ["
-    << "{\"from\": \"source\", \"to\": \"slow\", \"partitioning\": \"HASH\"},"
-    << "{\"from\": \"slow\", \"to\": \"sum\", \"partitioning\": \"HASH\"},"
-    << "{\"from\": \"sum\", \"to\": \"sink\", \"partitioning\": \"FORWARD\"}]}";
+    << "{\"from\": \"source\", \"to\": \"sum\", \"partitioning\": \"HASH\"},"
+    << "{\"from\": \"sum\", \"to\": \"slow\", \"partitioning\": \"FORWARD\"},"
+    << "{\"from\": \"slow\", \"to\": \"sink\", \"partitioning\": \"FORWARD\"}]}";
   return o.str();
 }
 
