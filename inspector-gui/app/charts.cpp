@@ -198,7 +198,8 @@ std::vector<double> HistoryChart::positions(const QRectF& plot, double* barWidth
     const double d = std::abs(xs[i] - xs[i - 1]);
     if (d > 0.5) gap = std::min(gap, d);
   }
-  if (barWidth) *barWidth = std::clamp(gap / 3, 2.0, std::max(2.0, slot / 3));
+  // Thin bars however sparse the history: at most 24 px, and never past the padding.
+  if (barWidth) *barWidth = std::clamp(std::min(gap / 3, slot / 3), 2.0, std::max(2.0, std::min(24.0, pad)));
   return xs;
 }
 

@@ -14,6 +14,7 @@
 #include <QHeaderView>
 #include <QMessageBox>
 #include <QProcess>
+#include <QPushButton>
 #include <QSignalSpy>
 #include <QTableView>
 #include <QTemporaryDir>
@@ -209,10 +210,12 @@ class JobViewsTest : public QObject {
       QCOMPARE(f.final_exists, QFileInfo::exists(qs(f.committable.final_path)));
     }
     QVERIFY2(w.pendingFilesText().startsWith(QStringLiteral("2 pending sink files")), qPrintable(w.pendingFilesText()));
-    // Selecting a row selects its sink subtask in the tree and the graph.
+    // Selecting a row selects its sink (the nearest tree node: its subtask, else the operator)
+    // in the tree and the graph.
     w.pendingFilesView()->setCurrentIndex(w.pendingFilesView()->model()->index(0, 0));
-    QCOMPARE(w.jobGraph()->selectedOperator(), operatorIndex(*w.snapshot(), "file-sink"));
-    QCOMPARE(w.detailTree()->currentIndex().data(kNodeKindRole).toInt(), static_cast<int>(DetailTreeModel::kSubtask));
+    const int sink = operatorIndex(*w.snapshot(), "file-sink");
+    QCOMPARE(w.jobGraph()->selectedOperator(), sink);
+    QCOMPARE(w.detailTree()->currentIndex().data(kOperatorIdRole).toString(), qs(w.snapshot()->operators[static_cast<size_t>(sink)].id_hex));
   }
 
   // ops::ListPendingFiles on paths under a temporary directory: every disk state is told apart,

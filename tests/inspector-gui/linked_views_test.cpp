@@ -27,6 +27,7 @@
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "ckpt/ops/file_layout.h"
+#include "ckpt/ops/record_range.h"
 #include "gui_test_util.h"
 #include "models/detail_tree_model.h"
 #include "models/display.h"
@@ -270,7 +271,8 @@ class LinkedViewsTest : public QObject {
   }
 
   // Must-fix 3: selecting a record in the state table selects its file in the tree and
-  // highlights its key group's bytes, like Wireshark's linked panes.
+  // highlights the record's bytes (narrower than its key group's section: in this zstd file the
+  // stored block holding the record, inside the section), like Wireshark's linked panes.
   void stateRowSelectsTreeNodeAndKeyGroupBytes() {
     TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
@@ -292,9 +294,16 @@ class LinkedViewsTest : public QObject {
     QVERIFY(layout.ok());
     const ops::SectionLayout* sec = ops::KeyGroupSection(*layout, static_cast<uint32_t>(kg));
     QVERIFY(sec != nullptr);
-    QCOMPARE(w.hexView()->highlightStart(), sec->stored.offset);
-    QCOMPARE(w.hexView()->highlightLength(), sec->stored.length);
-    QCOMPARE(w.hexRangeText(), QStringLiteral("key group %1").arg(kg));
+    const StateBrowser::SelectedRecord rec = b->currentRecord();
+    QVERIFY(rec.file >= 0);
+    const auto where = ops::LocateRecord(*layout, {rec.offset, rec.length});
+    QVERIFY(where.has_value());
+    QVERIFY(rec.offset >= sec->logical.offset && rec.offset + rec.length <= sec->logical.end());
+    QCOMPARE(w.hexView()->highlightStart(), where->block_stored.offset);
+    QCOMPARE(w.hexView()->highlightLength(), where->block_stored.length);
+    QVERIFY(w.hexView()->highlightStart() >= sec->stored.offset);
+    QVERIFY(w.hexView()->highlightStart() + w.hexView()->highlightLength() <= sec->stored.end());
+    QVERIFY2(w.hexRangeText().contains(QStringLiteral("holding the record")), qPrintable(w.hexRangeText()));
     // The decoded pane shows the entry, not the tree node.
     QVERIFY(w.decodedPane()->toPlainText().contains(QStringLiteral("key group %1").arg(kg)));
   }
