@@ -24,6 +24,7 @@
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "test_snapshots.h"
 
 namespace ckpt::ops {
 namespace {
@@ -42,7 +43,7 @@ using EntryKey = std::tuple<std::string, std::string, std::string, std::string, 
 struct Dumped {
   std::map<EntryKey, int> entries;
   std::map<EntryKey, uint32_t> key_groups;  // keyed entries only
-  std::vector<std::pair<uint32_t, uint32_t>> group_and_subtask;
+  std::vector<std::tuple<std::string, uint32_t, uint32_t>> group_and_subtask;  // operator, group, subtask
   size_t keyed = 0;
 };
 
@@ -58,7 +59,7 @@ Dumped DumpAll(const std::string& dir) {
     if (e.key_group) {
       ++d.keyed;
       d.key_groups[k] = *e.key_group;
-      d.group_and_subtask.emplace_back(*e.key_group, e.subtask.value_or(UINT32_MAX));
+      d.group_and_subtask.emplace_back(e.operator_id, *e.key_group, e.subtask.value_or(UINT32_MAX));
     }
     return base::Status::OK();
   });
@@ -117,25 +118,32 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   const Dumped rescaled = DumpAll(tmp.Sub("256"));
   EXPECT_EQ(rescaled.entries, original.entries);
   ASSERT_EQ(rescaled.keyed, original.keyed);
-  for (const auto& [group, subtask] : rescaled.group_and_subtask) {
+  std::map<std::string, int32_t> parallelism;
+  for (const auto& op : md->operators) parallelism[op.IdHex()] = op.parallelism;
+  for (const auto& [op, group, subtask] : rescaled.group_and_subtask) {
     ASSERT_LT(group, 256u);
-    const int32_t p = md->operators.front().parallelism;
+    ASSERT_TRUE(parallelism.count(op)) << op;
+    const int32_t p = parallelism[op];
     const auto span = flink::KeyGroupSpanOfSubtask(256, p, static_cast<int32_t>(subtask));
     EXPECT_GE(static_cast<int32_t>(group), span.start);
     EXPECT_LE(static_cast<int32_t>(group), span.end);
   }
-  // Key group modulo 128 is the original one (murmur % 256 % 128 == murmur % 128), and some
-  // keys did move to the upper half.
+  // The new key group modulo the old max parallelism (which divides 256) is the original one
+  // (murmur % 256 % old == murmur % old), and some keys did move beyond the old range.
+  auto before_md = flink::ReadFlinkMetadata(Fs(), src + "/_metadata");
+  ASSERT_OK(before_md);
+  const uint32_t old_max = static_cast<uint32_t>(before_md->operators.front().max_parallelism);
+  ASSERT_EQ(256 % old_max, 0u);
   size_t moved = 0;
   for (const auto& [k, g] : rescaled.key_groups) {
     ASSERT_TRUE(original.key_groups.count(k));
-    EXPECT_EQ(g % 128, original.key_groups.at(k));
-    moved += g >= 128;
+    EXPECT_EQ(g % old_max, original.key_groups.at(k));
+    moved += g >= old_max;
   }
   EXPECT_GT(moved, 0u);
 
-  // Back to 128: every entry in its original key group, as Flink put it there.
-  auto back = RescaleMaxParallelism(Fs(), tmp.Sub("256"), tmp.Sub("128"), To(128));
+  // Back to the old max parallelism: every entry in its original key group, as Flink put it.
+  auto back = RescaleMaxParallelism(Fs(), tmp.Sub("256"), tmp.Sub("128"), To(static_cast<int32_t>(old_max)));
   ASSERT_OK(back);
   const Dumped again = DumpAll(tmp.Sub("128"));
   EXPECT_EQ(again.entries, original.entries);
@@ -148,6 +156,17 @@ TEST(FlinkRescaleTest, HeapCanonicalSavepointKeepsEveryEntryInItsNewKeyGroup) {
 
 TEST(FlinkRescaleTest, RocksDbCanonicalSavepointKeepsEveryEntryInItsNewKeyGroup) {
   ExpectRescaleKeepsEveryEntry(kRocksCanonical);
+}
+
+TEST(FlinkRescaleTest, Flink114And120CanonicalSavepointsKeepEveryEntry) {
+  ExpectRescaleKeepsEveryEntry("flink/complexKeyed-flink1.14");  // metadata v3, no properties
+  ExpectRescaleKeepsEveryEntry("flink/complexKeyed-flink1.20");  // v4
+}
+
+TEST(FlinkRescaleTest, PreFlink113KeyGroupsHandlesAreRefused) {
+  TempDir tmp;
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath("flink/complexKeyed-flink1.9"), tmp.Sub("out"), To(256)).status(),
+                kUnimplemented, "tag 3");
 }
 
 TEST(FlinkRescaleTest, DryRunReassignsEveryKeyAndWritesNothing) {

@@ -206,7 +206,7 @@ TEST(OpsCrashTest, FlinkRemapPowerLossAtEveryOperationLeavesOutputCompleteOrAbse
       "flink remap",
       [](base::Fs& fs, const std::string& snapshot, const std::string& out) {
         RemapOptions o;
-        o.uid_suffix_rewrites.push_back({"", "-v2"});
+        o.mappings.push_back({"CheckpointingSource1", "CheckpointingSource1-v2"});
         return Remap(fs, snapshot, out, o).status();
       },
       kFlinkCanonical);

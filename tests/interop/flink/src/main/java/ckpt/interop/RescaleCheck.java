@@ -117,7 +117,7 @@ public final class RescaleCheck {
         type = Types.STRING;
         break;
       case "tuple":
-        selector = (KeySelector<Rec, Tuple2<Long, String>>) r -> Tuple2.of(r.seq % KEYS, "t" + (r.seq % 3));
+        selector = (KeySelector<Rec, Tuple2<Long, String>>) r -> Tuple2.of(r.seq % KEYS, "t" + (r.seq % KEYS));
         type = Types.TUPLE(Types.LONG, Types.STRING);
         break;
       default:

@@ -269,7 +269,7 @@ public final class ValidateMatrix {
         File log = new File(root, specFile.getName() + ".validate.txt");
         int rc = RemapCheck.run(cmd, log);
         TreeSet<String> rules = new TreeSet<>();
-        Matcher m = Pattern.compile("\\{\"rule\":\"(CKPT-[A-Z0-9]+)\",\"severity\":\"error\"")
+        Matcher m = Pattern.compile("\"rule\":\"(CKPT-[A-Z0-9]+)\",\"severity\":\"error\"")
             .matcher(Files.readString(log.toPath()));
         while (m.find()) rules.add(m.group(1));
         boolean ckptOk = rc == 0;
@@ -293,15 +293,16 @@ public final class ValidateMatrix {
     System.exit(0);
   }
 
+  /** The most telling line of a failure: the deepest cause that names the reason. */
   static String abbreviate(String why) {
-    String line = RemapCheck.lineWith(why, "state");
+    String line = RemapCheck.firstLine(why);
     for (String l : why.split("\n")) {
-      if (l.contains("parallelism") || l.contains("Cannot map") || l.contains("incompatible") || l.contains("Migration")) {
+      if (l.contains("parallelism") || l.contains("Cannot map") || l.contains("incompatible")
+          || l.contains("Migration") || l.contains("no operator")) {
         line = l;
-        break;
       }
     }
-    return line.length() > 160 ? line.substring(0, 160) + "..." : line;
+    return line.length() > 200 ? line.substring(0, 200) + "..." : line;
   }
 
   /** Restores `v` from `savepoint`: null once it processes records after the restore, else why not. */
