@@ -220,6 +220,7 @@ TEST(FlinkRescaleTest, ImpossibleMaxParallelismOrOperatorIsRefused) {
 
 TEST(FlinkRescaleTest, AnExistingOutputIsNeverOverwritten) {
   TempDir tmp;
+  ASSERT_OK(Fs().CreateDirs(tmp.Sub("out")));
   testing::WriteTextFile(tmp.Sub("out") + "/keep", "mine");
   ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kHeapCanonical), tmp.Sub("out"), To(256)).status(),
                 kAlreadyExists, "");
