@@ -82,6 +82,12 @@ for profile in "${profiles[@]}"; do
     matrix_failed=1
   fi
   echo "interop: [$(elapsed) s] validate matrix $profile done" >&2
+  # Issue 11 §3: prune --keep-last 1 on a RocksDB incremental directory, then Flink restores (PruneCheck.java).
+  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.PruneCheck \
+       --out "$scratch/prune-check" --ckpt-tool "$tool" 2> >(grep -v '^SLF4J' >&2); then
+    prune_failed=1
+  fi
+  echo "interop: [$(elapsed) s] prune check $profile done" >&2
 done
 
 roots=("$scratch"/snapshots/*/)
@@ -91,6 +97,7 @@ python3 "$here/check_snapshots.py" --ckpt-tool "$tool" "${roots[@]}" || status=$
 python3 "$here/check_writer.py" --ckpt-tool "$tool" "${roots[@]}" || status=1
 [[ -z "${remap_failed:-}" ]] || { echo "FAIL: the remap check against Flink failed (see above)"; status=1; }
 [[ -z "${rescale_failed:-}" ]] || { echo "FAIL: the rescale-max-parallelism check against Flink failed (see above)"; status=1; }
+[[ -z "${prune_failed:-}" ]] || { echo "FAIL: Flink did not restore the pruned checkpoint (see above)"; status=1; }
 [[ -z "${matrix_failed:-}" ]] || { echo "FAIL: validate --against disagrees with Flink (see the matrix above)"; status=1; }
 echo "interop: [$(elapsed) s] checks done (exit $status)" >&2
 if [[ $status -eq 0 ]]; then
