@@ -173,6 +173,7 @@ double Throughput(Mode m, uint32_t p) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each line as it is measured
   // --quick: 1 ms per record only (a smoke run).
   const bool quick = argc > 1 && std::string(argv[1]) == "--quick";
   std::printf("checkpoint end-to-end duration under backpressure (median of the checkpoints "
