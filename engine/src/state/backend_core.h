@@ -93,6 +93,9 @@ struct BackendCore {
   pb::TypeDescriptor timer_ns_type;
   bool timer_ns_type_set = false;
   int64_t watermark = INT64_MIN;
+  // Called after every timer change (registered, deleted, or removed because it fired) when set
+  // (the changelog backend logs timer changes).
+  std::function<void(bool event_time, const TimerEntry& timer, bool added)> timer_observer;
 
   void UpdateHash() { hash = CombineHash(key_hash, ns_hash); }
   // Mixes the namespace hash in so (key, ns) pairs spread even when keys repeat across windows.
