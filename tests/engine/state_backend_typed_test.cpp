@@ -71,7 +71,7 @@ class StateBackendTest : public ::testing::Test {
       pb::SubtaskState sub = st->subtask;
       for (pb::KeyedStateHandle& h : *sub.mutable_keyed_state()) {
         EXPECT_OK(RebaseKeyedHandleFiles(
-            &h, [base](uint32_t i) -> base::Result<uint32_t> { return i + base; }));
+            &h, [base](uint32_t index) -> base::Result<uint32_t> { return index + base; }));
       }
       *os->add_subtasks() = std::move(sub);
     }

@@ -70,7 +70,7 @@ base::Status Change(KeyedStateBackend* b, Handles& h, int64_t from, int64_t to, 
     CKPT_RETURN_IF_ERROR(h.r.Add(Value(salt)));
     CKPT_RETURN_IF_ERROR(b->timer_service()->RegisterEventTimeTimer(1000 * salt + k));
     if (salt > 1) CKPT_RETURN_IF_ERROR(b->timer_service()->DeleteEventTimeTimer(1000 * (salt - 1) + k));
-    if (k % 7 == 0) h.l.Clear();
+    if (k % 7 == 0) CKPT_RETURN_IF_ERROR(h.l.Clear());
   }
   return base::Status::OK();
 }
@@ -126,7 +126,7 @@ class ChangelogBackendTest : public ::testing::Test {
       for (auto& h : *sub.mutable_keyed_state()) {
         const uint32_t shift = static_cast<uint32_t>(base);
         EXPECT_OK(RebaseKeyedHandleFiles(
-            &h, [shift](uint32_t i) -> base::Result<uint32_t> { return i + shift; }));
+            &h, [shift](uint32_t index) -> base::Result<uint32_t> { return index + shift; }));
       }
       *os->add_subtasks() = std::move(sub);
     }
@@ -250,6 +250,9 @@ TEST_P(ChangelogBackendKindTest, CheckpointIsMaterializationPlusSegmentsOfTheInt
   ASSERT_OK(RestoreInto(restored.get(), mds.back(), 3));
   ASSERT_OK_AND_ASSIGN(Handles h2, Register(restored.get()));
   EXPECT_EQ(Dump(*restored->Snapshot()), expected);
+  ASSERT_OK(restored->SetCurrentKey(Value(int64_t{25})));  // changed by chk-2's interval
+  ASSERT_NE(h2.v.Get(), nullptr);
+  EXPECT_EQ(std::get<int64_t>(h2.v.Get()->v), 25 * 100 + 2);
   EXPECT_EQ(restored->timer_service()->NumEventTimers(), b->timer_service()->NumEventTimers());
 
   // Changelog switched off across the restore: both plain backends replay it too.
@@ -371,8 +374,8 @@ TEST_P(ChangelogBackendKindTest, RescaleTwoToThreeFiltersTheLogByKeyGroup) {
 
 INSTANTIATE_TEST_SUITE_P(Inner, ChangelogBackendKindTest,
                          ::testing::Values(StateBackendKind::kHeap, StateBackendKind::kRocksDb),
-                         [](const auto& info) {
-                           return std::string(StateBackendKindName(info.param));
+                         [](const auto& param_info) {
+                           return std::string(StateBackendKindName(param_info.param));
                          });
 
 TEST_F(ChangelogBackendTest, SavepointIsTheInnerBackendsAndSelfContained) {
@@ -385,6 +388,7 @@ TEST_F(ChangelogBackendTest, SavepointIsTheInnerBackendsAndSelfContained) {
   o.savepoint_format = pb::CANONICAL;
   o.post_action = pb::POST_ACTION_NONE;
   o.snapshot_dir = tmp_.Sub("sp");
+  ASSERT_OK(base::Fs::Default().CreateDirs(o.snapshot_dir));
   auto snap = TakeOperatorSnapshot(o, format::OperatorId::FromUid("op"), 0, b.get(), nullptr, {});
   ASSERT_OK(snap.status());
   ASSERT_OK_AND_ASSIGN(OperatorSubtaskState st,

@@ -61,6 +61,8 @@ TEST(RocksDbToolsTest, SstDumpAndLdbAcceptEveryFileOfANativeSavepoint) {
   o.savepoint_format = pb::NATIVE;
   o.post_action = pb::POST_ACTION_NONE;
   o.snapshot_dir = tmp.Sub("savepoint-1");
+  ASSERT_OK(base::Fs::Default().CreateDirs(o.snapshot_dir));
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("scratch")));
   ASSERT_OK_AND_ASSIGN(OperatorSnapshot snap,
                        TakeOperatorSnapshot(o, format::OperatorId::FromUid("op"), 0, b.get(),
                                             nullptr, {}));

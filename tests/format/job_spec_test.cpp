@@ -156,9 +156,6 @@ TEST(JobSpecTest, ReadsFileAndReportsMissing) {
   ASSERT_STATUS(ReadJobSpecFile(fs, dir.Sub("missing.json")), kNotFound, "");
 }
 
-}  // namespace
-}  // namespace ckpt::format
-
 TEST(JobSpecTest, StateBackendFieldsParseAndBadValuesAreNamed) {
   ASSERT_OK_AND_ASSIGN(
       pb::JobSpec spec,
@@ -181,3 +178,6 @@ TEST(JobSpecTest, StateBackendFieldsParseAndBadValuesAreNamed) {
                                  "changelog":"on"})", kPath),
                 kInvalidArgument, "changelog");
 }
+
+}  // namespace
+}  // namespace ckpt::format

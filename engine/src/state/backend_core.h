@@ -138,6 +138,8 @@ struct FrozenKeyedState {
 // Freezes every state and the timers of `core` (copy-on-write references only; a backend that
 // keeps its states elsewhere freezes just its timers: its heap tables are empty).
 std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& core);
+// The declared states of `core` as a snapshot records them (what Freeze puts in `states`).
+std::vector<pb::StateDescriptor> DescribeStates(const BackendCore& core);
 
 // The heap backend's KeyedStateSnapshot over a FrozenKeyedState.
 class HeapKeyedStateSnapshot : public KeyedStateSnapshot {

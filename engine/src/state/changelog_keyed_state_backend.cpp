@@ -7,6 +7,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <random>
 #include <string>
 #include <utility>
 #include <vector>
@@ -30,6 +31,15 @@ using state_internal::InternalKeyedState;
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+std::string RandomToken() {
+  static const char* kHex = "0123456789abcdef";
+  std::random_device rd;
+  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
+  std::string s;
+  for (int i = 0; i < 8; ++i) s.push_back(kHex[gen() & 15]);
+  return s;
+}
 
 // A materialized base: handles whose file indexes refer to `files`.
 struct Base {
@@ -58,6 +68,9 @@ struct Pending {
 }  // namespace
 
 struct ChangelogKeyedStateBackend::Log {
+  // Random per backend instance: names of files a killed earlier attempt may have left under the
+  // same checkpoint id never collide.
+  std::string token = RandomToken();
   // Task thread only.
   std::deque<std::string> records;  // encoded ChangelogRecords, sequences first_seq...
   uint64_t first_seq = 1;
@@ -264,7 +277,7 @@ class ChangelogAsyncPart : public SnapshotAsyncPart {
   base::Result<Segment> WriteSegment(base::Fs& fs, const CheckpointOptions& options,
                                      const SnapshotWriteOptions& write, const std::string& stem) {
     const std::string rel = stem + "/changelog-" + std::to_string(options.checkpoint_id) + "-" +
-                            std::to_string(changes_from) + ".log";
+                            log_->token + "-" + std::to_string(changes_from) + ".log";
     const std::string path = base::JoinPath(SharedRoot(options), rel);
     CKPT_RETURN_IF_ERROR(fs.CreateDirs(base::DirName(path)));
     format::StateFileWriterOptions wo;
@@ -308,8 +321,8 @@ class ChangelogAsyncPart : public SnapshotAsyncPart {
     std::vector<std::pair<std::string, std::string>> moved;
     for (pb::FileEntry& f : r.files) {
       if (f.scope() != pb::EXCLUSIVE) continue;
-      const std::string rel =
-          stem + "/materialized-" + std::to_string(options.checkpoint_id) + "-" + f.path();
+      const std::string rel = stem + "/materialized-" + std::to_string(options.checkpoint_id) +
+                              "-" + log_->token + "-" + f.path();
       const std::string src = base::JoinPath(options.snapshot_dir, f.path());
       const std::string dst = base::JoinPath(SharedRoot(options), rel);
       base::Status st = fs.CreateDirs(base::DirName(dst));
@@ -417,9 +430,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> ChangelogKeyedStateBackend::Sna
   if (options.is_savepoint()) return inner_->SnapshotSync(options);  // self-contained
   Log& log = *log_;
   auto pending = std::make_shared<Pending>();
-  std::vector<pb::StateDescriptor> states;
-  for (const auto& s : core()->states) states.push_back(s.descriptor);
-  auto part = std::make_unique<ChangelogAsyncPart>(log_, pending, std::move(states),
+  auto part = std::make_unique<ChangelogAsyncPart>(log_, pending, state_internal::DescribeStates(*core()),
                                                    key_group_range());
   const Clock::time_point now = Clock::now();
   const bool due =
