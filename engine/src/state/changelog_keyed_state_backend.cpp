@@ -470,13 +470,20 @@ void ChangelogKeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id)
     auto it = log.pending.find(checkpoint_id);
     if (it != log.pending.end() && it->second->done) {
       Pending& p = *it->second;
-      if (p.materializing && p.result.valid) {
+      // A materialization (or segment) is adopted only if no later checkpoint was already taken
+      // without it: such a checkpoint, once retained, would subsume this one and the store
+      // would delete the files the next checkpoints reference. Not adopted, a materialization
+      // is retried at the next checkpoint and a segment's changes are uploaded again.
+      const bool later_on_old_base = log.pending.upper_bound(checkpoint_id) != log.pending.end();
+      if (p.materializing && p.result.valid && later_on_old_base) {
+        log.last_materialization_start = Clock::time_point{};
+      } else if (p.materializing && p.result.valid) {
         log.base = std::move(p.result);
         log.segments.clear();
         log.confirmed_to = log.base.sequence;
         ++log.materializations;
         materialized = true;
-      } else if (p.has_segment && p.segment.from == log.confirmed_to + 1) {
+      } else if (p.has_segment && p.segment.from == log.confirmed_to + 1 && !later_on_old_base) {
         log.confirmed_to = p.segment.to;
         log.segments.push_back(std::move(p.segment));
       }
