@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <fstream>
 #include <functional>
@@ -164,6 +165,22 @@ struct KillCase {
 
 class BackendKillITCase : public ::testing::TestWithParam<KillCase> {};
 
+// The newest checkpoint of the job with a published `_metadata` (0: none).
+int64_t Published(const std::string& job_dir) {
+  int64_t n = 0;
+  auto entries = base::Fs::Default().ListDir(job_dir);
+  if (!entries.ok()) return 0;
+  for (const auto& e : *entries) {
+    if (e.name.rfind("chk-", 0) == 0 &&
+        base::Fs::Default()
+            .Stat(base::JoinPath(base::JoinPath(job_dir, e.name), format::kMetadataFileName))
+            .ok()) {
+      n = std::max<int64_t>(n, std::stoll(e.name.substr(4)));
+    }
+  }
+  return n;
+}
+
 TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it";
   testing::TempDir tmp;
@@ -187,8 +204,9 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
 
   // A checkpoint every 50 ms: a kill at a random moment lands in one most of the time.
   std::mt19937 rng(777);
-  std::uniform_int_distribution<int> delay_ms(300, 800);
+  std::uniform_int_distribution<int> delay_ms(0, 300);
   constexpr int kKills = 4;
+  int64_t published = 0;
   for (int round = 0; round < kKills; ++round) {
     std::vector<std::string> args = base;
     if (round > 0) {
@@ -197,6 +215,13 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
     }
     pid_t pid = Spawn(args, log);
     ASSERT_GT(pid, 0);
+    // Kill only once this run published a checkpoint (a loaded machine starts slowly), then at
+    // a random moment: with a checkpoint every 50 ms it lands in one most of the time.
+    const int64_t before = published;
+    ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return Published(job_dir) > before; },
+                                         std::chrono::seconds(30)))
+        << ReadFile(log);
+    published = Published(job_dir);
     std::this_thread::sleep_for(std::chrono::milliseconds(delay_ms(rng)));
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     ASSERT_EQ(WaitExit(pid), 128 + SIGKILL) << ReadFile(log);

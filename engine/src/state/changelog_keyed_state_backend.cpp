@@ -81,6 +81,7 @@ struct ChangelogKeyedStateBackend::Log {
   uint64_t confirmed_to = 0;      // max(base.sequence, last segment's to)
   bool materialization_in_flight = false;
   bool force_materialization = false;
+  int64_t last_synced = 0;  // newest checkpoint whose sync phase ran
   Clock::time_point last_materialization_start{};
   uint64_t materializations = 0;
   std::string scratch;
@@ -457,6 +458,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> ChangelogKeyedStateBackend::Sna
       part->changes_to = log.next_seq - 1;
     }
   }
+  log.last_synced = std::max(log.last_synced, options.checkpoint_id);
   std::lock_guard<std::mutex> lock(log.mu);
   log.pending[options.checkpoint_id] = std::move(pending);
   return std::unique_ptr<SnapshotAsyncPart>(std::move(part));
@@ -474,7 +476,7 @@ void ChangelogKeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id)
       // without it: such a checkpoint, once retained, would subsume this one and the store
       // would delete the files the next checkpoints reference. Not adopted, a materialization
       // is retried at the next checkpoint and a segment's changes are uploaded again.
-      const bool later_on_old_base = log.pending.upper_bound(checkpoint_id) != log.pending.end();
+      const bool later_on_old_base = log.last_synced > checkpoint_id;
       if (p.materializing && p.result.valid && later_on_old_base) {
         log.last_materialization_start = Clock::time_point{};
       } else if (p.materializing && p.result.valid) {
