@@ -126,9 +126,13 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
                   "RocksDB incremental checkpoints (default: the spec's incremental, else false)")
       ->check(CLI::IsMember({"true", "false"}));
   run->add_option("--changelog", a.changelog,
-                  "Changelog state backend (default: the spec's changelog, else off; on is not "
-                  "implemented yet)")
+                  "Changelog state backend (default: the spec's changelog, else off)")
       ->check(CLI::IsMember({"on", "off"}));
+  run->add_option("--changelog-materialization-interval",
+                  a.changelog_materialization_interval_ms,
+                  "Changelog: minimum ms between materializations (default: the spec's "
+                  "changelog_materialization_interval_ms, else 10000)")
+      ->check(CLI::NonNegativeNumber);
   run->add_option("--state-local-dir", a.state_local_dir,
                   "RocksDB working directory (default: the spec's state_local_dir, else the "
                   "system temp directory)");
@@ -235,6 +239,10 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (!a.incremental.empty()) o.incremental = a.incremental == "true";
   if (!a.changelog.empty()) o.changelog = a.changelog == "on";
   if (!a.state_local_dir.empty()) o.state_local_dir = a.state_local_dir;
+  if (a.changelog_materialization_interval_ms >= 0) {
+    o.changelog_materialization_interval_ms =
+        static_cast<uint64_t>(a.changelog_materialization_interval_ms);
+  }
   o.allow_non_restored_state = a.allow_non_restored_state;
   o.claim_mode = a.claim_mode == "claim" ? pb::CLAIM : pb::NO_CLAIM;
   o.restore_path = a.restore_path;

@@ -20,6 +20,7 @@ struct RunArgs {
   std::string incremental;      // "" = the spec's (default false); "true"/"false"
   std::string changelog;        // "" = the spec's (default off); "on"/"off"
   std::string state_local_dir;  // "" = the spec's (default: system temp dir)
+  int64_t changelog_materialization_interval_ms = -1;  // -1 = the spec's (default 10000)
   std::string savepoint_dir;
   int64_t interval_ms = -1;
   std::string mode;

@@ -11,6 +11,7 @@
 #include "ckpt/engine/checkpoint/checkpoint_options.h"
 #include "ckpt/engine/checkpoint/operator_snapshot.h"
 #include "ckpt/engine/record.h"
+#include "ckpt/engine/state/keyed_handle_files.h"
 #include "ckpt/engine/state/keyed_restore_source.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
@@ -69,17 +70,8 @@ class StateBackendTest : public ::testing::Test {
       for (const auto& f : st->files) *md.add_files() = f;
       pb::SubtaskState sub = st->subtask;
       for (pb::KeyedStateHandle& h : *sub.mutable_keyed_state()) {
-        if (h.has_key_groups()) {
-          h.mutable_key_groups()->set_file_index(h.key_groups().file_index() + base);
-        }
-        if (h.has_rocksdb()) {
-          for (auto& f : *h.mutable_rocksdb()->mutable_sst_files()) {
-            f.set_file_index(f.file_index() + base);
-          }
-          for (auto& f : *h.mutable_rocksdb()->mutable_meta_files()) {
-            f.set_file_index(f.file_index() + base);
-          }
-        }
+        EXPECT_OK(RebaseKeyedHandleFiles(
+            &h, [base](uint32_t index) -> base::Result<uint32_t> { return index + base; }));
       }
       *os->add_subtasks() = std::move(sub);
     }
@@ -225,7 +217,24 @@ struct RocksDbIncrementalBackend {
   }
 };
 
-using Backends = ::testing::Types<HeapBackend, RocksDbFullBackend, RocksDbIncrementalBackend>;
+// The changelog backend over heap and over RocksDB (its snapshots here are materializations).
+struct ChangelogHeapBackend {
+  static StateBackendConfig Config(const std::string&) {
+    StateBackendConfig c;
+    c.changelog = true;
+    return c;
+  }
+};
+struct ChangelogRocksDbBackend {
+  static StateBackendConfig Config(const std::string& local) {
+    StateBackendConfig c = RocksDbIncrementalBackend::Config(local);
+    c.changelog = true;
+    return c;
+  }
+};
+
+using Backends = ::testing::Types<HeapBackend, RocksDbFullBackend, RocksDbIncrementalBackend,
+                                  ChangelogHeapBackend, ChangelogRocksDbBackend>;
 TYPED_TEST_SUITE(StateBackendTest, Backends);
 
 TYPED_TEST(StateBackendTest, ValueStateIsPerKeyAndNamespace) {

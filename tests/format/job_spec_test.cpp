@@ -156,5 +156,28 @@ TEST(JobSpecTest, ReadsFileAndReportsMissing) {
   ASSERT_STATUS(ReadJobSpecFile(fs, dir.Sub("missing.json")), kNotFound, "");
 }
 
+TEST(JobSpecTest, StateBackendFieldsParseAndBadValuesAreNamed) {
+  ASSERT_OK_AND_ASSIGN(
+      pb::JobSpec spec,
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                       "state_backend":"rocksdb","incremental":true,"changelog":true,
+                       "stateLocalDir":"/var/tmp/x","changelog_materialization_interval_ms":500})",
+                   kPath));
+  EXPECT_EQ(spec.state_backend(), "rocksdb");
+  EXPECT_TRUE(spec.incremental());
+  EXPECT_TRUE(spec.changelog());
+  EXPECT_EQ(spec.state_local_dir(), "/var/tmp/x");
+  EXPECT_EQ(spec.changelog_materialization_interval_ms(), 500u);
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                                 "state_backend":"rocks"})", kPath),
+                kInvalidArgument, "state_backend: unknown state backend 'rocks'");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                                 "state_backend":"heap","incremental":true})", kPath),
+                kInvalidArgument, "incremental");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+                                 "changelog":"on"})", kPath),
+                kInvalidArgument, "changelog");
+}
+
 }  // namespace
 }  // namespace ckpt::format

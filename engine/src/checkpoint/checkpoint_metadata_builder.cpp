@@ -5,6 +5,7 @@
 #include <map>
 #include <string>
 
+#include "ckpt/engine/state/keyed_handle_files.h"
 #include "ckpt/format/metadata_codec.h"
 
 namespace ckpt::engine::checkpoint_internal {
@@ -164,6 +165,7 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
             f.set_file_index(fi);
           }
         }
+        if (k.has_changelog()) CKPT_RETURN_IF_ERROR(RebaseKeyedHandleFiles(&k, rebase));
       }
       for (auto& h : *ss->mutable_operator_state()) {
         CKPT_ASSIGN_OR_RETURN(uint32_t fi, rebase(h.file_index()));

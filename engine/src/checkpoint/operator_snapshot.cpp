@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/engine/state/keyed_handle_files.h"
 #include "ckpt/engine/state/snapshot_async_part.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/format/records.h"
@@ -134,6 +135,9 @@ base::Result<OperatorSubtaskState> WriteOperatorSnapshot(base::Fs& fs,
       } else if (h.has_rocksdb()) {
         for (auto& f : *h.mutable_rocksdb()->mutable_sst_files()) f.set_file_index(f.file_index() + base);
         for (auto& f : *h.mutable_rocksdb()->mutable_meta_files()) f.set_file_index(f.file_index() + base);
+      } else if (h.has_changelog()) {
+        CKPT_RETURN_IF_ERROR(RebaseKeyedHandleFiles(
+            &h, [base](uint32_t i) -> base::Result<uint32_t> { return i + base; }));
       }
       *out.subtask.add_keyed_state() = std::move(h);
     }

@@ -149,6 +149,8 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   if (options.retention) cp->set_retention(*options.retention);
   if (options.max_restart_attempts) spec.mutable_restart()->set_max_attempts(*options.max_restart_attempts);
   if (options.restart_delay_ms) spec.mutable_restart()->set_delay_ms(*options.restart_delay_ms);
+  // The spec's backend fields, then the flags that override them.
+  CKPT_ASSIGN_OR_RETURN(impl->state_backend_, StateBackendConfigFromSpec(spec));
   if (options.state_backend) {
     CKPT_ASSIGN_OR_RETURN(impl->state_backend_.kind,
                           ParseStateBackendKind(*options.state_backend, "--state-backend"));
@@ -156,13 +158,14 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   if (options.incremental) impl->state_backend_.incremental = *options.incremental;
   if (options.changelog) impl->state_backend_.changelog = *options.changelog;
   if (options.state_local_dir) impl->state_backend_.local_dir = *options.state_local_dir;
-  if (impl->state_backend_.changelog) {
-    return base::Status::Unimplemented(
-        "--changelog on: the changelog state backend is not implemented by this engine yet");
+  if (options.changelog_materialization_interval_ms) {
+    impl->state_backend_.materialization_interval_ms =
+        *options.changelog_materialization_interval_ms;
   }
   if (impl->state_backend_.incremental && impl->state_backend_.kind != StateBackendKind::kRocksDb) {
     return base::Status::InvalidArgument(
-        "--incremental true: incremental checkpoints need --state-backend rocksdb");
+        "incremental checkpoints (--incremental true or the spec's \"incremental\") need the "
+        "rocksdb state backend (--state-backend rocksdb or \"state_backend\": \"rocksdb\")");
   }
   CKPT_RETURN_IF_ERROR(format::ValidateJobSpec(spec, "job spec"));
   CKPT_ASSIGN_OR_RETURN(impl->graph_, format::BuildJobGraph(spec));

@@ -93,6 +93,9 @@ struct BackendCore {
   pb::TypeDescriptor timer_ns_type;
   bool timer_ns_type_set = false;
   int64_t watermark = INT64_MIN;
+  // Called after every timer change (registered, deleted, or removed because it fired) when set
+  // (the changelog backend logs timer changes).
+  std::function<void(bool event_time, const TimerEntry& timer, bool added)> timer_observer;
 
   void UpdateHash() { hash = CombineHash(key_hash, ns_hash); }
   // Mixes the namespace hash in so (key, ns) pairs spread even when keys repeat across windows.
@@ -135,6 +138,8 @@ struct FrozenKeyedState {
 // Freezes every state and the timers of `core` (copy-on-write references only; a backend that
 // keeps its states elsewhere freezes just its timers: its heap tables are empty).
 std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& core);
+// The declared states of `core` as a snapshot records them (what Freeze puts in `states`).
+std::vector<pb::StateDescriptor> DescribeStates(const BackendCore& core);
 
 // The heap backend's KeyedStateSnapshot over a FrozenKeyedState.
 class HeapKeyedStateSnapshot : public KeyedStateSnapshot {

@@ -24,7 +24,7 @@ using state_internal::FrozenKeyedState;
 
 KeyedStateBackend::KeyedStateBackend(uint32_t max_parallelism, format::KeyGroupRange key_groups,
                                      std::string owner)
-    : core_(std::make_unique<BackendCore>()) {
+    : core_(std::make_shared<BackendCore>()) {
   core_->max_parallelism = max_parallelism;
   core_->range = key_groups;
   core_->owner = std::move(owner);
@@ -34,8 +34,11 @@ KeyedStateBackend::KeyedStateBackend(uint32_t max_parallelism, format::KeyGroupR
   // same states in the same order (a record's state_index must mean the same on all subtasks).
   core_->TimerStateId(true).status().IgnoreError();
   core_->TimerStateId(false).status().IgnoreError();
-  timers_ = std::make_unique<TimerService>(core_.get());
+  timers_ = std::make_shared<TimerService>(core_.get());
 }
+
+KeyedStateBackend::KeyedStateBackend(KeyedStateBackend& inner)
+    : core_(inner.core_), timers_(inner.timers_) {}
 
 KeyedStateBackend::~KeyedStateBackend() = default;
 
@@ -50,6 +53,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> KeyedStateBackend::SnapshotSync
 }
 
 base::Status KeyedStateBackend::Restore(const KeyedRestoreSource& source) {
+  if (HasChangelogHandles(source)) return RestoreWithChangelog(source);
   CKPT_ASSIGN_OR_RETURN(std::vector<int64_t> local_of,
                         state_internal::DeclareSnapshotStates(this, source));
   for (const pb::SubtaskState& st : source.operator_state->subtasks()) {

@@ -127,17 +127,10 @@ base::Status HeapKeyedStateSnapshot::ForEachRecord(
 
 namespace state_internal {
 
-std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
-  auto frozen = std::make_unique<FrozenKeyedState>();
-  frozen->max_parallelism = c.max_parallelism;
-  frozen->range = c.range;
-  const size_t n = c.states.size();
-  frozen->states.reserve(n);
-  frozen->values.resize(n);
-  frozen->maps.resize(n);
-  frozen->timers.resize(n);
-  const pb::TypeDescriptor fallback_key = format::types::Bytes();
-  // Namespace type of timers (documented in timer_service.h).
+namespace {
+
+// The timers' namespace type (documented in timer_service.h).
+pb::TypeDescriptor TimerNamespaceType(const BackendCore& c) {
   pb::TypeDescriptor timer_ns = format::types::Void();
   if (c.timer_ns_type_set) {
     timer_ns = c.timer_ns_type;
@@ -162,14 +155,43 @@ std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
       }
     }
   }
+  return timer_ns;
+}
+
+// A declared state as snapshots record it: key type filled in, timers' namespace type set.
+pb::StateDescriptor Described(const BackendCore& c, const pb::StateDescriptor& declared,
+                              const pb::TypeDescriptor& timer_ns) {
+  pb::StateDescriptor d = declared;
+  if (d.key_type().kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
+    *d.mutable_key_type() = c.key_type_known ? c.key_type : format::types::Bytes();
+  }
+  if (d.kind() == pb::STATE_TIMERS) *d.mutable_namespace_type() = timer_ns;
+  return d;
+}
+
+}  // namespace
+
+std::vector<pb::StateDescriptor> DescribeStates(const BackendCore& c) {
+  const pb::TypeDescriptor timer_ns = TimerNamespaceType(c);
+  std::vector<pb::StateDescriptor> out;
+  out.reserve(c.states.size());
+  for (const auto& s : c.states) out.push_back(Described(c, s.descriptor, timer_ns));
+  return out;
+}
+
+std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
+  auto frozen = std::make_unique<FrozenKeyedState>();
+  frozen->max_parallelism = c.max_parallelism;
+  frozen->range = c.range;
+  const size_t n = c.states.size();
+  frozen->states.reserve(n);
+  frozen->values.resize(n);
+  frozen->maps.resize(n);
+  frozen->timers.resize(n);
+  const pb::TypeDescriptor timer_ns = TimerNamespaceType(c);
   for (size_t i = 0; i < n; ++i) {
     state_internal::KeyedStateInfo& s = c.states[i];
-    pb::StateDescriptor d = s.descriptor;
-    if (d.key_type().kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
-      *d.mutable_key_type() = c.key_type_known ? c.key_type : fallback_key;
-    }
-    if (d.kind() == pb::STATE_TIMERS) *d.mutable_namespace_type() = timer_ns;
-    frozen->states.push_back(std::move(d));
+    frozen->states.push_back(Described(c, s.descriptor, timer_ns));
     if (s.timers != nullptr) {
       s.timers->exclusive = false;
       frozen->timers[i] = s.timers->table;

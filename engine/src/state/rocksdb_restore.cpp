@@ -119,6 +119,7 @@ base::Status CopyOwned(RocksDbInstance& from, RocksDbInstance& to, format::KeyGr
 }  // namespace
 
 base::Status RocksDbKeyedStateBackend::Restore(const KeyedRestoreSource& source) {
+  if (HasChangelogHandles(source)) return RestoreWithChangelog(source);
   CKPT_ASSIGN_OR_RETURN(std::vector<int64_t> local_of,
                         state_internal::DeclareSnapshotStates(this, source));
   const format::KeyGroupRange mine = key_group_range();

@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "ckpt/engine/state/changelog_keyed_state_backend.h"
 #include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/rocksdb_keyed_state_backend.h"
 
@@ -15,6 +16,21 @@ base::Result<StateBackendKind> ParseStateBackendKind(std::string_view name,
   if (name == "rocksdb") return StateBackendKind::kRocksDb;
   return base::Status::InvalidArgument(std::string(where) + ": unknown state backend '" +
                                        std::string(name) + "' (expected heap or rocksdb)");
+}
+
+base::Result<StateBackendConfig> StateBackendConfigFromSpec(const pb::JobSpec& spec) {
+  StateBackendConfig c;
+  if (!spec.state_backend().empty()) {
+    CKPT_ASSIGN_OR_RETURN(c.kind, ParseStateBackendKind(spec.state_backend(),
+                                                        "job spec: state_backend"));
+  }
+  c.incremental = spec.incremental();
+  c.changelog = spec.changelog();
+  c.local_dir = spec.state_local_dir();
+  if (spec.changelog_materialization_interval_ms() != 0) {
+    c.materialization_interval_ms = spec.changelog_materialization_interval_ms();
+  }
+  return c;
 }
 
 std::string_view StateBackendKindName(StateBackendKind kind) {
@@ -31,8 +47,16 @@ base::Result<std::unique_ptr<KeyedStateBackend>> CreateKeyedStateBackend(
     const StateBackendConfig& config, uint32_t max_parallelism, format::KeyGroupRange key_groups,
     std::string owner, const std::string& operator_id_hex, uint32_t subtask_index) {
   if (config.changelog) {
-    return base::Status::Unimplemented(
-        "state backend: the changelog backend (changelog: true) is not implemented yet");
+    StateBackendConfig plain = config;
+    plain.changelog = false;
+    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<KeyedStateBackend> inner,
+                          CreateKeyedStateBackend(plain, max_parallelism, key_groups,
+                                                  std::move(owner), operator_id_hex,
+                                                  subtask_index));
+    ChangelogBackendOptions o;
+    o.materialization_interval_ms = config.materialization_interval_ms;
+    return std::unique_ptr<KeyedStateBackend>(
+        std::make_unique<ChangelogKeyedStateBackend>(std::move(inner), o));
   }
   switch (config.kind) {
     case StateBackendKind::kHeap:

@@ -31,6 +31,7 @@ base::Status Register(BackendCore* c, bool event_time, int64_t timestamp) {
   const TimerSet& current = *(event_time ? c->event_timers : c->processing_timers).table;
   TimerEntry t = CurrentTimer(*c, timestamp);
   if (current.count(t) != 0) return base::Status::OK();  // deduplicated, no copy-on-write
+  if (c->timer_observer) c->timer_observer(event_time, t, true);
   c->WriteTimers(event_time)->insert(std::move(t));
   return base::Status::OK();
 }
@@ -42,8 +43,10 @@ base::Status Delete(BackendCore* c, bool event_time, int64_t timestamp) {
   probe.timestamp = timestamp;
   probe.key = c->current_encoded_key;
   probe.ns = c->current_ns;
+  probe.key_group = c->current_key_group;
   if (current.count(probe) == 0) return base::Status::OK();
   c->WriteTimers(event_time)->erase(probe);
+  if (c->timer_observer) c->timer_observer(event_time, probe, false);
   return base::Status::OK();
 }
 
@@ -53,6 +56,7 @@ base::Status Fire(BackendCore* c, bool event_time, int64_t up_to,
   while (!slot.table->empty() && slot.table->begin()->timestamp <= up_to) {
     TimerSet* set = c->WriteTimers(event_time);
     TimerEntry t = std::move(set->extract(set->begin()).value());
+    if (c->timer_observer) c->timer_observer(event_time, t, false);
     // Make the timer's key and namespace current, as the runtime does for records.
     c->current_key = std::move(t.key_value);
     c->current_encoded_key = std::move(t.key);

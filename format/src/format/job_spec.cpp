@@ -208,6 +208,15 @@ base::Status ValidateJobSpec(const pb::JobSpec& spec, const std::string& path) {
       !pb::CheckpointingMode_IsValid(spec.checkpointing().mode())) {
     return Invalid(path, "checkpointing.mode: unknown value");
   }
+  if (!spec.state_backend().empty() && spec.state_backend() != "heap" &&
+      spec.state_backend() != "rocksdb") {
+    return Invalid(path, "state_backend: unknown state backend '" + spec.state_backend() +
+                             "' (expected heap or rocksdb)");
+  }
+  if (spec.incremental() && spec.state_backend() == "heap") {
+    return Invalid(path, "incremental: incremental checkpoints need \"state_backend\": "
+                         "\"rocksdb\" (the heap backend takes full snapshots only)");
+  }
   CKPT_RETURN_IF_ERROR(CheckOperators(spec, path));
   CKPT_RETURN_IF_ERROR(CheckEdges(spec, path));
   return CheckAcyclic(spec, path);

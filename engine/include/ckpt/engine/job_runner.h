@@ -39,12 +39,14 @@ struct JobRunnerOptions {
   std::optional<pb::RetentionPolicy> retention;
   std::optional<uint32_t> max_restart_attempts;
   std::optional<uint64_t> restart_delay_ms;
-  // Keyed state backend overrides (--state-backend heap|rocksdb, --incremental, --changelog,
-  // --state-local-dir); defaults in state_backend_config.h.
+  // Keyed state backend overrides of the spec's fields (--state-backend heap|rocksdb,
+  // --incremental, --changelog, --state-local-dir); defaults in state_backend_config.h.
   std::optional<std::string> state_backend;
   std::optional<bool> incremental;
   std::optional<bool> changelog;
   std::optional<std::string> state_local_dir;
+  // --changelog-materialization-interval MS.
+  std::optional<uint64_t> changelog_materialization_interval_ms;
   // Restore from this checkpoint/savepoint directory or `_metadata` (-s). Default: none.
   std::string restore_path;
   // -n / --allow-non-restored-state. Default: false.

@@ -5,8 +5,9 @@
 // the heap by every backend (Flink's HEAP timer service) and snapshotted as two STATE_TIMERS
 // states in the canonical format.
 //
-// Implementations: HeapKeyedStateBackend (heap_keyed_state_backend.h) and RocksDbKeyedStateBackend
-// (rocksdb_keyed_state_backend.h); CreateKeyedStateBackend (state_backend_config.h) picks one.
+// Implementations: HeapKeyedStateBackend (heap_keyed_state_backend.h), RocksDbKeyedStateBackend
+// (rocksdb_keyed_state_backend.h) and ChangelogKeyedStateBackend, which wraps either
+// (changelog_keyed_state_backend.h); CreateKeyedStateBackend (state_backend_config.h) picks one.
 // Each backend owns its snapshot strategy (SnapshotSync: the sync phase, returning the async part)
 // and its restore (Restore).
 //
@@ -139,15 +140,26 @@ class KeyedStateBackend {
   virtual base::Status RestoreStateRecord(uint32_t id, uint32_t key_group,
                                           const format::KeyedRecord& record) = 0;
 
+  // A backend that decorates `inner` (the changelog backend): it shares inner's key context,
+  // declarations and timers, so both see the same current key and state ids.
+  explicit KeyedStateBackend(KeyedStateBackend& inner);
+
   // Key context, declarations and timers, shared by every implementation.
   state_internal::BackendCore* core() const { return core_.get(); }
 
+  // Restore of a snapshot with changelog handles (seed 004), by a backend without changelog
+  // (changelog switched off across the restore) or by the changelog backend's inner one: Restore
+  // of the materialized handles, then replay of the log segments of the owned key groups.
+  static bool HasChangelogHandles(const KeyedRestoreSource& source);
+  base::Status RestoreWithChangelog(const KeyedRestoreSource& source);
+
  private:
   friend class TimerService;
+  friend class ChangelogKeyedStateBackend;
   base::Result<state_internal::InternalKeyedState*> Internal(uint32_t id);
 
-  std::unique_ptr<state_internal::BackendCore> core_;
-  std::unique_ptr<TimerService> timers_;
+  std::shared_ptr<state_internal::BackendCore> core_;
+  std::shared_ptr<TimerService> timers_;
   std::vector<std::unique_ptr<state_internal::InternalKeyedState>> internals_;  // by state id
 };
 

@@ -11,6 +11,7 @@
 
 #include "ckpt/base/result.h"
 #include "ckpt/format/key_groups.h"
+#include "ckpt/format/proto.h"
 
 namespace ckpt::engine {
 
@@ -25,13 +26,21 @@ struct StateBackendConfig {
   // earlier ones in the job's shared/ directory. Default: false (every checkpoint is full).
   // Savepoints are never incremental.
   bool incremental = false;
-  // The changelog backend (seed 004) wrapping the chosen one. Default: false. Not implemented
-  // yet: CreateKeyedStateBackend refuses it (Unimplemented).
+  // The changelog backend (seed 004, changelog_keyed_state_backend.h) wrapping the chosen one.
+  // Default: false.
   bool changelog = false;
+  // Changelog only: minimum time between two materializations of the wrapped backend (checked
+  // at each checkpoint; the first checkpoint always materializes). Default: 10000.
+  uint64_t materialization_interval_ms = 10000;
   // RocksDB only: local working directory for the instances (one subdirectory per operator
   // subtask, removed when the backend is destroyed). Default: "" = <system temp>/ckpt-engine-rocksdb.
   std::string local_dir;
 };
+
+// The backend fields of a parsed job spec (state_backend, incremental, changelog,
+// state_local_dir, changelog_materialization_interval_ms), defaults for the absent ones.
+// InvalidArgument naming the field for an unknown state_backend.
+base::Result<StateBackendConfig> StateBackendConfigFromSpec(const pb::JobSpec& spec);
 
 // "heap" or "rocksdb" (case-sensitive). InvalidArgument naming `where` and the accepted values.
 base::Result<StateBackendKind> ParseStateBackendKind(std::string_view name, std::string_view where);
@@ -39,8 +48,8 @@ std::string_view StateBackendKindName(StateBackendKind kind);
 
 // Creates the keyed backend of one operator subtask. `owner` (e.g. "keyed-sum (2/4)") is used in
 // error messages and, with `operator_id_hex`, names the RocksDB working directory.
-// InvalidArgument for an incremental heap backend; Unimplemented for changelog; IOError if the
-// RocksDB instance cannot be opened.
+// InvalidArgument for an incremental heap backend; IOError if the RocksDB instance cannot be
+// opened.
 base::Result<std::unique_ptr<KeyedStateBackend>> CreateKeyedStateBackend(
     const StateBackendConfig& config, uint32_t max_parallelism, format::KeyGroupRange key_groups,
     std::string owner, const std::string& operator_id_hex = "", uint32_t subtask_index = 0);
