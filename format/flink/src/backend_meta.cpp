@@ -142,13 +142,28 @@ size_t FindUtf(std::string_view bytes, size_t from, std::string_view anchor) {
   return bytes.find(needle, from);
 }
 
+base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
+                                         uint64_t base_offset);
+
 Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint64_t base_offset,
                      std::vector<StateMetaInfo>* states) {
-  const std::string& file = in.file();
   const uint64_t n_at = in.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
   if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
   for (int16_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, ReadOneState(in, r, bytes, base_offset));
+    states->push_back(std::move(st));
+  }
+  return Status::OK();
+}
+
+// One StateMetaInfoSnapshot (the current writer's layout): name, backend type, options,
+// serializer snapshots. `bytes` (starting at file offset `base_offset`) bounds the skip of a
+// serializer snapshot this reader does not understand.
+base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
+                                         uint64_t base_offset) {
+  const std::string& file = in.file();
+  {
     StateMetaInfo st;
     CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
     const uint64_t t_at = in.offset();
@@ -184,9 +199,8 @@ Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint6
       }
       CKPT_RETURN_IF_ERROR(in.Skip(next - here));
     }
-    states->push_back(std::move(st));
+    return st;
   }
-  return Status::OK();
 }
 
 }  // namespace
@@ -221,6 +235,12 @@ const SerializerSnapshot* StateMetaInfo::Serializer(const std::string& key) cons
     if (k == key) return &v;
   }
   return nullptr;
+}
+
+base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
+                                              uint64_t base_offset) {
+  MetaReader r(in);
+  return ReadOneState(in, r, bytes, base_offset);
 }
 
 base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,

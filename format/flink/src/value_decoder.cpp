@@ -6,6 +6,8 @@
 // the non-null fields).
 #include "ckpt/flink/value_decoder.h"
 
+#include "ckpt/base/json_quote.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -46,27 +48,7 @@ K KindOf(const SerializerSnapshot& s) {
   return K::kUnknown;
 }
 
-void AppendString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          *out += buf;
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
+void AppendString(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
 
 void AppendDouble(double d, std::string* out) {
   if (!std::isfinite(d)) {

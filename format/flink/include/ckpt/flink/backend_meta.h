@@ -60,6 +60,15 @@ struct OperatorBackendMeta {
   bool compressed = false;  // v6: the state entries were written through Snappy
 };
 
+class DataInput;
+
+// One StateMetaInfoSnapshot at `in`'s cursor (current writer layout: name, backend type, options,
+// serializer snapshots), as a changelog METADATA change holds it. `bytes` is the whole buffer `in`
+// reads, starting at file offset `base_offset` (bounds the skip of an unknown serializer
+// snapshot).
+base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
+                                              uint64_t base_offset);
+
 base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
                                                           const std::string& file);
 
