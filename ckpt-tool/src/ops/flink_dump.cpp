@@ -31,9 +31,25 @@ using base::Status;
 using flink::SerializerSnapshot;
 using Tag = flink::KeyedHandle::Tag;
 
+// Why a serializer's bytes are shown as they are (only where a reason beyond "not built in" is
+// known).
+std::string OpaqueNote(const SerializerSnapshot* s) {
+  if (s == nullptr) return "";
+  if (s->class_name.find("kryo.Kryo") != std::string::npos) {
+    return "Kryo: the bytes depend on the job's Kryo registrations and classes (class ids, field "
+           "order), which the snapshot does not hold";
+  }
+  if (s->class_name.find("PojoSerializerSnapshot") != std::string::npos) {
+    return "Pojo with a field whose serializer is not built in";
+  }
+  return "";
+}
+
 std::string Opaque(const SerializerSnapshot* s, std::string_view bytes) {
   std::string cls = s == nullptr ? "unknown" : s->class_name;
-  return "{\"serializer\":\"" + cls + "\",\"bytes\":" + flink::HexJson(bytes) + "}";
+  const std::string note = OpaqueNote(s);
+  return "{\"serializer\":\"" + cls + "\"," + (note.empty() ? "" : "\"note\":\"" + note + "\",") +
+         "\"bytes\":" + flink::HexJson(bytes) + "}";
 }
 
 // Decodes exactly `bytes` as one value of `s`; otherwise the opaque form.
@@ -165,7 +181,10 @@ class FlinkDumper {
     // Pass 1: the meta information, for the key serializer.
     std::vector<flink::ChangelogStateMeta> metas;
     for (const auto& l : log) {
-      if (l.change.bytes.empty() || static_cast<uint8_t>(l.change.bytes[0]) != 9) continue;
+      if (l.change.bytes.empty() ||
+          static_cast<uint8_t>(l.change.bytes[0]) != static_cast<uint8_t>(flink::ChangeOp::kMetadata)) {
+        continue;
+      }
       CKPT_ASSIGN_OR_RETURN(flink::ChangelogStateMeta m, flink::ReadChangelogMetadata(l.change.bytes, l.where));
       metas.push_back(std::move(m));
     }
@@ -227,7 +246,7 @@ class FlinkDumper {
   Status Apply(Replay& r, const flink::StateChange& c, const std::string& where) {
     flink::DataInput in(c.bytes, where);
     CKPT_ASSIGN_OR_RETURN(uint8_t code, in.ReadU8());
-    if (code > 9) return in.Error(0, "unknown state change operation " + std::to_string(code));
+    if (code > 8) return in.Error(0, "unknown state change operation " + std::to_string(code));
     const auto op = static_cast<flink::ChangeOp>(code);
     if (op == flink::ChangeOp::kMetadata) {
       CKPT_ASSIGN_OR_RETURN(flink::ChangelogStateMeta m, flink::ReadChangelogMetadata(c.bytes, where));
@@ -291,18 +310,6 @@ class FlinkDumper {
           CKPT_RETURN_IF_ERROR(read_timer(&d));
           r.table.erase(IdOf(d));
           break;
-        case flink::ChangeOp::kRemoveFirstElement: {
-          // poll(): the queue's head, logged under the polled timer's key group (the timer
-          // service sets the timer's key before polling): the earliest timer of that group.
-          auto best = r.table.end();
-          for (auto e = r.table.begin(); e != r.table.end(); ++e) {
-            const DumpEntry& t = e->second;
-            if (t.state != st.name || t.key_group != d.key_group) continue;
-            if (best == r.table.end() || std::stoll(t.timestamp_json) < std::stoll(best->second.timestamp_json)) best = e;
-          }
-          if (best != r.table.end()) r.table.erase(best);
-          break;
-        }
         default:
           return in.Error(0, "operation " + std::string(flink::ChangeOpName(op)) + " on timer state '" + st.name + "'");
       }

@@ -21,7 +21,6 @@ std::string_view ChangeOpName(ChangeOp op) {
     case ChangeOp::kAddElement: return "ADD_ELEMENT";
     case ChangeOp::kAddOrUpdateElement: return "ADD_OR_UPDATE_ELEMENT";
     case ChangeOp::kRemoveElement: return "REMOVE_ELEMENT";
-    case ChangeOp::kRemoveFirstElement: return "REMOVE_FIRST_ELEMENT";
     case ChangeOp::kMetadata: return "METADATA";
   }
   return "UNKNOWN";

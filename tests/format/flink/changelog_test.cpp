@@ -92,7 +92,7 @@ std::string ValueStateMeta() {
 }
 
 TEST(FlinkChangelogTest, ReadsKeyValueMetadataWithItsDefaultValue) {
-  const std::string change = std::string(1, '\x09') + I32(6) + ValueStateMeta() + std::string(1, '\0') +
+  const std::string change = std::string(1, '\x08') + I32(6) + ValueStateMeta() + std::string(1, '\0') +
                              std::string(1, '\1') + I64(42) + I16(3) + std::string(1, '\0');
   ASSERT_OK_AND_ASSIGN(ChangelogStateMeta m, ReadChangelogMetadata(change, "dstl/f"));
   EXPECT_EQ(m.info.name, "count");
@@ -105,14 +105,14 @@ TEST(FlinkChangelogTest, ReadsKeyValueMetadataWithItsDefaultValue) {
 TEST(FlinkChangelogTest, TimerMetadataHasNoDefaultOrTtl) {
   const std::string meta = Utf("_timer_state/event_t") + I32(3) + I32(0) + I32(1) + Utf("VALUE_SERIALIZER") +
                            Simple(kLong);
-  const std::string change = std::string(1, '\x09') + I32(6) + meta + I16(1) + std::string(1, '\3');
+  const std::string change = std::string(1, '\x08') + I32(6) + meta + I16(1) + std::string(1, '\3');
   ASSERT_OK_AND_ASSIGN(ChangelogStateMeta m, ReadChangelogMetadata(change, "dstl/f"));
   EXPECT_EQ(m.info.backend_type, StateMetaInfo::BackendType::kPriorityQueue);
   EXPECT_EQ(m.state_id, 1);
 }
 
 TEST(FlinkChangelogTest, MetadataWithTheWrongTypeOrTrailingBytesIsCorruption) {
-  const std::string body = std::string(1, '\x09') + I32(6) + ValueStateMeta() + std::string(2, '\0') + I16(3);
+  const std::string body = std::string(1, '\x08') + I32(6) + ValueStateMeta() + std::string(2, '\0') + I16(3);
   auto r = ReadChangelogMetadata(body + std::string(1, '\3'), "dstl/f");
   ASSERT_FALSE(r.ok());
   EXPECT_NE(r.status().message().find("backend state type 3"), std::string::npos) << r.status().message();

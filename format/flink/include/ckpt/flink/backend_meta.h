@@ -25,6 +25,11 @@ struct SerializerSnapshot {
   std::vector<SerializerSnapshot> nested;
   bool decoded = true;
   int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
+  // Pojo (PojoSerializerSnapshot): the field names, one per `nested` entry, in serialization
+  // order; `outer` is the Pojo class. `pojo_subclasses`: registered or seen subclasses (their
+  // instances are serialized by other serializers).
+  std::vector<std::string> field_names = {};
+  int32_t pojo_subclasses = 0;
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;

@@ -4,7 +4,7 @@
 // byte (1 = the rest is Snappy-framed) and then change sets back to back; a changelog handle
 // names a change set by its offset in the uncompressed stream after that byte. A change set is
 // i32 n groups, then per group i32 n changes, i32 key group (-1 = metadata), and n times
-// (i32 length, bytes). A change is u8 operation, then for METADATA (9) i32 meta-info version,
+// (i32 length, bytes). A change is u8 operation, then for METADATA (8) i32 meta-info version,
 // a StateMetaInfoSnapshot, [key/value state: bool TTL + Java-serialized StateTtlConfig,
 // bool default + the default value], i16 state id, u8 backend state type; for the others i16
 // state id, then the scope (key, namespace; none for priority queues) and the operation's data.
@@ -22,7 +22,9 @@
 
 namespace ckpt::flink {
 
-// StateChangeOperation codes.
+// StateChangeOperation codes as the released changelog backend writes them (Flink 1.15+; the
+// harness's 1.20 and 2.x files carry METADATA as 8). A timer poll is logged as REMOVE_ELEMENT of
+// the polled timer.
 enum class ChangeOp : uint8_t {
   kClear = 0,
   kSet = 1,
@@ -32,8 +34,7 @@ enum class ChangeOp : uint8_t {
   kAddElement = 5,
   kAddOrUpdateElement = 6,
   kRemoveElement = 7,
-  kRemoveFirstElement = 8,
-  kMetadata = 9,
+  kMetadata = 8,
 };
 
 // The name of an operation ("SET", "ADD_ELEMENT", ...).
@@ -53,7 +54,7 @@ struct ChangelogStateMeta {
   bool has_default = false;      // a default value was logged
 };
 
-// Decodes a METADATA change (`change` starts with the operation byte 9). `where` names it in
+// Decodes a METADATA change (`change` starts with the operation byte 8). `where` names it in
 // errors. Unimplemented if a default value is present whose serializer this reader cannot
 // decode (its length is then unknown).
 base::Result<ChangelogStateMeta> ReadChangelogMetadata(std::string_view change, const std::string& where);
