@@ -149,9 +149,14 @@ class FlinkDumper {
       }
     }
     capture_ = nullptr;
-    auto base_meta = ReadKeyedMeta(fs_, md_, h);
-    std::optional<flink::KeyedBackendMeta> base;
-    if (base_meta.ok()) base = std::move(base_meta).value();
+    std::optional<flink::KeyedBackendMeta> base;  // the materialized part's meta information
+    for (const auto& m : h.materialized) {
+      auto meta = ReadKeyedMeta(fs_, md_, m);
+      if (meta.ok()) {
+        base = std::move(meta).value();
+        break;
+      }
+    }
     // Every change of the log tail, in order: change sets in handle order, each in file order.
     struct Located {
       flink::StateChange change;
