@@ -70,12 +70,14 @@ TEST(FlinkPojoTest, ValuesDecodeAsObjectsWithNullFields) {
   EXPECT_EQ(json, "{\"count\":42,\"ok\":null}");
   EXPECT_EQ(in.remaining(), 1u);  // the next value's byte is left alone
 
-  DataInput null_in(std::string(1, '\1'), "value");
+  const std::string null_value(1, '\1');
+  DataInput null_in(null_value, "value");
   json.clear();
   ASSERT_OK(DecodeValueJson(vs, null_in, &json));
   EXPECT_EQ(json, "null");
 
-  DataInput sub(std::string(1, '\4') + Utf("com.example.Special"), "value");
+  const std::string subclass_value = std::string(1, '\4') + Utf("com.example.Special");
+  DataInput sub(subclass_value, "value");
   json.clear();
   const base::Status st2 = DecodeValueJson(vs, sub, &json);
   EXPECT_FALSE(st2.ok());
