@@ -2,32 +2,12 @@
 #include <cinttypes>
 #include <cstdio>
 
+#include "ckpt/base/json_quote.h"
 #include "render.h"
 
 namespace ckpt::cli {
 
-void AppendJsonQuoted(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (char ch : s) {
-    const auto c = static_cast<unsigned char>(ch);
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          *out += buf;
-        } else {
-          out->push_back(ch);
-        }
-    }
-  }
-  out->push_back('"');
-}
+void AppendJsonQuoted(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
 
 std::string JsonQuoted(std::string_view s) {
   std::string out;

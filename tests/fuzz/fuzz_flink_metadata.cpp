@@ -1,12 +1,14 @@
 // libFuzzer target for ckpt::flink: ParseFlinkMetadata (the Apache Flink `_metadata` reader,
 // including the Java-serialized CheckpointProperties trailer) over arbitrary bytes, both raw and
 // behind a valid Flink header so the fuzzer reaches the body. Any crash, sanitizer report, or
-// an accepted relative handle that escapes the snapshot directory is a bug.
+// an accepted relative handle that escapes the snapshot directory is a bug. The changelog (DSTL)
+// change-set and METADATA readers run over the same bytes.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
 
+#include "ckpt/flink/changelog.h"
 #include "ckpt/flink/metadata_reader.h"
 
 namespace {
@@ -39,11 +41,24 @@ void Check(std::string_view bytes) {
   }
 }
 
+// The changelog (DSTL) readers: a change set at an offset chosen by the first byte, and the
+// bytes as a METADATA change. Errors must name the file.
+void CheckChangelog(std::string_view bytes) {
+  const int64_t offset = bytes.empty() ? 0 : static_cast<uint8_t>(bytes[0]) % 16;
+  auto set = ReadChangeSet(bytes, offset, "fuzz/dstl");
+  if (!set.ok() && set.status().message().find("fuzz/dstl") == std::string::npos) std::abort();
+  std::string meta("\x08", 1);
+  meta.append(bytes.substr(bytes.empty() ? 0 : 1));
+  auto m = ReadChangelogMetadata(meta, "fuzz/dstl");
+  if (!m.ok() && m.status().message().find("fuzz/dstl") == std::string::npos) std::abort();
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
   Check(bytes);
+  CheckChangelog(bytes);
   // Behind a valid header: magic, a version chosen by the first input byte (2..7).
   if (size > 0) {
     std::string image("\x49\x60\x67\x2D\x00\x00\x00", 7);

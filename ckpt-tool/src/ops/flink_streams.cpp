@@ -2,12 +2,64 @@
 #include "flink_streams.h"
 
 #include <algorithm>
+#include <map>
+#include <set>
 
+#include "ckpt/flink/changelog.h"
 #include "ckpt/flink/metadata_reader.h"
 
 namespace ckpt::ops::internal {
 
 using base::Status;
+
+namespace {
+
+// A changelog handle without materialized state: the states its log registers (METADATA
+// changes, first registration of each name wins) and, as the key serializer, the one nested in a
+// timer state's TimerSerializer (the backend's own); empty if the log has no timer state.
+base::Result<flink::KeyedBackendMeta> LoggedMeta(base::Fs& fs, const flink::Metadata& md,
+                                                 const flink::KeyedHandle& h) {
+  flink::KeyedBackendMeta meta;
+  meta.version = 6;
+  std::set<std::string> seen;
+  auto take = [&](const flink::StateChange& c, const std::string& where) -> Status {
+    if (c.key_group != -1 || c.bytes.empty() ||
+        static_cast<uint8_t>(c.bytes[0]) != static_cast<uint8_t>(flink::ChangeOp::kMetadata)) {
+      return Status::OK();
+    }
+    CKPT_ASSIGN_OR_RETURN(flink::ChangelogStateMeta m, flink::ReadChangelogMetadata(c.bytes, where));
+    if (seen.insert(m.info.name).second) meta.states.push_back(std::move(m.info));
+    return Status::OK();
+  };
+  std::map<std::string, std::string> files;
+  for (const auto& inc : h.non_materialized) {
+    for (const auto& c : inc.changes) CKPT_RETURN_IF_ERROR(take(c, md.path + " (in-memory changelog increment)"));
+    for (const auto& [offset, handle] : inc.handles_and_offsets) {
+      const std::string name = StreamName(md, handle);
+      auto it = files.find(name);
+      if (it == files.end()) {
+        CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs, md, handle));
+        it = files.emplace(name, std::move(bytes)).first;
+      }
+      CKPT_ASSIGN_OR_RETURN(std::vector<flink::StateChange> changes, flink::ReadChangeSet(it->second, offset, name));
+      for (const auto& c : changes) CKPT_RETURN_IF_ERROR(take(c, name));
+    }
+  }
+  if (meta.states.empty()) {
+    return Status::NotFound("changelog handle without materialized state or logged state meta information");
+  }
+  for (const auto& st : meta.states) {
+    const flink::SerializerSnapshot* vs = st.Serializer("VALUE_SERIALIZER");
+    if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue && vs != nullptr &&
+        vs->nested.size() == 2) {
+      meta.key_serializer = vs->nested[0];
+      break;
+    }
+  }
+  return meta;
+}
+
+}  // namespace
 
 std::string StreamName(const flink::Metadata& md, const flink::StreamHandle& h) {
   if (h.type == flink::StreamHandle::Type::kByteStream) {
@@ -75,7 +127,7 @@ base::Result<flink::KeyedBackendMeta> ReadKeyedMeta(base::Fs& fs, const flink::M
         auto meta = ReadKeyedMeta(fs, md, m);
         if (meta.ok() || !meta.status().IsNotFound()) return meta;
       }
-      return Status::NotFound("changelog handle without materialized state");
+      return LoggedMeta(fs, md, h);
     default:
       return Status::NotFound("keyed handle without meta information");
   }

@@ -23,7 +23,8 @@ std::string StreamName(const flink::Metadata& md, const flink::StreamHandle& h);
 
 // The keyed backend meta information of `h`: the head of a key-group stream (tags 3/7/12), the
 // meta handle of a RocksDB handle (5/11), or that of a changelog handle's first materialized
-// handle. NotFound if `h` has none.
+// handle (without one: the states its log registers, the key serializer from its timer
+// states). NotFound if `h` has none.
 base::Result<flink::KeyedBackendMeta> ReadKeyedMeta(base::Fs& fs, const flink::Metadata& md,
                                                     const flink::KeyedHandle& h);
 

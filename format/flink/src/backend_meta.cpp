@@ -63,9 +63,11 @@ Outer CompositeOuter(const std::string& c) {
   return Outer::kUnknown;
 }
 
+constexpr int64_t kOptionalMapHeader = 0x4f2c69a3d70LL;  // LinkedOptionalMapSerializer.HEADER
+
 class MetaReader {
  public:
-  explicit MetaReader(DataInput& in) : in_(in) {}
+  explicit MetaReader(DataInput& in, int depth = 0) : in_(in), depth_(depth) {}
 
   // TypeSerializerSnapshotSerializationUtil.readSerializerSnapshot: proxy version, then the
   // versioned snapshot. `limit` bounds how far an unknown snapshot may be skipped.
@@ -85,6 +87,11 @@ class MetaReader {
     CKPT_ASSIGN_OR_RETURN(s.class_name, in_.ReadUtf());
     CKPT_ASSIGN_OR_RETURN(s.version, in_.ReadI32());
     if (IsEmptySnapshot(s.class_name)) {
+      --depth_;
+      return s;
+    }
+    if (EndsWith(s.class_name, "runtime.PojoSerializerSnapshot")) {
+      CKPT_RETURN_IF_ERROR(Pojo(&s));
       --depth_;
       return s;
     }
@@ -108,6 +115,50 @@ class MetaReader {
     s.decoded = false;
     --depth_;
     return s;
+  }
+
+  // PojoSerializerSnapshotData: utf Pojo class, then three LinkedOptionalMaps (fields, registered
+  // subclasses, other subclasses): i64 header, i32 n, n times (utf name, bool + framed key,
+  // bool + framed value); a frame is i32 length + bytes; a value is a versioned snapshot. The
+  // field key frame holds the declaring class and field name.
+  Status Pojo(SerializerSnapshot* s) {
+    CKPT_ASSIGN_OR_RETURN(s->outer, in_.ReadUtf());
+    for (int map = 0; map < 3; ++map) {
+      const uint64_t at = in_.offset();
+      CKPT_ASSIGN_OR_RETURN(int64_t header, in_.ReadI64());
+      if (header != kOptionalMapHeader) {
+        return in_.Error(at, s->class_name + " of " + s->outer + ": optional map without its header");
+      }
+      CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("Pojo snapshot map size", 4));
+      for (uint32_t i = 0; i < n; ++i) {
+        CKPT_ASSIGN_OR_RETURN(std::string name, in_.ReadUtf());
+        CKPT_ASSIGN_OR_RETURN(bool has_key, in_.ReadBool());
+        if (has_key) CKPT_RETURN_IF_ERROR(in_.ReadLengthPrefixed().status());
+        CKPT_ASSIGN_OR_RETURN(bool has_value, in_.ReadBool());
+        SerializerSnapshot field;
+        field.decoded = false;
+        if (has_value) {
+          const uint64_t frame_at = in_.offset() + 4;
+          CKPT_ASSIGN_OR_RETURN(std::string_view frame, in_.ReadLengthPrefixed());
+          if (map == 0) {
+            DataInput fin(frame, in_.file(), frame_at);
+            MetaReader fr(fin, depth_);
+            CKPT_ASSIGN_OR_RETURN(field, fr.VersionedSnapshot());
+          }
+        } else if (map == 0) {
+          field.class_name = "(missing: the field's class is gone)";
+        }
+        if (map == 0) {
+          // Each field's snapshot has its own frame: an unknown one leaves this snapshot's bytes
+          // fully read (decoded stays true); CanDecode still refuses the Pojo through it.
+          s->field_names.push_back(std::move(name));
+          s->nested.push_back(std::move(field));
+        } else {
+          ++s->pojo_subclasses;
+        }
+      }
+    }
+    return Status::OK();
   }
 
   Status Nested(SerializerSnapshot* s) {
@@ -142,13 +193,28 @@ size_t FindUtf(std::string_view bytes, size_t from, std::string_view anchor) {
   return bytes.find(needle, from);
 }
 
+base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
+                                         uint64_t base_offset);
+
 Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint64_t base_offset,
                      std::vector<StateMetaInfo>* states) {
-  const std::string& file = in.file();
   const uint64_t n_at = in.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
   if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
   for (int16_t i = 0; i < n; ++i) {
+    CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, ReadOneState(in, r, bytes, base_offset));
+    states->push_back(std::move(st));
+  }
+  return Status::OK();
+}
+
+// One StateMetaInfoSnapshot (the current writer's layout): name, backend type, options,
+// serializer snapshots. `bytes` (starting at file offset `base_offset`) bounds the skip of a
+// serializer snapshot this reader does not understand.
+base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
+                                         uint64_t base_offset) {
+  const std::string& file = in.file();
+  {
     StateMetaInfo st;
     CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
     const uint64_t t_at = in.offset();
@@ -184,9 +250,8 @@ Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint6
       }
       CKPT_RETURN_IF_ERROR(in.Skip(next - here));
     }
-    states->push_back(std::move(st));
+    return st;
   }
-  return Status::OK();
 }
 
 }  // namespace
@@ -221,6 +286,12 @@ const SerializerSnapshot* StateMetaInfo::Serializer(const std::string& key) cons
     if (k == key) return &v;
   }
   return nullptr;
+}
+
+base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
+                                              uint64_t base_offset) {
+  MetaReader r(in);
+  return ReadOneState(in, r, bytes, base_offset);
 }
 
 base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,

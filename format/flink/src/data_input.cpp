@@ -11,56 +11,23 @@ Status DataInput::Error(uint64_t at, const std::string& what) const {
   return Status::Corruption(file_ + ": at byte " + std::to_string(at) + ": " + what);
 }
 
+Status DataInput::Truncated(uint64_t n, const char* what) const {
+  return Error("truncated: " + std::string(what) + " needs " + std::to_string(n) + " bytes, " +
+               std::to_string(remaining()) + " left");
+}
+
 Status DataInput::Need(uint64_t n, const char* what) const {
-  if (n > remaining()) {
-    return Error("truncated: " + std::string(what) + " needs " + std::to_string(n) +
-                 " bytes, " + std::to_string(remaining()) + " left");
-  }
+  if (n > remaining()) return Truncated(n, what);
   return Status::OK();
 }
 
-base::Result<uint8_t> DataInput::ReadU8() {
-  CKPT_RETURN_IF_ERROR(Need(1, "byte"));
-  return static_cast<uint8_t>(data_[pos_++]);
-}
-
-base::Result<int8_t> DataInput::ReadI8() {
-  CKPT_ASSIGN_OR_RETURN(uint8_t v, ReadU8());
-  return static_cast<int8_t>(v);
-}
-
-base::Result<bool> DataInput::ReadBool() {
-  CKPT_ASSIGN_OR_RETURN(uint8_t v, ReadU8());
-  return v != 0;
-}
-
-base::Result<uint16_t> DataInput::ReadU16() {
-  CKPT_RETURN_IF_ERROR(Need(2, "u16"));
-  const auto* p = reinterpret_cast<const uint8_t*>(data_.data() + pos_);
-  pos_ += 2;
-  return static_cast<uint16_t>((p[0] << 8) | p[1]);
-}
-
-base::Result<int16_t> DataInput::ReadI16() {
-  CKPT_ASSIGN_OR_RETURN(uint16_t v, ReadU16());
-  return static_cast<int16_t>(v);
-}
-
-base::Result<int32_t> DataInput::ReadI32() {
-  CKPT_RETURN_IF_ERROR(Need(4, "int"));
-  const auto* p = reinterpret_cast<const uint8_t*>(data_.data() + pos_);
-  pos_ += 4;
-  const uint32_t v = (uint32_t{p[0]} << 24) | (uint32_t{p[1]} << 16) | (uint32_t{p[2]} << 8) | p[3];
-  return static_cast<int32_t>(v);
-}
-
-base::Result<int64_t> DataInput::ReadI64() {
-  CKPT_RETURN_IF_ERROR(Need(8, "long"));
-  const auto* p = reinterpret_cast<const uint8_t*>(data_.data() + pos_);
-  pos_ += 8;
-  uint64_t v = 0;
-  for (int i = 0; i < 8; ++i) v = (v << 8) | p[i];
-  return static_cast<int64_t>(v);
+Status DataInput::ReadI64Array(uint32_t n, std::vector<int64_t>* out) {
+  CKPT_RETURN_IF_ERROR(Need(uint64_t{n} * 8, "longs"));
+  const char* p = data_.data() + pos_;
+  out->reserve(out->size() + n);
+  for (uint32_t i = 0; i < n; ++i) out->push_back(static_cast<int64_t>(LoadBe64(p + 8 * size_t{i})));
+  pos_ += uint64_t{n} * 8;
+  return Status::OK();
 }
 
 base::Result<float> DataInput::ReadF32() {
@@ -149,6 +116,19 @@ void AppendCodePoint(uint32_t cp, std::string* out) {
 
 bool ModifiedUtf8ToUtf8(std::string_view in, std::string* out) {
   out->clear();
+  // Nearly every string Flink writes (names, uids, paths, ids) is ASCII without NUL: one copy.
+  bool ascii = true;
+  for (char ch : in) {
+    const auto c = static_cast<uint8_t>(ch);
+    if (c == 0 || c >= 0x80) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) {
+    out->assign(in);
+    return true;
+  }
   out->reserve(in.size());
   // First decode Java chars (UTF-16 code units), then join surrogate pairs.
   uint32_t pending_high = 0;

@@ -15,19 +15,37 @@ using base::Status;
 
 base::Result<StreamHandle> HandleReader::ReadStreamHandle() {
   StreamHandle h;
+  CKPT_RETURN_IF_ERROR(ReadStreamHandleInto(&h));
+  return h;
+}
+
+base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
+  KeyedHandle h;
+  CKPT_RETURN_IF_ERROR(ReadKeyedHandleInto(&h));
+  return h;
+}
+
+base::Result<OperatorHandle> HandleReader::ReadOperatorHandle() {
+  OperatorHandle h;
+  CKPT_RETURN_IF_ERROR(ReadOperatorHandleInto(&h));
+  return h;
+}
+
+Status HandleReader::ReadStreamHandleInto(StreamHandle* out) {
+  StreamHandle& h = *out;
   h.metadata_offset = in_.offset();
   CKPT_ASSIGN_OR_RETURN(uint8_t tag, in_.ReadU8());
   switch (tag) {
     case 0:
       h.type = StreamHandle::Type::kNull;
-      return h;
+      return Status::OK();
     case 1: {
       h.type = StreamHandle::Type::kByteStream;
       CKPT_ASSIGN_OR_RETURN(h.handle_name, in_.ReadUtf());
       CKPT_ASSIGN_OR_RETURN(std::string_view data, in_.ReadLengthPrefixed());
       h.data.assign(data);
       h.size = static_cast<int64_t>(data.size());
-      return h;
+      return Status::OK();
     }
     case 2: {
       h.type = StreamHandle::Type::kFile;
@@ -36,7 +54,7 @@ base::Result<StreamHandle> HandleReader::ReadStreamHandle() {
       if (h.size < 0) return in_.Error(at, "negative file state size " + std::to_string(h.size));
       CKPT_ASSIGN_OR_RETURN(h.path, in_.ReadUtf());
       if (h.path.empty()) return in_.Error(at, "empty file state handle path");
-      return h;
+      return Status::OK();
     }
     case 6: {
       h.type = StreamHandle::Type::kRelativeFile;
@@ -47,13 +65,13 @@ base::Result<StreamHandle> HandleReader::ReadStreamHandle() {
       const uint64_t size_at = in_.offset();
       CKPT_ASSIGN_OR_RETURN(h.size, in_.ReadI64());
       if (h.size < 0) return in_.Error(size_at, "negative file state size " + std::to_string(h.size));
-      return h;
+      return Status::OK();
     }
     case 3: {
       h.type = StreamHandle::Type::kKeyGroups;
       CKPT_ASSIGN_OR_RETURN(h.nested, ReadKeyGroupsBody(false));
       h.size = h.nested->delegate.size;
-      return h;
+      return Status::OK();
     }
     case 15: {
       h.type = StreamHandle::Type::kSegmentFile;
@@ -68,11 +86,11 @@ base::Result<StreamHandle> HandleReader::ReadStreamHandle() {
       }
       CKPT_ASSIGN_OR_RETURN(h.path, in_.ReadUtf());
       CKPT_ASSIGN_OR_RETURN(h.logical_file_id, in_.ReadUtf());
-      return h;
+      return Status::OK();
     }
     case 16:
       h.type = StreamHandle::Type::kEmptySegment;
-      return h;
+      return Status::OK();
     default:
       return in_.Error(h.metadata_offset, "unknown stream state handle tag " + std::to_string(tag));
   }
@@ -86,15 +104,11 @@ base::Result<std::shared_ptr<const KeyGroupsHandle>> HandleReader::ReadKeyGroups
   CKPT_ASSIGN_OR_RETURN(uint32_t count, in_.ReadCount("key group count", 8));
   if (kg->start < 0) return in_.Error(at, "negative first key group " + std::to_string(kg->start));
   kg->count = static_cast<int32_t>(count);
-  kg->offsets.reserve(count);
-  for (uint32_t i = 0; i < count; ++i) {
-    CKPT_ASSIGN_OR_RETURN(int64_t off, in_.ReadI64());
-    kg->offsets.push_back(off);
-  }
-  CKPT_ASSIGN_OR_RETURN(kg->delegate, ReadStreamHandle());
+  CKPT_RETURN_IF_ERROR(in_.ReadI64Array(count, &kg->offsets));
+  CKPT_RETURN_IF_ERROR(ReadStreamHandleInto(&kg->delegate));
   if (with_id) {
-        CKPT_ASSIGN_OR_RETURN(kg->state_handle_id, in_.ReadUtf());
-      }
+    CKPT_ASSIGN_OR_RETURN(kg->state_handle_id, in_.ReadUtf());
+  }
   --depth_;
   return std::shared_ptr<const KeyGroupsHandle>(std::move(kg));
 }
@@ -112,8 +126,8 @@ base::Result<std::vector<LocalPathHandle>> HandleReader::ReadLocalPathList() {
   return out;
 }
 
-base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
-  KeyedHandle h;
+Status HandleReader::ReadKeyedHandleInto(KeyedHandle* out) {
+  KeyedHandle& h = *out;
   h.metadata_offset = in_.offset();
   CKPT_ASSIGN_OR_RETURN(int8_t tag, in_.ReadI8());
   auto read_range = [&]() -> Status {
@@ -128,7 +142,7 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
   };
   switch (tag) {
     case 0:
-      return h;
+      return Status::OK();
     case 3:
     case 7:
     case 12: {
@@ -137,7 +151,7 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
       h.kg_start = h.key_groups->start;
       h.kg_count = h.key_groups->count;
       h.state_handle_id = h.key_groups->state_handle_id;
-      return h;
+      return Status::OK();
     }
     case 5:
     case 11: {
@@ -154,7 +168,7 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
       if (tag == 11) {
         CKPT_ASSIGN_OR_RETURN(h.state_handle_id, in_.ReadUtf());
       }
-      return h;
+      return Status::OK();
     }
     case 8:
     case 14: {
@@ -186,7 +200,7 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
       }
       CKPT_ASSIGN_OR_RETURN(h.state_handle_id, in_.ReadUtf());
       --depth_;
-      return h;
+      return Status::OK();
     }
     case 9: {
       h.tag = KeyedHandle::Tag::kChangelogBytes;
@@ -202,7 +216,7 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
         h.changes.push_back(std::move(c));
       }
       CKPT_ASSIGN_OR_RETURN(h.state_handle_id, in_.ReadUtf());
-      return h;
+      return Status::OK();
     }
     case 10:
     case 13: {
@@ -222,18 +236,18 @@ base::Result<KeyedHandle> HandleReader::ReadKeyedHandle() {
       } else {
         h.storage_identifier = "filesystem";
       }
-      return h;
+      return Status::OK();
     }
     default:
       return in_.Error(h.metadata_offset, "unknown keyed state handle tag " + std::to_string(tag));
   }
 }
 
-base::Result<OperatorHandle> HandleReader::ReadOperatorHandle() {
-  OperatorHandle h;
+Status HandleReader::ReadOperatorHandleInto(OperatorHandle* out) {
+  OperatorHandle& h = *out;
   h.metadata_offset = in_.offset();
   CKPT_ASSIGN_OR_RETURN(int8_t tag, in_.ReadI8());
-  if (tag == 0) return h;
+  if (tag == 0) return Status::OK();
   if (tag != 4 && tag != 17) {
     return in_.Error(h.metadata_offset, "unknown operator state handle tag " + std::to_string(tag));
   }
@@ -250,11 +264,7 @@ base::Result<OperatorHandle> HandleReader::ReadOperatorHandle() {
     }
     e.mode = static_cast<DistributionMode>(mode);
     CKPT_ASSIGN_OR_RETURN(uint32_t n_off, in_.ReadCount("offset count", 8));
-    e.offsets.reserve(n_off);
-    for (uint32_t j = 0; j < n_off; ++j) {
-      CKPT_ASSIGN_OR_RETURN(int64_t off, in_.ReadI64());
-      e.offsets.push_back(off);
-    }
+    CKPT_RETURN_IF_ERROR(in_.ReadI64Array(n_off, &e.offsets));
     h.states.push_back(std::move(e));
   }
   if (tag == 17) {
@@ -268,7 +278,7 @@ base::Result<OperatorHandle> HandleReader::ReadOperatorHandle() {
       h.delegate.type != StreamHandle::Type::kEmptySegment) {
     return in_.Error(at, "file-merging operator state handle without a segment file");
   }
-  return h;
+  return Status::OK();
 }
 
 Status HandleReader::ReadChannelV1Body(ChannelHandle* c) {
@@ -276,11 +286,7 @@ Status HandleReader::ReadChannelV1Body(ChannelHandle* c) {
   CKPT_ASSIGN_OR_RETURN(c->gate_or_partition, in_.ReadI32());
   CKPT_ASSIGN_OR_RETURN(c->channel_or_subpartition, in_.ReadI32());
   CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("channel buffer offset count", 8));
-  c->offsets.reserve(n);
-  for (uint32_t i = 0; i < n; ++i) {
-    CKPT_ASSIGN_OR_RETURN(int64_t off, in_.ReadI64());
-    c->offsets.push_back(off);
-  }
+  CKPT_RETURN_IF_ERROR(in_.ReadI64Array(n, &c->offsets));
   CKPT_ASSIGN_OR_RETURN(c->state_size, in_.ReadI64());
   CKPT_ASSIGN_OR_RETURN(c->delegate, ReadStreamHandle());
   return Status::OK();

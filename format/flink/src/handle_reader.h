@@ -17,6 +17,11 @@ class HandleReader {
   base::Result<StreamHandle> ReadStreamHandle();
   base::Result<KeyedHandle> ReadKeyedHandle();
   base::Result<OperatorHandle> ReadOperatorHandle();
+  // The same, decoding into a default-constructed `*h` in place (no moves of the large handle
+  // structs: the metadata of 10,000 subtasks is read with these).
+  base::Status ReadStreamHandleInto(StreamHandle* h);
+  base::Status ReadKeyedHandleInto(KeyedHandle* h);
+  base::Status ReadOperatorHandleInto(OperatorHandle* h);
   base::Result<ChannelHandle> ReadChannelHandle(bool input);
 
  private:

@@ -31,22 +31,23 @@ base::Result<MasterState> ReadMasterState(DataInput& in) {
   return ms;
 }
 
-base::Result<SubtaskState> ReadSubtaskState(internal::HandleReader& r, int32_t index) {
+// Decodes into `*out` (default-constructed, in its final place in the operator's vector).
+Status ReadSubtaskState(internal::HandleReader& r, int32_t index, SubtaskState* out) {
   DataInput& in = r.in();
-  SubtaskState st;
+  SubtaskState& st = *out;
   st.index = index;
   CKPT_ASSIGN_OR_RETURN(int32_t has_managed, in.ReadI32());
   if (has_managed != 0) {
-    CKPT_ASSIGN_OR_RETURN(OperatorHandle h, r.ReadOperatorHandle());
-    if (h.tag != 0) st.managed_operator = std::move(h);
+    CKPT_RETURN_IF_ERROR(r.ReadOperatorHandleInto(&st.managed_operator.emplace()));
+    if (st.managed_operator->tag == 0) st.managed_operator.reset();
   }
   CKPT_ASSIGN_OR_RETURN(int32_t has_raw, in.ReadI32());
   if (has_raw != 0) {
-    CKPT_ASSIGN_OR_RETURN(OperatorHandle h, r.ReadOperatorHandle());
-    if (h.tag != 0) st.raw_operator = std::move(h);
+    CKPT_RETURN_IF_ERROR(r.ReadOperatorHandleInto(&st.raw_operator.emplace()));
+    if (st.raw_operator->tag == 0) st.raw_operator.reset();
   }
-  CKPT_ASSIGN_OR_RETURN(st.managed_keyed, r.ReadKeyedHandle());
-  CKPT_ASSIGN_OR_RETURN(st.raw_keyed, r.ReadKeyedHandle());
+  CKPT_RETURN_IF_ERROR(r.ReadKeyedHandleInto(&st.managed_keyed));
+  CKPT_RETURN_IF_ERROR(r.ReadKeyedHandleInto(&st.raw_keyed));
   if (r.version() >= 3) {
     CKPT_ASSIGN_OR_RETURN(uint32_t n_in, in.ReadCount("input channel handle count", 1));
     for (uint32_t i = 0; i < n_in; ++i) {
@@ -59,7 +60,7 @@ base::Result<SubtaskState> ReadSubtaskState(internal::HandleReader& r, int32_t i
       st.result_subpartitions.push_back(std::move(c));
     }
   }
-  return st;
+  return Status::OK();
 }
 
 base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
@@ -90,9 +91,9 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
       CKPT_ASSIGN_OR_RETURN(int32_t legacy, in.ReadI32());
       if (legacy != 0) return in.Error(at, "legacy task states are not supported");
       if (idx < 0) return in.Error(at, "negative subtask index " + std::to_string(idx));
-      CKPT_ASSIGN_OR_RETURN(SubtaskState st, ReadSubtaskState(r, idx));
+      SubtaskState& st = op.subtasks.emplace_back();
+      CKPT_RETURN_IF_ERROR(ReadSubtaskState(r, idx, &st));
       st.v2_duration = duration;
-      op.subtasks.push_back(std::move(st));
     }
     return op;
   }
@@ -115,6 +116,7 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
                               std::to_string(in.remaining()) + " bytes left");
   }
   op.subtasks.reserve(static_cast<size_t>(n));
+  op.entry_order.reserve(static_cast<size_t>(n));
   for (int32_t i = 0; i < n; ++i) {
     const uint64_t at = in.offset();
     CKPT_ASSIGN_OR_RETURN(int32_t idx, in.ReadI32());
@@ -122,8 +124,7 @@ base::Result<OperatorState> ReadOperatorState(internal::HandleReader& r) {
     if (idx < 0) {
       op.finished_subtasks.push_back(-(idx + 1));
     } else {
-      CKPT_ASSIGN_OR_RETURN(SubtaskState st, ReadSubtaskState(r, idx));
-      op.subtasks.push_back(std::move(st));
+      CKPT_RETURN_IF_ERROR(ReadSubtaskState(r, idx, &op.subtasks.emplace_back()));
     }
     // MetadataV7Serializer appends the marker to serializeSubtaskState: a finished entry has none.
     if (r.version() >= 7 && idx >= 0) {

@@ -6,6 +6,8 @@
 // the non-null fields).
 #include "ckpt/flink/value_decoder.h"
 
+#include "ckpt/base/json_quote.h"
+
 #include <cmath>
 #include <cstdio>
 
@@ -15,7 +17,7 @@ namespace {
 using base::Status;
 
 enum class K { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
-               kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kUnknown };
+               kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kPojo, kUnknown };
 
 bool Ends(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
@@ -43,30 +45,14 @@ K KindOf(const SerializerSnapshot& s) {
       (s.outer_version == 2 || s.outer_version == 3)) {
     return K::kRow;
   }
+  if (Ends(c, "runtime.PojoSerializerSnapshot") && s.decoded &&
+      s.field_names.size() == s.nested.size()) {
+    return K::kPojo;
+  }
   return K::kUnknown;
 }
 
-void AppendString(std::string_view s, std::string* out) {
-  out->push_back('"');
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': *out += "\\\""; break;
-      case '\\': *out += "\\\\"; break;
-      case '\n': *out += "\\n"; break;
-      case '\r': *out += "\\r"; break;
-      case '\t': *out += "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", c);
-          *out += buf;
-        } else {
-          out->push_back(static_cast<char>(c));
-        }
-    }
-  }
-  out->push_back('"');
-}
+void AppendString(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
 
 void AppendDouble(double d, std::string* out) {
   if (!std::isfinite(d)) {
@@ -256,6 +242,35 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
         }
       }
       *json += "]}";
+      return Status::OK();
+    }
+    case K::kPojo: {
+      // PojoSerializer: u8 flags (1 null, 2 this class, 4 a subclass by name, 8 a registered
+      // subclass by tag); this class: per field (snapshot order) bool isNull, then the value.
+      const uint64_t at = in.offset();
+      CKPT_ASSIGN_OR_RETURN(uint8_t flags, in.ReadU8());
+      if (flags & 1) {
+        *json += "null";
+        return Status::OK();
+      }
+      if ((flags & 2) == 0) {
+        return Status::Unimplemented(in.file() + ": at byte " + std::to_string(at) + ": a value of a subclass of " +
+                                     s.outer + " (Pojo flags " + std::to_string(flags) +
+                                     "): its serializer is not in the snapshot");
+      }
+      *json += "{";
+      for (size_t i = 0; i < s.nested.size(); ++i) {
+        if (i) *json += ",";
+        AppendString(s.field_names[i], json);
+        *json += ":";
+        CKPT_ASSIGN_OR_RETURN(bool is_null, in.ReadBool());
+        if (is_null) {
+          *json += "null";
+        } else {
+          CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[i], in, json));
+        }
+      }
+      *json += "}";
       return Status::OK();
     }
     case K::kUnknown:

@@ -85,7 +85,8 @@ TEST(FlinkValueWrappersTest, PojoAndKryoAreNeverDecoded) {
   ttl.class_name = "org.apache.flink.runtime.state.ttl.TtlStateFactory$TtlSerializerSnapshot";
   ttl.nested = {Simple("LongSerializer"), kryo};
   EXPECT_FALSE(CanDecode(ttl));
-  DataInput in(std::string("\x01\x02"), "test");
+  const std::string bytes("\x01\x02");
+  DataInput in(bytes, "test");
   std::string json;
   EXPECT_FALSE(DecodeValueJson(kryo, in, &json).ok());
 }

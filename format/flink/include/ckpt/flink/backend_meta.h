@@ -25,6 +25,11 @@ struct SerializerSnapshot {
   std::vector<SerializerSnapshot> nested;
   bool decoded = true;
   int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
+  // Pojo (PojoSerializerSnapshot): the field names, one per `nested` entry, in serialization
+  // order; `outer` is the Pojo class. `pojo_subclasses`: registered or seen subclasses (their
+  // instances are serialized by other serializers).
+  std::vector<std::string> field_names = {};
+  int32_t pojo_subclasses = 0;
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;
@@ -59,6 +64,15 @@ struct OperatorBackendMeta {
   uint64_t size_bytes = 0;
   bool compressed = false;  // v6: the state entries were written through Snappy
 };
+
+class DataInput;
+
+// One StateMetaInfoSnapshot at `in`'s cursor (current writer layout: name, backend type, options,
+// serializer snapshots), as a changelog METADATA change holds it. `bytes` is the whole buffer `in`
+// reads, starting at file offset `base_offset` (bounds the skip of an unknown serializer
+// snapshot).
+base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
+                                              uint64_t base_offset);
 
 base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
                                                           const std::string& file);
