@@ -40,6 +40,9 @@ struct RunArgs {
   int64_t buffers_per_channel = -1;
   int64_t max_overdraft_buffers_per_gate = -1;
   int64_t max_subtasks_per_channel_state_file = -1;
+  // REST endpoint (rest_endpoint.cpp): port (-1 = none, 0 = pick a free one) and address.
+  int rest_port = -1;
+  std::string rest_address = "127.0.0.1";
 };
 
 // Registers the `run` subcommand on `app`, binding `args`.
