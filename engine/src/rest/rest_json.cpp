@@ -98,17 +98,12 @@ json StatsSummary(std::vector<double> values) {
 }
 
 // Flink's MinMaxAvgStatistics.
+// Over the acknowledged subtasks (Flink's StatsSummaryDto, as the checkpoint summary).
 template <typename F>
 json MinMaxAvg(const std::map<uint32_t, pb::SubtaskMetrics>& subtasks, F get) {
-  if (subtasks.empty()) return {{"min", 0}, {"max", 0}, {"avg", 0}};
-  int64_t mn = INT64_MAX, mx = INT64_MIN, sum = 0;
-  for (const auto& [i, m] : subtasks) {
-    const int64_t v = static_cast<int64_t>(get(m));
-    mn = std::min(mn, v);
-    mx = std::max(mx, v);
-    sum += v;
-  }
-  return {{"min", mn}, {"max", mx}, {"avg", sum / static_cast<int64_t>(subtasks.size())}};
+  std::vector<double> values;
+  for (const auto& [i, m] : subtasks) values.push_back(static_cast<double>(get(m)));
+  return StatsSummary(std::move(values));
 }
 
 json CheckpointJson(const JobRunner& job, const CheckpointStatsEntry& e, bool with_tasks) {
@@ -179,6 +174,19 @@ json TaskCounts(const std::string& status, uint32_t n) {
                           : status == "RESTARTING" ? "SCHEDULED"
                                                     : status;
   if (t.contains(key)) t[key] = n;
+  return t;
+}
+
+// When the job entered each JobStatus (0: never); the engine records creation only.
+json Timestamps(int64_t start_ms) {
+  json t = json::object();
+  for (const char* s : {"INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED", "CANCELLING",
+                        "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED", "RECONCILING"}) {
+    t[s] = 0;
+  }
+  t["INITIALIZING"] = start_ms;
+  t["CREATED"] = start_ms;
+  t["RUNNING"] = start_ms;
   return t;
 }
 
@@ -285,7 +293,15 @@ json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
                         {"end-time", -1},
                         {"duration", now_ms - start_ms},
                         {"tasks", TaskCounts(s, v.parallelism)},
-                        {"metrics", json::object()}});
+                        {"slotSharingGroupId", job.job_id_hex()},
+                        // The engine measures no task I/O yet: zero and not complete.
+                        {"metrics",
+                         {{"read-bytes", 0}, {"read-bytes-complete", false},
+                          {"write-bytes", 0}, {"write-bytes-complete", false},
+                          {"read-records", 0}, {"read-records-complete", false},
+                          {"write-records", 0}, {"write-records-complete", false},
+                          {"accumulated-backpressured-time", 0},
+                          {"accumulated-idle-time", 0}, {"accumulated-busy-time", 0}}}});
   }
   return {{"jid", job.job_id_hex()},
           {"name", job.job_name()},
@@ -297,7 +313,7 @@ json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
           {"duration", now_ms - start_ms},
           {"maxParallelism", -1},
           {"now", now_ms},
-          {"timestamps", {{"CREATED", start_ms}, {"RUNNING", start_ms}}},
+          {"timestamps", Timestamps(start_ms)},
           {"vertices", vertices},
           {"status-counts", TaskCounts(s, static_cast<uint32_t>(vs.size()))},
           {"plan", PlanJson(job)["plan"]}};
@@ -430,11 +446,13 @@ std::optional<json> SubtaskDetailsJson(const JobRunner& job, const CheckpointSta
     for (uint32_t i = 0; i < v.parallelism; ++i) {
       auto it = subs.find(i);
       if (it == subs.end()) {
-        list.push_back({{"index", i}, {"status", "pending_or_failed"}});
+        list.push_back(
+            {{"className", "pending_or_failed"}, {"index", i}, {"status", "pending_or_failed"}});
         continue;
       }
       const M& m = it->second;
-      list.push_back({{"index", i},
+      list.push_back({{"className", "completed"},
+                      {"index", i},
                       {"status", "completed"},
                       {"ack_timestamp", m.ack_timestamp()},
                       {"end_to_end_duration", m.end_to_end_duration()},
