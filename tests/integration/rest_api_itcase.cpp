@@ -34,10 +34,10 @@ using nlohmann::json;
 
 constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
 
-struct Setup {
+struct EngineRun {
   testing::TempDir tmp;
   std::string job_file, ckpt_dir, log, state;
-  explicit Setup(double rate = 5000, int64_t to = 100000000) {
+  explicit EngineRun(double rate = 5000, int64_t to = 100000000) {
     KeyedSumJob job;
     job.job_id = kJobId;
     job.to = to;
@@ -93,7 +93,7 @@ std::set<std::string> Keys(const json& j) {
 
 TEST(RestApiITCase, EveryEndpointAnswersInFlinkShapeAndMatchesTheSnapshotsOnDisk) {
   ASSERT_ENGINE_BUILT();
-  Setup s;
+  EngineRun s;
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
@@ -291,7 +291,7 @@ bool SlowClientIsDisconnected(int port) {
 
 TEST(RestApiITCase, BadRequestsGetFlinkErrorBodiesAndTheEngineKeepsServing) {
   ASSERT_ENGINE_BUILT();
-  Setup s;
+  EngineRun s;
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
@@ -382,7 +382,7 @@ TEST(RestApiITCase, BadRequestsGetFlinkErrorBodiesAndTheEngineKeepsServing) {
 
 TEST(RestApiITCase, CheckpointHistorySurvivesAnEngineRestart) {
   ASSERT_ENGINE_BUILT();
-  Setup s;
+  EngineRun s;
   std::map<int64_t, uint64_t> retained;  // id -> state size, from the first run's snapshots
   {
     RestEngine engine(s.Args({"--num-retained", "3", "--retention", "retain-on-cancellation"}),
@@ -421,7 +421,7 @@ TEST(RestApiITCase, CheckpointHistorySurvivesAnEngineRestart) {
 
 TEST(RestApiITCase, TenThousandGetsFromEightClientsWhileCheckpointingEvery100Ms) {
   ASSERT_ENGINE_BUILT();
-  Setup s;
+  EngineRun s;
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
