@@ -276,7 +276,11 @@ json JobsOverviewJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
                                   {"duration", now_ms - start_ms},
                                   {"state", s},
                                   {"last-modification", start_ms},
-                                  {"tasks", lower}}})}};
+                                  {"tasks", lower},
+                                  // Flink 2.x fields.
+                                  {"jobType", "STREAMING"},
+                                  {"pending-operators", 0},
+                                  {"schedulerType", "Default"}}})}};
 }
 
 json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
@@ -308,6 +312,10 @@ json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
           {"isStoppable", false},
           {"state", s},
           {"job-type", "STREAMING"},
+          // Flink 2.x fields.
+          {"application-id", nullptr},
+          {"pending-operators", 0},
+          {"schedulerType", "Default"},
           {"start-time", start_ms},
           {"end-time", -1},
           {"duration", now_ms - start_ms},
