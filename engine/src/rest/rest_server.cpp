@@ -406,14 +406,25 @@ void RestServer::Impl::Routes() {
                            "--incremental true");
            return;
          }
-         base::Result<int64_t> id = job_.TriggerCheckpoint();
-         if (!id.ok()) {
-           Error(res, HttpStatusOf(id.status()), "Checkpoint could not be triggered: " +
-                                                     id.status().message());
+         if (job_.job_dir().empty()) {
+           Error(res, 409, "Checkpoint could not be triggered: the job runs without a "
+                           "checkpoint directory (--checkpoint-dir)");
            return;
          }
-         const int64_t cid = *id;
-         Accepted(res, ops_.Start("checkpoint", trigger, [this, cid] { return AwaitCheckpoint(cid); }));
+         // As Flink queues a manual checkpoint behind those in flight: retried on the
+         // operation's thread while max concurrent checkpoints are pending.
+         Accepted(res, ops_.Start("checkpoint", trigger, [this]() -> base::Result<json> {
+           for (;;) {
+             base::Result<int64_t> id = job_.TriggerCheckpoint();
+             if (id.ok()) return AwaitCheckpoint(*id);
+             const std::string s = job_.status_name();
+             if (id.status().code() != base::StatusCode::kFailedPrecondition ||
+                 s == "FINISHED" || s == "CANCELED" || s == "FAILED") {
+               return id.status().WithContext("checkpoint could not be triggered");
+             }
+             std::this_thread::sleep_for(std::chrono::milliseconds(10));
+           }
+         }));
        });
   Post("/jobs/" + kId + "/savepoints",
        [this](const httplib::Request& req, httplib::Response& res) {
