@@ -27,6 +27,7 @@ void AddDiffCommand(CLI::App& app, CliContext& ctx);
 void AddPruneCommand(CLI::App& app, CliContext& ctx);
 void AddRemapCommand(CLI::App& app, CliContext& ctx);
 void AddRelocateCommand(CLI::App& app, CliContext& ctx);
+void AddRescaleCommand(CLI::App& app, CliContext& ctx);
 }  // namespace ckpt::cli
 
 namespace {
@@ -44,6 +45,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddPruneCommand,
     &ckpt::cli::AddRemapCommand,
     &ckpt::cli::AddRelocateCommand,
+    &ckpt::cli::AddRescaleCommand,
     &ckpt::cli::AddHelpCommand,
     &ckpt::cli::AddCompletionCommand,  // last: it walks the verbs registered before it
 };

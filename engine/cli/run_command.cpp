@@ -92,7 +92,7 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--interval", a.interval_ms, "Checkpoint interval in ms (0 = off)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--mode", a.mode, "Checkpointing mode")
-      ->check(CLI::IsMember({"aligned", "unaligned", "at-least-once"}));
+      ->check(CLI::IsMember({"aligned", "unaligned", "aligned-with-timeout", "at-least-once"}));
   run->add_option("-p,--parallelism", a.parallelism, "Default parallelism")
       ->check(CLI::PositiveNumber);
   run->add_option("-s,--from-savepoint", a.restore_path,
@@ -146,6 +146,22 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--max-subtasks-per-channel-state-file", a.max_subtasks_per_channel_state_file,
                   "Subtasks sharing one channel-state file of an unaligned checkpoint (default 5)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
+  run->add_option("--aligned-checkpoint-timeout", a.aligned_checkpoint_timeout_ms,
+                  "--mode aligned-with-timeout: ms after its trigger when an aligned checkpoint "
+                  "switches to unaligned (default 0: at its first barrier)")
+      ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
+  run->add_flag("--debloat", a.debloat,
+                "Buffer debloating: size in-flight buffers to --debloat-target of throughput "
+                "(default off)");
+  run->add_option("--debloat-target", a.debloat_target_ms,
+                  "ms of throughput the in-flight buffers of an input gate hold (default 1000)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  run->add_option("--debloat-period", a.debloat_period_ms,
+                  "ms between buffer-size recalculations (default 200)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  run->add_option("--min-buffer-bytes", a.min_buffer_bytes,
+                  "Smallest debloated buffer size (default 256)")
+      ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   AddRestOptions(*run, a);
   run->footer(
       "Examples:\n"
@@ -194,6 +210,14 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (a.mode == "aligned") o.mode = pb::ALIGNED_EXACTLY_ONCE;
   if (a.mode == "at-least-once") o.mode = pb::AT_LEAST_ONCE;
   if (a.mode == "unaligned") o.mode = pb::UNALIGNED;
+  if (a.mode == "aligned-with-timeout") o.mode = pb::ALIGNED_WITH_TIMEOUT;
+  if (a.aligned_checkpoint_timeout_ms >= 0) {
+    o.network.aligned_checkpoint_timeout_ms = a.aligned_checkpoint_timeout_ms;
+  }
+  o.network.debloat_enabled = a.debloat;
+  if (a.debloat_target_ms > 0) o.network.debloat_target_ms = a.debloat_target_ms;
+  if (a.debloat_period_ms > 0) o.network.debloat_period_ms = a.debloat_period_ms;
+  if (a.min_buffer_bytes > 0) o.network.min_buffer_bytes = static_cast<size_t>(a.min_buffer_bytes);
   if (a.network_buffer_bytes > 0) o.network.buffer_bytes = static_cast<size_t>(a.network_buffer_bytes);
   if (a.buffers_per_channel > 0) o.network.buffers_per_channel = static_cast<uint32_t>(a.buffers_per_channel);
   if (a.max_overdraft_buffers_per_gate >= 0) {

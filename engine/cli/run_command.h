@@ -40,6 +40,11 @@ struct RunArgs {
   int64_t buffers_per_channel = -1;
   int64_t max_overdraft_buffers_per_gate = -1;
   int64_t max_subtasks_per_channel_state_file = -1;
+  int64_t aligned_checkpoint_timeout_ms = -1;
+  bool debloat = false;
+  int64_t debloat_target_ms = -1;
+  int64_t debloat_period_ms = -1;
+  int64_t min_buffer_bytes = -1;
   // REST endpoint (rest_endpoint.cpp): port (-1 = none, 0 = pick a free one) and address.
   int rest_port = -1;
   std::string rest_address = "127.0.0.1";

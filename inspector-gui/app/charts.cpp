@@ -119,17 +119,109 @@ std::vector<double> HistoryChart::niceTicks(double max, int target) {
   return ticks;
 }
 
-double HistoryChart::slotCenter(int i) const {
-  if (!m_history || m_history->empty()) return -1;
-  const double slot = m_plot.width() / static_cast<double>(m_history->size());
-  return m_plot.left() + slot * i + slot / 2;
+void HistoryChart::setProportionalTime(bool on) {
+  m_proportional = on;
+  update();
 }
 
+// Proportional only when the trigger times span something (two distinct ones at least).
+bool HistoryChart::proportionalTime() const {
+  if (!m_proportional || !m_history) return false;
+  int64_t lo = 0, hi = 0;
+  for (const auto& pt : *m_history) {
+    const int64_t t = pt.entry.trigger_timestamp_ms;
+    if (t <= 0) continue;
+    lo = lo == 0 ? t : std::min(lo, t);
+    hi = std::max(hi, t);
+  }
+  return hi > lo;
+}
+
+std::vector<int64_t> HistoryChart::timeTicks(int64_t t0, int64_t t1, int target) {
+  static constexpr int64_t kSteps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 15000,
+                                       30000, 60000, 120000, 300000, 600000, 900000, 1800000, 3600000,
+                                       7200000, 10800000, 21600000, 43200000, 86400000, 172800000,
+                                       604800000};
+  if (t1 <= t0) return {t0};
+  const int64_t want = (t1 - t0) / std::max(1, target);
+  int64_t step = kSteps[std::size(kSteps) - 1];
+  for (int64_t s : kSteps) {
+    if (s >= want) {
+      step = s;
+      break;
+    }
+  }
+  while ((t1 - t0) / step > 4 * target) step *= 2;  // spans beyond a week
+  std::vector<int64_t> ticks;
+  for (int64_t t = (t0 + step - 1) / step * step; t <= t1; t += step) ticks.push_back(t);
+  return ticks;
+}
+
+std::vector<double> HistoryChart::positions(const QRectF& plot, double* barWidth) const {
+  std::vector<double> xs;
+  if (!m_history || m_history->empty()) return xs;
+  const auto& h = *m_history;
+  const size_t n = h.size();
+  const double slot = plot.width() / static_cast<double>(n);
+  if (!proportionalTime()) {
+    for (size_t i = 0; i < n; ++i) xs.push_back(plot.left() + slot * static_cast<double>(i) + slot / 2);
+    if (barWidth) *barWidth = std::max(2.0, slot / 3);
+    return xs;
+  }
+  int64_t t0 = 0, t1 = 0;
+  for (const auto& pt : h) {
+    const int64_t t = pt.entry.trigger_timestamp_ms;
+    if (t <= 0) continue;
+    t0 = t0 == 0 ? t : std::min(t0, t);
+    t1 = std::max(t1, t);
+  }
+  const double pad = std::min(plot.width() * 0.04, 30.0);
+  const double w = plot.width() - 2 * pad;
+  xs.assign(n, -1);
+  for (size_t i = 0; i < n; ++i) {
+    const int64_t t = h[i].entry.trigger_timestamp_ms;
+    if (t > 0) xs[i] = plot.left() + pad + w * static_cast<double>(t - t0) / static_cast<double>(t1 - t0);
+  }
+  // No trigger time (a failed or incomplete checkpoint): spread between its timed neighbours.
+  for (size_t i = 0; i < n; ++i) {
+    if (xs[i] >= 0) continue;
+    size_t j = i;
+    while (j < n && xs[j] < 0) ++j;
+    const double left = i > 0 ? xs[i - 1] : plot.left() + pad / 2;
+    const double right = j < n ? xs[j] : plot.right() - pad / 2;
+    const double count = static_cast<double>(j - i);
+    for (size_t k = i; k < j; ++k) xs[k] = left + (right - left) * static_cast<double>(k - i + 1) / (count + 1);
+    i = j - 1;
+  }
+  double gap = w;
+  for (size_t i = 1; i < n; ++i) {
+    const double d = std::abs(xs[i] - xs[i - 1]);
+    if (d > 0.5) gap = std::min(gap, d);
+  }
+  // Thin bars however sparse the history: at most 24 px, and never past the padding.
+  if (barWidth) *barWidth = std::clamp(std::min(gap / 3, slot / 3), 2.0, std::max(2.0, std::min(24.0, pad)));
+  return xs;
+}
+
+double HistoryChart::slotCenter(int i) const {
+  if (i < 0 || static_cast<size_t>(i) >= m_xs.size()) return -1;
+  return m_xs[static_cast<size_t>(i)];
+}
+
+// The snapshot drawn nearest `pos` (within a few pixels of its bar pair).
 int HistoryChart::pointAt(const QPoint& pos) const {
-  if (!m_history || m_history->empty() || !m_plot.adjusted(0, 0, 0, 36).contains(pos)) return -1;
-  const double slot = m_plot.width() / static_cast<double>(m_history->size());
-  const int i = static_cast<int>((pos.x() - m_plot.left()) / slot);
-  return i >= 0 && i < static_cast<int>(m_history->size()) ? i : -1;
+  if (!m_history || m_xs.empty() || !m_plot.adjusted(-8, 0, 8, 36).contains(pos)) return -1;
+  int best = -1;
+  double bestDist = 1e9;
+  for (size_t i = 0; i < m_xs.size(); ++i) {
+    const double d = std::abs(pos.x() - m_xs[i]);
+    if (d < bestDist) {
+      bestDist = d;
+      best = static_cast<int>(i);
+    }
+  }
+  const double reach = m_xs.size() > 1 ? std::max(8.0, m_plot.width() / static_cast<double>(m_xs.size()) / 2) : m_plot.width();
+  return bestDist <= reach ? best : -1;
 }
 
 QString HistoryChart::tooltipFor(int i) const {
@@ -201,13 +293,41 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
   p.drawLine(plot.bottomLeft(), plot.bottomRight());
   p.drawLine(plot.topLeft(), plot.bottomLeft());
   p.drawLine(plot.topRight(), plot.bottomRight());
-  const double slot = plot.width() / static_cast<double>(h.size());
-  const double bw = std::max(2.0, slot / 3);
-  const size_t labelEvery = std::max<size_t>(1, static_cast<size_t>(std::ceil(70.0 / std::max(1.0, slot))));
+  double bw = 2;
+  m_xs = positions(plot, &bw);
+  const bool proportional = proportionalTime();
+  // A failed / incomplete checkpoint's marked band: as wide as the bars around it.
+  const double slot = proportional ? std::max(8.0, 3 * bw) : plot.width() / static_cast<double>(h.size());
+  const size_t labelEvery = proportional ? 1 : std::max<size_t>(1, static_cast<size_t>(std::ceil(70.0 / std::max(1.0, slot))));
+  double lastLabel = -1e9;
+  if (proportional) {
+    // Time ticks to scale under the checkpoint ids.
+    int64_t t0 = 0, t1 = 0;
+    for (const auto& pt : h) {
+      if (pt.entry.trigger_timestamp_ms <= 0) continue;
+      t0 = t0 == 0 ? pt.entry.trigger_timestamp_ms : std::min(t0, pt.entry.trigger_timestamp_ms);
+      t1 = std::max(t1, pt.entry.trigger_timestamp_ms);
+    }
+    const double pad = std::min(plot.width() * 0.04, 30.0);
+    const std::vector<int64_t> ticks = timeTicks(t0, t1, std::max(2, static_cast<int>(plot.width() / 110)));
+    const int64_t step = ticks.size() > 1 ? ticks[1] - ticks[0] : 1000;
+    const QString format = step < 1000 ? QStringLiteral("HH:mm:ss.zzz")
+                           : step >= 86400000 ? QStringLiteral("yyyy-MM-dd")
+                           : same_day ? QStringLiteral("HH:mm:ss") : QStringLiteral("MM-dd HH:mm");
+    for (int64_t t : ticks) {
+      const double x = plot.left() + pad + (plot.width() - 2 * pad) * static_cast<double>(t - t0) / static_cast<double>(t1 - t0);
+      p.setPen(QPen(grid, 1, Qt::DotLine));
+      p.drawLine(QPointF(x, plot.top()), QPointF(x, plot.bottom()));
+      p.setPen(palette().color(QPalette::PlaceholderText));
+      p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 17));
+      p.drawText(QRectF(x - 50, plot.bottom() + 16, 100, 14), Qt::AlignCenter,
+                 QDateTime::fromMSecsSinceEpoch(t, QTimeZone::utc()).toString(format));
+    }
+  }
   QPolygonF line;
   for (size_t i = 0; i < h.size(); ++i) {
     const auto& e = h[i].entry;
-    const double x = plot.left() + slot * static_cast<double>(i) + slot / 2;
+    const double x = m_xs[i];
     if (e.health != ops::SnapshotHealth::kComplete) {
       // A failed or incomplete checkpoint: a marked slot across the plot, not a gap.
       const QColor c = toneColor(e.health == ops::SnapshotHealth::kCorrupt ? Tone::kError : Tone::kWarning, palette());
@@ -231,7 +351,14 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
         line << QPointF(x, plot.bottom() - plot.height() * static_cast<double>(h[i].duration_ms) / msTop);
       }
     }
-    if (i % labelEvery == 0) {
+    if (proportional && x - lastLabel >= 36) {
+      // Ids where they fit; the time ticks below carry the scale.
+      lastLabel = x;
+      p.setPen(text);
+      p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 3));
+      p.drawText(QRectF(x - 40, plot.bottom() + 3, 80, 14), Qt::AlignCenter,
+                 e.checkpoint_id > 0 ? QString::number(e.checkpoint_id) : QStringLiteral("?"));
+    } else if (!proportional && i % labelEvery == 0) {
       p.setPen(text);
       p.drawLine(QPointF(x, plot.bottom()), QPointF(x, plot.bottom() + 3));
       p.drawText(QRectF(x - 40, plot.bottom() + 3, 80, 14), Qt::AlignCenter,
@@ -250,7 +377,8 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
   drawLegend(p, plotIn.adjusted(0, 0, 0, 0), {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")});
   p.setPen(text);
   p.drawText(QRectF(plot.left(), plotIn.bottom() + 20, plot.width(), 14), Qt::AlignRight,
-             tr("x: checkpoint id, trigger time (UTC); hatched: failed / incomplete"));
+             proportional ? tr("x: trigger time to scale (UTC), checkpoint ids above; hatched: failed / incomplete")
+                          : tr("x: checkpoint id, trigger time (UTC); hatched: failed / incomplete"));
   return true;
 }
 

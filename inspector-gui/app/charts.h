@@ -68,6 +68,14 @@ class HistoryChart : public ChartBase {
   static std::vector<double> niceTicks(double max, int target = 5);
   // Where snapshot `i`'s slot is centred, in widget coordinates (after a paint).
   double slotCenter(int i) const;
+  // The x axis: trigger time to scale (default, when at least two snapshots have distinct
+  // trigger times; a snapshot without one sits between its neighbours), or one even slot per
+  // snapshot in checkpoint order.
+  void setProportionalTime(bool on);
+  bool proportionalTime() const;
+  // Tick times (ms since the epoch) for [t0, t1]: multiples of a 1-2-5 / clock step (ms, s,
+  // min, h, days) giving about `target` ticks.
+  static std::vector<int64_t> timeTicks(int64_t t0, int64_t t1, int target = 6);
 
  protected:
   bool paintChart(QPainter& p, const QRectF& plot) override;
@@ -75,8 +83,13 @@ class HistoryChart : public ChartBase {
   bool event(QEvent* event) override;
 
  private:
+  // x of every snapshot for `plot` (proportional or slotted), and the bar half-width.
+  std::vector<double> positions(const QRectF& plot, double* barWidth) const;
+
   std::shared_ptr<const std::vector<HistoryPoint>> m_history;
   QRectF m_plot;
+  bool m_proportional = true;
+  std::vector<double> m_xs;  // of the last paint
 };
 
 // Per subtask of one operator: start delay, alignment, sync and async durations, stacked.

@@ -1,5 +1,6 @@
 #include "app/history_page.h"
 
+#include <QCheckBox>
 #include <QHeaderView>
 #include <QLabel>
 #include <QSplitter>
@@ -30,8 +31,17 @@ HistoryPage::HistoryPage(QWidget* parent)
   m_table->setTextElideMode(Qt::ElideMiddle);
   m_table->setWordWrap(false);
   m_table->horizontalHeader()->setStretchLastSection(true);
+  m_timeScale = new QCheckBox(tr("Time to scale"), this);
+  m_timeScale->setToolTip(tr("Place checkpoints by trigger time (on) or one even slot per checkpoint (off)"));
+  m_timeScale->setChecked(true);
+  connect(m_timeScale, &QCheckBox::toggled, m_chart, &HistoryChart::setProportionalTime);
+  auto* chartPane = new QWidget(this);
+  auto* chartLayout = new QVBoxLayout(chartPane);
+  chartLayout->setContentsMargins(0, 0, 0, 0);
+  chartLayout->addWidget(m_timeScale, 0, Qt::AlignRight);
+  chartLayout->addWidget(m_chart, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
-  split->addWidget(m_chart);
+  split->addWidget(chartPane);
   split->addWidget(m_table);
   split->setStretchFactor(0, 1);
   split->setStretchFactor(1, 1);

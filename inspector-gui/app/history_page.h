@@ -10,6 +10,7 @@
 
 #include "models/loaders.h"
 
+class QCheckBox;
 class QLabel;
 class QTableView;
 
@@ -28,6 +29,7 @@ class HistoryPage : public QWidget {
   HistoryChart* chart() const { return m_chart; }
   HistoryTableModel* model() const { return m_model; }
   QTableView* table() const { return m_table; }
+  QCheckBox* timeScaleBox() const { return m_timeScale; }
   QString overviewText() const;
 
  Q_SIGNALS:
@@ -40,6 +42,7 @@ class HistoryPage : public QWidget {
   SortProxy* m_proxy;
   QTableView* m_table;
   QLabel* m_overview;
+  QCheckBox* m_timeScale;
 };
 
 }  // namespace ckpt::inspector

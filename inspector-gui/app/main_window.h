@@ -11,6 +11,7 @@
 #include <optional>
 
 #include "app/theme.h"
+#include "ckpt/ops/record_range.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/stats.h"
 #include "models/loaders.h"
@@ -41,13 +42,16 @@ class HistoryPage;
 class SubtaskBarsChart;
 class DiffPage;
 class TaskProgress;
+class JobGraphView;
+class PendingFilesModel;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
   enum Page { kSummaryPage, kDetailsPage, kFilesPage, kStatePage, kTreemapPage, kKeyGroupPage,
-              kHistoryPage, kSubtaskPage, kFindingsPage, kDiffPage, kPageCount };
+              kHistoryPage, kSubtaskPage, kFindingsPage, kDiffPage, kJobGraphPage,
+              kPendingFilesPage, kPageCount };
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
@@ -89,6 +93,11 @@ class MainWindow : public QMainWindow {
   TreemapView* treemap() const { return m_treemap; }
   DiffPage* diffPage() const { return m_diff; }
   HistoryPage* historyPage() const { return m_history; }
+  QMenu* viewMenu() const { return m_viewMenu; }
+  JobGraphView* jobGraph() const { return m_jobGraph; }
+  PendingFilesModel* pendingFilesModel() const { return m_pendingModel; }
+  QTableView* pendingFilesView() const { return m_pendingView; }
+  QString pendingFilesText() const;
   QString summaryText() const;
   QTableView* filesView() const { return m_filesView; }
   QComboBox* blockPicker() const { return m_blockPicker; }
@@ -116,6 +125,8 @@ class MainWindow : public QMainWindow {
   void hexRangeShown();
   // A snapshot selected in a root could not be opened; its "Cannot open" page is complete.
   void cannotOpenShown(const QString& path);
+  // The sink's pending files of the shown snapshot were listed (Pending files page).
+  void pendingFilesLoaded();
 
  protected:
   void closeEvent(QCloseEvent* event) override;
@@ -141,9 +152,14 @@ class MainWindow : public QMainWindow {
   void clearSnapshotViews();
   void showCannotOpen(const QString& path, const QString& error, const ops::SnapshotEntry* entry);
   // Shows file `file`'s bytes; highlights key group `keyGroup`'s section or `finding`'s range.
-  void showFileBytes(int file, std::optional<uint32_t> keyGroup, std::optional<ops::Finding> finding);
+  // With `record` (record-stream bytes of one record, from ops::Dump), highlights that record.
+  void showFileBytes(int file, std::optional<uint32_t> keyGroup, std::optional<ops::Finding> finding,
+                     std::optional<ops::ByteRange> record = std::nullopt);
   void blockChosen();
   void stateRecordSelected(const QString& op, int subtask, int keyGroup);
+  // Job graph / Pending files: select operator `op` (index) in the tree, subtask chart and graph.
+  void operatorChosen(int op, std::optional<uint32_t> subtask);
+  void loadPendingFiles();
   QString verdictHtml() const;
   void updateActions();
 
@@ -163,6 +179,7 @@ class MainWindow : public QMainWindow {
   int m_hexFile = -1;
   uint64_t m_hexRequest = 0;
   QString m_hexRange;
+  std::optional<ops::RecordRange> m_record;  // the selected state row's record in m_layout
   bool m_cannotOpen = false;
   QString m_shownPath;
   int m_running = 0;
@@ -194,11 +211,17 @@ class MainWindow : public QMainWindow {
   QComboBox* m_blockPicker;
   QCheckBox* m_decompressed;
   QLabel* m_hexInfo;
+  JobGraphView* m_jobGraph;
+  PendingFilesModel* m_pendingModel;
+  SortProxy* m_pendingProxy;
+  QTableView* m_pendingView;
+  QLabel* m_pendingSummary;
   QAction* m_validateAction = nullptr;
   QAction* m_deepValidateAction = nullptr;
   QAction* m_remapAction = nullptr;
   QAction* m_compareAction = nullptr;
   QMenu* m_recentMenu = nullptr;
+  QMenu* m_viewMenu = nullptr;  // View: other windows' actions go at its end (buildMenus)
   QAction* m_themeActions[3] = {};
 };
 

@@ -105,24 +105,48 @@ StateBrowser::StateBrowser(QWidget* parent)
   connect(m_model, &StateTableModel::loadFailed, this, [this](const QString& m) { m_status->setText(m); });
   connect(m_keyGroup, &QSpinBox::editingFinished, apply, &QPushButton::click);
   connect(m_view->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
-          [this](const QModelIndex& current) {
-            if (!current.isValid()) return;
-            auto cell = [&](int c) { return m_model->index(current.row(), c).data().toString(); };
-            QString value = cell(StateTableModel::kValue);
-            const QJsonDocument doc = QJsonDocument::fromJson(("[" + value + "]").toUtf8());
-            if (doc.isArray() && doc.array().size() == 1 && (doc.array()[0].isObject() || doc.array()[0].isArray())) {
-              const QJsonValue v = doc.array()[0];
-              value = QString::fromUtf8(v.isObject() ? QJsonDocument(v.toObject()).toJson() : QJsonDocument(v.toArray()).toJson());
-            }
-            bool ok_sub = false, ok_kg = false;
-            const int sub = cell(StateTableModel::kSubtask).toInt(&ok_sub);
-            const int kg = cell(StateTableModel::kKeyGroup).toInt(&ok_kg);
-            Q_EMIT recordSelected(m_operator->currentData().toString(), ok_sub ? sub : -1, ok_kg ? kg : -1);
-            Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
-                                     .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
-                                          cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
-                                          cell(StateTableModel::kNamespace), cell(StateTableModel::kUserKey), value));
-          });
+          [this](const QModelIndex& current) { emitSelection(current); });
+  connect(m_model, &StateTableModel::rowsLoaded, this, [this](int first, int count) {
+    const QModelIndex current = m_view->currentIndex();
+    if (current.isValid() && current.row() >= first && current.row() < first + count &&
+        current.row() != m_recordShownRow) {
+      emitSelection(current);
+    }
+  });
+  connect(m_model, &QAbstractItemModel::modelReset, this, [this] { m_recordShownRow = -1; });
+}
+
+StateBrowser::SelectedRecord StateBrowser::currentRecord() const {
+  SelectedRecord r;
+  const QModelIndex current = m_view->currentIndex();
+  if (!current.isValid()) return r;
+  const QModelIndex i = m_model->index(current.row(), 0);
+  const QVariant file = i.data(StateTableModel::kRecordFileRole);
+  if (!file.isValid() || file.toInt() < 0) return r;
+  r.file = file.toInt();
+  r.offset = i.data(StateTableModel::kRecordOffsetRole).toULongLong();
+  r.length = i.data(StateTableModel::kRecordLengthRole).toULongLong();
+  return r;
+}
+
+void StateBrowser::emitSelection(const QModelIndex& current) {
+  if (!current.isValid()) return;
+  if (currentRecord().file >= 0) m_recordShownRow = current.row();
+  auto cell = [&](int c) { return m_model->index(current.row(), c).data().toString(); };
+  QString value = cell(StateTableModel::kValue);
+  const QJsonDocument doc = QJsonDocument::fromJson(("[" + value + "]").toUtf8());
+  if (doc.isArray() && doc.array().size() == 1 && (doc.array()[0].isObject() || doc.array()[0].isArray())) {
+    const QJsonValue v = doc.array()[0];
+    value = QString::fromUtf8(v.isObject() ? QJsonDocument(v.toObject()).toJson() : QJsonDocument(v.toArray()).toJson());
+  }
+  bool ok_sub = false, ok_kg = false;
+  const int sub = cell(StateTableModel::kSubtask).toInt(&ok_sub);
+  const int kg = cell(StateTableModel::kKeyGroup).toInt(&ok_kg);
+  Q_EMIT recordSelected(m_operator->currentData().toString(), ok_sub ? sub : -1, ok_kg ? kg : -1);
+  Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
+                           .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
+                                cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
+                                cell(StateTableModel::kNamespace), cell(StateTableModel::kUserKey), value));
 }
 
 void StateBrowser::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {

@@ -44,17 +44,27 @@ class StateBrowser : public QWidget {
   QTableView* view() const { return m_view; }
   void focusFilter();
   QString currentOperator() const;
+  // The current row's record (StateTableModel's record roles): file -1 when there is none (no
+  // row, an entry without a container record, or its page not read yet).
+  struct SelectedRecord {
+    int file = -1;
+    uint64_t offset = 0;
+    uint64_t length = 0;
+  };
+  SelectedRecord currentRecord() const;
 
  Q_SIGNALS:
   void entrySelected(const QString& description);
   // The selected row's operator (id hex), subtask and key group (-1 when not keyed), emitted
-  // before entrySelected so linked views follow the selection.
+  // before entrySelected so linked views follow the selection; again when the current row's
+  // page arrives (its record's bytes are known then: currentRecord()).
   void recordSelected(const QString& operatorId, int subtask, int keyGroup);
 
  private:
   void operatorChosen(int index);
   void stateChosen();
   void updateRange();
+  void emitSelection(const QModelIndex& current);
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
   StateTableModel* m_model;
@@ -68,6 +78,7 @@ class StateBrowser : public QWidget {
   QLabel* m_range;
   QTableView* m_view;
   QLabel* m_status;
+  int m_recordShownRow = -1;  // the row whose record bytes were announced
 };
 
 }  // namespace ckpt::inspector

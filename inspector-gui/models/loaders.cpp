@@ -126,6 +126,11 @@ QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::
       [s] { return fromResult(ops::ListFiles(base::Fs::Default(), *s)); });
 }
 
+QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(std::shared_ptr<const ops::Snapshot> s) {
+  return runInPool<std::vector<ops::PendingFile>>(
+      [s] { return fromResult(ops::ListPendingFiles(base::Fs::Default(), *s)); });
+}
+
 QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats) {
   return runInPool<ops::SummaryReport>([s, stats] {

@@ -20,6 +20,7 @@
 #include "ckpt/ops/files.h"
 #include "ckpt/ops/ls.h"
 #include "ckpt/ops/open.h"
+#include "ckpt/ops/pending_files.h"
 #include "ckpt/ops/prune.h"
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/snapshot.h"
@@ -106,6 +107,8 @@ QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path);
 QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
                                                        const std::string& job_id_hex);
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s);
+// ops::ListPendingFiles: the sink's pending files with what is on disk now.
+QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(std::shared_ptr<const ops::Snapshot> s);
 // ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
 QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats);

@@ -73,6 +73,11 @@ ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip,
       if (e.source != "state") r.source = e.source + " " + e.change_op;
       r.key_group = e.key_group ? static_cast<int64_t>(*e.key_group) : -1;
       r.subtask = e.subtask ? static_cast<int32_t>(*e.subtask) : -1;
+      if (e.record_file) {
+        r.record_file = static_cast<int32_t>(*e.record_file);
+        r.record_offset = e.record_offset;
+        r.record_length = e.record_length;
+      }
       out.rows.push_back(std::move(r));
     }
     if (!count_all && out.matched >= skip + keep) {
@@ -413,6 +418,12 @@ int StateTableModel::columnCount(const QModelIndex& parent) const { return paren
 
 QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
+  if (role >= kRecordFileRole && role <= kRecordLengthRole) {
+    const Row* r = rowAt(index.row(), false);
+    if (r == nullptr) return {};
+    if (role == kRecordFileRole) return r->record_file;
+    return QVariant::fromValue<qulonglong>(role == kRecordOffsetRole ? r->record_offset : r->record_length);
+  }
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   const Row* r = rowAt(index.row(), false);
   if (r == nullptr) return index.column() == kKey ? QVariant(tr("reading…")) : QVariant();

@@ -34,6 +34,10 @@ class StateTableModel : public QAbstractTableModel {
  public:
   enum Column { kSubtask, kKeyGroup, kKey, kNamespace, kUserKey, kValue, kSource, kColumnCount };
   enum class KeyMatch { kExact, kPrefix, kSubstring };
+  // Where a row's record lies (ops' DumpEntry::record_*), for the linked hex view: the file
+  // (index into the snapshot's file table, -1 when the entry has no container record) and the
+  // record's bytes in that file's record stream. Any column.
+  enum RecordRole : int { kRecordFileRole = Qt::UserRole + 100, kRecordOffsetRole, kRecordLengthRole };
   // Rows per page (one ops::Dump call reads at most this many entries). Default: 2000.
   static constexpr int kPageRows = 2000;
   // Rows counted per fetchMore when the total is not known up front (at least). Default: 2000.
@@ -95,6 +99,9 @@ class StateTableModel : public QAbstractTableModel {
     std::string key, ns, user_key, value, state, source;
     int64_t key_group = -1;  // -1: not keyed state
     int32_t subtask = -1;
+    int32_t record_file = -1;  // ops::DumpEntry::record_file, -1 when unset
+    uint64_t record_offset = 0;
+    uint64_t record_length = 0;
   };
   // What one read needs; copied to the worker.
   struct Query {

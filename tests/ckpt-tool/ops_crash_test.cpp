@@ -18,6 +18,7 @@
 #include "ckpt/ops/prune.h"
 #include "ckpt/ops/relocate.h"
 #include "ckpt/ops/remap.h"
+#include "ckpt/ops/rescale.h"
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -124,14 +125,22 @@ TEST(OpsCrashTest, PrunePowerLossAtEveryOperationKeepsEverySnapshotOldOrNew) {
 
 // The contract of relocate and remap: OUT appears complete or not at all; the input is never
 // changed.
+// With `flink_fixture`, the input is a copy of that Apache Flink snapshot (fixtures/) instead of
+// the counter job's checkpoint.
 template <typename Write>
-void ExpectCopyIsAllOrNothing(const std::string& what, Write write) {
+void ExpectCopyIsAllOrNothing(const std::string& what, Write write, const std::string& flink_fixture = "") {
   TempDir tmp;
   base::PosixFs posix;
   const std::string src_root = tmp.Sub("src");
-  const std::string job = opsw::CounterJobDir(src_root);
-  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id, 12));
-  const std::string snapshot = job + "/chk-2";
+  std::string snapshot;
+  if (flink_fixture.empty()) {
+    const std::string job = opsw::CounterJobDir(src_root);
+    for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id, 12));
+    snapshot = job + "/chk-2";
+  } else {
+    snapshot = src_root + "/savepoint";
+    testing::CopyTree(testing::FixturePath(flink_fixture), snapshot);
+  }
   const auto input = Tree(src_root);
 
   int64_t ops = 0;
@@ -177,6 +186,39 @@ TEST(OpsCrashTest, RemapPowerLossAtEveryOperationLeavesOutputCompleteOrAbsent) {
     o.mappings.push_back({"counter", "counter-v2"});
     return Remap(fs, snapshot, out, o).status();
   });
+}
+
+constexpr char kFlinkCanonical[] = "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint";
+
+TEST(OpsCrashTest, FlinkRescalePowerLossAtEveryOperationLeavesOutputCompleteOrAbsent) {
+  ExpectCopyIsAllOrNothing(
+      "rescale-max-parallelism",
+      [](base::Fs& fs, const std::string& snapshot, const std::string& out) {
+        RescaleOptions o;
+        o.new_max_parallelism = 256;
+        return RescaleMaxParallelism(fs, snapshot, out, o).status();
+      },
+      kFlinkCanonical);
+}
+
+TEST(OpsCrashTest, FlinkRemapPowerLossAtEveryOperationLeavesOutputCompleteOrAbsent) {
+  ExpectCopyIsAllOrNothing(
+      "flink remap",
+      [](base::Fs& fs, const std::string& snapshot, const std::string& out) {
+        RemapOptions o;
+        o.mappings.push_back({"CheckpointingSource1", "CheckpointingSource1-v2"});
+        return Remap(fs, snapshot, out, o).status();
+      },
+      kFlinkCanonical);
+}
+
+TEST(OpsCrashTest, FlinkRelocatePowerLossAtEveryOperationLeavesOutputCompleteOrAbsent) {
+  ExpectCopyIsAllOrNothing(
+      "flink relocate",
+      [](base::Fs& fs, const std::string& snapshot, const std::string& out) {
+        return Relocate(fs, snapshot, out).status();
+      },
+      kFlinkCanonical);
 }
 
 }  // namespace

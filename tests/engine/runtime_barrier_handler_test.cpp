@@ -139,5 +139,86 @@ TEST(BarrierHandlerTest, UnalignedEndedChannelCompletesTheTracking) {
   EXPECT_FALSE(d.trigger);
 }
 
+std::shared_ptr<const CheckpointOptions> TimedBarrier(int64_t id, int64_t trigger_ms) {
+  auto o = std::make_shared<CheckpointOptions>();
+  o->checkpoint_id = id;
+  o->trigger_timestamp_ms = trigger_ms;
+  return o;
+}
+
+TEST(BarrierHandlerTest, AlignedWithTimeoutAlignsAndSetsATimerFromTheTriggerTime) {
+  BarrierHandler a(3, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  auto d = a.OnBarrier(1, TimedBarrier(5, 1000), 1010);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{1});
+  ASSERT_TRUE(d.timer_at_ms.has_value());
+  EXPECT_EQ(*d.timer_at_ms, 1050);  // trigger + timeout, not first barrier + timeout
+  d = a.OnBarrier(0, TimedBarrier(5, 1000), 1020);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{0});
+  EXPECT_FALSE(d.timer_at_ms.has_value());
+  d = a.OnBarrier(2, TimedBarrier(5, 1000), 1030);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_FALSE(d.unaligned);  // aligned within the timeout
+  EXPECT_TRUE(d.unblock_all);
+  // The timer of an alignment that ended does nothing.
+  d = a.OnAlignmentTimer(5, 1050);
+  EXPECT_FALSE(d.trigger);
+}
+
+TEST(BarrierHandlerTest, AlignedWithTimeoutSwitchesToUnalignedWhenTheTimerFires) {
+  BarrierHandler a(3, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  a.OnBarrier(2, TimedBarrier(6, 1000), 1010);
+  auto d = a.OnAlignmentTimer(6, 1050);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_TRUE(d.switched);
+  EXPECT_TRUE(d.unblock_all);
+  EXPECT_EQ(d.received, (std::vector<bool>{false, false, true}));
+  EXPECT_EQ(d.first_barrier_ms, 1010);
+  // The remaining barriers are tracked as unaligned ones: nothing blocks.
+  d = a.OnBarrier(0, TimedBarrier(6, 1000), 1060);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+  ASSERT_TRUE(d.barrier_channel.has_value());
+  EXPECT_EQ(*d.barrier_channel, 0u);
+  d = a.OnBarrier(1, TimedBarrier(6, 1000), 1070);
+  EXPECT_TRUE(d.all_received);
+  EXPECT_EQ(d.alignment_ms, 60);
+  EXPECT_FALSE(a.pending());
+}
+
+TEST(BarrierHandlerTest, AlignedWithTimeoutBarrierOlderThanTheTimeoutIsUnalignedAtOnce) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  auto d = a.OnBarrier(0, TimedBarrier(7, 1000), 1080);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_FALSE(d.switched);
+  EXPECT_TRUE(d.block.empty());
+  EXPECT_FALSE(d.timer_at_ms.has_value());
+}
+
+TEST(BarrierHandlerTest, AlignedWithTimeoutPriorityBarrierSwitchesThePendingAlignment) {
+  BarrierHandler a(3, BarrierHandler::Mode::kAlignedWithTimeout, 1000000);
+  a.OnBarrier(0, TimedBarrier(8, 1000), 1001);
+  // An upstream already switched: its barrier overtook buffers, so it cannot be aligned on.
+  auto d = a.OnBarrier(1, TimedBarrier(8, 1000), 1002, /*priority=*/true);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_TRUE(d.unblock_all);
+  ASSERT_TRUE(d.barrier_channel.has_value());
+  EXPECT_EQ(*d.barrier_channel, 1u);
+  EXPECT_EQ(d.received, (std::vector<bool>{true, true, false}));
+  EXPECT_FALSE(d.all_received);
+}
+
+TEST(BarrierHandlerTest, AlignedWithTimeoutSavepointsStayAligned) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAlignedWithTimeout, 0);
+  auto d = a.OnBarrier(0, Barrier(9, pb::SAVEPOINT), 5000);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_EQ(d.block, std::vector<uint32_t>{0});
+  EXPECT_FALSE(d.timer_at_ms.has_value());
+  EXPECT_FALSE(a.OnAlignmentTimer(9, 6000).trigger);
+}
+
 }  // namespace
 }  // namespace ckpt::engine::runtime

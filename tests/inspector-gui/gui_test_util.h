@@ -1,5 +1,6 @@
 // Helpers shared by the inspector's QTest suites: fixture paths, waiting for a loader's future,
-// temporary copies of fixtures, and the process's resident set size.
+// temporary copies of fixtures, the process's resident set size, and (in suites that link the
+// widgets) TestWindow, the one window fixture every MainWindow test starts from.
 #pragma once
 
 #include <QFuture>
@@ -11,6 +12,17 @@
 #include <unistd.h>
 
 #include "models/state_table_model.h"
+
+#if __has_include(<QMainWindow>)
+#include <QAction>
+#include <QCoreApplication>
+#include <QSignalSpy>
+#include <QStandardPaths>
+
+#include "app/main_window.h"
+#include "models/detail_tree_model.h"
+#include "models/display.h"
+#endif
 
 namespace ckpt::inspector::testing {
 
@@ -65,5 +77,68 @@ inline QVariant cell(StateTableModel& m, int row, int column, int timeout_ms = 6
   }
   return m.index(row, column).data();
 }
+
+#if __has_include(<QMainWindow>)
+// Per test case: settings in QStandardPaths' test location under a suite's own application name,
+// so no test reads the user's (or another suite's) recent files, theme or geometry.
+inline void initWindowTests(const QString& application) {
+  QStandardPaths::setTestModeEnabled(true);
+  QCoreApplication::setOrganizationName(QStringLiteral("ckpt-test"));
+  QCoreApplication::setApplicationName(application);
+}
+
+// Opens `path` and waits (with a deadline) until it is loaded or failed and every background
+// load (stats, summary, files) finished; true if a snapshot was loaded.
+inline bool openAndWait(MainWindow& w, const QString& path) {
+  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
+  QSignalSpy failed(&w, &MainWindow::openFailed);
+  w.openPath(path);
+  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 30000)) return false;
+  if (!QTest::qWaitFor([&] { return !w.busy(); }, 30000)) return false;
+  return !loaded.isEmpty();
+}
+
+// Opens a checkpoint root and waits until its newest snapshot is shown and nothing runs.
+inline bool openRootAndWait(MainWindow& w, const QString& root) {
+  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
+  QSignalSpy failed(&w, &MainWindow::openFailed);
+  w.openPath(root);
+  return QTest::qWaitFor([&] { return (!loaded.isEmpty() || !failed.isEmpty()) && !w.busy(); }, 30000) &&
+         !loaded.isEmpty();
+}
+
+// The first action whose text (without '&') starts with `prefix`, or null.
+inline QAction* menuAction(MainWindow& w, const QString& prefix) {
+  for (QAction* a : w.findChildren<QAction*>()) {
+    if (a->text().remove(QLatin1Char('&')).startsWith(prefix)) return a;
+  }
+  return nullptr;
+}
+
+// The first node of `kind` (DetailTreeModel::NodeKind) in depth-first order.
+inline QModelIndex findNode(const DetailTreeModel& m, int kind, const QModelIndex& parent = {}) {
+  for (int r = 0; r < m.rowCount(parent); ++r) {
+    const QModelIndex i = m.index(r, 0, parent);
+    if (i.data(kNodeKindRole).toInt() == kind) return i;
+    const QModelIndex f = findNode(m, kind, i);
+    if (f.isValid()) return f;
+  }
+  return {};
+}
+
+// The window fixture: a MainWindow of a fixed size, shown (offscreen) unless kHidden, with the
+// helpers above as members.
+class TestWindow : public MainWindow {
+ public:
+  enum Shown { kShown, kHidden };
+  explicit TestWindow(Shown shown = kShown, QSize size = QSize(1280, 800)) {
+    resize(size);
+    if (shown == kShown) show();
+  }
+  bool open(const QString& path) { return openAndWait(*this, path); }
+  bool openRoot(const QString& root) { return openRootAndWait(*this, root); }
+  QAction* action(const QString& prefix) { return menuAction(*this, prefix); }
+};
+#endif
 
 }  // namespace ckpt::inspector::testing

@@ -27,6 +27,7 @@
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "ckpt/ops/file_layout.h"
+#include "ckpt/ops/record_range.h"
 #include "gui_test_util.h"
 #include "models/detail_tree_model.h"
 #include "models/display.h"
@@ -40,25 +41,6 @@ using namespace ckpt::inspector::testing;
 
 namespace {
 
-bool openAndWait(MainWindow& w, const QString& path) {
-  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
-  QSignalSpy failed(&w, &MainWindow::openFailed);
-  w.openPath(path);
-  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 30000)) return false;
-  if (!QTest::qWaitFor([&] { return !w.busy(); }, 30000)) return false;
-  return !loaded.isEmpty();
-}
-
-QModelIndex findNode(const DetailTreeModel& m, int kind, const QModelIndex& parent = {}) {
-  for (int r = 0; r < m.rowCount(parent); ++r) {
-    const QModelIndex i = m.index(r, 0, parent);
-    if (i.data(kNodeKindRole).toInt() == kind) return i;
-    const QModelIndex f = findNode(m, kind, i);
-    if (f.isValid()) return f;
-  }
-  return {};
-}
-
 QModelIndex listedCheckpoint(SnapshotListModel& m, int64_t id) {
   for (int j = 0; j < m.rowCount(); ++j) {
     const QModelIndex job = m.index(j, 0);
@@ -70,13 +52,6 @@ QModelIndex listedCheckpoint(SnapshotListModel& m, int64_t id) {
   return {};
 }
 
-QAction* menuAction(MainWindow& w, const QString& prefix) {
-  for (QAction* a : w.findChildren<QAction*>()) {
-    if (a->text().remove(QLatin1Char('&')).startsWith(prefix)) return a;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 class LinkedViewsTest : public QObject {
@@ -84,9 +59,7 @@ class LinkedViewsTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("ckpt-test"));
-    QApplication::setApplicationName(QStringLiteral("ckpt-inspector-linked-test"));
+    initWindowTests(QStringLiteral("ckpt-inspector-linked-test"));
   }
 
   // Must-fix 1: a corrupt (chk-3) and an incomplete (chk-4) checkpoint selected in a root each
@@ -102,8 +75,7 @@ class LinkedViewsTest : public QObject {
     QVERIFY(QDir().mkpath(job + "/chk-4"));
     QVERIFY(QFile::copy(job + "/chk-2/numbers-source-0-operator.state", job + "/chk-4/numbers-source-0-operator.state"));
 
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
     w.openPath(root);
     QVERIFY(QTest::qWaitFor([&] { return !loaded.isEmpty() && !w.busy(); }, 30000));
@@ -162,8 +134,7 @@ class LinkedViewsTest : public QObject {
     QTemporaryDir tmp;
     const QString copy = tmp.path() + QStringLiteral("/flipped");
     copyTree(fixture("corrupt/block-checksum-mismatch"), copy);
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, copy));
     QVERIFY2(w.summaryText().contains(QStringLiteral("Checked: metadata only")), qPrintable(w.summaryText()));
     QVERIFY(w.summaryText().contains(QStringLiteral("as far as the metadata shows")));
@@ -189,8 +160,7 @@ class LinkedViewsTest : public QObject {
     gen.start(QStringLiteral(CKPT_GEN_STATE_SAVEPOINT), {big, QStringLiteral("200000"), QStringLiteral("4")});
     QVERIFY(gen.waitForFinished(300000));
     QVERIFY2(gen.exitCode() == 0, gen.readAllStandardError().constData());
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, big));
     QSignalSpy done(&w, &MainWindow::validationFinished);
     w.validateSnapshot(false);
@@ -216,9 +186,7 @@ class LinkedViewsTest : public QObject {
     QTemporaryDir tmp;
     const QString copy = tmp.path() + QStringLiteral("/flipped");
     copyTree(fixture("corrupt/block-checksum-mismatch"), copy);
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, copy));
     QSignalSpy done(&w, &MainWindow::validationFinished);
     w.validateSnapshot(false);
@@ -254,9 +222,7 @@ class LinkedViewsTest : public QObject {
   // Must-fix 3: a node that is not a file clears the hex view; a Files row follows into the
   // tree and a double-click opens it in Details; a block's stored and decompressed bytes.
   void hexFollowsTreeAndFilesAndShowsBlocks() {
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     const QModelIndex file = findNode(*w.detailModel(), DetailTreeModel::kFile);
     QSignalSpy shown(&w, &MainWindow::hexRangeShown);
@@ -305,11 +271,10 @@ class LinkedViewsTest : public QObject {
   }
 
   // Must-fix 3: selecting a record in the state table selects its file in the tree and
-  // highlights its key group's bytes, like Wireshark's linked panes.
+  // highlights the record's bytes (narrower than its key group's section: in this zstd file the
+  // stored block holding the record, inside the section), like Wireshark's linked panes.
   void stateRowSelectsTreeNodeAndKeyGroupBytes() {
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     StateBrowser* b = w.stateBrowser();
     const QString op = qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex);
@@ -329,9 +294,16 @@ class LinkedViewsTest : public QObject {
     QVERIFY(layout.ok());
     const ops::SectionLayout* sec = ops::KeyGroupSection(*layout, static_cast<uint32_t>(kg));
     QVERIFY(sec != nullptr);
-    QCOMPARE(w.hexView()->highlightStart(), sec->stored.offset);
-    QCOMPARE(w.hexView()->highlightLength(), sec->stored.length);
-    QCOMPARE(w.hexRangeText(), QStringLiteral("key group %1").arg(kg));
+    const StateBrowser::SelectedRecord rec = b->currentRecord();
+    QVERIFY(rec.file >= 0);
+    const auto where = ops::LocateRecord(*layout, {rec.offset, rec.length});
+    QVERIFY(where.has_value());
+    QVERIFY(rec.offset >= sec->logical.offset && rec.offset + rec.length <= sec->logical.end());
+    QCOMPARE(w.hexView()->highlightStart(), where->block_stored.offset);
+    QCOMPARE(w.hexView()->highlightLength(), where->block_stored.length);
+    QVERIFY(w.hexView()->highlightStart() >= sec->stored.offset);
+    QVERIFY(w.hexView()->highlightStart() + w.hexView()->highlightLength() <= sec->stored.end());
+    QVERIFY2(w.hexRangeText().contains(QStringLiteral("holding the record")), qPrintable(w.hexRangeText()));
     // The decoded pane shows the entry, not the tree node.
     QVERIFY(w.decodedPane()->toPlainText().contains(QStringLiteral("key group %1").arg(kg)));
   }

@@ -57,25 +57,6 @@ int distinctColours(const QImage& image) {
   return static_cast<int>(colours.size());
 }
 
-bool openAndWait(MainWindow& w, const QString& path) {
-  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
-  QSignalSpy failed(&w, &MainWindow::openFailed);
-  w.openPath(path);
-  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 30000)) return false;
-  if (!QTest::qWaitFor([&] { return !w.busy(); }, 30000)) return false;
-  return !loaded.isEmpty();
-}
-
-QModelIndex firstFileNode(const DetailTreeModel& m, const QModelIndex& parent = {}) {
-  for (int r = 0; r < m.rowCount(parent); ++r) {
-    const QModelIndex i = m.index(r, 0, parent);
-    if (i.data(kNodeKindRole).toInt() == DetailTreeModel::kFile) return i;
-    const QModelIndex f = firstFileNode(m, i);
-    if (f.isValid()) return f;
-  }
-  return {};
-}
-
 }  // namespace
 
 class MainWindowTest : public QObject {
@@ -83,15 +64,12 @@ class MainWindowTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("ckpt-test"));
-    QApplication::setApplicationName(QStringLiteral("ckpt-inspector-test"));
+    initWindowTests(QStringLiteral("ckpt-inspector-test"));
   }
 
   // The summary's warnings are ops' own findings (validate's rules), not a copy in the GUI.
   void summaryWarningsComeFromValidateRules() {
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("corrupt/missing-referenced-file")));
     QVERIFY2(w.summaryText().contains(QStringLiteral("CKPT-F001")), qPrintable(w.summaryText()));
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
@@ -99,15 +77,13 @@ class MainWindowTest : public QObject {
   }
 
   void openSelectShowsHexRange() {
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     QVERIFY(w.summaryText().contains(QStringLiteral("savepoint (canonical) 42")));
     QVERIFY(w.summaryText().contains(QStringLiteral("Largest operators")));
     QVERIFY(w.summaryText().contains(QStringLiteral("Per-user aggregate")));
     QCOMPARE(w.recentFiles().value(0), QDir::cleanPath(fixture("v1/savepoint")));
-    const QModelIndex file = firstFileNode(*w.detailModel());
+    const QModelIndex file = findNode(*w.detailModel(), DetailTreeModel::kFile);
     QVERIFY(file.isValid());
     w.detailTree()->setCurrentIndex(file);
     const int f = file.data(kFileIndexRole).toInt();
@@ -123,7 +99,7 @@ class MainWindowTest : public QObject {
   }
 
   void openingCorruptMetadataReportsTheFile() {
-    MainWindow w;
+    TestWindow w(TestWindow::kHidden);
     QSignalSpy failed(&w, &MainWindow::openFailed);
     w.openPath(fixture("corrupt/truncated-metadata"));
     QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 30000));
@@ -133,7 +109,7 @@ class MainWindowTest : public QObject {
   }
 
   void checkpointRootListsSnapshotsAndHistory() {
-    MainWindow w;
+    TestWindow w(TestWindow::kHidden);
     QSignalSpy root(&w, &MainWindow::rootLoaded);
     QSignalSpy history(&w, &MainWindow::historyLoaded);
     QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
@@ -148,8 +124,7 @@ class MainWindowTest : public QObject {
     QTemporaryDir tmp;
     const QString copy = tmp.path() + QStringLiteral("/flipped");
     copyTree(fixture("corrupt/block-checksum-mismatch"), copy);
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, copy));
     QSignalSpy done(&w, &MainWindow::validationFinished);
     w.validateSnapshot(false);
@@ -172,7 +147,7 @@ class MainWindowTest : public QObject {
   }
 
   void diffShowsAddedFilesAndKeyChanges() {
-    MainWindow w;
+    TestWindow w(TestWindow::kHidden);
     QVERIFY(openAndWait(w, checkpointJobDir() + "/chk-1"));
     QSignalSpy done(w.diffPage(), &DiffPage::diffFinished);
     w.compareWith(checkpointJobDir() + "/chk-2", true);
@@ -226,7 +201,7 @@ class MainWindowTest : public QObject {
     QVERIFY(after.open(QIODevice::ReadOnly));
     QCOMPARE(after.readAll(), metadata_before);
     // And the result opens with the new uid.
-    MainWindow w;
+    TestWindow w(TestWindow::kHidden);
     QVERIFY(openAndWait(w, tmp.path() + "/remapped"));
     QVERIFY(w.snapshot()->FindOperator("orders-source-v2").ok());
   }
@@ -271,8 +246,7 @@ class MainWindowTest : public QObject {
   }
 
   void stateBrowserFiltersAndExportsSelection() {
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     StateBrowser* b = w.stateBrowser();
     b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
@@ -304,9 +278,7 @@ class MainWindowTest : public QObject {
       QVERIFY(qAbs(rects[i].width() * rects[i].height() - area.width() * area.height() * sizes[i] / total) < 1.0);
       QVERIFY(std::max(rects[i].width() / rects[i].height(), rects[i].height() / rects[i].width()) < 4.0);
     }
-    MainWindow w;
-    w.resize(1200, 800);
-    w.show();
+    TestWindow w(TestWindow::kShown, QSize(1200, 800));
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     w.showPage(MainWindow::kTreemapPage);
     TreemapView* t = w.treemap();
@@ -329,9 +301,7 @@ class MainWindowTest : public QObject {
 
   void dropShortcutsAndPersistedLayout() {
     {
-      MainWindow w;
-      w.resize(1100, 700);
-      w.show();
+      TestWindow w(TestWindow::kShown, QSize(1100, 700));
       QVERIFY(QTest::qWaitForWindowExposed(&w));
       w.activateWindow();
       QVERIFY(QTest::qWaitForWindowActive(&w));
@@ -375,7 +345,7 @@ class MainWindowTest : public QObject {
   }
 
   void themeSwitchesPalette() {
-    MainWindow w;
+    TestWindow w(TestWindow::kHidden);
     w.setTheme(Theme::kDark);
     QVERIFY(QApplication::palette().color(QPalette::Window).lightness() < 100);
     w.setTheme(Theme::kLight);
@@ -384,9 +354,7 @@ class MainWindowTest : public QObject {
   }
 
   void screenshotsOfEveryViewAreNonBlank() {
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     // The root: the list shows the job, chk-2 (the newest complete) opens, history is drawn.
     QSignalSpy history(&w, &MainWindow::historyLoaded);
     QVERIFY(openAndWait(w, fixture("v1/checkpoints")));
@@ -399,7 +367,7 @@ class MainWindowTest : public QObject {
     QSignalSpy diffed(w.diffPage(), &DiffPage::diffFinished);
     w.compareWith(checkpointJobDir() + "/chk-1");
     QVERIFY(QTest::qWaitFor([&] { return !diffed.isEmpty(); }, 30000));
-    w.detailTree()->setCurrentIndex(firstFileNode(*w.detailModel()));
+    w.detailTree()->setCurrentIndex(findNode(*w.detailModel(), DetailTreeModel::kFile));
     w.treemap()->selectNode(1);
     const QString dir = QStringLiteral(CKPT_SCREENSHOT_DIR "/offscreen");
     QDir(dir).removeRecursively();

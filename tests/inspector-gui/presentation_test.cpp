@@ -44,22 +44,6 @@ using namespace ckpt::inspector::testing;
 
 namespace {
 
-bool openAndWait(MainWindow& w, const QString& path) {
-  QSignalSpy loaded(&w, &MainWindow::snapshotLoaded);
-  QSignalSpy failed(&w, &MainWindow::openFailed);
-  w.openPath(path);
-  if (!QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, 30000)) return false;
-  if (!QTest::qWaitFor([&] { return !w.busy(); }, 30000)) return false;
-  return !loaded.isEmpty();
-}
-
-QAction* menuAction(MainWindow& w, const QString& prefix) {
-  for (QAction* a : w.findChildren<QAction*>()) {
-    if (a->text().remove(QLatin1Char('&')).startsWith(prefix)) return a;
-  }
-  return nullptr;
-}
-
 }  // namespace
 
 class PresentationTest : public QObject {
@@ -67,18 +51,14 @@ class PresentationTest : public QObject {
 
  private Q_SLOTS:
   void initTestCase() {
-    QStandardPaths::setTestModeEnabled(true);
-    QApplication::setOrganizationName(QStringLiteral("ckpt-test"));
-    QApplication::setApplicationName(QStringLiteral("ckpt-inspector-presentation-test"));
+    initWindowTests(QStringLiteral("ckpt-inspector-presentation-test"));
   }
 
   // Must-fix 4: a header click sorts (sizes numerically), long text is elided in the middle
   // with the whole text as tooltip, the Path column takes the room, and a chosen state hides
   // the State column that would repeat it.
   void tablesSortNumericallyElideAndFit() {
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     w.showPage(MainWindow::kFilesPage);
     QTableView* files = w.filesView();
@@ -155,8 +135,7 @@ class PresentationTest : public QObject {
 
   // Must-fix 8.
   void startPageDisabledActionsAndEmptyFolder() {
-    MainWindow w;
-    w.show();
+    TestWindow w;
     QVERIFY2(w.summaryText().contains(QStringLiteral("Open…")), qPrintable(w.summaryText()));
     QVERIFY(w.summaryText().contains(QStringLiteral("drop")));
     QVERIFY(!menuAction(w, QStringLiteral("Validate"))->isEnabled());
@@ -213,9 +192,7 @@ class PresentationTest : public QObject {
     const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
     QVERIFY(QDir().mkpath(job + "/chk-3"));
     QVERIFY(QFile::copy(fixture("corrupt/truncated-metadata/_metadata"), job + "/chk-3/_metadata"));
-    MainWindow w;
-    w.resize(1280, 800);
-    w.show();
+    TestWindow w;
     QSignalSpy history(&w, &MainWindow::historyLoaded);
     w.openPath(root);
     QVERIFY(QTest::qWaitFor([&] { return !history.isEmpty() && !w.busy(); }, 30000));

@@ -243,3 +243,29 @@ std::string ReadFile(const std::string& path) {
 }
 
 }  // namespace ckpt::itcase
+
+namespace ckpt::itcase {
+
+std::string LatestCheckpoint(const std::string& job_dir, uint64_t* persisted) {
+  std::string best;
+  int64_t best_id = -1;
+  uint64_t best_persisted = 0;
+  std::error_code ec;
+  for (const auto& e : std::filesystem::directory_iterator(job_dir, ec)) {
+    const std::string md = (e.path() / "_metadata").string();
+    if (!std::filesystem::exists(md)) continue;
+    base::Result<std::string> bytes = base::ReadFileToString(base::Fs::Default(), md);
+    if (!bytes.ok()) continue;
+    base::Result<pb::CheckpointMetadata> m = format::DecodeMetadata(*bytes, md);
+    if (!m.ok() || m->kind() != pb::CHECKPOINT) continue;
+    if (m->checkpoint_id() > best_id) {
+      best_id = m->checkpoint_id();
+      best = e.path().string();
+      best_persisted = m->metrics().persisted_data();
+    }
+  }
+  if (persisted != nullptr) *persisted = best_persisted;
+  return best;
+}
+
+}  // namespace ckpt::itcase

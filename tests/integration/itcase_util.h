@@ -15,6 +15,19 @@
 
 namespace ckpt::itcase {
 
+// The binaries under test, "" when the build did not define them (the tests that need one fail,
+// never skip, with a message naming it).
+#ifdef CKPT_ENGINE_BINARY
+constexpr const char* kEngine = CKPT_ENGINE_BINARY;
+#else
+constexpr const char* kEngine = "";
+#endif
+#ifdef CKPT_TOOL_BINARY
+constexpr const char* kTool = CKPT_TOOL_BINARY;
+#else
+constexpr const char* kTool = "";
+#endif
+
 struct KeyedSumJob {
   std::string name = "keyed-sum-itcase";
   std::string job_id;        // 32 hex or "" (random)
@@ -59,6 +72,10 @@ Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const Ke
 // the recorded size and whole-file XXH3, and every state file's block checksums verify.
 // Returns the number of snapshots checked, or the first problem.
 base::Result<int> VerifyAllSnapshots(const std::string& root);
+
+// The newest complete checkpoint (chk-<n> with a _metadata) under `job_dir`, "" if none;
+// `persisted`: its persisted in-flight bytes (unaligned checkpoints).
+std::string LatestCheckpoint(const std::string& job_dir, uint64_t* persisted = nullptr);
 
 // Starts `args` (args[0] = binary) with stdout and stderr appended to `log`.
 pid_t Spawn(const std::vector<std::string>& args, const std::string& log);

@@ -26,17 +26,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef CKPT_ENGINE_BINARY
-constexpr const char* kEngine = CKPT_ENGINE_BINARY;
-#else
-constexpr const char* kEngine = "";
-#endif
-#ifdef CKPT_TOOL_BINARY
-constexpr const char* kTool = CKPT_TOOL_BINARY;
-#else
-constexpr const char* kTool = "";
-#endif
-
 // sequence-source (1 split, 8 keys) -> HASH -> keyed-sum(input-and-sum) -> FORWARD -> file-sink;
 // every uid carries `version`.
 std::string Job(const std::string& name, const std::string& version, const std::string& out) {

@@ -27,17 +27,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-#ifdef CKPT_ENGINE_BINARY
-constexpr const char* kEngine = CKPT_ENGINE_BINARY;
-#else
-constexpr const char* kEngine = "";
-#endif
-#ifdef CKPT_TOOL_BINARY
-constexpr const char* kTool = CKPT_TOOL_BINARY;
-#else
-constexpr const char* kTool = "";
-#endif
-
 std::string JobFile(const testing::TempDir& tmp, const std::string& name, const KeyedSumJob& job,
                     const std::function<void(std::string&)>& edit = {}) {
   // Parallelism in the spec (not -p), so validate --against sees the job the engine runs.

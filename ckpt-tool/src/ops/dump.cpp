@@ -138,6 +138,26 @@ class Dumper {
   }
 
  private:
+  // The container record being emitted (DumpEntry::record_*).
+  struct Where {
+    uint32_t file = 0;
+    uint64_t offset = 0, length = 0;
+  };
+  static uint64_t VarintLength(uint64_t v) {
+    uint64_t n = 1;
+    while (v >= 0x80) {
+      v >>= 7;
+      ++n;
+    }
+    return n;
+  }
+  void SetWhere(DumpEntry* e) const {
+    if (!record_) return;
+    e->record_file = record_->file;
+    e->record_offset = record_->offset;
+    e->record_length = record_->length;
+  }
+
   DumpEntry Base(std::string source) const {
     DumpEntry e;
     e.operator_id = info_.id_hex;
@@ -208,7 +228,11 @@ class Dumper {
       CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&e));
       if (!more) return Status::OK();
       if (Cancelled()) return Status::Cancelled("dump cancelled");
-      CKPT_RETURN_IF_ERROR(EmitKeyed(e.record, e.key_group, "state", {}, 0, reader->path()));
+      record_ = Where{kg.file_index(), e.logical_offset,
+                      VarintLength(e.record_bytes) + uint64_t{e.record_bytes}};
+      Status st = EmitKeyed(e.record, e.key_group, "state", {}, 0, reader->path());
+      record_.reset();
+      CKPT_RETURN_IF_ERROR(st);
     }
   }
 
@@ -262,6 +286,7 @@ class Dumper {
     e.key_group = key_group;
     e.change_op = std::string(op);
     e.sequence = sequence;
+    SetWhere(&e);
     auto where = [&](const char* what) {
       return path + ": state '" + d.name() + "' " + what + " in key group " +
              std::to_string(key_group);
@@ -315,6 +340,9 @@ class Dumper {
       e.state = d.name();
       e.kind = static_cast<StateKind>(d.kind());
       e.subtask = subtask_;
+      e.record_file = h.file_index();
+      e.record_offset = rec.logical_offset;
+      e.record_length = VarintLength(rec.bytes.size()) + rec.bytes.size();
       if (d.kind() == pb::STATE_BROADCAST) {
         CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.user_key_type(), r.key, &e.key_json),
                                  reader->path() + ": state '" + d.name() + "' key");
@@ -385,6 +413,7 @@ class Dumper {
   uint32_t subtask_ = 0;
   uint64_t emitted_ = 0;
   uint64_t ticks_ = 0;
+  std::optional<Where> record_;
 };
 
 const pb::OperatorState* FindOperatorState(const Snapshot& snapshot, const std::string& id_hex) {

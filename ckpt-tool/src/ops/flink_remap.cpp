@@ -121,26 +121,7 @@ std::vector<KnownOperator> CollectKnown(const flink::Metadata& md) {
 
 RemapEntry MakeEntry(const RemapPlan& plan, size_t i, const flink::OperatorState& op,
                      const OperatorFiles& files) {
-  const KnownOperator& k = plan.known[i];
-  RemapEntry e;
-  e.name = k.name;
-  e.old_id_hex = k.id.ToHex();
-  e.old_uid = k.uid;
-  e.new_id_hex = e.old_id_hex;
-  e.new_uid = k.uid;
-  if (auto d = plan.drops.find(i); d != plan.drops.end()) {
-    e.action = RemapAction::kDrop;
-    e.new_id_hex.clear();
-    e.new_uid.clear();
-    e.reason = d->second;
-  } else if (auto r = plan.renames.find(i); r != plan.renames.end()) {
-    e.action = RemapAction::kRename;
-    e.new_id_hex = r->second.new_id.ToHex();
-    if (r->second.new_uid) e.new_uid = *r->second.new_uid;
-    e.reason = r->second.reason;
-  } else if (auto kr = plan.keep_reasons.find(i); kr != plan.keep_reasons.end()) {
-    e.reason = kr->second;
-  }
+  RemapEntry e = PlannedEntry(plan, i);
   std::set<std::string> names;
   for (const auto& st : op.subtasks) {
     if (HasState(st)) ++e.subtasks_with_state;

@@ -17,25 +17,7 @@ using format::OperatorId;
 RemapEntry MakeEntry(const internal::RemapPlan& plan, size_t i,
                      const pb::CheckpointMetadata& metadata) {
   const internal::KnownOperator& op = plan.known[i];
-  RemapEntry e;
-  e.name = op.name;
-  e.old_id_hex = op.id.ToHex();
-  e.old_uid = op.uid;
-  e.new_id_hex = e.old_id_hex;
-  e.new_uid = op.uid;
-  if (auto d = plan.drops.find(i); d != plan.drops.end()) {
-    e.action = RemapAction::kDrop;
-    e.new_id_hex.clear();
-    e.new_uid.clear();
-    e.reason = d->second;
-  } else if (auto r = plan.renames.find(i); r != plan.renames.end()) {
-    e.action = RemapAction::kRename;
-    e.new_id_hex = r->second.new_id.ToHex();
-    if (r->second.new_uid) e.new_uid = *r->second.new_uid;
-    e.reason = r->second.reason;
-  } else if (auto k = plan.keep_reasons.find(i); k != plan.keep_reasons.end()) {
-    e.reason = k->second;
-  }
+  RemapEntry e = internal::PlannedEntry(plan, i);
   if (op.state_index >= 0) {
     pb::OperatorState state = metadata.operators(op.state_index);  // a copy: the visitor mutates
     e.subtasks_with_state = static_cast<uint32_t>(state.subtasks_size());

@@ -350,4 +350,28 @@ base::Result<RemapPlan> PlanRemapOf(base::Fs& fs, std::vector<KnownOperator> kno
   return plan;
 }
 
+RemapEntry PlannedEntry(const RemapPlan& plan, size_t i) {
+  const KnownOperator& k = plan.known[i];
+  RemapEntry e;
+  e.name = k.name;
+  e.old_id_hex = k.id.ToHex();
+  e.old_uid = k.uid;
+  e.new_id_hex = e.old_id_hex;
+  e.new_uid = k.uid;
+  if (auto d = plan.drops.find(i); d != plan.drops.end()) {
+    e.action = RemapAction::kDrop;
+    e.new_id_hex.clear();
+    e.new_uid.clear();
+    e.reason = d->second;
+  } else if (auto r = plan.renames.find(i); r != plan.renames.end()) {
+    e.action = RemapAction::kRename;
+    e.new_id_hex = r->second.new_id.ToHex();
+    if (r->second.new_uid) e.new_uid = *r->second.new_uid;
+    e.reason = r->second.reason;
+  } else if (auto kr = plan.keep_reasons.find(i); kr != plan.keep_reasons.end()) {
+    e.reason = kr->second;
+  }
+  return e;
+}
+
 }  // namespace ckpt::ops::internal

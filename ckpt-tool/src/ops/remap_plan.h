@@ -52,4 +52,8 @@ base::Result<RemapPlan> PlanRemapOf(base::Fs& fs, std::vector<KnownOperator> kno
                                     const std::function<uint32_t(int)>& max_parallelism_of_state,
                                     const RemapOptions& options);
 
+// The RemapEntry of `plan.known[i]` as the plan decides it: name, old and new ID and uid, the
+// action (keep, rename, drop) and its reason. State counts and sizes are left for the caller.
+RemapEntry PlannedEntry(const RemapPlan& plan, size_t i);
+
 }  // namespace ckpt::ops::internal

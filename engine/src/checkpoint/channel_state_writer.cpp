@@ -116,13 +116,13 @@ void ChannelStateFileGroup::WriteAndComplete(std::vector<ChannelStateContributio
 }
 
 std::shared_ptr<ChannelStateFileGroup> ChannelStateFiles::GroupFor(
-    base::Fs* fs, const CheckpointOptions& options, uint32_t task_index,
-    const std::string& head_operator_hex, uint32_t subtask, uint32_t parallelism) {
+    base::Fs* fs, const CheckpointOptions& options, const std::string& head_operator_hex,
+    uint32_t subtask, uint32_t parallelism) {
   const uint32_t g = subtask / max_per_file_;
   const uint32_t first = g * max_per_file_;
   const uint32_t members = std::min(parallelism, first + max_per_file_) - first;
   std::lock_guard<std::mutex> lock(mu_);
-  auto key = std::make_tuple(options.checkpoint_id, task_index, g);
+  auto key = std::make_tuple(options.checkpoint_id, head_operator_hex, g);
   auto it = groups_.find(key);
   if (it != groups_.end()) return it->second;
   auto group = std::make_shared<ChannelStateFileGroup>(

@@ -83,10 +83,11 @@ class ChannelStateFiles {
   explicit ChannelStateFiles(uint32_t max_subtasks_per_file)
       : max_per_file_(max_subtasks_per_file == 0 ? 1 : max_subtasks_per_file) {}
 
-  // The group subtask `subtask` of `parallelism` of task `task_index` (head operator
-  // `head_operator_hex`) writes into for `options`.
+  // The group subtask `subtask` of `parallelism` of the task whose chain starts with
+  // `head_operator_hex` writes into for `options`. Every subtask of that task asks with the
+  // same head operator: the operator, not the subtask's runtime index, names the group (keyed
+  // by the subtask, each group of N > 1 members waited forever for members that never came).
   std::shared_ptr<ChannelStateFileGroup> GroupFor(base::Fs* fs, const CheckpointOptions& options,
-                                                  uint32_t task_index,
                                                   const std::string& head_operator_hex,
                                                   uint32_t subtask, uint32_t parallelism);
   // Drops the groups of `checkpoint_id` (aborted: their buffers are released with the last
@@ -97,7 +98,9 @@ class ChannelStateFiles {
  private:
   const uint32_t max_per_file_;
   std::mutex mu_;
-  std::map<std::tuple<int64_t, uint32_t, uint32_t>, std::shared_ptr<ChannelStateFileGroup>> groups_;
+  // By checkpoint, head operator (hex) and group.
+  std::map<std::tuple<int64_t, std::string, uint32_t>, std::shared_ptr<ChannelStateFileGroup>>
+      groups_;
 };
 
 }  // namespace ckpt::engine

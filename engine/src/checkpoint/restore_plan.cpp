@@ -61,8 +61,9 @@ bool HasChannelState(const pb::OperatorState& os, bool output) {
 }
 
 // In-flight data of an unaligned checkpoint is restored into the same channels it was taken
-// from; an edge carrying some whose ends changed parallelism would need it redistributed, which
-// this engine does not do: refuse, naming the edge and both parallelisms, rather than lose or
+// from, or redistributed over a HASH or REBALANCE edge whose parallelism changed; any other edge
+// carrying some whose ends changed parallelism (FORWARD, RESCALE, BROADCAST), or whose
+// partitioner changed, is refused, naming the edge and both parallelisms, rather than lose or
 // misroute a record.
 base::Status CheckChannelStateParallelism(const pb::CheckpointMetadata& md,
                                           const pb::JobGraph& graph, const std::string& dir) {
@@ -81,15 +82,38 @@ base::Status CheckChannelStateParallelism(const pb::CheckpointMetadata& md,
     const uint32_t from_was =
         from_old != old_ops.end() ? from_old->second->parallelism() : from->parallelism();
     const uint32_t to_was = to_old != old_ops.end() ? to_old->second->parallelism() : to->parallelism();
+    const pb::EdgeInfo* was = nullptr;
+    for (const pb::EdgeInfo& oe : md.job_graph().edges()) {
+      if (oe.source_operator_id() == e.source_operator_id() &&
+          oe.target_operator_id() == e.target_operator_id() &&
+          oe.target_input() == e.target_input()) {
+        was = &oe;
+      }
+    }
+    if (was != nullptr && was->partitioning() != e.partitioning()) {
+      return base::Status::InvalidArgument(
+          "cannot restore " + dir + ": the edge '" + from->name() + "' -> '" + to->name() +
+          "' carries in-flight data of an unaligned checkpoint written with partitioning " +
+          pb::Partitioning_Name(was->partitioning()) + ", but the job now uses " +
+          pb::Partitioning_Name(e.partitioning()) + " (parallelism " + std::to_string(from_was) +
+          " -> " + std::to_string(to_was) + " then, " + std::to_string(from->parallelism()) +
+          " -> " + std::to_string(to->parallelism()) + " now): in-flight records cannot be "
+          "re-routed by another partitioner; restore from an aligned checkpoint or a savepoint");
+    }
     if (from_was == from->parallelism() && to_was == to->parallelism()) continue;
+    // HASH (by key group) and REBALANCE (whole runs, round-robin) in-flight data is
+    // redistributed by the tasks (runtime/stream_task_restore.cpp).
+    if (was != nullptr && (e.partitioning() == pb::HASH || e.partitioning() == pb::REBALANCE)) {
+      continue;
+    }
     return base::Status::InvalidArgument(
         "cannot restore " + dir + ": the edge '" + from->name() + "' -> '" + to->name() + "' (" +
         pb::Partitioning_Name(e.partitioning()) + ") carries in-flight data of an unaligned "
         "checkpoint written at parallelism " + std::to_string(from_was) + " -> " +
         std::to_string(to_was) + ", but the job now runs it at " +
         std::to_string(from->parallelism()) + " -> " + std::to_string(to->parallelism()) +
-        "; this engine does not redistribute in-flight data yet: keep the parallelism, or "
-        "restore from an aligned checkpoint or a savepoint");
+        "; only HASH and REBALANCE edges have their in-flight data redistributed: keep the "
+        "parallelism, or restore from an aligned checkpoint or a savepoint");
   }
   return base::Status::OK();
 }

@@ -15,11 +15,38 @@ BarrierHandler::Mode BarrierHandler::ModeOf(pb::CheckpointingMode mode) {
   }
 }
 
-BarrierHandler::BarrierHandler(uint32_t num_channels, Mode mode)
-    : mode_(mode), ended_(num_channels, false), received_(num_channels, false) {}
+BarrierHandler::BarrierHandler(uint32_t num_channels, Mode mode, int64_t alignment_timeout_ms)
+    : mode_(mode),
+      alignment_timeout_ms_(alignment_timeout_ms < 0 ? 0 : alignment_timeout_ms),
+      ended_(num_channels, false),
+      received_(num_channels, false) {}
 
-bool BarrierHandler::IsUnaligned(const CheckpointOptions& options) const {
-  return mode_ == Mode::kUnaligned && !options.is_savepoint();
+bool BarrierHandler::IsUnaligned(const CheckpointOptions& options, int64_t now_ms) const {
+  if (options.is_savepoint()) return false;  // savepoints are always aligned
+  if (mode_ == Mode::kUnaligned) return true;
+  return mode_ == Mode::kAlignedWithTimeout &&
+         now_ms - options.trigger_timestamp_ms >= alignment_timeout_ms_;
+}
+
+BarrierHandler::Decision BarrierHandler::Switch() {
+  Decision d;
+  pending_unaligned_ = true;
+  d.trigger = pending_;
+  d.unaligned = true;
+  d.switched = true;
+  d.unblock_all = true;
+  d.first_barrier_ms = first_barrier_ms_;
+  d.received = received_;
+  return d;
+}
+
+BarrierHandler::Decision BarrierHandler::OnAlignmentTimer(int64_t checkpoint_id, int64_t now_ms) {
+  (void)now_ms;
+  if (mode_ != Mode::kAlignedWithTimeout || pending_id_ != checkpoint_id || pending_unaligned_ ||
+      pending_ == nullptr || pending_->is_savepoint()) {
+    return Decision();
+  }
+  return Switch();
 }
 
 uint32_t BarrierHandler::LiveChannels() const {
@@ -29,20 +56,23 @@ uint32_t BarrierHandler::LiveChannels() const {
 }
 
 BarrierHandler::Decision BarrierHandler::OnBarrier(
-    uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier, int64_t now_ms) {
+    uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier, int64_t now_ms,
+    bool priority) {
   Decision d;
   const int64_t id = barrier->checkpoint_id;
   if (id <= last_done_id_) return d;  // stale: already snapshotted or abandoned
   if (id < pending_id_) return d;     // older than the pending one
-  const bool blocks = mode_ == Mode::kAligned || mode_ == Mode::kAlignedWithTimeout ||
-                      (mode_ == Mode::kUnaligned && !IsUnaligned(*barrier));
+  // Aligned with timeout: a barrier that overtook buffers cannot be aligned on (the buffers it
+  // jumped precede it and would wait behind a blocked channel), nor can a timed-out one.
+  const bool switch_now = mode_ == Mode::kAlignedWithTimeout && !barrier->is_savepoint() &&
+                          (priority || IsUnaligned(*barrier, now_ms));
   if (id > pending_id_) {
     if (pending_id_ >= 0) {
       d.aborted = pending_id_;
       d.unblock_all = true;
     }
     pending_id_ = id;
-    pending_unaligned_ = IsUnaligned(*barrier);
+    pending_unaligned_ = IsUnaligned(*barrier, now_ms) || switch_now;
     pending_ = barrier;
     received_.assign(received_.size(), false);
     received_count_ = 0;
@@ -51,14 +81,22 @@ BarrierHandler::Decision BarrierHandler::OnBarrier(
       d.trigger = barrier;
       d.unaligned = true;
       d.first_barrier_ms = now_ms;
+    } else if (mode_ == Mode::kAlignedWithTimeout && !barrier->is_savepoint()) {
+      d.timer_at_ms = barrier->trigger_timestamp_ms + alignment_timeout_ms_;
     }
+  } else if (switch_now && !pending_unaligned_) {
+    Decision s = Switch();
+    s.aborted = d.aborted;
+    d = std::move(s);
   }
+  const bool blocks = mode_ != Mode::kAtLeastOnce && !pending_unaligned_;
   if (!received_[channel]) {
     received_[channel] = true;
     ++received_count_;
-    if (blocks && !pending_unaligned_) d.block.push_back(channel);
+    if (blocks) d.block.push_back(channel);
     if (pending_unaligned_) d.barrier_channel = channel;
   }
+  if (d.trigger && d.unaligned) d.received = received_;
   Decision done = MaybeComplete(now_ms);
   if (done.trigger || done.all_received) {
     done.aborted = d.aborted;
@@ -67,6 +105,8 @@ BarrierHandler::Decision BarrierHandler::OnBarrier(
     if (pending_unaligned_ || d.unaligned) {
       done.trigger = d.trigger;
       done.unaligned = d.unaligned;
+      done.switched = d.switched;
+      done.received = std::move(d.received);
       done.barrier_channel = d.barrier_channel;
       done.first_barrier_ms = first_barrier_ms_;
     }

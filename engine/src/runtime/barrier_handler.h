@@ -6,8 +6,14 @@
 //     the snapshot at once; nothing is blocked; the handler then tracks the other channels'
 //     barriers — until each arrived, the task persists that channel's buffers as channel state —
 //     and reports when the last one did (`all_received`). Savepoint barriers are always aligned.
-//   kAlignedWithTimeout: starts aligned; the barrier says when to switch (not handled here yet:
-//     the engine refuses the mode, see job_runner_setup.cpp).
+//   kAlignedWithTimeout (Flink's aligned-checkpoint-timeout, FLINK-23041): every checkpoint
+//     starts aligned. When its first barrier arrives and the checkpoint (the barrier carries its
+//     trigger time) is already older than the timeout, or the barrier came as a priority event
+//     (an upstream already switched), it is handled unaligned at once; otherwise the decision
+//     carries a timer at trigger time + timeout, and OnAlignmentTimer then switches the pending
+//     alignment to unaligned: the snapshot is taken now, every channel unblocks, the channels
+//     that already delivered the barrier have nothing to persist, the others persist their
+//     buffers until their barrier.
 //   kAtLeastOnce (Flink's CheckpointBarrierTracker): nothing is blocked; the snapshot is taken
 //     when the last live channel delivered the barrier.
 // A newer barrier during an alignment (or during the tracking of an unaligned checkpoint)
@@ -49,27 +55,45 @@ class BarrierHandler {
     int64_t alignment_ms = 0;
     // Arrival time of the first barrier of the checkpoint.
     int64_t first_barrier_ms = 0;
+    // Unaligned trigger: which channels had delivered the barrier when the snapshot was
+    // triggered (the switch of an alignment; they have no in-flight data to persist).
+    std::vector<bool> received;
+    // Aligned with timeout: call OnAlignmentTimer(checkpoint, at) at this time unless the
+    // alignment ended first.
+    std::optional<int64_t> timer_at_ms;
+    // The trigger is the switch of a pending alignment to unaligned.
+    bool switched = false;
   };
 
-  BarrierHandler(uint32_t num_channels, Mode mode);
+  // `alignment_timeout_ms`: kAlignedWithTimeout only.
+  BarrierHandler(uint32_t num_channels, Mode mode, int64_t alignment_timeout_ms = 0);
 
+  // `priority`: the barrier overtook buffers on its way (an unaligned barrier).
   Decision OnBarrier(uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier,
-                     int64_t now_ms);
+                     int64_t now_ms, bool priority = false);
   Decision OnEndOfPartition(uint32_t channel, int64_t now_ms);
+  // The alignment timer of `checkpoint_id` fired: switches its pending alignment to unaligned
+  // (nothing if it already ended or was abandoned).
+  Decision OnAlignmentTimer(int64_t checkpoint_id, int64_t now_ms);
 
   Mode mode() const { return mode_; }
   bool pending() const { return pending_id_ >= 0; }
   int64_t pending_id() const { return pending_id_; }
   // Whether `channel` delivered the pending checkpoint's barrier.
   bool received(uint32_t channel) const { return received_[channel]; }
-  // Whether a barrier of `options` is handled unaligned in this mode.
-  bool IsUnaligned(const CheckpointOptions& options) const;
+  // Whether a barrier of `options` arriving (or a source's trigger handled) at `now_ms` starts
+  // an unaligned snapshot in this mode.
+  bool IsUnaligned(const CheckpointOptions& options, int64_t now_ms) const;
+  int64_t alignment_timeout_ms() const { return alignment_timeout_ms_; }
 
  private:
   Decision MaybeComplete(int64_t now_ms);
+  // The pending alignment becomes unaligned: the snapshot is triggered now.
+  Decision Switch();
   uint32_t LiveChannels() const;
 
   const Mode mode_;
+  const int64_t alignment_timeout_ms_;
   std::vector<bool> ended_;
   std::vector<bool> received_;
   uint32_t received_count_ = 0;

@@ -96,6 +96,7 @@ base::Result<std::unique_ptr<JobAttempt>> JobAttempt::Build(const pb::JobSpec& s
   std::unique_ptr<JobAttempt> a(new JobAttempt());
   a->wake_ = std::move(wake);
   a->env_ = std::make_unique<TaskEnvironment>(std::move(env));
+  a->env_->graph = graph;
   a->channel_state_files_ =
       std::make_unique<ChannelStateFiles>(a->env_->network.max_subtasks_per_channel_state_file);
   a->env_->channel_state_files = a->channel_state_files_.get();

@@ -172,12 +172,6 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
         "checkpointing.interval_ms is " + std::to_string(cp->interval_ms()) +
         " but no checkpoint directory is set (--checkpoint-dir)");
   }
-  if (cp->mode() == pb::ALIGNED_WITH_TIMEOUT) {
-    return base::Status::Unimplemented(
-        "checkpointing.mode: ALIGNED_WITH_TIMEOUT (aligned checkpoints that switch to unaligned "
-        "after a timeout) is not implemented by this engine yet; use ALIGNED_EXACTLY_ONCE, "
-        "UNALIGNED or AT_LEAST_ONCE");
-  }
   impl->mode_ = cp->mode() == pb::CHECKPOINTING_MODE_UNSPECIFIED ? pb::ALIGNED_EXACTLY_ONCE
                                                                 : cp->mode();
   // Restart strategy defaults: none without checkpointing, fixed-delay with 3 attempts with it.

@@ -51,15 +51,20 @@ base::Result<NetworkBuffer*> RecordWriter::NextBuffer() {
 
 base::Status RecordWriter::Append(uint32_t target, std::string_view bytes) {
   NetworkBuffer*& buf = current_[target];
+  ResultSubpartition& sp = *subpartitions_[target];
   while (!bytes.empty()) {
     if (buf == nullptr) {
       CKPT_ASSIGN_OR_RETURN(buf, NextBuffer());
     }
-    const size_t n = std::min(bytes.size(), buf->free_bytes());
+    // Buffer debloating: the consumer's announced size bounds what one buffer carries.
+    const size_t announced = sp.buffer_size();
+    const size_t limit =
+        announced == 0 ? buf->capacity : std::max<size_t>(1, std::min(announced, buf->capacity));
+    const size_t n = std::min(bytes.size(), limit > buf->size ? limit - buf->size : 0);
     std::memcpy(buf->data.get() + buf->size, bytes.data(), n);
     buf->size += n;
     bytes.remove_prefix(n);
-    if (buf->free_bytes() == 0) {
+    if (buf->size >= limit) {
       StreamEvent e;
       e.buffer = buf;
       buf = nullptr;

@@ -36,6 +36,44 @@ std::vector<CapturedBuffer> ResultSubpartition::AddPriority(StreamEvent event) {
   return captured;
 }
 
+std::optional<std::vector<CapturedBuffer>> ResultSubpartition::PromoteBarrier(
+    int64_t checkpoint_id) {
+  std::vector<CapturedBuffer> captured;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    size_t at = queue_.size();
+    for (size_t i = 0; i < queue_.size(); ++i) {
+      const StreamEvent& e = queue_[i];
+      if (e.kind == StreamEvent::Kind::kBarrier && e.barrier != nullptr &&
+          e.barrier->checkpoint_id == checkpoint_id) {
+        at = i;
+        break;
+      }
+    }
+    if (at == queue_.size()) return std::nullopt;
+    StreamEvent barrier = std::move(queue_[at]);
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(at));
+    barrier.priority = true;
+    size_t pos = at;
+    while (pos > 0 && queue_[pos - 1].kind == StreamEvent::Kind::kBuffer) --pos;
+    for (size_t i = pos; i < at; ++i) captured.emplace_back(queue_[i].buffer);
+    queue_.insert(queue_.begin() + static_cast<std::ptrdiff_t>(pos), std::move(barrier));
+  }
+  NotifyConsumer();
+  return captured;
+}
+
+bool ResultSubpartition::HoldsBarrier(int64_t checkpoint_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const StreamEvent& e : queue_) {
+    if (e.kind == StreamEvent::Kind::kBarrier && e.barrier != nullptr &&
+        e.barrier->checkpoint_id == checkpoint_id) {
+      return true;
+    }
+  }
+  return false;
+}
+
 bool ResultSubpartition::PopFront(bool credit, StreamEvent* out) {
   std::lock_guard<std::mutex> lock(mu_);
   if (queue_.empty()) return false;

@@ -6,8 +6,10 @@
 // Thread-safe: the producer adds on its task thread, the consumer pulls on any thread.
 #pragma once
 
+#include <atomic>
 #include <deque>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include "stream_event.h"
@@ -31,12 +33,22 @@ class ResultSubpartition {
   // Puts `event` ahead of every queued buffer (after queued events, which keep their order)
   // and returns those buffers, captured, in stream order.
   std::vector<CapturedBuffer> AddPriority(StreamEvent event);
+  // Aligned with timeout, output side (FLINK-27251): if the barrier of `checkpoint_id` is still
+  // queued, moves it ahead of the buffers queued before it (as AddPriority) and returns them,
+  // captured; nullopt when it already left.
+  std::optional<std::vector<CapturedBuffer>> PromoteBarrier(int64_t checkpoint_id);
+  // Whether the barrier of `checkpoint_id` is still queued here.
+  bool HoldsBarrier(int64_t checkpoint_id) const;
   // Consumer side: the front element if it is an event, or a buffer when `credit` allows.
   bool PopFront(bool credit, StreamEvent* out);
   // Releases every queued buffer (the job is cancelled).
   void Clear();
 
   size_t queued_buffers() const;
+  // Buffer debloating: the consumer's announced buffer size (0: the whole buffer). The producer
+  // sends a buffer on once it holds this many bytes.
+  void SetBufferSize(size_t bytes) { buffer_size_.store(bytes, std::memory_order_relaxed); }
+  size_t buffer_size() const { return buffer_size_.load(std::memory_order_relaxed); }
 
  private:
   void NotifyConsumer();
@@ -46,6 +58,7 @@ class ResultSubpartition {
   size_t buffers_ = 0;
   TaskInbox* inbox_ = nullptr;
   uint32_t channel_ = 0;
+  std::atomic<size_t> buffer_size_{0};
 };
 
 }  // namespace ckpt::engine::runtime

@@ -43,8 +43,14 @@ StreamTask::StreamTask(TaskEnvironment* env, uint32_t task_index, uint32_t subta
   inbox_ = std::make_unique<TaskInbox>(std::move(channel_inputs), net.buffers_per_channel);
   // Restored channel state goes into the channels before anything new from upstream.
   if (env_->restore != nullptr && n > 0) inbox_->HoldUpstream(true);
-  barriers_ = std::make_unique<BarrierHandler>(n, BarrierHandler::ModeOf(env_->mode));
+  barriers_ = std::make_unique<BarrierHandler>(n, BarrierHandler::ModeOf(env_->mode),
+                                               net.aligned_checkpoint_timeout_ms);
   for (uint32_t c = 0; c < n; ++c) readers_.push_back(std::make_unique<FrameReader>());
+  if (net.debloat_enabled && n > 0) {
+    // In flight per channel: the consumer's credits plus what the producer's subpartition may
+    // queue (its pool holds credits + 1 per channel).
+    debloater_ = std::make_unique<BufferDebloater>(net, n * (2 * inbox_->credits_per_channel() + 1));
+  }
   // Per output channel: the buffer being filled plus its consumer's credits in flight, and
   // one more so that availability means "a record can start" (bounded pool).
   const uint32_t per_channel = (net.buffers_per_channel == 0 ? 1 : net.buffers_per_channel) + 1;
@@ -179,43 +185,6 @@ base::Status StreamTask::Setup() {
   return base::Status::OK();
 }
 
-base::Status StreamTask::RestoreChannelState() {
-  const RestorePlan& plan = *env_->restore;
-  const uint32_t n = inbox_->num_channels();
-  std::vector<RestorePlan::RestoredChannel> channels;
-  CKPT_ASSIGN_OR_RETURN(channels, plan.ReadChannelState(drivers_.front()->ctx()->operator_id(), subtask_));
-  if (drivers_.size() > 1) {
-    CKPT_ASSIGN_OR_RETURN(std::vector<RestorePlan::RestoredChannel> tail,
-                          plan.ReadChannelState(drivers_.back()->ctx()->operator_id(), subtask_));
-    for (auto& c : tail) {
-      if (c.output) channels.push_back(std::move(c));
-    }
-  }
-  const auto& writers = writer_output_.writers();
-  for (const RestorePlan::RestoredChannel& c : channels) {
-    const std::string where = std::string(c.output ? "output subpartition " : "input channel ") +
-                              std::to_string(c.index_a) + "/" + std::to_string(c.index_b);
-    if (c.output) {
-      if (c.index_a >= writers.size() || c.index_b >= writers[c.index_a]->num_targets()) {
-        return base::Status::InvalidArgument(name_ + ": restored channel state for " + where +
-                                             ", which this task does not have");
-      }
-      for (const std::string& b : c.buffers) {
-        writers[c.index_a]->RestoreBuffer(c.index_b, NewUnpooledBuffer(b));
-      }
-    } else {
-      if (c.index_b >= n || inbox_->channel_input(c.index_b) != c.index_a) {
-        return base::Status::InvalidArgument(name_ + ": restored channel state for " + where +
-                                             ", which this task does not have");
-      }
-      for (const std::string& b : c.buffers) inbox_->RestoreBuffer(c.index_b, NewUnpooledBuffer(b));
-    }
-  }
-  // Replayed buffers are queued first; now upstream data may follow.
-  if (n > 0) inbox_->HoldUpstream(false);
-  return base::Status::OK();
-}
-
 base::Status StreamTask::Run() {
   CKPT_RETURN_IF_ERROR(Setup());
   last_flush_ms_ = SteadyMs();
@@ -228,6 +197,24 @@ base::Status StreamTask::MaybeFlush(bool force) {
   last_flush_ms_ = now;
   writer_output_.Flush();
   return base::Status::OK();
+}
+
+void StreamTask::MaybeDebloat() {
+  if (debloater_ == nullptr) return;
+  const int64_t now = SteadyMs();
+  if (debloat_last_ms_ == 0) {
+    debloat_last_ms_ = now;
+    return;
+  }
+  if (now - debloat_last_ms_ < env_->network.debloat_period_ms) return;
+  uint64_t bytes = 0;
+  for (const auto& r : readers_) bytes += r->consumed_bytes();
+  if (std::optional<size_t> size =
+          debloater_->Recalculate(bytes - debloat_last_bytes_, now - debloat_last_ms_)) {
+    inbox_->AnnounceBufferSize(*size);
+  }
+  debloat_last_bytes_ = bytes;
+  debloat_last_ms_ = now;
 }
 
 base::Status StreamTask::FireProcessingTimers() {
@@ -260,6 +247,7 @@ base::Status StreamTask::SourceLoop() {
     while (inbox_->TryTakeMail(&mail)) CKPT_RETURN_IF_ERROR(mail());
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
     if (terminate_) break;
+    CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
     CKPT_RETURN_IF_ERROR(FireProcessingTimers());
     if (source_active_) {
       if (!OutputAvailable()) {
@@ -313,6 +301,13 @@ base::Status StreamTask::InputLoop() {
   idle.buffers_allowed = [this] { return OutputAvailable(); };
   while (!(terminate_ && channels_ended_ == n)) {
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
+    CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
+    MaybeDebloat();
+    if (holding_upstream_ && current_channel_ < 0 && inbox_->restored_pending() == 0) {
+      // Every replayed buffer is processed: new input may follow.
+      holding_upstream_ = false;
+      inbox_->HoldUpstream(false);
+    }
     const bool mid_buffer = current_channel_ >= 0;
     TaskInbox::Polled p;
     if (mid_buffer && OutputAvailable()) {
@@ -418,7 +413,8 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
       return HandleBuffer(channel, event.buffer);
     case StreamEvent::Kind::kBarrier:
       return ApplyBarrierDecision(
-          barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs()),
+          barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs(),
+                               event.priority),
           event.overtaken_buffers);
     case StreamEvent::Kind::kEndOfData:
       if (!channel_end_of_data_[channel]) {

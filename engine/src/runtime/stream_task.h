@@ -31,6 +31,7 @@
 #include "ckpt/engine/operator_coordinator.h"
 #include "async_executor.h"
 #include "barrier_handler.h"
+#include "buffer_debloater.h"
 #include "checkpoint/channel_state_writer.h"
 #include "ckpt/engine/network_options.h"
 #include "frame_reader.h"
@@ -57,6 +58,8 @@ struct TaskEnvironment {
   NetworkOptions network;
   // Shared channel-state files of unaligned checkpoints (owned by the attempt).
   ChannelStateFiles* channel_state_files = nullptr;
+  // The attempt's job graph (restore: where channel state goes when parallelism changed).
+  pb::JobGraph graph;
 };
 
 // One operator of a chain before the task sets it up.
@@ -75,6 +78,13 @@ struct UnalignedCapture {
   int64_t sync_ms = 0;
   int64_t first_barrier_ms = 0;
   int64_t alignment_ms = 0;
+  // False for an aligned-with-timeout checkpoint that never switched (metrics).
+  bool unaligned = true;
+  // Aligned with timeout, output side: the aligned barrier went out at the tail of the output
+  // queues; until it left all of them (or `output_deadline_ms` passed, when it is moved ahead
+  // and the buffers it overtakes are captured) the ack waits.
+  bool awaiting_output = false;
+  int64_t output_deadline_ms = 0;
   // Per writer, per target: the buffers the barrier overtook.
   std::vector<std::vector<std::vector<CapturedBuffer>>> output;
   struct Channel {
@@ -157,9 +167,15 @@ class StreamTask {
   // Unaligned: sync phase (barrier overtakes the outputs, buffers captured, operator snapshot)
   // and the start of input recording; `channel` delivered the barrier with `overtaken` buffers
   // queued behind it (none for a source's trigger).
+  // `received` (may be empty): channels that had delivered the barrier already (the switch of
+  // an aligned-with-timeout alignment): nothing of theirs is persisted.
   base::Status StartUnalignedCheckpoint(std::shared_ptr<const CheckpointOptions> options,
                                         std::optional<uint32_t> channel, uint32_t overtaken,
-                                        int64_t first_barrier_ms);
+                                        int64_t first_barrier_ms,
+                                        const std::vector<bool>& received = {});
+  // Aligned with timeout: fires a due alignment timer, and moves an aligned barrier still in an
+  // output queue at its deadline ahead (or notices it left). Runs every loop iteration.
+  base::Status CheckAlignmentTimeouts();
   // Unaligned: every channel's in-flight data is captured: submit the async phase.
   void MaybeFinishUnaligned();
   void DropUnaligned(int64_t up_to_checkpoint);
@@ -168,6 +184,9 @@ class StreamTask {
   base::Status EndInput();
   base::Status FireProcessingTimers();
   base::Status MaybeFlush(bool force);
+  // Buffer debloating: every period, the bytes consumed since the last one resize the buffers
+  // the upstream subpartitions send.
+  void MaybeDebloat();
   void CloseAll();
 
   TaskEnvironment* env_;
@@ -186,6 +205,8 @@ class StreamTask {
   std::vector<std::unique_ptr<FrameReader>> readers_;
   int64_t current_channel_ = -1;
   std::unique_ptr<UnalignedCapture> unaligned_;
+  // Aligned with timeout: (checkpoint id, processing time) of the pending alignment's timer.
+  std::optional<std::pair<int64_t, int64_t>> alignment_timer_;
   std::shared_ptr<InboxWaker> waker_;
   bool is_source_ = false;
   SourceOperator* source_ = nullptr;
@@ -201,6 +222,11 @@ class StreamTask {
   bool input_ended_ = false;    // EndInput ran
   bool terminate_ = false;      // Terminate mail received
   int64_t last_flush_ms_ = 0;
+  std::unique_ptr<BufferDebloater> debloater_;  // null: debloating off or no inputs
+  int64_t debloat_last_ms_ = 0;
+  // Restore: upstream data waits until every replayed buffer has been processed.
+  bool holding_upstream_ = false;
+  uint64_t debloat_last_bytes_ = 0;
   Record scratch_record_;
 
   std::atomic<bool> cancelled_{false};

@@ -83,7 +83,7 @@ void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> opti
       source_active_ = false;
     }
     const int64_t now = NowMs();
-    if (barriers_->IsUnaligned(*options)) {
+    if (barriers_->IsUnaligned(*options, now)) {
       return StartUnalignedCheckpoint(options, std::nullopt, 0, now);
     }
     return PerformCheckpoint(options, 0, now);
@@ -92,6 +92,9 @@ void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> opti
 
 void StreamTask::NotifyCheckpointComplete(int64_t checkpoint_id) {
   inbox_->PostMail([this, checkpoint_id]() -> base::Status {
+    // Every group of this checkpoint has been written (the acks waited for it); older ones
+    // were abandoned.
+    if (env_->channel_state_files != nullptr) env_->channel_state_files->Forget(checkpoint_id);
     for (auto& d : drivers_) {
       if (d->keyed() != nullptr) d->keyed()->NotifyCheckpointComplete(checkpoint_id);
       CKPT_RETURN_IF_ERROR(d->op()->NotifyCheckpointComplete(checkpoint_id));
@@ -132,8 +135,55 @@ void StreamTask::ResumeSource() {
   });
 }
 
+base::Status StreamTask::CheckAlignmentTimeouts() {
+  if (!alignment_timer_ && (unaligned_ == nullptr || !unaligned_->awaiting_output)) {
+    return base::Status::OK();
+  }
+  const int64_t now = NowMs();
+  if (alignment_timer_ && now >= alignment_timer_->second) {
+    const int64_t id = alignment_timer_->first;
+    alignment_timer_.reset();
+    CKPT_RETURN_IF_ERROR(ApplyBarrierDecision(barriers_->OnAlignmentTimer(id, now), 0));
+  }
+  if (unaligned_ == nullptr || !unaligned_->awaiting_output) return base::Status::OK();
+  UnalignedCapture& u = *unaligned_;
+  const int64_t id = u.options->checkpoint_id;
+  const auto& writers = writer_output_.writers();
+  if (now >= u.output_deadline_ms) {
+    // FLINK-27251: the barrier overtakes what is still queued before it; that is persisted as
+    // this checkpoint's output channel state.
+    u.output.assign(writers.size(), {});
+    bool moved = false;
+    for (size_t w = 0; w < writers.size(); ++w) {
+      u.output[w].resize(writers[w]->num_targets());
+      for (uint32_t t = 0; t < writers[w]->num_targets(); ++t) {
+        if (auto captured = writers[w]->subpartition(t)->PromoteBarrier(id)) {
+          u.output[w][t] = std::move(*captured);
+          moved = true;
+        }
+      }
+    }
+    u.unaligned = u.unaligned || moved;
+    u.awaiting_output = false;
+  } else {
+    bool queued = false;
+    for (size_t w = 0; w < writers.size() && !queued; ++w) {
+      for (uint32_t t = 0; t < writers[w]->num_targets() && !queued; ++t) {
+        queued = writers[w]->subpartition(t)->HoldsBarrier(id);
+      }
+    }
+    if (!queued) u.awaiting_output = false;
+  }
+  MaybeFinishUnaligned();
+  return base::Status::OK();
+}
+
 base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
                                               uint32_t overtaken) {
+  if (d.timer_at_ms && d.trigger == nullptr && barriers_->pending()) {
+    alignment_timer_ = std::make_pair(barriers_->pending_id(), *d.timer_at_ms);
+  }
+  if (d.trigger || d.aborted) alignment_timer_.reset();
   for (uint32_t c : d.block) inbox_->SetBlocked(c, true);
   if (d.unblock_all) {
     for (uint32_t c = 0; c < inbox_->num_channels(); ++c) inbox_->SetBlocked(c, false);
@@ -148,8 +198,8 @@ base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
     }
   }
   if (d.trigger && d.unaligned) {
-    CKPT_RETURN_IF_ERROR(
-        StartUnalignedCheckpoint(d.trigger, d.barrier_channel, overtaken, d.first_barrier_ms));
+    CKPT_RETURN_IF_ERROR(StartUnalignedCheckpoint(d.trigger, d.barrier_channel, overtaken,
+                                                  d.first_barrier_ms, d.received));
   } else if (d.trigger) {
     return PerformCheckpoint(d.trigger, d.alignment_ms, d.first_barrier_ms);
   } else if (d.barrier_channel && unaligned_ != nullptr) {
@@ -170,7 +220,8 @@ base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
 
 base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const CheckpointOptions> options,
                                                   std::optional<uint32_t> channel,
-                                                  uint32_t overtaken, int64_t first_barrier_ms) {
+                                                  uint32_t overtaken, int64_t first_barrier_ms,
+                                                  const std::vector<bool>& received) {
   CheckpointCoordinator* coordinator = env_->coordinator;
   const int64_t id = options->checkpoint_id;
   const int64_t sync_start_us = SteadyMicros();
@@ -204,6 +255,9 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
     } else if (channel && *channel == c) {
       ch.recording = overtaken == 0 ? Recording::kDone : Recording::kCount;
       ch.remaining = overtaken;
+    } else if (c < received.size() && received[c]) {
+      // Delivered its (aligned) barrier before the switch: what follows is after the barrier.
+      ch.recording = Recording::kDone;
     } else {
       ch.recording = Recording::kUntilBarrier;
     }
@@ -216,7 +270,7 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
 }
 
 void StreamTask::MaybeFinishUnaligned() {
-  if (unaligned_ == nullptr) return;
+  if (unaligned_ == nullptr || unaligned_->awaiting_output) return;
   for (const UnalignedCapture::Channel& c : unaligned_->input) {
     if (c.recording != Recording::kDone) return;
   }
@@ -226,8 +280,8 @@ void StreamTask::MaybeFinishUnaligned() {
   if (coordinator == nullptr || files == nullptr) return;
   const CheckpointOptions& options = *capture->options;
   std::shared_ptr<ChannelStateFileGroup> group =
-      files->GroupFor(env_->fs, options, task_index_, drivers_.front()->ctx()->operator_id().ToHex(),
-                      subtask_, parallelism_);
+      files->GroupFor(env_->fs, options, drivers_.front()->ctx()->operator_id().ToHex(), subtask_,
+                      parallelism_);
   // The contribution: input channels (gate = operator input, channel = channel index), then
   // output subpartitions (partition = output edge, subpartition = downstream subtask).
   std::vector<ChannelStateChannel> channels;
@@ -308,7 +362,7 @@ void StreamTask::MaybeFinishUnaligned() {
         metrics.set_async_duration((SteadyMicros() - async_start_us) / 1000);
         metrics.set_alignment_duration(capture->alignment_ms);
         metrics.set_start_delay(start_delay);
-        metrics.set_unaligned_checkpoint(true);
+        metrics.set_unaligned_checkpoint(capture->unaligned);
         coordinator->AcknowledgeCheckpoint(o.checkpoint_id, std::move(s), std::move(metrics));
       }
     };
@@ -337,6 +391,25 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
   last_flush_ms_ = 0;
   const int64_t sync_ms = (SteadyMicros() - sync_start_us) / 1000;
   if (coordinator == nullptr) return base::Status::OK();
+  if (barriers_->mode() == BarrierHandler::Mode::kAlignedWithTimeout && !options->is_savepoint()) {
+    // The barrier may still wait in an output queue when the timeout passes: then it overtakes
+    // what is queued before it, which becomes channel state of this checkpoint (FLINK-27251).
+    // Every subtask of the mode acks through the channel-state group (a sibling may have
+    // switched and waits for all members of its group), without writers too.
+    if (unaligned_ != nullptr) DropUnaligned(unaligned_->options->checkpoint_id);
+    auto u = std::make_unique<UnalignedCapture>();
+    u->options = options;
+    u->snapshots = std::move(snapshots);
+    u->sync_ms = sync_ms;
+    u->alignment_ms = alignment_ms;
+    u->first_barrier_ms = first_barrier_ms;
+    u->unaligned = false;
+    u->awaiting_output = true;
+    u->output_deadline_ms = options->trigger_timestamp_ms + barriers_->alignment_timeout_ms();
+    u->input.resize(inbox_->num_channels());  // all kDone: aligned inputs persist nothing
+    unaligned_ = std::move(u);
+    return CheckAlignmentTimeouts();
+  }
 
   auto shared = std::make_shared<std::vector<OperatorSnapshot>>(std::move(snapshots));
   base::Fs* fs = env_->fs;

@@ -88,6 +88,7 @@ void TaskInbox::Cancel() {
       c.queue.clear();
       c.queued_buffers = 0;
     }
+    restored_pending_ = 0;
   }
   for (NetworkBuffer* b : to_release) ReleaseBuffer(b);
   task_cv_.notify_all();
@@ -113,6 +114,12 @@ void TaskInbox::RestoreBuffer(uint32_t channel, NetworkBuffer* buffer) {
   e.uses_credit = false;
   std::lock_guard<std::mutex> lock(mu_);
   channels_[channel].queue.push_back(std::move(e));
+  ++restored_pending_;
+}
+
+uint32_t TaskInbox::restored_pending() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return restored_pending_;
 }
 
 uint32_t TaskInbox::queued_buffers(uint32_t channel) const {
@@ -130,6 +137,8 @@ bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, Str
     if (event->kind == StreamEvent::Kind::kBuffer && event->uses_credit) {
       --c.queued_buffers;
       PullLocked(idx);  // the credit goes back upstream
+    } else if (event->kind == StreamEvent::Kind::kBuffer && restored_pending_ > 0) {
+      --restored_pending_;
     }
   };
   for (uint32_t i = 0; i < n; ++i) {
@@ -203,6 +212,13 @@ bool TaskInbox::TryTakeMail(Mail* mail) {
   *mail = std::move(mails_.front());
   mails_.pop_front();
   return true;
+}
+
+void TaskInbox::AnnounceBufferSize(size_t bytes) {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Channel& c : channels_) {
+    if (c.upstream != nullptr) c.upstream->SetBufferSize(bytes);
+  }
 }
 
 void TaskInbox::SetBlocked(uint32_t channel, bool blocked) {

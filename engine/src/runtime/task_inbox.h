@@ -53,6 +53,8 @@ class TaskInbox {
   // channel state (no credit taken) in order. Releasing pulls what arrived meanwhile.
   void HoldUpstream(bool hold);
   void RestoreBuffer(uint32_t channel, NetworkBuffer* buffer);
+  // Replayed buffers queued and not yet taken.
+  uint32_t restored_pending() const;
 
   struct PollFilter {
     // Non-priority events (buffers included). False mid-record: only priority events and mails.
@@ -77,6 +79,8 @@ class TaskInbox {
   bool TryTakeMail(Mail* mail);
 
   void SetBlocked(uint32_t channel, bool blocked);
+  // Buffer debloating: announces the buffer size to every channel's upstream subpartition.
+  void AnnounceBufferSize(size_t bytes);
   uint32_t num_channels() const { return static_cast<uint32_t>(channels_.size()); }
   uint32_t channel_input(uint32_t channel) const { return channels_[channel].input; }
   uint32_t credits_per_channel() const { return credits_per_channel_; }
@@ -103,6 +107,7 @@ class TaskInbox {
   uint32_t next_channel_ = 0;
   bool cancelled_ = false;
   bool hold_upstream_ = false;
+  uint32_t restored_pending_ = 0;
   uint64_t wakeups_ = 0;
 };
 

@@ -66,6 +66,28 @@ for profile in "${profiles[@]}"; do
     fi
   done
   echo "interop: [$(elapsed) s] remap check $profile done" >&2
+  # Issue 11 §3: rescale-max-parallelism 128 -> 256 verified by Flink (RescaleCheck.java).
+  for variant in "hashmap string" "rocksdb long" "hashmap tuple"; do
+    read -r backend key <<<"$variant"
+    if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RescaleCheck \
+         --out "$scratch/rescale-check" --ckpt-tool "$tool" --backend "$backend" --key "$key" \
+         2> >(grep -v '^SLF4J' >&2); then
+      rescale_failed=1
+    fi
+  done
+  echo "interop: [$(elapsed) s] rescale check $profile done" >&2
+  # Issue 11 §3: validate --against vs a real Flink restore, change by change (ValidateMatrix.java).
+  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.ValidateMatrix \
+       --out "$scratch/validate-matrix" --ckpt-tool "$tool" 2> >(grep -v '^SLF4J' >&2); then
+    matrix_failed=1
+  fi
+  echo "interop: [$(elapsed) s] validate matrix $profile done" >&2
+  # Issue 11 §3: prune --keep-last 1 on a RocksDB incremental directory, then Flink restores (PruneCheck.java).
+  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.PruneCheck \
+       --out "$scratch/prune-check" --ckpt-tool "$tool" 2> >(grep -v '^SLF4J' >&2); then
+    prune_failed=1
+  fi
+  echo "interop: [$(elapsed) s] prune check $profile done" >&2
 done
 
 roots=("$scratch"/snapshots/*/)
@@ -74,6 +96,9 @@ python3 "$here/check_snapshots.py" --ckpt-tool "$tool" "${roots[@]}" || status=$
 # Issue 11 §1: every harness snapshot's _metadata read and written back byte for byte.
 python3 "$here/check_writer.py" --ckpt-tool "$tool" "${roots[@]}" || status=1
 [[ -z "${remap_failed:-}" ]] || { echo "FAIL: the remap check against Flink failed (see above)"; status=1; }
+[[ -z "${rescale_failed:-}" ]] || { echo "FAIL: the rescale-max-parallelism check against Flink failed (see above)"; status=1; }
+[[ -z "${prune_failed:-}" ]] || { echo "FAIL: Flink did not restore the pruned checkpoint (see above)"; status=1; }
+[[ -z "${matrix_failed:-}" ]] || { echo "FAIL: validate --against disagrees with Flink (see the matrix above)"; status=1; }
 echo "interop: [$(elapsed) s] checks done (exit $status)" >&2
 if [[ $status -eq 0 ]]; then
   rm -rf "$scratch"

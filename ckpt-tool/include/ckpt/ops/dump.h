@@ -66,6 +66,13 @@ struct DumpEntry {
   std::string source = "state";
   std::string change_op;  // changelog: "put", "delete", "append" or "clear"
   uint64_t sequence = 0;  // changelog
+  // Where the entry's record lies, for keyed and operator state read from a state-file
+  // container: the file (index into Snapshot::files) and the record's bytes in that file's
+  // record stream, length prefix included (ops::LocateRecord maps them to file bytes). Unset
+  // for replayed or logged changelog values, committables, channel state and Flink snapshots.
+  std::optional<uint32_t> record_file;
+  uint64_t record_offset = 0;
+  uint64_t record_length = 0;
 };
 
 using DumpSink = std::function<base::Status(const DumpEntry& entry)>;

@@ -1,0 +1,114 @@
+// ckpt-tool rescale-max-parallelism SNAPSHOT --max-parallelism N --to DIR: keyed state
+// re-assigned to the key groups of a new max parallelism (FLINK-13093), written as a new savepoint.
+#include <CLI/CLI.hpp>
+#include <memory>
+
+#include "ckpt/ops/rescale.h"
+#include "cli_common.h"
+#include "render.h"
+
+namespace ckpt::cli {
+namespace {
+
+struct RescaleArgs {
+  std::string snapshot;
+  std::string to;
+  int32_t max_parallelism = 0;
+  std::vector<std::string> operators;
+  bool dry_run = false;
+  bool verify = false;
+};
+
+void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) {
+  if (format == OutputFormat::kJson) {
+    for (const auto& o : r.operators) {
+      out << JsonLine()
+                 .Str("operator_id", o.operator_id)
+                 .Str("uid", o.uid)
+                 .Str("name", o.name)
+                 .Int("parallelism", o.parallelism)
+                 .Int("old_max_parallelism", o.old_max_parallelism)
+                 .Int("new_max_parallelism", o.new_max_parallelism)
+                 .Str("key_serializer", o.key_serializer)
+                 .Uint("keyed_entries", o.keyed_entries)
+                 .Uint("entries_moved_subtask", o.keys_moved_subtask)
+                 .Build()
+          << "\n";
+    }
+    out << JsonLine()
+               .Str("source_dir", r.source_dir)
+               .Str("output_dir", r.output_dir)
+               .Int("checkpoint_id", r.checkpoint_id)
+               .Bool("dry_run", r.dry_run)
+               .Bool("written", r.written)
+               .Uint("operators", r.operators.size())
+               .Uint("files_copied", r.files_copied)
+               .Uint("bytes_copied", r.bytes_copied)
+               .Uint("bytes_written", r.bytes_written)
+               .Build()
+        << "\n";
+    for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
+    if (r.verification) {
+      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
+    }
+    return;
+  }
+  out << (r.dry_run ? "would rescale " : "rescaled ") << r.source_dir << " -> " << r.output_dir << "\n";
+  TextTable t({"OPERATOR", "UID", "PARALLELISM", "MAX PARALLELISM", "KEY", "ENTRIES", "MOVED SUBTASK"},
+              {false, false, true, false, false, true, true});
+  for (const auto& o : r.operators) {
+    t.AddRow({o.operator_id, o.uid.empty() ? "-" : o.uid, std::to_string(o.parallelism),
+              std::to_string(o.old_max_parallelism) + " -> " + std::to_string(o.new_max_parallelism),
+              o.key_serializer.empty() ? "-" : o.key_serializer, std::to_string(o.keyed_entries),
+              std::to_string(o.keys_moved_subtask)});
+  }
+  if (!t.empty()) t.Print(out);
+  for (const auto& w : r.warnings) out << "warning: " << w << "\n";
+  out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
+      << HumanBytes(r.bytes_written) << " written"
+      << (r.dry_run ? " (dry run: nothing written)" : "; _metadata written last") << "\n";
+  if (r.verification) RenderFindingsText(r.verification->findings, out);
+}
+
+CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
+  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "rescale-max-parallelism");
+  if (!format.ok()) return CommandResult::Usage(format.status().message());
+  ops::RescaleOptions options;
+  options.new_max_parallelism = args.max_parallelism;
+  options.operators = args.operators;
+  options.dry_run = args.dry_run;
+  options.verify_output = args.verify;
+  options.progress = ctx.MakeProgress();
+  auto result = ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, options);
+  ctx.EndProgress();
+  if (!result.ok()) return CommandResult::Error(result.status());
+  Print(*result, *format, ctx.out());
+  if (result->verification && ops::HasErrors(result->verification->findings)) {
+    return CommandResult::Findings();
+  }
+  return CommandResult::Clean();
+}
+
+}  // namespace
+
+void AddRescaleCommand(CLI::App& app, CliContext& ctx) {
+  auto args = std::make_shared<RescaleArgs>();
+  CLI::App* sub = app.add_subcommand(
+      "rescale-max-parallelism",
+      "Write a new savepoint whose keyed state is re-assigned to the key groups of a new max "
+      "parallelism (Apache Flink canonical savepoints; the input is never modified)");
+  sub->add_option("snapshot", args->snapshot, "Savepoint directory or _metadata file")->required();
+  sub->add_option("--max-parallelism", args->max_parallelism, "The new max parallelism (1..32768)")
+      ->required();
+  sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
+  sub->add_option("--operator", args->operators,
+                  "Only this operator (ID, uid or name; repeatable). Default: every operator");
+  sub->add_flag("--dry-run", args->dry_run, "Re-assign every key and report; write nothing");
+  sub->add_flag("--verify", args->verify,
+                "Validate the written output and print its findings (exit 1 on errors)");
+  SetExamples(sub, {"ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 256 --to /savepoints/sp-1-256",
+                    "ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 512 --to /tmp/x --dry-run"});
+  sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });
+}
+
+}  // namespace ckpt::cli

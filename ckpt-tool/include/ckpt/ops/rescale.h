@@ -1,0 +1,78 @@
+// Rescale max parallelism (FLINK-13093): writes a NEW savepoint whose keyed state is
+// re-assigned to the key groups of a new max parallelism, so a job with that max parallelism
+// restores it with every key's state intact. For an Apache Flink canonical savepoint a key's
+// group is murmurHash(key.hashCode()) % maxParallelism (KeyGroupRangeAssignment): supported
+// where the key serializer's Java hashCode is known (String, boxed primitives, Flink Tuples of
+// those) and refused naming the serializer otherwise; a native (RocksDB or heap) savepoint or a
+// checkpoint is refused with the reason. Operator and coordinator state are kept as they are.
+// The input is never modified; the output is built in OUT.tmp, every file fsynced, `_metadata`
+// last, then renamed. Stateless; thread-safe for distinct output directories.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
+#include "ckpt/base/result.h"
+#include "ckpt/ops/validate.h"
+
+namespace ckpt::ops {
+
+struct RescaleOptions {
+  // The new max parallelism (1..32768, at least each rescaled operator's parallelism). Required.
+  int32_t new_max_parallelism = 0;
+  // Only these operators (ID hex, uid or name). Default: every operator of the snapshot (a job's
+  // max parallelism is normally one setting for the whole job).
+  std::vector<std::string> operators;
+  // Plan only (every key is still read and re-assigned, so what would be refused is refused);
+  // nothing is written. Default: false.
+  bool dry_run = false;
+  // Progress of the copy; cancellation between blocks (the partial output is removed).
+  base::Progress progress;
+  // After writing, validate the output (ops::Validate, default options) and return the report
+  // in RescaleResult::verification. Default: false.
+  bool verify_output = false;
+};
+
+// What happened to one operator.
+struct RescaledOperator {
+  std::string operator_id;  // 32 hex digits
+  std::string uid;          // v5+ only
+  std::string name;         // v5+ only
+  int32_t parallelism = 0;
+  int32_t old_max_parallelism = 0;
+  int32_t new_max_parallelism = 0;
+  std::string key_serializer;  // display name; empty without keyed state
+  uint64_t keyed_entries = 0;  // keyed-state entries re-assigned (timers included)
+  uint64_t keys_moved_subtask = 0;  // entries that now belong to another subtask
+  std::vector<std::string> output_files;  // the rewritten keyed-state streams, one per subtask
+};
+
+struct RescaleResult {
+  std::string source_dir;
+  std::string output_dir;
+  int64_t checkpoint_id = 0;
+  bool dry_run = false;
+  bool written = false;
+  std::vector<RescaledOperator> operators;  // the operators whose max parallelism changed
+  uint64_t files_copied = 0;    // unchanged state files copied beside the new `_metadata`
+  uint64_t bytes_copied = 0;    // 0 for a dry run
+  uint64_t bytes_written = 0;   // new keyed-state streams plus `_metadata`
+  std::vector<std::string> warnings;
+  std::optional<ValidateReport> verification;
+};
+
+// Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist.
+// InvalidArgument for a max parallelism out of range or below an operator's parallelism, an
+// unknown operator, or an unsupported key serializer (named); Unimplemented for an input that
+// is not a canonical savepoint (the reason named) or for our own format; Corruption naming the
+// file for malformed state or a key whose stored key group is not the one its hashCode gives;
+// AlreadyExists if `output_dir` exists; IOError; Cancelled.
+base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::string& snapshot,
+                                                  const std::string& output_dir,
+                                                  const RescaleOptions& options);
+
+}  // namespace ckpt::ops

@@ -1,0 +1,178 @@
+// Key groups as Flink assigns them: see key_group_assignment.h. Java hashCodes: String: s[0]*31^(n-1)
+// + ... over its UTF-16 code units (StringValue.writeString stores exactly those, as varints);
+// Long: (int)(v ^ v >>> 32); Integer, Short, Byte, Character: the value; Boolean: 1231 / 1237;
+// Double, Float: of doubleToLongBits / floatToIntBits (one canonical NaN); Tuple1..25: f0's hash,
+// then result = 31 * result + f_i's hash (TupleSerializer writes the fields in order, never null).
+#include "ckpt/flink/key_group_assignment.h"
+
+#include <cmath>
+#include <cstring>
+
+namespace ckpt::flink {
+namespace {
+
+enum class H { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple, kNone };
+
+bool Ends(const std::string& s, std::string_view suf) {
+  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
+}
+
+// A Flink tuple class exactly (a subclass could override hashCode()).
+bool IsFlinkTupleClass(const std::string& outer) {
+  static constexpr std::string_view kPrefix = "org.apache.flink.api.java.tuple.Tuple";
+  if (outer.size() <= kPrefix.size() || outer.compare(0, kPrefix.size(), kPrefix) != 0) return false;
+  const std::string n = outer.substr(kPrefix.size());
+  if (n.size() > 2 || n[0] == '0') return false;
+  for (char c : n) {
+    if (c < '0' || c > '9') return false;
+  }
+  const int arity = std::stoi(n);
+  return arity >= 1 && arity <= 25;
+}
+
+H KindOf(const SerializerSnapshot& s) {
+  const std::string& c = s.class_name;
+  if (Ends(c, "base.LongSerializer$LongSerializerSnapshot")) return H::kLong;
+  if (Ends(c, "base.IntSerializer$IntSerializerSnapshot")) return H::kInt;
+  if (Ends(c, "base.ShortSerializer$ShortSerializerSnapshot")) return H::kShort;
+  if (Ends(c, "base.ByteSerializer$ByteSerializerSnapshot")) return H::kByte;
+  if (Ends(c, "base.BooleanSerializer$BooleanSerializerSnapshot")) return H::kBool;
+  if (Ends(c, "base.DoubleSerializer$DoubleSerializerSnapshot")) return H::kDouble;
+  if (Ends(c, "base.FloatSerializer$FloatSerializerSnapshot")) return H::kFloat;
+  if (Ends(c, "base.CharSerializer$CharSerializerSnapshot")) return H::kChar;
+  if (Ends(c, "base.StringSerializer$StringSerializerSnapshot")) return H::kString;
+  if (Ends(c, "TupleSerializerSnapshot") && s.decoded && IsFlinkTupleClass(s.outer) &&
+      s.outer == "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size())) {
+    return H::kTuple;
+  }
+  return H::kNone;
+}
+
+base::Result<uint32_t> ReadVarint(DataInput& in) {
+  uint32_t v = 0;
+  int shift = 0;
+  while (true) {
+    CKPT_ASSIGN_OR_RETURN(uint8_t b, in.ReadU8());
+    if (shift > 28) return in.Error("overlong varint in a String key");
+    v |= static_cast<uint32_t>(b & 0x7F) << shift;
+    if (b < 0x80) return v;
+    shift += 7;
+  }
+}
+
+int32_t OfLong(int64_t v) {
+  const uint64_t u = static_cast<uint64_t>(v);
+  return static_cast<int32_t>(static_cast<uint32_t>(u ^ (u >> 32)));
+}
+
+uint32_t RotL(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
+
+}  // namespace
+
+int32_t FlinkMurmurHash(int32_t code) {
+  uint32_t h = static_cast<uint32_t>(code);
+  h *= 0xcc9e2d51u;
+  h = RotL(h, 15);
+  h *= 0x1b873593u;
+  h = RotL(h, 13);
+  h = h * 5 + 0xe6546b64u;
+  h ^= 4;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  const int32_t s = static_cast<int32_t>(h);
+  if (s >= 0) return s;
+  if (s != INT32_MIN) return -s;
+  return 0;
+}
+
+KeyGroupSpan KeyGroupSpanOfSubtask(int32_t max_parallelism, int32_t parallelism, int32_t index) {
+  const int64_t m = max_parallelism;
+  const int64_t p = parallelism;
+  KeyGroupSpan s;
+  s.start = static_cast<int32_t>((index * m + p - 1) / p);
+  s.end = static_cast<int32_t>(((index + 1) * m - 1) / p);
+  return s;
+}
+
+std::string UnhashableSerializer(const SerializerSnapshot& s) {
+  const H k = KindOf(s);
+  if (k == H::kNone) return s.class_name.empty() ? std::string("(unknown serializer)") : s.class_name;
+  if (k == H::kTuple) {
+    for (const auto& n : s.nested) {
+      std::string bad = UnhashableSerializer(n);
+      if (!bad.empty()) return bad;
+    }
+  }
+  return "";
+}
+
+base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
+  switch (KindOf(s)) {
+    case H::kLong: {
+      CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64());
+      return OfLong(v);
+    }
+    case H::kInt: {
+      CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32());
+      return v;
+    }
+    case H::kShort: {
+      CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16());
+      return static_cast<int32_t>(v);
+    }
+    case H::kByte: {
+      CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8());
+      return static_cast<int32_t>(v);
+    }
+    case H::kBool: {
+      CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool());
+      return v ? 1231 : 1237;
+    }
+    case H::kChar: {
+      CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
+      return static_cast<int32_t>(v);
+    }
+    case H::kDouble: {
+      CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64());
+      uint64_t bits = 0x7ff8000000000000ull;  // doubleToLongBits: one NaN
+      if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
+      return OfLong(static_cast<int64_t>(bits));
+    }
+    case H::kFloat: {
+      CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32());
+      uint32_t bits = 0x7fc00000u;  // floatToIntBits: one NaN
+      if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
+      return static_cast<int32_t>(bits);
+    }
+    case H::kString: {
+      const uint64_t at = in.offset();
+      CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadVarint(in));
+      if (len == 0) return in.Error(at, "a null String key");
+      if (len - 1 > in.remaining()) return in.Error(at, "String key length exceeds the bytes left");
+      uint32_t h = 0;
+      for (uint32_t i = 0; i + 1 < len; ++i) {
+        CKPT_ASSIGN_OR_RETURN(uint32_t c, ReadVarint(in));
+        if (c > 0xFFFF) return in.Error("String key character out of range");
+        h = 31 * h + c;
+      }
+      return static_cast<int32_t>(h);
+    }
+    case H::kTuple: {
+      uint32_t h = 0;
+      for (size_t i = 0; i < s.nested.size(); ++i) {
+        CKPT_ASSIGN_OR_RETURN(int32_t f, JavaHashCode(s.nested[i], in));
+        h = i == 0 ? static_cast<uint32_t>(f) : 31 * h + static_cast<uint32_t>(f);
+      }
+      return static_cast<int32_t>(h);
+    }
+    case H::kNone:
+      break;
+  }
+  return base::Status::InvalidArgument("the Java hashCode() of keys serialized by " +
+                                       UnhashableSerializer(s) + " is not known outside the JVM");
+}
+
+}  // namespace ckpt::flink

@@ -1,0 +1,346 @@
+package ckpt.interop;
+
+import java.io.File;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.apache.flink.api.common.JobStatus;
+import org.apache.flink.api.common.functions.MapFunction;
+import org.apache.flink.api.common.functions.OpenContext;
+import org.apache.flink.api.common.state.ValueState;
+import org.apache.flink.api.common.state.ValueStateDescriptor;
+import org.apache.flink.api.common.typeinfo.Types;
+import org.apache.flink.configuration.CheckpointingOptions;
+import org.apache.flink.configuration.ConfigOptions;
+import org.apache.flink.configuration.Configuration;
+import org.apache.flink.configuration.MemorySize;
+import org.apache.flink.configuration.PipelineOptions;
+import org.apache.flink.configuration.StateBackendOptions;
+import org.apache.flink.configuration.TaskManagerOptions;
+import org.apache.flink.core.execution.SavepointFormatType;
+import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
+import org.apache.flink.runtime.minicluster.MiniCluster;
+import org.apache.flink.runtime.util.EnvironmentInformation;
+import org.apache.flink.streaming.api.datastream.DataStream;
+import org.apache.flink.streaming.api.datastream.SingleOutputStreamOperator;
+import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
+import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
+import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.util.Collector;
+
+/**
+ * Issue 11 §3, `validate --against` checked by real Flink: a canonical savepoint of the base job
+ * (m-source -&gt; m-map -&gt; keyBy -&gt; m-keyed (ValueState count) -&gt; m-sink; parallelism 2, max
+ * parallelism 128) is validated against each changed job's spec, and the changed job is restored
+ * from it in Flink. ckpt-tool's verdict (exit code and error rule IDs) and Flink's (restored and
+ * processing records, or the failure's message) are tabled side by side; they must agree on
+ * every row except those marked as out of the job spec's reach (documented in the row).
+ *
+ * <p>Usage: ValidateMatrix --out DIR --ckpt-tool PATH. Exit 0 when every row agrees.
+ */
+public final class ValidateMatrix {
+  static final SeqSource SOURCE = RemapCheck.SOURCE;
+  static final AtomicLong MAPPED = new AtomicLong();
+  static final AtomicLong KEYED = new AtomicLong();
+
+  public static final class CountingMap implements MapFunction<Rec, Rec> {
+    @Override
+    public Rec map(Rec r) {
+      MAPPED.incrementAndGet();
+      return r;
+    }
+  }
+
+  /** ValueState "count" of Long, or (stateTypeChanged) of String; optionally a second state. */
+  public static final class MatrixFn extends KeyedProcessFunction<Long, Rec, Long> {
+    final boolean stringCount;
+    final boolean extraState;
+    private transient ValueState<Object> count;
+    private transient ValueState<Long> extra;
+
+    MatrixFn(boolean stringCount, boolean extraState) {
+      this.stringCount = stringCount;
+      this.extraState = extraState;
+    }
+
+    @Override
+    @SuppressWarnings({"unchecked", "rawtypes"})
+    public void open(OpenContext ctx) {
+      ValueStateDescriptor d = stringCount
+          ? new ValueStateDescriptor<>("count", String.class)
+          : new ValueStateDescriptor<>("count", Long.class);
+      count = (ValueState) getRuntimeContext().getState(d);
+      if (extraState) extra = getRuntimeContext().getState(new ValueStateDescriptor<>("added", Long.class));
+    }
+
+    @Override
+    public void processElement(Rec r, Context ctx, Collector<Long> out) throws Exception {
+      Object c = count.value();
+      if (stringCount) {
+        count.update(String.valueOf(c == null ? 1 : Long.parseLong(c.toString()) + 1));
+      } else {
+        count.update(c == null ? 1L : (Long) c + 1);
+      }
+      if (extra != null) extra.update(r.seq);
+      KEYED.incrementAndGet();
+      out.collect(r.seq);
+    }
+  }
+
+  /** One job change: how the job is built and what the spec says. */
+  static final class Variant {
+    String name;
+    String keyedUid = "m-keyed";
+    boolean addFilter;
+    boolean removeKeyed;
+    boolean allowNonRestored;
+    int maxParallelism = 128;
+    int keyedParallelism = 2;
+    boolean extraState;
+    boolean stringCount;
+    boolean unchain;
+    String outOfReach;  // why ckpt-tool cannot see this change (the row may disagree), or null
+
+    Variant(String name) {
+      this.name = name;
+    }
+  }
+
+  static List<Variant> variants() {
+    List<Variant> vs = new ArrayList<>();
+    vs.add(new Variant("unchanged"));
+    Variant v = new Variant("uid changed (m-keyed -> m-keyed-v2)");
+    v.keyedUid = "m-keyed-v2";
+    vs.add(v);
+    v = new Variant("uid changed, -n");
+    v.keyedUid = "m-keyed-v2";
+    v.allowNonRestored = true;
+    vs.add(v);
+    v = new Variant("operator added (stateless m-filter)");
+    v.addFilter = true;
+    vs.add(v);
+    v = new Variant("operator removed (m-keyed)");
+    v.removeKeyed = true;
+    vs.add(v);
+    v = new Variant("operator removed (m-keyed), -n");
+    v.removeKeyed = true;
+    v.allowNonRestored = true;
+    vs.add(v);
+    v = new Variant("max parallelism changed (128 -> 256)");
+    v.maxParallelism = 256;
+    vs.add(v);
+    v = new Variant("parallelism changed (m-keyed, m-sink 2 -> 3)");
+    v.keyedParallelism = 3;
+    vs.add(v);
+    v = new Variant("state added (m-keyed registers 'added')");
+    v.extraState = true;
+    vs.add(v);
+    v = new Variant("state type changed ('count' Long -> String)");
+    v.stringCount = true;
+    v.outOfReach = "a job spec declares no state types: Flink checks serializer compatibility when the "
+        + "operator registers the state, which validate --against cannot see (validate --deep reads the "
+        + "savepoint's serializers, the new job's are in its code)";
+    vs.add(v);
+    v = new Variant("chaining changed (m-map starts a new chain)");
+    v.unchain = true;
+    vs.add(v);
+    return vs;
+  }
+
+  static JobGraph job(Configuration c, Variant v, String savepoint) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
+    env.setParallelism(2);
+    env.setMaxParallelism(v.maxParallelism);
+    DataStream<Rec> src = env.fromSource(SOURCE, Jobs.watermarks(), "m-source").uid("m-source");
+    SingleOutputStreamOperator<Rec> mapped = src.map(new CountingMap()).uid("m-map").name("m-map");
+    if (v.unchain) mapped = mapped.startNewChain();
+    DataStream<Rec> s = mapped;
+    if (v.addFilter) s = s.filter(r -> true).uid("m-filter").name("m-filter");
+    if (v.removeKeyed) {
+      s.map(r -> r.seq).returns(Types.LONG).uid("m-tail").name("m-tail")
+          .sinkTo(new DiscardingSink<>()).uid("m-sink").name("m-sink");
+    } else {
+      s.keyBy(r -> r.seq % 16, Types.LONG)
+          .process(new MatrixFn(v.stringCount, v.extraState)).uid(v.keyedUid).name(v.keyedUid)
+          .setParallelism(v.keyedParallelism)
+          .sinkTo(new DiscardingSink<>()).uid("m-sink").name("m-sink").setParallelism(v.keyedParallelism);
+    }
+    JobGraph g = env.getStreamGraph().getJobGraph();
+    if (savepoint != null) {
+      g.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(savepoint, v.allowNonRestored));
+    }
+    return g;
+  }
+
+  /** The job spec of `v`, as docs/job-spec.md describes a Flink job for validate --against. */
+  static String spec(Variant v) {
+    StringBuilder ops = new StringBuilder();
+    StringBuilder edges = new StringBuilder();
+    ops.append("{\"id\": \"m-source\", \"kind\": \"flink\", \"uid\": \"m-source\"}");
+    ops.append(", {\"id\": \"m-map\", \"kind\": \"flink\", \"uid\": \"m-map\"}");
+    edges.append("{\"from\": \"m-source\", \"to\": \"m-map\", \"partitioning\": \"FORWARD\"}");
+    String last = "m-map";
+    if (v.addFilter) {
+      ops.append(", {\"id\": \"m-filter\", \"kind\": \"flink\", \"uid\": \"m-filter\"}");
+      edges.append(", {\"from\": \"m-map\", \"to\": \"m-filter\", \"partitioning\": \"FORWARD\"}");
+      last = "m-filter";
+    }
+    if (v.removeKeyed) {
+      ops.append(", {\"id\": \"m-tail\", \"kind\": \"flink\", \"uid\": \"m-tail\"}");
+      ops.append(", {\"id\": \"m-sink\", \"kind\": \"flink\", \"uid\": \"m-sink\"}");
+      edges.append(", {\"from\": \"" + last + "\", \"to\": \"m-tail\", \"partitioning\": \"FORWARD\"}");
+      edges.append(", {\"from\": \"m-tail\", \"to\": \"m-sink\", \"partitioning\": \"FORWARD\"}");
+    } else {
+      ops.append(", {\"id\": \"keyed\", \"kind\": \"flink\", \"uid\": \"" + v.keyedUid + "\", \"parallelism\": "
+          + v.keyedParallelism + "}");
+      ops.append(", {\"id\": \"m-sink\", \"kind\": \"flink\", \"uid\": \"m-sink\", \"parallelism\": "
+          + v.keyedParallelism + "}");
+      edges.append(", {\"from\": \"" + last + "\", \"to\": \"keyed\", \"partitioning\": \"HASH\"}");
+      edges.append(", {\"from\": \"keyed\", \"to\": \"m-sink\", \"partitioning\": \"FORWARD\"}");
+    }
+    return "{\"name\": \"validate-matrix\", \"parallelism\": 2, \"max_parallelism\": " + v.maxParallelism
+        + ", \"operators\": [" + ops + "], \"edges\": [" + edges + "]}\n";
+  }
+
+  static void fail(String why) {
+    System.out.println("validate-matrix: FAIL: " + why);
+    System.exit(1);
+  }
+
+  public static void main(String[] args) throws Exception {
+    File out = null;
+    String tool = null;
+    for (int i = 0; i + 1 < args.length; i += 2) {
+      switch (args[i]) {
+        case "--out": out = new File(args[i + 1]).getAbsoluteFile(); break;
+        case "--ckpt-tool": tool = args[i + 1]; break;
+        default: fail("unknown argument " + args[i]);
+      }
+    }
+    if (out == null || tool == null) fail("usage: ValidateMatrix --out DIR --ckpt-tool PATH");
+    String version = EnvironmentInformation.getVersion();
+    File root = new File(out, version);
+    if (root.exists()) fail(root + " exists");
+    root.mkdirs();
+    String tag = "validate-matrix [Flink " + version + "]";
+
+    Configuration c = new Configuration();
+    c.set(StateBackendOptions.STATE_BACKEND, "hashmap");
+    c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
+    c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
+    c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
+    c.set(TaskManagerOptions.NUM_TASK_SLOTS, 16);
+    c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
+    c.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    // A failed restore fails the job at once instead of restarting forever.
+    c.set(ConfigOptions.key("restart-strategy.type").stringType().noDefaultValue(), "none");
+
+    List<String> table = new ArrayList<>();
+    int disagreements = 0;
+    try (MiniCluster mc = Harness.startCluster(c)) {
+      Control.reset();
+      Variant base = new Variant("base");
+      JobGraph g0 = job(c, base, null);
+      mc.submitJob(g0).get();
+      Control.setBudget(SOURCE.name, 40);
+      Control.awaitAtBudget(SOURCE.name, 2, Harness.TIMEOUT_MS);
+      String sp = Harness.retrying(() -> mc.triggerSavepoint(g0.getJobID(),
+          new File(root, "savepoints").toURI().toString(), false, SavepointFormatType.CANONICAL));
+      File savepoint = Harness.uriToFile(sp);
+      mc.cancelJob(g0.getJobID()).get(Harness.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      Harness.awaitTerminal(mc, g0.getJobID());
+      System.out.println(tag + ": base savepoint " + savepoint);
+
+      int n = 0;
+      for (Variant v : variants()) {
+        File specFile = new File(root, "job-" + (n++) + ".json");
+        Files.write(specFile.toPath(), spec(v).getBytes(StandardCharsets.UTF_8));
+        List<String> cmd = new ArrayList<>(List.of(tool, "validate", savepoint.getAbsolutePath(), "--against",
+            specFile.getAbsolutePath(), "--format", "json"));
+        if (v.allowNonRestored) cmd.add("-n");
+        File log = new File(root, specFile.getName() + ".validate.txt");
+        int rc = RemapCheck.run(cmd, log);
+        TreeSet<String> rules = new TreeSet<>();
+        Matcher m = Pattern.compile("\"rule\":\"(CKPT-[A-Z0-9]+)\",\"severity\":\"error\"")
+            .matcher(Files.readString(log.toPath()));
+        while (m.find()) rules.add(m.group(1));
+        boolean ckptOk = rc == 0;
+        if (rc != 0 && rc != 1) fail(v.name + ": ckpt-tool validate exited " + rc + ": " + Files.readString(log.toPath()));
+
+        String flink = restore(mc, c, v, savepoint);
+        boolean flinkOk = flink == null;
+        boolean agree = ckptOk == flinkOk;
+        if (!agree && v.outOfReach == null) disagreements++;
+        String verdict = ckptOk ? "safe (exit 0)" : "unsafe (exit " + rc + ", " + String.join(",", rules) + ")";
+        String row = String.format("%-50s | ckpt-tool: %-34s | Flink: %-60s | %s", v.name, verdict,
+            flinkOk ? "restored, processing records" : "refused: " + abbreviate(flink),
+            agree ? "AGREE" : (v.outOfReach != null ? "DISAGREE (documented: " + v.outOfReach + ")" : "DISAGREE"));
+        table.add(row);
+        System.out.println(tag + ": " + row);
+      }
+    }
+    Files.write(new File(root, "matrix.txt").toPath(), (String.join("\n", table) + "\n").getBytes(StandardCharsets.UTF_8));
+    if (disagreements > 0) fail(disagreements + " row(s) where ckpt-tool validate --against and Flink disagree");
+    System.out.println(tag + ": PASS: ckpt-tool's verdict agrees with Flink's restore on every row that a job spec can express");
+    System.exit(0);
+  }
+
+  /** The most telling line of a failure: the deepest cause that names the reason. */
+  static String abbreviate(String why) {
+    String line = RemapCheck.firstLine(why);
+    for (String l : why.split("\n")) {
+      if (l.contains("parallelism") || l.contains("Cannot map") || l.contains("incompatible")
+          || l.contains("Migration") || l.contains("no operator")) {
+        line = l;
+      }
+    }
+    return line.length() > 200 ? line.substring(0, 200) + "..." : line;
+  }
+
+  /** Restores `v` from `savepoint`: null once it processes records after the restore, else why not. */
+  static String restore(MiniCluster mc, Configuration c, Variant v, File savepoint) throws Exception {
+    Control.reset();
+    MAPPED.set(0);
+    KEYED.set(0);
+    JobGraph g = job(c, v, savepoint.getAbsolutePath());
+    try {
+      mc.submitJob(g).get();
+    } catch (Exception e) {
+      return RemapCheck.causes(e);
+    }
+    Control.setBudget(SOURCE.name, 20);
+    long deadline = System.currentTimeMillis() + Harness.TIMEOUT_MS;
+    String why = null;
+    while (true) {
+      JobStatus s = mc.getJobStatus(g.getJobID()).get();
+      if (s.isGloballyTerminalState()) {
+        var r = mc.requestJobResult(g.getJobID()).get(Harness.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+        why = r.getSerializedThrowable().isPresent()
+            ? RemapCheck.causes(r.getSerializedThrowable().get().deserializeError(ValidateMatrix.class.getClassLoader()))
+            : "the job ended " + s;
+        break;
+      }
+      // Records flowed through every subtask of the source after the restore: the job runs.
+      // (and through the keyed operator, whose restore is where a state mismatch fails).
+      if (MAPPED.get() >= 40 && (v.removeKeyed || KEYED.get() >= 40) && s == JobStatus.RUNNING) break;
+      if (System.currentTimeMillis() > deadline) {
+        why = "neither running with records nor failed after " + Harness.TIMEOUT_MS + " ms (status " + s + ")";
+        break;
+      }
+      Thread.sleep(10);
+    }
+    if (why == null) {
+      mc.cancelJob(g.getJobID()).get(Harness.TIMEOUT_MS, TimeUnit.MILLISECONDS);
+      Harness.awaitTerminal(mc, g.getJobID());
+    }
+    return why;
+  }
+}
