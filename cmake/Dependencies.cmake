@@ -32,6 +32,15 @@ if(TARGET RocksDB::rocksdb-shared OR TARGET RocksDB::rocksdb)
 endif()
 find_package(CLI11 CONFIG QUIET)
 find_path(HTTPLIB_INCLUDE_DIR httplib.h)
+# The engine's REST endpoint (engine/src/rest): cpp-httplib (built as a shared library by Debian,
+# libcpp-httplib-dev; its pkg-config file carries the feature defines the header must see) and
+# nlohmann-json3-dev for the JSON bodies.
+pkg_check_modules(CPP_HTTPLIB REQUIRED IMPORTED_TARGET cpp-httplib)
+add_library(ckpt_dep::httplib ALIAS PkgConfig::CPP_HTTPLIB)
+find_package(nlohmann_json 3.10 REQUIRED CONFIG)
+add_library(ckpt_dep_json INTERFACE)
+target_link_libraries(ckpt_dep_json INTERFACE nlohmann_json::nlohmann_json)
+add_library(ckpt_dep::json ALIAS ckpt_dep_json)
 if(CKPT_BUILD_TESTS)
   find_package(GTest REQUIRED)
 endif()

@@ -9,7 +9,7 @@ PACKAGES=(
   protobuf-compiler libprotobuf-dev
   libzstd-dev zstd libxxhash-dev xxhash
   librocksdb-dev rocksdb-tools libsnappy-dev
-  libcli11-dev libcpp-httplib-dev
+  libcli11-dev libcpp-httplib-dev nlohmann-json3-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
   python3-jsonschema

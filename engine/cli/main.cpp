@@ -9,6 +9,7 @@
 #include "ckpt/cli_help.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/version.h"
+#include "client_commands.h"
 #include "run_command.h"
 
 namespace {
@@ -111,6 +112,8 @@ int main(int argc, char** argv) {
   app.set_version_flag("--version", std::string("ckpt-engine ") + ckpt::kVersion);
   ckpt::engine::cli::RunArgs run_args;
   CLI::App* run = ckpt::engine::cli::AddRunCommand(app, run_args);
+  ckpt::engine::cli::ClientArgs client_args;
+  const std::vector<CLI::App*> client = ckpt::engine::cli::AddClientCommands(app, client_args);
   CLI::App* kinds = app.add_subcommand("kinds", "List the operator kinds of the built-in catalog");
   bool with_params = false;
   kinds->add_flag("--params", with_params,
@@ -162,6 +165,9 @@ int main(int argc, char** argv) {
           CLI::AppFormatMode::Normal);
     }
     return 0;
+  }
+  for (const CLI::App* c : client) {
+    if (c->parsed()) return ckpt::engine::cli::RunClientCommand(*c, client_args);
   }
   if (run->parsed()) return ckpt::engine::cli::Run(run_args, std::vector<std::string>(argv, argv + argc));
   return 2;

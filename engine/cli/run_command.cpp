@@ -16,6 +16,7 @@
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/job_spec.h"
+#include "rest_endpoint.h"
 
 namespace ckpt::engine::cli {
 namespace {
@@ -165,9 +166,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--min-buffer-bytes", a.min_buffer_bytes,
                   "Smallest debloated buffer size (default 256)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
+  AddRestOptions(*run, a);
   run->footer(
       "Examples:\n"
       "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
+      "  ckpt-engine run job.json --checkpoint-dir /tmp/ckpt --rest-port 8081\n"
       "  ckpt-engine run job.json -s /tmp/sp/savepoint-1a2b3c-0123456789ab -p 2\n"
       "  ckpt-engine run job.json --from-latest /tmp/ckpt/<job-id>\n"
       "  ckpt-engine run job.json --checkpoint-dir /tmp/ckpt --from-latest <job-id>\n"
@@ -284,6 +287,12 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (!job.job_dir().empty()) std::cout << "; checkpoints in " << job.job_dir();
   std::cout << std::endl;
   if (base::Status st = job.Start(); !st.ok()) return SetupError(st);
+  base::Result<std::unique_ptr<RestEndpoint>> rest = RestEndpoint::Start(job, a, argv);
+  if (!rest.ok()) {
+    job.Cancel();
+    job.Wait();
+    return SetupError(rest.status());
+  }
 
   std::atomic<bool> stopping{false};
   std::atomic<bool> cancelled_by_signal{false};
@@ -350,6 +359,7 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   }
 
   JobResult r = job.Wait();
+  if (*rest) (*rest)->Finish();  // after clients saw their operations (a REST stop) complete
   if (timer.joinable()) timer.join();
   {
     std::lock_guard<std::mutex> lock(stop_mu);

@@ -46,6 +46,9 @@ struct RunArgs {
   int64_t debloat_target_ms = -1;
   int64_t debloat_period_ms = -1;
   int64_t min_buffer_bytes = -1;
+  // REST endpoint (rest_endpoint.cpp): port (-1 = none, 0 = pick a free one) and address.
+  int rest_port = -1;
+  std::string rest_address = "127.0.0.1";
 };
 
 // Registers the `run` subcommand on `app`, binding `args`.

@@ -8,6 +8,7 @@
 
 #include "checkpoint/checkpoint_coordinator_pending.h"
 #include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
 
 namespace ckpt::engine {
 
@@ -61,6 +62,11 @@ base::Result<std::unique_ptr<CheckpointCoordinator>> CheckpointCoordinator::Crea
     if (loc.ok()) restored_dir = loc->dir;
   }
   for (const CompletedCheckpoint& earlier : c->options_.earlier_checkpoints) {
+    if (c->options_.stats) {
+      // The history survives restarts: each retained snapshot carries its own metrics.
+      base::Result<pb::CheckpointMetadata> md = format::ReadMetadataFile(fs, earlier.metadata_path);
+      if (md.ok()) c->options_.stats->AddFromMetadata(*md, earlier.dir);
+    }
     if (earlier.dir == restored_dir) continue;  // registered below as the restored snapshot
     c->store_.Add(earlier).IgnoreError();
   }
@@ -79,6 +85,14 @@ base::Result<std::unique_ptr<CheckpointCoordinator>> CheckpointCoordinator::Crea
       r.restored = true;
       c->store_.Add(r).IgnoreError();
       c->counts_.restored = 1;
+      if (c->options_.stats) {
+        RestoredCheckpointStats rs;
+        rs.checkpoint_id = r.checkpoint_id;
+        rs.savepoint = r.kind == pb::SAVEPOINT;
+        rs.external_path = r.dir;
+        rs.restore_timestamp_ms = clock.NowMs();
+        c->options_.stats->ReportRestored(rs);
+      }
     }
   }
   return c;
@@ -232,6 +246,10 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
   pending->promise = std::move(promise);
   const CheckpointOptions co = pending->options;
   pending_[id] = std::move(pending);
+  if (options_.stats) {
+    options_.stats->ReportPending(id, kind, now, expected_acks_, co.savepoint_format,
+                                  co.post_action);
+  }
   ++counts_.triggered;
   ++counts_.in_progress;
   if (checkpoint) last_trigger_ms_ = now;
@@ -296,6 +314,7 @@ void CheckpointCoordinator::AbortLocked(std::unique_lock<std::mutex>& lock, int6
   ++counts_.failed;
   const bool fail_job = counts_as_failure && CountFailureLocked();
   if (!p->options.is_savepoint()) last_finish_ms_ = clock_.NowMs();
+  if (options_.stats) options_.stats->ReportFailed(checkpoint_id, clock_.NowMs(), reason.ToString());
   aborted_dirs_[checkpoint_id] = p->options.snapshot_dir;
   while (aborted_dirs_.size() > 64) aborted_dirs_.erase(aborted_dirs_.begin());
   const uint32_t tolerable = options_.tolerable_failures;

@@ -42,6 +42,12 @@ void CheckpointCoordinator::AcknowledgeCheckpoint(int64_t checkpoint_id,
   if (metrics.end_to_end_duration() == 0) {
     metrics.set_end_to_end_duration(metrics.ack_timestamp() - p.options.trigger_timestamp_ms);
   }
+  if (options_.stats) {
+    pb::SubtaskMetrics shown = metrics;
+    if (shown.state_size() == 0) shown.set_state_size(state.state_size_bytes);
+    if (shown.checkpointed_size() == 0) shown.set_checkpointed_size(state.checkpointed_size_bytes);
+    options_.stats->ReportAck(checkpoint_id, state.operator_id, state.subtask_index, shown);
+  }
   p.acks.emplace(std::move(key), checkpoint_internal::Ack{std::move(state), std::move(metrics)});
   if (p.acks.size() < expected_acks_) return;
   std::unique_ptr<Pending> done = std::move(it->second);
@@ -126,6 +132,7 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   done.state_size_bytes = md->metrics().state_size();
   done.owned = !co.is_savepoint();
 
+  if (options_.stats) options_.stats->ReportCompleted(co.checkpoint_id, md->metrics(), co.snapshot_dir);
   std::unique_lock<std::mutex> lock(mu_);
   ++counts_.completed;
   if (!co.is_savepoint()) {

@@ -80,6 +80,12 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
   result_.restarts = restarts_;
   result_.checkpoints = coordinator_->counts();
   if (outcome == JobOutcome::kStopped) result_.savepoint_path = stop_savepoint_path_;
+  // StopWithSavepoint records the path only once its future resolves, which can be after the job
+  // ended; the checkpoint history already has the completed stop savepoint.
+  if (outcome == JobOutcome::kStopped && result_.savepoint_path.empty() && stats_) {
+    const CheckpointStatsSnapshot s = stats_->Snapshot();
+    if (s.latest_savepoint) result_.savepoint_path = s.latest_savepoint->external_path;
+  }
   done_ = true;
   running_ = true;
   cv_.notify_all();

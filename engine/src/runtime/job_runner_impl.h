@@ -39,6 +39,8 @@ class JobRunner::Impl final : public CheckpointRuntime {
   pb::ClaimMode restore_claim_mode_ = pb::NO_CLAIM;
   std::vector<std::string> restore_report_;
   std::unique_ptr<CheckpointCoordinator> coordinator_;
+  // The checkpoint history the coordinator reports into (REST API).
+  std::shared_ptr<CheckpointStatsTracker> stats_;
   // Declared after the coordinator so it is destroyed first (its work acks to the coordinator).
   std::unique_ptr<runtime::AsyncExecutor> async_;
   std::thread thread_;

@@ -213,6 +213,8 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   if (cp->retention() != pb::RETENTION_POLICY_UNSPECIFIED) co.retention = cp->retention();
   co.mode = impl->mode_;
   co.log = options.log;
+  impl->stats_ = std::make_shared<CheckpointStatsTracker>();
+  co.stats = impl->stats_;
   if (options.restore_from_latest && !options.restore_path.empty()) {
     return base::Status::InvalidArgument("-s and --from-latest are mutually exclusive");
   }

@@ -140,6 +140,28 @@ class JobRunner {
   CheckpointCounts checkpoint_counts() const;
   uint32_t restarts() const;
 
+  // For the REST API (job_runner_stats.cpp). The spec's job name.
+  const std::string& job_name() const;
+  // The checkpoint history (counts, recent checkpoints with metrics, latest, restored).
+  CheckpointStatsSnapshot checkpoint_stats() const;
+  // The checkpointing configuration in effect.
+  const CheckpointCoordinatorOptions& checkpoint_options() const;
+  // The keyed state backend: "heap" or "rocksdb", and whether checkpoints are incremental and
+  // the changelog is on.
+  std::string state_backend_name() const;
+  bool incremental_checkpoints() const;
+  bool changelog_enabled() const;
+  // Flink's job status name: CREATED, RUNNING, RESTARTING, FINISHED, CANCELED or FAILED.
+  std::string status_name() const;
+  // Triggers a checkpoint now (as the coordinator's TriggerCheckpoint: FailedPrecondition at
+  // max concurrent checkpoints or when no checkpoint directory is set).
+  base::Result<int64_t> TriggerCheckpoint();
+  // TriggerSavepoint / StopWithSavepoint in the given savepoint format (CANONICAL or NATIVE).
+  base::Result<std::string> TriggerSavepoint(const std::string& target_dir,
+                                             pb::SavepointFormat format);
+  base::Result<std::string> StopWithSavepoint(bool drain, const std::string& target_dir,
+                                              pb::SavepointFormat format);
+
  private:
   class Impl;
   explicit JobRunner(std::unique_ptr<Impl> impl);

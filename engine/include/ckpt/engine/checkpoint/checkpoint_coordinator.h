@@ -23,6 +23,7 @@
 #include "ckpt/base/result.h"
 #include "ckpt/engine/checkpoint/checkpoint_options.h"
 #include "ckpt/engine/checkpoint/checkpoint_runtime.h"
+#include "ckpt/engine/checkpoint/checkpoint_stats.h"
 #include "ckpt/engine/checkpoint/clock.h"
 #include "ckpt/engine/checkpoint/completed_checkpoint.h"
 #include "ckpt/engine/checkpoint/completed_checkpoint_store.h"
@@ -79,6 +80,10 @@ struct CheckpointCoordinatorOptions {
   // Writer identity. Default: "ckpt-engine" / the toolchain version (ckpt/version.h).
   std::string engine_name = "ckpt-engine";
   std::string engine_version = kVersion;
+  // Receives every trigger, acknowledgement, completion and failure (the REST API's checkpoint
+  // history); earlier runs' checkpoints and the restored snapshot are added from their
+  // `_metadata` at Create. Default: none.
+  std::shared_ptr<CheckpointStatsTracker> stats;
 };
 
 // Counters (Flink's /jobs/:id/checkpoints "counts").
@@ -143,6 +148,8 @@ class CheckpointCoordinator {
   // Ids of pending checkpoints, ascending.
   std::vector<int64_t> PendingCheckpointIds() const;
   CompletedCheckpointStore& store() { return store_; }
+  // The options the coordinator runs with (read-only; for the REST API's checkpoint config).
+  const CheckpointCoordinatorOptions& options() const { return options_; }
 
  private:
   struct Pending;

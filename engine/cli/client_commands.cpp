@@ -1,0 +1,256 @@
+// ckpt-engine list | checkpoints | savepoint | stop | cancel | dispose: Flink's CLI verbs over
+// the REST API, printing what Flink's CLI prints ("Savepoint completed. Path: ...") plus the
+// exact command that resumes from the savepoint.
+#include "client_commands.h"
+
+#include <ctime>
+#include <iomanip>
+#include <iostream>
+#include <sstream>
+
+#include "engine_state_file.h"
+#include "rest_client.h"
+#include "run_command.h"
+
+namespace ckpt::engine::cli {
+namespace {
+
+using nlohmann::json;
+
+struct Target {
+  std::unique_ptr<RestClient> client;
+  std::vector<std::string> engine_argv;  // from the state file, when it names this engine
+};
+
+base::Result<Target> Connect(const ClientArgs& a) {
+  Target t;
+  std::string address = a.address;
+  base::Result<EngineStateRecord> state = ReadEngineState();
+  if (address.empty()) {
+    if (!state.ok()) return state.status();
+    address = state->address;
+  }
+  CKPT_ASSIGN_OR_RETURN(t.client, RestClient::Create(address));
+  if (state.ok() && state->address == t.client->address()) t.engine_argv = state->argv;
+  return t;
+}
+
+std::string Time(int64_t ms) {
+  const std::time_t s = static_cast<std::time_t>(ms / 1000);
+  std::tm tm{};
+  localtime_r(&s, &tm);
+  std::ostringstream out;
+  out << std::put_time(&tm, "%d.%m.%Y %H:%M:%S");
+  return out.str();
+}
+
+std::string Bytes(uint64_t n) {
+  const char* units[] = {"B", "KB", "MB", "GB", "TB"};
+  double v = static_cast<double>(n);
+  int u = 0;
+  while (v >= 1024 && u < 4) {
+    v /= 1024;
+    ++u;
+  }
+  std::ostringstream out;
+  out << std::fixed << std::setprecision(u == 0 ? 0 : 1) << v << " " << units[u];
+  return out.str();
+}
+
+int Fail(const std::string& verb, const base::Status& st) {
+  std::cerr << "ckpt-engine " << verb << ": " << st.ToString() << "\n";
+  const bool unreachable = st.code() == base::StatusCode::kIOError ||
+                           st.code() == base::StatusCode::kNotFound;
+  return unreachable && st.message().find("HTTP") == std::string::npos ? 2 : 1;
+}
+
+void PrintResume(const Target& t, const std::string& savepoint) {
+  if (!t.engine_argv.empty()) {
+    std::cout << "Resume with: " << ResumeCommand(t.engine_argv, savepoint) << "\n";
+  } else {
+    std::cout << "Resume with: ckpt-engine run JOB.json -s " << savepoint << "\n";
+  }
+}
+
+int List(const ClientArgs& a) {
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail("list", t.status());
+  std::cout << "Waiting for response..." << std::endl;
+  base::Result<json> jobs = t->client->Get("/jobs/overview");
+  if (!jobs.ok()) return Fail("list", jobs.status());
+  std::vector<json> running, done;
+  for (const json& j : (*jobs)["jobs"]) {
+    const std::string s = j.value("state", "");
+    (s == "RUNNING" || s == "RESTARTING" || s == "CREATED" || s == "CANCELLING" ? running : done)
+        .push_back(j);
+  }
+  auto print = [](const json& j) {
+    std::cout << Time(j.value("start-time", int64_t{0})) << " : " << j.value("jid", "") << " : "
+              << j.value("name", "") << " (" << j.value("state", "") << ")\n";
+  };
+  if (running.empty()) {
+    std::cout << "No running jobs.\n";
+  } else {
+    std::cout << "------------------ Running/Restarting Jobs -------------------\n";
+    for (const json& j : running) print(j);
+    std::cout << "--------------------------------------------------------------\n";
+  }
+  if (!done.empty()) {
+    std::cout << "---------------------- Terminated Jobs -----------------------\n";
+    for (const json& j : done) print(j);
+    std::cout << "--------------------------------------------------------------\n";
+  }
+  return 0;
+}
+
+int Checkpoints(const ClientArgs& a) {
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail("checkpoints", t.status());
+  base::Result<json> st = t->client->Get("/jobs/" + a.job_id + "/checkpoints");
+  if (!st.ok()) return Fail("checkpoints", st.status());
+  const json& c = (*st)["counts"];
+  std::cout << "Checkpoints of job " << a.job_id << ": triggered " << c.value("total", 0)
+            << ", in progress " << c.value("in_progress", 0) << ", completed "
+            << c.value("completed", 0) << ", failed " << c.value("failed", 0) << ", restored "
+            << c.value("restored", 0) << "\n";
+  std::cout << std::left << std::setw(6) << "ID" << std::setw(12) << "STATUS" << std::setw(22)
+            << "TYPE" << std::setw(21) << "TRIGGERED" << std::setw(10) << "DURATION"
+            << std::setw(14) << "CHECKPOINTED" << std::setw(12) << "FULL SIZE" << "PATH\n";
+  for (const json& h : (*st)["history"]) {
+    std::cout << std::left << std::setw(6) << h.value("id", int64_t{0}) << std::setw(12)
+              << h.value("status", "") << std::setw(22) << h.value("checkpoint_type", "")
+              << std::setw(21) << Time(h.value("trigger_timestamp", int64_t{0})) << std::setw(10)
+              << (std::to_string(h.value("end_to_end_duration", int64_t{0})) + " ms")
+              << std::setw(14) << Bytes(h.value("checkpointed_size", uint64_t{0}))
+              << std::setw(12) << Bytes(h.value("state_size", uint64_t{0}))
+              << (h.contains("external_path") && h["external_path"].is_string()
+                      ? h["external_path"].get<std::string>()
+                      : h.value("failure_message", std::string()))
+              << "\n";
+  }
+  return 0;
+}
+
+int SavepointOrStop(const ClientArgs& a, bool stop) {
+  const std::string verb = stop ? "stop" : "savepoint";
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail(verb, t.status());
+  const std::string format = a.type == "native" ? "NATIVE" : "CANONICAL";
+  json body;
+  base::Result<json> trigger = base::Status::Internal("unset");
+  if (stop) {
+    std::cout << "Suspending job \"" << a.job_id << "\" with a " << a.type << " savepoint."
+              << std::endl;
+    body = {{"drain", a.drain}, {"formatType", format}};
+    if (!a.target_dir.empty()) body["targetDirectory"] = a.target_dir;
+    trigger = t->client->Post("/jobs/" + a.job_id + "/stop", body);
+  } else {
+    std::cout << "Triggering " << a.type << " savepoint for job " << a.job_id << "." << std::endl;
+    body = {{"cancel-job", false}, {"formatType", format}};
+    if (!a.target_dir.empty()) body["target-directory"] = a.target_dir;
+    trigger = t->client->Post("/jobs/" + a.job_id + "/savepoints", body);
+  }
+  if (!trigger.ok()) return Fail(verb, trigger.status());
+  std::cout << "Waiting for response..." << std::endl;
+  const std::string id = trigger->value("request-id", "");
+  base::Result<json> op =
+      t->client->AwaitOperation("/jobs/" + a.job_id + "/savepoints/" + id, a.timeout_s);
+  if (!op.ok()) return Fail(verb, op.status());
+  const std::string path = op->value("location", "");
+  std::cout << "Savepoint completed. Path: " << path << "\n";
+  PrintResume(*t, path);
+  return 0;
+}
+
+int Cancel(const ClientArgs& a) {
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail("cancel", t.status());
+  std::cout << "Cancelling job " << a.job_id << "." << std::endl;
+  base::Result<json> r = t->client->Patch("/jobs/" + a.job_id + "?mode=cancel");
+  if (!r.ok()) return Fail("cancel", r.status());
+  std::cout << "Cancelled job " << a.job_id << ".\n";
+  return 0;
+}
+
+int Dispose(const ClientArgs& a) {
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail("dispose", t.status());
+  std::cout << "Disposing savepoint '" << a.path << "'." << std::endl;
+  base::Result<json> trigger =
+      t->client->Post("/savepoint-disposal", json{{"savepoint-path", a.path}});
+  if (!trigger.ok()) return Fail("dispose", trigger.status());
+  std::cout << "Waiting for response..." << std::endl;
+  base::Result<json> op = t->client->AwaitOperation(
+      "/savepoint-disposal/" + trigger->value("request-id", ""), a.timeout_s);
+  if (!op.ok()) return Fail("dispose", op.status());
+  std::cout << "Savepoint '" << a.path << "' disposed.\n";
+  return 0;
+}
+
+void AddAddress(CLI::App* c, ClientArgs& a) {
+  c->add_option("-m,--address", a.address,
+                "REST endpoint http://HOST:PORT (default: the running engine's, from its state "
+                "file)");
+}
+
+}  // namespace
+
+std::vector<CLI::App*> AddClientCommands(CLI::App& app, ClientArgs& a) {
+  std::vector<CLI::App*> out;
+  CLI::App* list = app.add_subcommand("list", "List the jobs of a running engine (or cluster)");
+  AddAddress(list, a);
+  list->footer("Examples:\n  ckpt-engine list\n  ckpt-engine list --address http://127.0.0.1:8081");
+  out.push_back(list);
+  CLI::App* cps = app.add_subcommand("checkpoints", "Show a running job's checkpoint history");
+  cps->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
+  AddAddress(cps, a);
+  cps->footer("Examples:\n  ckpt-engine checkpoints 0123456789abcdef0123456789abcdef");
+  out.push_back(cps);
+  CLI::App* sp = app.add_subcommand("savepoint", "Trigger a savepoint of a running job");
+  sp->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
+  sp->add_option("dir", a.target_dir,
+                 "Target directory, absolute (default: the engine's --savepoint-dir)");
+  sp->add_option("-t,--type", a.type, "Savepoint format")
+      ->check(CLI::IsMember({"canonical", "native"}));
+  sp->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
+  AddAddress(sp, a);
+  sp->footer("Examples:\n  ckpt-engine savepoint <job-id> /tmp/savepoints\n"
+             "  ckpt-engine savepoint <job-id> --type native");
+  out.push_back(sp);
+  CLI::App* stop = app.add_subcommand("stop", "Stop a running job with a savepoint");
+  stop->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
+  stop->add_option("-p,--savepoint-path", a.target_dir,
+                   "Target directory, absolute (default: the engine's --savepoint-dir)");
+  stop->add_flag("-d,--drain", a.drain, "Advance event time to the end before the savepoint");
+  stop->add_option("-t,--type", a.type, "Savepoint format")
+      ->check(CLI::IsMember({"canonical", "native"}));
+  stop->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
+  AddAddress(stop, a);
+  stop->footer("Examples:\n  ckpt-engine stop <job-id> --savepoint-path /tmp/savepoints");
+  out.push_back(stop);
+  CLI::App* cancel = app.add_subcommand("cancel", "Cancel a running job");
+  cancel->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
+  AddAddress(cancel, a);
+  cancel->footer("Examples:\n  ckpt-engine cancel <job-id>");
+  out.push_back(cancel);
+  CLI::App* dispose = app.add_subcommand("dispose", "Dispose (delete) a savepoint");
+  dispose->add_option("path", a.path, "The savepoint directory")->required();
+  dispose->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
+  AddAddress(dispose, a);
+  dispose->footer("Examples:\n  ckpt-engine dispose /tmp/savepoints/savepoint-1a2b3c-0123456789ab");
+  out.push_back(dispose);
+  return out;
+}
+
+int RunClientCommand(const CLI::App& cmd, const ClientArgs& a) {
+  const std::string& n = cmd.get_name();
+  if (n == "list") return List(a);
+  if (n == "checkpoints") return Checkpoints(a);
+  if (n == "savepoint") return SavepointOrStop(a, false);
+  if (n == "stop") return SavepointOrStop(a, true);
+  if (n == "cancel") return Cancel(a);
+  if (n == "dispose") return Dispose(a);
+  return 2;
+}
+
+}  // namespace ckpt::engine::cli

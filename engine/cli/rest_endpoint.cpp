@@ -1,0 +1,53 @@
+// The REST endpoint of `ckpt-engine run`.
+#include "rest_endpoint.h"
+
+#include <unistd.h>
+
+#include <iostream>
+
+#include "engine_state_file.h"
+
+namespace ckpt::engine::cli {
+
+void AddRestOptions(CLI::App& run, RunArgs& a) {
+  run.add_option("--rest-port", a.rest_port,
+                 "Serve Flink's REST API on this port (0 = pick a free one and print it)")
+      ->check(CLI::Range(0, 65535));
+  run.add_option("--rest-address", a.rest_address,
+                 "Address the REST endpoint binds (default 127.0.0.1: this machine only)");
+}
+
+base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
+                                                               const RunArgs& a,
+                                                               const std::vector<std::string>& argv) {
+  if (a.rest_port < 0) return std::unique_ptr<RestEndpoint>();
+  RestServerOptions o;
+  o.address = a.rest_address;
+  o.port = a.rest_port;
+  std::unique_ptr<RestEndpoint> e(new RestEndpoint());
+  CKPT_ASSIGN_OR_RETURN(e->server_, RestServer::Start(job, o));
+  std::cout << "REST endpoint: " << e->server_->url() << std::endl;
+  EngineStateRecord r;
+  r.address = e->server_->url();
+  r.job_id = job.job_id_hex();
+  r.pid = static_cast<long>(getpid());
+  r.argv = argv;
+  if (base::Status st = WriteEngineState(r); !st.ok()) {
+    // Client verbs then need --address; the endpoint itself works.
+    std::cerr << "ckpt-engine run: cannot write the engine state file: " << st.ToString()
+              << std::endl;
+  }
+  return e;
+}
+
+void RestEndpoint::Finish() {
+  if (finished_) return;
+  finished_ = true;
+  server_->WaitForOperationsCollected(10000);
+  server_->Stop();
+  RemoveEngineStateIfOurs();
+}
+
+RestEndpoint::~RestEndpoint() { Finish(); }
+
+}  // namespace ckpt::engine::cli

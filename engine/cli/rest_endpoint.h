@@ -1,0 +1,36 @@
+// `ckpt-engine run --rest-port N [--rest-address A]`: the REST endpoint of the running job and
+// the state file that lets client verbs find it.
+#pragma once
+
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+#include "ckpt/base/result.h"
+#include "ckpt/engine/job_runner.h"
+#include "ckpt/engine/rest/rest_server.h"
+#include "run_command.h"
+
+namespace ckpt::engine::cli {
+
+// Registers --rest-port and --rest-address on `run`.
+void AddRestOptions(CLI::App& run, RunArgs& args);
+
+class RestEndpoint {
+ public:
+  // nullptr (OK) without --rest-port; otherwise serves `job`, prints the address on stdout and
+  // writes the state file. IOError if the port cannot be bound.
+  // `argv` (the engine's command line) goes into the state file for the resume command.
+  static base::Result<std::unique_ptr<RestEndpoint>> Start(JobRunner& job, const RunArgs& args,
+                                                           const std::vector<std::string>& argv);
+  // Lets clients fetch the result of their last operations (bounded wait), stops serving and
+  // removes the state file.
+  void Finish();
+  ~RestEndpoint();
+
+ private:
+  std::unique_ptr<RestServer> server_;
+  bool finished_ = false;
+};
+
+}  // namespace ckpt::engine::cli

@@ -1,0 +1,59 @@
+// RestServer: a Flink-compatible REST endpoint over one running JobRunner (Flink's paths, JSON
+// field names and error body {"errors": [...]}), on cpp-httplib. Serves /config, /overview,
+// /jobs, /jobs/overview, /jobs/:id, /jobs/:id/plan, the checkpoint history, config, details
+// and subtask details, and triggers checkpoints, savepoints, stop-with-savepoint, cancel and
+// savepoint disposal as asynchronous operations polled by trigger id. Every path also answers
+// under Flink's "/v1" prefix. Thread-safe; requests are served by a pool of threads.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/result.h"
+#include "ckpt/engine/job_runner.h"
+
+namespace ckpt::engine {
+
+struct RestServerOptions {
+  // Address to bind. Default: 127.0.0.1 (loopback only; another only when asked).
+  std::string address = "127.0.0.1";
+  // TCP port; 0 = pick a free one (see RestServer::port()). Default: 0.
+  int port = 0;
+  // Larger request bodies get 413. Default: 1 MiB.
+  size_t max_body_bytes = 1 << 20;
+  // A client that sends nothing for this long is disconnected. Default: 5 s.
+  int read_timeout_s = 5;
+  // Filesystem for target-directory checks and savepoint disposal. Default: base::Fs::Default().
+  base::Fs* fs = nullptr;
+};
+
+class RestServer {
+ public:
+  // Binds and starts serving `job` (which must outlive the server) on a background thread.
+  // IOError naming the address and port if it cannot bind.
+  static base::Result<std::unique_ptr<RestServer>> Start(JobRunner& job,
+                                                         RestServerOptions options);
+  ~RestServer();  // Stop()s
+
+  // The port bound (the chosen one when options.port was 0).
+  int port() const;
+  // "http://<address>:<port>".
+  std::string url() const;
+  // Waits until every asynchronous operation (savepoint, stop, ...) ended and its final status
+  // was fetched by a client, or `timeout_ms` passed; returns whether all were fetched. Lets a
+  // client polling a stop-with-savepoint see it complete before the engine exits.
+  bool WaitForOperationsCollected(int64_t timeout_ms);
+  // Stops serving and waits for the requests and operations in flight.
+  void Stop();
+
+  class Impl;
+
+ private:
+  explicit RestServer(std::unique_ptr<Impl> impl);
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace ckpt::engine

@@ -1,0 +1,539 @@
+// RestServer: routes, request validation and Flink's error bodies over cpp-httplib.
+#include "ckpt/engine/rest/rest_server.h"
+
+#include <chrono>
+#include <regex>
+#include <thread>
+#include <utility>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
+#include "rest/rest_json.h"
+#include "rest/rest_operations.h"
+
+namespace ckpt::engine {
+
+using nlohmann::json;
+
+namespace {
+
+// Every path answers with and without Flink's API version prefix.
+std::string Route(const std::string& path) { return "(?:/v1)?" + path; }
+const std::string kId = "([^/]+)";
+
+int64_t NowMs() {
+  return std::chrono::duration_cast<std::chrono::milliseconds>(
+             std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
+void Reply(httplib::Response& res, int status, const json& body) {
+  res.status = status;
+  res.set_content(body.dump(), "application/json; charset=UTF-8");
+}
+
+void Error(httplib::Response& res, int status, const std::string& message) {
+  Reply(res, status, rest::ErrorBody(message));
+}
+
+bool IsHex32(const std::string& s) {
+  if (s.size() != 32) return false;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+int HttpStatusOf(const base::Status& st) {
+  switch (st.code()) {
+    case base::StatusCode::kInvalidArgument: return 400;
+    case base::StatusCode::kNotFound: return 404;
+    case base::StatusCode::kAlreadyExists: return 409;
+    case base::StatusCode::kFailedPrecondition: return 409;
+    default: return 500;
+  }
+}
+
+}  // namespace
+
+class RestServer::Impl {
+ public:
+  Impl(JobRunner& job, RestServerOptions options)
+      : job_(job), options_(std::move(options)), start_ms_(NowMs()) {
+    fs_ = options_.fs != nullptr ? options_.fs : &base::Fs::Default();
+  }
+
+  base::Status Bind() {
+    server_.set_payload_max_length(options_.max_body_bytes);
+    server_.set_read_timeout(options_.read_timeout_s, 0);
+    server_.set_write_timeout(options_.read_timeout_s, 0);
+    // Enough threads that keep-alive clients do not starve one another.
+    server_.new_task_queue = [] { return new httplib::ThreadPool(16); };
+    server_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
+      if (!res.body.empty()) return;
+      if (res.status == 404 && OtherMethodMatches(req)) {
+        res.status = 405;
+        Error(res, 405, "Method " + req.method + " is not allowed for " + req.path);
+        return;
+      }
+      if (res.status == 404) {
+        Error(res, 404, "Not found: " + req.path);
+      } else if (res.status == 413) {
+        Error(res, 413, "Request body of " + req.path + " is larger than " +
+                            std::to_string(options_.max_body_bytes) + " bytes");
+      } else {
+        Error(res, res.status, "Bad request (HTTP " + std::to_string(res.status) + ")");
+      }
+    });
+    server_.set_exception_handler(
+        [](const httplib::Request&, httplib::Response& res, std::exception_ptr ep) {
+          std::string what = "internal error";
+          try {
+            if (ep) std::rethrow_exception(ep);
+          } catch (const std::exception& e) {
+            what = e.what();
+          } catch (...) {
+          }
+          Error(res, 500, "Internal server error: " + what);
+        });
+    Routes();
+    if (options_.port == 0) {
+      port_ = server_.bind_to_any_port(options_.address);
+    } else if (server_.bind_to_port(options_.address, options_.port)) {
+      port_ = options_.port;
+    }
+    if (port_ <= 0) {
+      return base::Status::IOError("REST: cannot bind " + options_.address + ":" +
+                                   std::to_string(options_.port));
+    }
+    thread_ = std::thread([this] { server_.listen_after_bind(); });
+    return base::Status::OK();
+  }
+
+  void Stop() {
+    server_.stop();
+    if (thread_.joinable()) thread_.join();
+    ops_.JoinAll();
+  }
+
+  int port_ = -1;
+  std::string address() const { return options_.address; }
+  rest::Operations ops_;
+
+ private:
+  using Handler = std::function<void(const httplib::Request&, httplib::Response&)>;
+
+  void Get(const std::string& path, Handler h) { Add("GET", path, std::move(h)); }
+  void Post(const std::string& path, Handler h) { Add("POST", path, std::move(h)); }
+  void Add(const std::string& method, const std::string& path, Handler h) {
+    const std::string pattern = Route(path);
+    patterns_.emplace_back(method, std::regex(pattern));
+    if (method == "GET") server_.Get(pattern, h);
+    if (method == "POST") server_.Post(pattern, h);
+    if (method == "PATCH") server_.Patch(pattern, h);
+  }
+
+  bool OtherMethodMatches(const httplib::Request& req) const {
+    for (const auto& [method, re] : patterns_) {
+      if (method != req.method && std::regex_match(req.path, re)) return true;
+    }
+    return false;
+  }
+
+  // The job id of the path is ours; otherwise answers 400 or 404 and returns false.
+  bool CheckJob(const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.matches[1];
+    if (!IsHex32(id)) {
+      Error(res, 400, "Invalid JobID '" + id + "': expected 32 hexadecimal digits");
+      return false;
+    }
+    if (id != job_.job_id_hex()) {
+      Error(res, 404, "Job " + id + " not found");
+      return false;
+    }
+    return true;
+  }
+
+  // The request body as a JSON object ({} when empty); otherwise answers 400.
+  std::optional<json> Body(const httplib::Request& req, httplib::Response& res,
+                           const std::string& type) {
+    if (req.body.empty()) return json::object();
+    json j = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
+    if (j.is_discarded() || !j.is_object()) {
+      Error(res, 400, "Request did not match expected format " + type +
+                          ": the body is not a JSON object");
+      return std::nullopt;
+    }
+    return j;
+  }
+
+  // Field `name` of `body` as a string ("" when absent or null); otherwise answers 400.
+  static bool StringField(const json& body, const std::string& name, const std::string& type,
+                          std::string* out, httplib::Response& res) {
+    auto it = body.find(name);
+    if (it == body.end() || it->is_null()) return true;
+    if (!it->is_string()) {
+      Error(res, 400, "Request did not match expected format " + type + ": field '" + name +
+                          "' must be a string");
+      return false;
+    }
+    *out = it->get<std::string>();
+    return true;
+  }
+  static bool BoolField(const json& body, const std::string& name, const std::string& type,
+                        bool* out, httplib::Response& res) {
+    auto it = body.find(name);
+    if (it == body.end() || it->is_null()) return true;
+    if (!it->is_boolean()) {
+      Error(res, 400, "Request did not match expected format " + type + ": field '" + name +
+                          "' must be true or false");
+      return false;
+    }
+    *out = it->get<bool>();
+    return true;
+  }
+  static bool FormatField(const json& body, const std::string& type, pb::SavepointFormat* out,
+                          httplib::Response& res) {
+    std::string f;
+    if (!StringField(body, "formatType", type, &f, res)) return false;
+    if (f.empty() || f == "CANONICAL") {
+      *out = pb::CANONICAL;
+    } else if (f == "NATIVE") {
+      *out = pb::NATIVE;
+    } else {
+      Error(res, 400, "Request did not match expected format " + type + ": formatType '" + f +
+                          "' is not CANONICAL or NATIVE");
+      return false;
+    }
+    return true;
+  }
+
+  // The savepoint target: `requested` or the engine's default; answers 400 when there is none,
+  // it is relative, or it cannot be created or written.
+  std::optional<std::string> TargetDir(const std::string& requested, httplib::Response& res) {
+    std::string dir = requested;
+    if (dir.rfind("file://", 0) == 0) dir = dir.substr(7);
+    if (dir.rfind("file:", 0) == 0) dir = dir.substr(5);
+    if (dir.empty()) dir = job_.checkpoint_options().savepoint_dir;
+    if (dir.empty()) {
+      Error(res, 400, "No savepoint directory: give target-directory (the engine runs without "
+                      "--savepoint-dir)");
+      return std::nullopt;
+    }
+    if (dir.front() != '/') {
+      Error(res, 400, "Savepoint target directory '" + dir + "' is not an absolute path");
+      return std::nullopt;
+    }
+    base::Status st = fs_->CreateDirs(dir);
+    if (st.ok()) {
+      const std::string probe = base::JoinPath(dir, ".ckpt-write-probe-" + rest::NewTriggerId());
+      base::Result<std::unique_ptr<base::WritableFile>> f = fs_->OpenWriteExclusive(probe);
+      st = f.status();
+      if (f.ok()) {
+        (*f)->Close().IgnoreError();
+        fs_->RemoveFile(probe).IgnoreError();
+      }
+    }
+    if (!st.ok()) {
+      Error(res, 400, "Savepoint target directory " + dir + " is not writable: " + st.ToString());
+      return std::nullopt;
+    }
+    return dir;
+  }
+
+  void Accepted(httplib::Response& res, const base::Result<std::string>& trigger) {
+    if (!trigger.ok()) {
+      Error(res, HttpStatusOf(trigger.status()), trigger.status().message());
+      return;
+    }
+    Reply(res, 202, {{"request-id", *trigger}});
+  }
+
+  void Status(const std::string& kind, const httplib::Request& req, httplib::Response& res,
+              size_t id_match) {
+    const std::string trigger = req.matches[id_match];
+    std::optional<json> st = ops_.Status(kind, trigger);
+    if (!st) {
+      Error(res, 404, "There is no " + kind + " operation with trigger id " + trigger);
+      return;
+    }
+    Reply(res, 200, *st);
+  }
+
+  // Entry of checkpoint `id` (the path's second match); answers 400/404 otherwise.
+  std::optional<CheckpointStatsEntry> Checkpoint(const httplib::Request& req,
+                                                 httplib::Response& res) {
+    const std::string text = req.matches[2];
+    int64_t id = 0;
+    try {
+      size_t used = 0;
+      id = std::stoll(text, &used);
+      if (used != text.size()) throw std::invalid_argument(text);
+    } catch (const std::exception&) {
+      Error(res, 400, "Invalid checkpoint id '" + text + "'");
+      return std::nullopt;
+    }
+    CheckpointStatsSnapshot stats = job_.checkpoint_stats();
+    const CheckpointStatsEntry* e = stats.Find(id);
+    if (e == nullptr) {
+      Error(res, 404, "Could not find checkpointing statistics for checkpoint " + text +
+                          " (it is not in the history of the last " +
+                          std::to_string(CheckpointStatsTracker::kDefaultHistorySize) + ")");
+      return std::nullopt;
+    }
+    return *e;
+  }
+
+  // Waits for checkpoint `id` to complete or fail (the trigger operation's result).
+  base::Result<json> AwaitCheckpoint(int64_t id) {
+    for (;;) {
+      CheckpointStatsSnapshot stats = job_.checkpoint_stats();
+      const CheckpointStatsEntry* e = stats.Find(id);
+      if (e != nullptr && e->status == CheckpointStatsStatus::kCompleted) {
+        return json{{"checkpointId", id}};
+      }
+      if (e != nullptr && e->status == CheckpointStatsStatus::kFailed) {
+        return base::Status::Internal("checkpoint " + std::to_string(id) +
+                                      " failed: " + e->failure_message);
+      }
+      const std::string s = job_.status_name();
+      if (s == "FINISHED" || s == "CANCELED" || s == "FAILED") {
+        return base::Status::Cancelled("checkpoint " + std::to_string(id) +
+                                       ": the job ended (" + s + ")");
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+  }
+
+  void Routes();
+
+  JobRunner& job_;
+  RestServerOptions options_;
+  base::Fs* fs_ = nullptr;
+  const int64_t start_ms_;
+  httplib::Server server_;
+  std::thread thread_;
+  std::vector<std::pair<std::string, std::regex>> patterns_;
+};
+
+void RestServer::Impl::Routes() {
+  Get("/config", [](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::ConfigJson());
+  });
+  Get("/overview", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::OverviewJson(job_));
+  });
+  Get("/jobs", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::JobsJson(job_));
+  });
+  Get("/jobs/overview", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::JobsOverviewJson(job_, start_ms_, NowMs()));
+  });
+  Get("/jobs/" + kId, [this](const httplib::Request& req, httplib::Response& res) {
+    if (CheckJob(req, res)) Reply(res, 200, rest::JobDetailsJson(job_, start_ms_, NowMs()));
+  });
+  Add("PATCH", "/jobs/" + kId, [this](const httplib::Request& req, httplib::Response& res) {
+    if (!CheckJob(req, res)) return;
+    const std::string mode = req.has_param("mode") ? req.get_param_value("mode") : "cancel";
+    if (mode != "cancel") {
+      Error(res, 400, "Unsupported termination mode '" + mode + "' (only 'cancel'; stop with "
+                      "POST /jobs/:jobid/stop)");
+      return;
+    }
+    job_.Cancel();
+    Reply(res, 202, json::object());
+  });
+  Get("/jobs/" + kId + "/plan", [this](const httplib::Request& req, httplib::Response& res) {
+    if (CheckJob(req, res)) Reply(res, 200, rest::PlanJson(job_));
+  });
+  Get("/jobs/" + kId + "/checkpoints",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (!CheckJob(req, res)) return;
+        Reply(res, 200, rest::CheckpointingStatisticsJson(job_, job_.checkpoint_stats()));
+      });
+  Get("/jobs/" + kId + "/checkpoints/config",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::CheckpointConfigJson(job_));
+      });
+  Get("/jobs/" + kId + "/checkpoints/details/([^/]+)",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (!CheckJob(req, res)) return;
+        if (auto e = Checkpoint(req, res)) Reply(res, 200, rest::CheckpointDetailsJson(job_, *e));
+      });
+  Get("/jobs/" + kId + "/checkpoints/details/([^/]+)/subtasks/([^/]+)",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (!CheckJob(req, res)) return;
+        std::optional<CheckpointStatsEntry> e = Checkpoint(req, res);
+        if (!e) return;
+        const std::string vertex = req.matches[3];
+        std::optional<json> j = rest::SubtaskDetailsJson(job_, *e, vertex);
+        if (!j) {
+          Error(res, 404, "Job " + job_.job_id_hex() + " has no vertex " + vertex);
+          return;
+        }
+        Reply(res, 200, *j);
+      });
+  Get("/jobs/" + kId + "/checkpoints/([^/]+)",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Status("checkpoint", req, res, 2);
+      });
+  Post("/jobs/" + kId + "/checkpoints",
+       [this](const httplib::Request& req, httplib::Response& res) {
+         if (!CheckJob(req, res)) return;
+         const std::string type = "CheckpointTriggerRequestBody";
+         std::optional<json> body = Body(req, res, type);
+         if (!body) return;
+         std::string kind, trigger;
+         if (!StringField(*body, "checkpointType", type, &kind, res) ||
+             !StringField(*body, "triggerId", type, &trigger, res)) {
+           return;
+         }
+         if (!kind.empty() && kind != "CONFIGURED" && kind != "FULL" && kind != "INCREMENTAL") {
+           Error(res, 400, "Request did not match expected format " + type + ": checkpointType '" +
+                               kind + "' is not CONFIGURED, FULL or INCREMENTAL");
+           return;
+         }
+         if (kind == "FULL" && job_.incremental_checkpoints()) {
+           Error(res, 400, "A FULL checkpoint of a job with incremental checkpoints is not "
+                           "supported yet (the job's checkpoints are incremental)");
+           return;
+         }
+         if (kind == "INCREMENTAL" && !job_.incremental_checkpoints()) {
+           Error(res, 400, "An INCREMENTAL checkpoint needs the rocksdb backend with "
+                           "--incremental true");
+           return;
+         }
+         if (job_.job_dir().empty()) {
+           Error(res, 409, "Checkpoint could not be triggered: the job runs without a "
+                           "checkpoint directory (--checkpoint-dir)");
+           return;
+         }
+         // As Flink queues a manual checkpoint behind those in flight: retried on the
+         // operation's thread while max concurrent checkpoints are pending.
+         Accepted(res, ops_.Start("checkpoint", trigger, [this]() -> base::Result<json> {
+           for (;;) {
+             base::Result<int64_t> id = job_.TriggerCheckpoint();
+             if (id.ok()) return AwaitCheckpoint(*id);
+             const std::string s = job_.status_name();
+             if (id.status().code() != base::StatusCode::kFailedPrecondition ||
+                 s == "FINISHED" || s == "CANCELED" || s == "FAILED") {
+               return id.status().WithContext("checkpoint could not be triggered");
+             }
+             std::this_thread::sleep_for(std::chrono::milliseconds(10));
+           }
+         }));
+       });
+  Post("/jobs/" + kId + "/savepoints",
+       [this](const httplib::Request& req, httplib::Response& res) {
+         if (!CheckJob(req, res)) return;
+         const std::string type = "SavepointTriggerRequestBody";
+         std::optional<json> body = Body(req, res, type);
+         if (!body) return;
+         std::string target, trigger;
+         bool cancel = false;
+         pb::SavepointFormat format = pb::CANONICAL;
+         if (!StringField(*body, "target-directory", type, &target, res) ||
+             !StringField(*body, "triggerId", type, &trigger, res) ||
+             !BoolField(*body, "cancel-job", type, &cancel, res) ||
+             !FormatField(*body, type, &format, res)) {
+           return;
+         }
+         std::optional<std::string> dir = TargetDir(target, res);
+         if (!dir) return;
+         Accepted(res, ops_.Start("savepoint", trigger,
+                                  [this, d = *dir, cancel, format]() -> base::Result<json> {
+                                    base::Result<std::string> sp =
+                                        cancel ? job_.StopWithSavepoint(false, d, format)
+                                               : job_.TriggerSavepoint(d, format);
+                                    if (!sp.ok()) return sp.status();
+                                    return json{{"location", *sp}};
+                                  }));
+       });
+  Get("/jobs/" + kId + "/savepoints/([^/]+)",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Status("savepoint", req, res, 2);
+      });
+  Post("/jobs/" + kId + "/stop", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!CheckJob(req, res)) return;
+    const std::string type = "StopWithSavepointRequestBody";
+    std::optional<json> body = Body(req, res, type);
+    if (!body) return;
+    std::string target, trigger;
+    bool drain = false;
+    pb::SavepointFormat format = pb::CANONICAL;
+    if (!StringField(*body, "targetDirectory", type, &target, res) ||
+        !StringField(*body, "triggerId", type, &trigger, res) ||
+        !BoolField(*body, "drain", type, &drain, res) || !FormatField(*body, type, &format, res)) {
+      return;
+    }
+    std::optional<std::string> dir = TargetDir(target, res);
+    if (!dir) return;
+    Accepted(res, ops_.Start("savepoint", trigger,
+                             [this, d = *dir, drain, format]() -> base::Result<json> {
+                               base::Result<std::string> sp = job_.StopWithSavepoint(drain, d, format);
+                               if (!sp.ok()) return sp.status();
+                               return json{{"location", *sp}};
+                             }));
+  });
+  Post("/savepoint-disposal", [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string type = "SavepointDisposalRequest";
+    std::optional<json> body = Body(req, res, type);
+    if (!body) return;
+    std::string path, trigger;
+    if (!StringField(*body, "savepoint-path", type, &path, res) ||
+        !StringField(*body, "triggerId", type, &trigger, res)) {
+      return;
+    }
+    if (path.rfind("file:", 0) == 0) path = path.substr(path.rfind("file://", 0) == 0 ? 7 : 5);
+    if (path.empty()) {
+      Error(res, 400, "Request did not match expected format " + type +
+                          ": field 'savepoint-path' is required");
+      return;
+    }
+    base::Result<format::SnapshotLocation> loc = format::LocateSnapshot(*fs_, path);
+    base::Result<pb::CheckpointMetadata> md =
+        loc.ok() ? format::ReadMetadataFile(*fs_, loc->metadata)
+                 : base::Result<pb::CheckpointMetadata>(loc.status());
+    if (!md.ok()) {
+      Error(res, 400, "Cannot dispose " + path + ": not a readable savepoint (" +
+                          md.status().ToString() + ")");
+      return;
+    }
+    const std::string job_dir = job_.job_dir();
+    if (!job_dir.empty() && (loc->dir + "/").rfind(job_dir + "/", 0) == 0) {
+      Error(res, 400, "Cannot dispose " + loc->dir + ": it is a checkpoint of the running job "
+                      "(the engine deletes its own checkpoints when they are subsumed)");
+      return;
+    }
+    Accepted(res, ops_.Start("disposal", trigger, [this, dir = loc->dir]() -> base::Result<json> {
+               CKPT_RETURN_IF_ERROR(base::RemoveAll(*fs_, dir));
+               return json::object();
+             }));
+  });
+  Get("/savepoint-disposal/([^/]+)", [this](const httplib::Request& req, httplib::Response& res) {
+    Status("disposal", req, res, 1);
+  });
+}
+
+base::Result<std::unique_ptr<RestServer>> RestServer::Start(JobRunner& job,
+                                                            RestServerOptions options) {
+  auto impl = std::make_unique<Impl>(job, std::move(options));
+  CKPT_RETURN_IF_ERROR(impl->Bind());
+  return std::unique_ptr<RestServer>(new RestServer(std::move(impl)));
+}
+
+RestServer::RestServer(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
+RestServer::~RestServer() { Stop(); }
+int RestServer::port() const { return impl_->port_; }
+std::string RestServer::url() const {
+  return "http://" + impl_->address() + ":" + std::to_string(impl_->port_);
+}
+bool RestServer::WaitForOperationsCollected(int64_t timeout_ms) {
+  return impl_->ops_.WaitCollected(timeout_ms);
+}
+void RestServer::Stop() { impl_->Stop(); }
+
+}  // namespace ckpt::engine

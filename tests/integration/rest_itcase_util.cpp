@@ -1,0 +1,87 @@
+// RestEngine: a ckpt-engine subprocess with its REST endpoint.
+#include "rest_itcase_util.h"
+
+#include <signal.h>
+#include <stdlib.h>
+#include <sys/wait.h>
+
+#include <regex>
+
+#include "ckpt/testing/wait_until.h"
+
+namespace ckpt::itcase {
+
+RestEngine::RestEngine(const std::vector<std::string>& args, const std::string& log,
+                       const std::string& state_file) {
+  std::vector<std::string> full = {CKPT_ENGINE_BINARY, "run"};
+  full.insert(full.end(), args.begin(), args.end());
+  full.push_back("--rest-port");
+  full.push_back("0");
+  setenv("CKPT_ENGINE_STATE_FILE", state_file.c_str(), 1);
+  pid_ = Spawn(full, log);
+  const std::regex re("REST endpoint: (http://127\\.0\\.0\\.1:([0-9]+))");
+  testing::WaitUntil([&] {
+    std::smatch m;
+    const std::string text = ReadFile(log);
+    if (std::regex_search(text, m, re)) {
+      url_ = m[1];
+      port_ = std::stoi(m[2]);
+      return true;
+    }
+    int status = 0;
+    return waitpid(pid_, &status, WNOHANG) == pid_ && (exited_ = true);
+  });
+}
+
+RestEngine::~RestEngine() { Kill(); }
+
+void RestEngine::Kill() {
+  if (exited_ || pid_ <= 0) return;
+  kill(pid_, SIGKILL);
+  WaitExit(pid_);
+  exited_ = true;
+}
+
+int RestEngine::Wait() {
+  if (exited_) return -1;
+  exited_ = true;
+  return WaitExit(pid_);
+}
+
+std::unique_ptr<httplib::Client> RestEngine::Client() const {
+  auto c = std::make_unique<httplib::Client>("127.0.0.1", port_);
+  c->set_read_timeout(30, 0);
+  return c;
+}
+
+namespace {
+HttpAnswer Answer(const httplib::Result& r) {
+  HttpAnswer a;
+  if (!r) return a;
+  a.status = r->status;
+  a.body = nlohmann::json::parse(r->body, nullptr, false);
+  return a;
+}
+}  // namespace
+
+HttpAnswer HttpGet(httplib::Client& c, const std::string& path) { return Answer(c.Get(path.c_str())); }
+
+HttpAnswer HttpPost(httplib::Client& c, const std::string& path, const std::string& body) {
+  return Answer(c.Post(path.c_str(), body, "application/json"));
+}
+
+nlohmann::json AwaitOperation(httplib::Client& c, const std::string& status_path) {
+  nlohmann::json op;
+  testing::WaitUntil(
+      [&] {
+        HttpAnswer a = HttpGet(c, status_path);
+        if (a.status != 200 || !a.body.is_object()) return false;
+        if (a.body["status"]["id"] != "COMPLETED") return false;
+        op = a.body["operation"];
+        return true;
+      },
+      std::chrono::milliseconds(60000), std::chrono::milliseconds(20));
+  return op;
+}
+
+}  // namespace ckpt::itcase

@@ -1,0 +1,52 @@
+// A real `ckpt-engine run --rest-port 0` subprocess for the REST ITCases, and an HTTP client
+// (httplib::Client) with JSON bodies.
+#pragma once
+
+#include <sys/types.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <httplib.h>
+#include <nlohmann/json.hpp>
+
+#include "itcase_util.h"
+
+namespace ckpt::itcase {
+
+class RestEngine {
+ public:
+  // Starts ckpt-engine with `args` after "run" (plus --rest-port 0), the state file at
+  // `state_file`, output in `log`; waits for the printed REST address. port() is 0 on failure.
+  RestEngine(const std::vector<std::string>& args, const std::string& log,
+             const std::string& state_file);
+  ~RestEngine();  // SIGKILLs the engine if it still runs
+
+  int port() const { return port_; }
+  const std::string& url() const { return url_; }
+  pid_t pid() const { return pid_; }
+  // Waits for the engine to exit: its exit code.
+  int Wait();
+  void Kill();
+
+  std::unique_ptr<httplib::Client> Client() const;
+
+ private:
+  pid_t pid_ = -1;
+  int port_ = 0;
+  std::string url_;
+  bool exited_ = false;
+};
+
+struct HttpAnswer {
+  int status = 0;  // 0: no answer (connection failed)
+  nlohmann::json body;
+};
+HttpAnswer HttpGet(httplib::Client& c, const std::string& path);
+HttpAnswer HttpPost(httplib::Client& c, const std::string& path, const std::string& body);
+
+// Polls an asynchronous operation until COMPLETED (deadline 60 s): its "operation".
+nlohmann::json AwaitOperation(httplib::Client& c, const std::string& status_path);
+
+}  // namespace ckpt::itcase
