@@ -56,8 +56,10 @@ ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
     info.command = "ckpt-engine";
     info.exit_status = std::string("See each command. ckpt-engine run:\n") + kRunExitStatus;
     info.extra_description =
-        "Runs jobs defined by a JSON job spec, takes aligned or at-least-once checkpoints and "
-        "savepoints in the documented checkpoint format, and restores from them.\n"
+        "Runs jobs defined by a JSON job spec, takes checkpoints (aligned, unaligned, aligned with "
+        "a timeout, or at-least-once) and savepoints in the documented checkpoint format, with "
+        "heap, RocksDB (full or incremental) or changelog state backends, restores from them, "
+        "and serves a Flink-compatible REST API (--rest-port).\n"
         "Operator kinds and their parameters: 'ckpt-engine kinds --params'.";
     info.examples = {"ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt",
                      "ckpt-engine kinds --params", "ckpt-engine help run"};

@@ -85,6 +85,29 @@ TEST(CliGoldenTest, ValidateCorruptFixturesInEveryFormat) {
   }
 }
 
+// CKPT-A004 is the engine's restore rule (restore_plan.cpp, CheckChannelStateParallelism): the
+// fixture's in-flight data was written over a REBALANCE edge at 2 -> 6. Rescaled over the same
+// REBALANCE edge it is redistributed; a changed partitioner (HASH, even at the same parallelism)
+// or a BROADCAST edge is refused by the restore, so validate must fail it too.
+TEST(CliValidateTest, InFlightDataRuleMatchesTheEngineRestore) {
+  struct Case {
+    const char* spec;
+    bool refused;
+  };
+  for (const Case& c : {Case{"unaligned-rebalance-rescaled", false},
+                        Case{"unaligned-hash-repartitioned", true},
+                        Case{"unaligned-broadcast-rescaled", true}}) {
+    SCOPED_TRACE(c.spec);
+    ToolRun run = RunTool({"validate", kUnaligned, "--against",
+                           std::string("../tests/ckpt-tool/data/") + c.spec + ".job.json",
+                           "--no-capabilities", "--format", "json"},
+                          Fixtures());
+    const bool a004 = run.out.find("\"rule\":\"CKPT-A004\"") != std::string::npos;
+    EXPECT_EQ(a004, c.refused) << run.out;
+    if (c.refused) EXPECT_EQ(run.exit_code, 1) << run.err;
+  }
+}
+
 TEST(CliGoldenTest, ValidateAgainstInEveryFormat) {
   for (const auto& f : kAllFormats) {
     Golden("validate-against-changed." + Ext(f),

@@ -107,7 +107,9 @@ TEST(WindowOperatorTest, SlidingMinMaxAndListStateAgreeWithBruteForce) {
 class WindowRestoreTest : public ::testing::TestWithParam<std::tuple<uint32_t, const char*>> {};
 
 TEST_P(WindowRestoreTest, ContentsAndTimersSurviveRescaledRestore) {
-  const auto [max_p, state] = GetParam();
+  // Not a structured binding: clang 14 (the tsan preset) cannot capture one in a lambda.
+  const uint32_t max_p = std::get<0>(GetParam());
+  const char* state = std::get<1>(GetParam());
   const std::string params = std::string(R"({"size_ms": 100, "slide_ms": 50, "state": ")") +
                              state + R"("})";
   auto route = [&](int64_t key, uint32_t p) {

@@ -242,6 +242,44 @@ TEST_F(RocksDbBackendTest, AbortedIncrementalCheckpointLeavesNothingInShared) {
   }
 }
 
+// The task may see checkpoint 1's completion notice after it already took checkpoint 2 (the
+// notice is a mail; the next barrier can come first). Checkpoint 2 references the set before 1;
+// when 2 completes and subsumes 1, the store deletes what only 1 uploaded. So checkpoint 3 must
+// not reference files only checkpoint 1 uploaded.
+TEST_F(RocksDbBackendTest, LateCompletionNoticeDoesNotMakeTheNextCheckpointReferenceSubsumedFiles) {
+  auto b = Make(true);
+  ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
+  ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
+                                                                     types::Int64())));
+  const std::string job = tmp_.Sub("job");
+  ASSERT_OK(Write(b.get(), v, m, 0, 1000, 1));
+  pb::CheckpointMetadata first = Take(b.get(), Checkpoint(1), base::JoinPath(job, "chk-1"));
+  ASSERT_OK(Write(b.get(), v, m, 0, 100, 2));
+  pb::CheckpointMetadata second = Take(b.get(), Checkpoint(2), base::JoinPath(job, "chk-2"));
+  b->NotifyCheckpointComplete(1);  // late: checkpoint 2 was already taken
+  ASSERT_OK(Write(b.get(), v, m, 0, 100, 3));
+  pb::CheckpointMetadata third = Take(b.get(), Checkpoint(3), base::JoinPath(job, "chk-3"));
+  std::set<std::string> kept;  // what survives once checkpoint 2 subsumes checkpoint 1
+  for (const auto& f : second.files()) {
+    if (f.scope() == pb::SHARED) kept.insert(f.path());
+  }
+  for (const auto& f : third.files()) {
+    if (f.scope() != pb::SHARED || f.created_by_checkpoint_id() == 3) continue;
+    EXPECT_EQ(kept.count(f.path()), 1u) << f.path() << " (created by checkpoint "
+                                        << f.created_by_checkpoint_id() << ")";
+  }
+  EXPECT_GT(first.files_size(), 0);
+  // A notice that is not late is adopted: checkpoint 4 reuses what checkpoint 3 uploaded.
+  b->NotifyCheckpointComplete(3);
+  ASSERT_OK(Write(b.get(), v, m, 0, 10, 4));
+  pb::CheckpointMetadata fourth = Take(b.get(), Checkpoint(4), base::JoinPath(job, "chk-4"));
+  size_t reused = 0;
+  for (const auto& f : fourth.files()) {
+    if (f.scope() == pb::SHARED && f.created_by_checkpoint_id() == 3) ++reused;
+  }
+  EXPECT_GT(reused, 0u);
+}
+
 TEST_F(RocksDbBackendTest, NativeSavepointIsSelfContainedAndSstDumpAcceptsEverySst) {
   auto b = Make(true);
   ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));

@@ -132,7 +132,7 @@ std::vector<Capability> Capabilities(const Snapshot& s) {
       }
     }
     if (op == "rescale (change parallelism)" && col == kUnaligned) {
-      c.note = "except over forward/rescale edges carrying in-flight data (CKPT-A004)";
+      c.note = "except over forward/rescale/broadcast edges carrying in-flight data (CKPT-A004)";
     }
     out.push_back(std::move(c));
   }

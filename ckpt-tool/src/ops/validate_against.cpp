@@ -196,24 +196,44 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
     }
   }
 
-  // In-flight data (channel state of an unaligned checkpoint) can only be redistributed over
-  // all-to-all edges.
+  // In-flight data (channel state of an unaligned checkpoint): the engine's restore
+  // (engine/src/checkpoint/restore_plan.cpp, CheckChannelStateParallelism) replays it into the
+  // same channels, or redistributes it over a HASH or REBALANCE edge whose parallelism changed; it
+  // refuses any other edge carrying some whose ends changed parallelism (FORWARD, RESCALE,
+  // BROADCAST), and any edge whose partitioner changed. This is the same rule.
   for (const auto& e : graph->edges()) {
-    if (e.partitioning() != pb::FORWARD && e.partitioning() != pb::RESCALE) continue;
     const std::string src = Hex(e.source_operator_id()), dst = Hex(e.target_operator_id());
     auto old_src = old_ops.find(src), old_dst = old_ops.find(dst);
     const bool in_flight = (old_dst != old_ops.end() && HasChannelState(*old_dst->second, true)) ||
                            (old_src != old_ops.end() && HasChannelState(*old_src->second, false));
     if (!in_flight) continue;
+    const EdgeInfo* was = nullptr;
+    for (const EdgeInfo& oe : s.edges) {
+      if (oe.source_id_hex == src && oe.target_id_hex == dst &&
+          oe.target_input == e.target_input()) {
+        was = &oe;
+      }
+    }
+    const auto now = static_cast<Partitioning>(e.partitioning());
+    const std::string edge = "edge " + Label(*new_ops[src]) + " -> " + Label(*new_ops[dst]);
+    const OperatorInfo& at = old_dst != old_ops.end() ? *old_dst->second : *old_src->second;
+    if (was != nullptr && was->partitioning != now) {
+      ctx.Add("CKPT-A004", OperatorLocation(at),
+              edge + " carries in-flight data of the unaligned checkpoint written with " +
+                  std::string(PartitioningName(was->partitioning)) + " partitioning, but the job now uses " +
+                  std::string(PartitioningName(now)));
+      continue;
+    }
     const bool src_changed = old_src != old_ops.end() &&
                              old_src->second->parallelism != new_ops[src]->parallelism();
     const bool dst_changed = old_dst != old_ops.end() &&
                              old_dst->second->parallelism != new_ops[dst]->parallelism();
     if (!src_changed && !dst_changed) continue;
-    const OperatorInfo& at = old_dst != old_ops.end() ? *old_dst->second : *old_src->second;
+    if (was != nullptr && (now == Partitioning::kHash || now == Partitioning::kRebalance)) {
+      continue;  // redistributed by the restoring tasks
+    }
     ctx.Add("CKPT-A004", OperatorLocation(at),
-            "edge " + Label(*new_ops[src]) + " -> " + Label(*new_ops[dst]) + " (" +
-                std::string(e.partitioning() == pb::FORWARD ? "forward" : "rescale") +
+            edge + " (" + std::string(PartitioningName(now)) +
                 ") carries in-flight data of the unaligned checkpoint and its parallelism "
                 "changes");
   }

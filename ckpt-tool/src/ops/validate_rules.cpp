@@ -139,8 +139,9 @@ const std::vector<RuleInfo>& AllRules() {
        "subtasks restore state; move the coordinator state with `ckpt-tool remap`, which keeps "
        "it with the operator."},
       {"CKPT-A004", Severity::kError,
-       "Unaligned checkpoint: parallelism changes on an edge whose in-flight data cannot be "
-       "redistributed (forward or rescale partitioning)",
+       "Unaligned checkpoint: an edge carrying in-flight data changes its partitioner, or changes "
+       "parallelism where its in-flight data cannot be redistributed (forward, rescale or "
+       "broadcast partitioning; hash and rebalance are redistributed)",
        "Restore with the old parallelism, or take an aligned checkpoint or a savepoint first."},
       {"CKPT-A005", Severity::kError,
        "A pending sink file of the snapshot exists neither pending nor committed, or has "

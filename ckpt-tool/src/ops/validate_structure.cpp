@@ -27,8 +27,12 @@ bool HasKeyedState(const OperatorInfo& op) {
   for (const auto& s : op.states) {
     if (s.keyed) return true;
   }
+  // A handle with no kind (the engine writes one per subtask of a stateless operator behind a
+  // HASH edge) holds nothing and covers no key group: alone it is not keyed state to cover.
   for (const auto& st : op.subtasks) {
-    if (!st.keyed.empty()) return true;
+    for (const auto& h : st.keyed) {
+      if (h.kind != KeyedHandleKind::kEmpty) return true;
+    }
   }
   return false;
 }

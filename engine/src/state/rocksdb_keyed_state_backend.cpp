@@ -329,7 +329,10 @@ void RocksDbKeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id) {
   state_internal::UploadTracker& t = *impl_->tracker;
   std::lock_guard<std::mutex> lock(t.mu);
   auto it = t.pending.find(checkpoint_id);
-  if (it != t.pending.end()) t.confirmed = std::move(it->second.ssts);
+  // Adopted only if no later checkpoint was started on the previous set (see last_started).
+  if (it != t.pending.end() && t.last_started <= checkpoint_id) {
+    t.confirmed = std::move(it->second.ssts);
+  }
   // Older pending checkpoints are subsumed; their uploads belong to the registry now (if they
   // completed) or to prune (if they never did).
   t.pending.erase(t.pending.begin(), t.pending.upper_bound(checkpoint_id));

@@ -282,6 +282,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> MakeRocksDbNativePart(
   if (incremental) {
     std::lock_guard<std::mutex> lock(tracker->mu);
     confirmed = tracker->confirmed;
+    tracker->last_started = std::max(tracker->last_started, checkpoint_id);
   }
   std::unique_ptr<SnapshotAsyncPart> part = std::make_unique<RocksDbNativePart>(
       std::move(inst), local_dir, std::make_unique<HeapKeyedStateSnapshot>(Freeze(core)),

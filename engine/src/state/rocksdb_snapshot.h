@@ -30,6 +30,11 @@ struct UploadTracker {
     base::Fs* fs = nullptr;
   };
   std::map<int64_t, Pending> pending;
+  // The newest incremental checkpoint whose synchronous part ran (-1: none). A completion notice
+  // for an older checkpoint arriving after it must not replace `confirmed`: that later checkpoint
+  // references the earlier set, so when it subsumes the notified one, the store would delete
+  // files the next checkpoint was about to reference.
+  int64_t last_started = -1;
 };
 
 // Column family of each state of `core` (null for timers and states never written), by id.
