@@ -104,7 +104,9 @@ TEST(CliValidateTest, InFlightDataRuleMatchesTheEngineRestore) {
                           Fixtures());
     const bool a004 = run.out.find("\"rule\":\"CKPT-A004\"") != std::string::npos;
     EXPECT_EQ(a004, c.refused) << run.out;
-    if (c.refused) EXPECT_EQ(run.exit_code, 1) << run.err;
+    if (c.refused) {
+      EXPECT_EQ(run.exit_code, 1) << run.err;
+    }
   }
 }
 
