@@ -96,6 +96,21 @@ class CliContext {
   bool bar_shown_ = false;
 };
 
+// The run of a verb that writes a snapshot and can --verify it (relocate, remap,
+// rescale-max-parallelism): `op(progress)` calls its ops function, `print(result, out)` renders a
+// successful result; the outcome is kFindings when the --verify report has an error.
+template <typename Op, typename Print>
+CommandResult RunSnapshotWriter(CliContext& ctx, Op&& op, Print&& print) {
+  auto result = op(ctx.MakeProgress());
+  ctx.EndProgress();
+  if (!result.ok()) return CommandResult::Error(result.status());
+  print(*result, ctx.out());
+  if (result->verification && ops::HasErrors(result->verification->findings)) {
+    return CommandResult::Findings();
+  }
+  return CommandResult::Clean();
+}
+
 // Adds examples to a subcommand's --help footer.
 void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 

@@ -1,7 +1,6 @@
 // ckpt-tool relocate SNAPSHOT --to DIR: a self-contained copy (a checkpoint becomes a savepoint).
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <optional>
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/ops/relocate.h"
@@ -17,16 +16,6 @@ struct RelocateArgs {
   bool dry_run = false;
   bool verify = false;
 };
-
-// The verification summary line ("" without one).
-std::string VerificationText(const std::optional<ops::ValidateReport>& v) {
-  if (!v) return "";
-  size_t errors = 0;
-  for (const auto& f : v->findings) errors += f.severity == ops::Severity::kError;
-  return "verified " + v->snapshot + ": " + std::to_string(errors) + " error(s), " +
-         std::to_string(v->findings.size()) + " finding(s), " + std::to_string(v->not_checked.size()) +
-         " not checked\n";
-}
 
 void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
@@ -52,9 +41,7 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
                .Uint("bytes_copied", r.bytes_copied)
                .Build()
         << "\n";
-    if (r.verification) {
-      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
-    }
+    RenderVerificationJson(r.verification, out);
     return;
   }
   out << (r.dry_run ? "would relocate " : "relocated ") << r.source_dir << " -> " << r.output_dir
@@ -71,10 +58,7 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
   out << r.files.size() << " files, " << HumanBytes(r.total_bytes)
       << (r.dry_run ? " (dry run: nothing written)" : ", " + r.copies_verified_by + " verified; _metadata written last")
       << "\n";
-  if (r.verification) {
-    RenderFindingsText(r.verification->findings, out);
-    out << VerificationText(r.verification);
-  }
+  RenderVerificationText(r.verification, out);
 }
 
 CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
@@ -83,15 +67,13 @@ CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
   ops::RelocateOptions options;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
-  options.progress = ctx.MakeProgress();
-  auto result = ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
-  ctx.EndProgress();
-  if (!result.ok()) return CommandResult::Error(result.status());
-  Print(*result, *format, ctx.out());
-  if (result->verification && ops::HasErrors(result->verification->findings)) {
-    return CommandResult::Findings();
-  }
-  return CommandResult::Clean();
+  return RunSnapshotWriter(
+      ctx,
+      [&](base::Progress progress) {
+        options.progress = std::move(progress);
+        return ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
+      },
+      [&](const ops::RelocateResult& r, std::ostream& out) { Print(r, *format, out); });
 }
 
 }  // namespace

@@ -46,9 +46,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
     }
     for (const auto& u : r.unmatched) out << JsonLine().Str("unmatched", u).Build() << "\n";
     for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
-    if (r.verification) {
-      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
-    }
+    RenderVerificationJson(r.verification, out);
     out << JsonLine()
                .Str("source_dir", r.source_dir)
                .Str("output_dir", r.output_dir)
@@ -78,10 +76,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   if (!r.refused.empty()) out << r.refused << "\n";
   out << r.files << " files, " << HumanBytes(r.total_bytes)
       << (r.written ? ", " + r.copies_verified_by + " verified; _metadata written last" : "") << "\n";
-  if (r.verification) {
-    RenderFindingsText(r.verification->findings, out);
-    out << "verified " << r.verification->snapshot << "\n";
-  }
+  RenderVerificationText(r.verification, out);
 }
 
 CommandResult Run(const RemapArgs& args, CliContext& ctx) {

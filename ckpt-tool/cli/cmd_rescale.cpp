@@ -48,9 +48,7 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
                .Build()
         << "\n";
     for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
-    if (r.verification) {
-      for (const auto& f : r.verification->findings) out << FindingJson(f) << "\n";
-    }
+    RenderVerificationJson(r.verification, out);
     return;
   }
   out << (r.dry_run ? "would rescale " : "rescaled ") << r.source_dir << " -> " << r.output_dir << "\n";
@@ -67,7 +65,7 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
   out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
       << HumanBytes(r.bytes_written) << " written"
       << (r.dry_run ? " (dry run: nothing written)" : "; _metadata written last") << "\n";
-  if (r.verification) RenderFindingsText(r.verification->findings, out);
+  RenderVerificationText(r.verification, out);
 }
 
 CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
@@ -78,15 +76,13 @@ CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
   options.operators = args.operators;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
-  options.progress = ctx.MakeProgress();
-  auto result = ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, options);
-  ctx.EndProgress();
-  if (!result.ok()) return CommandResult::Error(result.status());
-  Print(*result, *format, ctx.out());
-  if (result->verification && ops::HasErrors(result->verification->findings)) {
-    return CommandResult::Findings();
-  }
-  return CommandResult::Clean();
+  return RunSnapshotWriter(
+      ctx,
+      [&](base::Progress progress) {
+        options.progress = std::move(progress);
+        return ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, options);
+      },
+      [&](const ops::RescaleResult& r, std::ostream& out) { Print(r, *format, out); });
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -77,6 +78,13 @@ void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostrea
 std::string FindingJson(const ops::Finding& finding);
 // The JSON line of one rule that could not be checked: {"type":"not_checked",...}.
 std::string UncheckedJson(const ops::UncheckedRule& unchecked);
+// The --verify report of a verb that writes a snapshot (remap, relocate,
+// rescale-max-parallelism), nothing without one. Text: its findings, then "verified DIR: E
+// error(s), N finding(s), U not checked". JSON: one line per finding.
+void RenderVerificationText(const std::optional<ops::ValidateReport>& verification,
+                            std::ostream& out);
+void RenderVerificationJson(const std::optional<ops::ValidateReport>& verification,
+                            std::ostream& out);
 // Text lines "not checked CKPT-A005: <reason>" (nothing if empty).
 void RenderUncheckedText(const std::vector<ops::UncheckedRule>& not_checked, std::ostream& out);
 // The JSON object of a location ({"file":...,"operator":...}); empty members are left out.

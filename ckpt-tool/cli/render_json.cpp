@@ -85,4 +85,9 @@ void RenderFindingsJson(const std::vector<ops::Finding>& findings, std::ostream&
   for (const auto& f : findings) out << FindingJson(f) << "\n";
 }
 
+void RenderVerificationJson(const std::optional<ops::ValidateReport>& verification,
+                            std::ostream& out) {
+  if (verification) RenderFindingsJson(verification->findings, out);
+}
+
 }  // namespace ckpt::cli

@@ -99,6 +99,17 @@ void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream&
       << findings.size() - errors - warnings << " note(s)\n";
 }
 
+void RenderVerificationText(const std::optional<ops::ValidateReport>& verification,
+                            std::ostream& out) {
+  if (!verification) return;
+  RenderFindingsText(verification->findings, out);
+  size_t errors = 0;
+  for (const auto& f : verification->findings) errors += f.severity == ops::Severity::kError;
+  out << "verified " << verification->snapshot << ": " << errors << " error(s), "
+      << verification->findings.size() << " finding(s), " << verification->not_checked.size()
+      << " not checked\n";
+}
+
 }  // namespace ckpt::cli
 
 namespace ckpt::cli {

@@ -6,6 +6,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -34,8 +35,7 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
  */
 public final class PruneCheck {
   static void fail(String why) {
-    System.out.println("prune-check: FAIL: " + why);
-    System.exit(1);
+    Check.fail("prune-check", why);
   }
 
   static TreeSet<String> tree(File root) throws Exception {
@@ -48,34 +48,13 @@ public final class PruneCheck {
   }
 
   public static void main(String[] args) throws Exception {
-    File out = null;
-    String tool = null;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--out": out = new File(args[i + 1]).getAbsoluteFile(); break;
-        case "--ckpt-tool": tool = args[i + 1]; break;
-        default: fail("unknown argument " + args[i]);
-      }
-    }
-    if (out == null || tool == null) fail("usage: PruneCheck --out DIR --ckpt-tool PATH");
-    String version = EnvironmentInformation.getVersion();
-    File root = new File(out, version);
-    if (root.exists()) fail(root + " exists");
-    root.mkdirs();
-    String tag = "prune-check [Flink " + version + ", rocksdb incremental]";
-
-    Configuration c = new Configuration();
-    c.set(StateBackendOptions.STATE_BACKEND, "rocksdb");
-    c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
-    c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
+    Check check = Check.parse("prune-check", "PruneCheck --out DIR --ckpt-tool PATH", args, Map.of());
+    String tool = check.tool;
+    File root = check.freshRoot("");
+    String tag = "prune-check [Flink " + check.version + ", rocksdb incremental]";
+    Configuration c = Check.config(root, "rocksdb", 8);
     c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, true);
-    c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 50);
-    c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
-        org.apache.flink.configuration.ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-    c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
-    c.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
-    c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-    c.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    Check.retainCheckpoints(c);
 
     try (MiniCluster mc = Harness.startCluster(c)) {
       Control.reset();
@@ -101,12 +80,12 @@ public final class PruneCheck {
       TreeSet<String> before = tree(jobDir);
       TreeSet<String> taskOwned = tree(new File(jobDir, "taskowned"));
       File dryLog = new File(root, "prune-dry-run.txt");
-      if (RemapCheck.run(List.of(tool, "prune", jobDir.getAbsolutePath(), "--keep-last", "1", "--min-orphan-age", "0s"), dryLog) != 0
+      if (Check.run(List.of(tool, "prune", jobDir.getAbsolutePath(), "--keep-last", "1", "--min-orphan-age", "0s"), dryLog) != 0
           || !tree(jobDir).equals(before)) {
         fail("ckpt-tool prune (dry run) failed or deleted files: " + Files.readString(dryLog.toPath()));
       }
       File log = new File(root, "prune.txt");
-      if (RemapCheck.run(List.of(tool, "prune", jobDir.getAbsolutePath(), "--keep-last", "1", "--min-orphan-age", "0s", "--yes"), log) != 0) {
+      if (Check.run(List.of(tool, "prune", jobDir.getAbsolutePath(), "--keep-last", "1", "--min-orphan-age", "0s", "--yes"), log) != 0) {
         fail("ckpt-tool prune --yes failed: " + Files.readString(log.toPath()));
       }
       TreeSet<String> after = tree(jobDir);

@@ -89,53 +89,21 @@ public final class RemapCheck {
   }
 
   static void fail(String why) {
-    System.out.println("remap-check: FAIL: " + why);
-    System.exit(1);
-  }
-
-  static int run(List<String> cmd, File log) throws Exception {
-    ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log);
-    Process p = pb.start();
-    if (!p.waitFor(300, TimeUnit.SECONDS)) {
-      p.destroyForcibly();
-      fail(String.join(" ", cmd) + " did not finish in 300 s");
-    }
-    return p.exitValue();
+    Check.fail("remap-check", why);
   }
 
   public static void main(String[] args) throws Exception {
-    File out = null;
-    String tool = null;
-    String backend = "hashmap";
-    String format = "canonical";
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--out": out = new File(args[i + 1]).getAbsoluteFile(); break;
-        case "--ckpt-tool": tool = args[i + 1]; break;
-        case "--backend": backend = args[i + 1]; break;
-        case "--format": format = args[i + 1]; break;
-        default: fail("unknown argument " + args[i]);
-      }
-    }
-    if (out == null || tool == null) fail("usage: RemapCheck --out DIR --ckpt-tool PATH [--backend B] [--format F]");
-    String version = EnvironmentInformation.getVersion();
-    File root = new File(out, version + "-" + backend + "-" + format);
-    if (root.exists()) fail(root + " exists");
-    root.mkdirs();
-    String tag = "remap-check [Flink " + version + ", " + backend + ", " + format + "]";
+    Check check = Check.parse("remap-check", "RemapCheck --out DIR --ckpt-tool PATH [--backend B] [--format F]",
+        args, Map.of("backend", "hashmap", "format", "canonical"));
+    String tool = check.tool;
+    String backend = check.option("backend");
+    String format = check.option("format");
+    File root = check.freshRoot("-" + backend + "-" + format);
+    String tag = "remap-check [Flink " + check.version + ", " + backend + ", " + format + "]";
 
-    Configuration c = new Configuration();
-    c.set(StateBackendOptions.STATE_BACKEND, backend);
-    c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
-    c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
+    Configuration c = Check.config(root, backend, 8);
     c.set(CheckpointingOptions.INCREMENTAL_CHECKPOINTS, backend.equals("rocksdb"));
-    c.set(CheckpointingOptions.MAX_RETAINED_CHECKPOINTS, 50);
-    c.set(CheckpointingOptions.EXTERNALIZED_CHECKPOINT_RETENTION,
-        org.apache.flink.configuration.ExternalizedCheckpointRetention.RETAIN_ON_CANCELLATION);
-    c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
-    c.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
-    c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-    c.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    Check.retainCheckpoints(c);
     SavepointFormatType ft = format.equals("native") ? SavepointFormatType.NATIVE : SavepointFormatType.CANONICAL;
 
     try (MiniCluster mc = Harness.startCluster(c)) {
@@ -175,14 +143,14 @@ public final class RemapCheck {
       File remapped = new File(root, "remapped");
       // Flink 2.x (metadata v5+) stores uids: a prefix rewrite. 1.20 (v4) stores only the IDs:
       // each old uid is found by its hash.
-      List<String> how = version.startsWith("1.")
+      List<String> how = check.version.startsWith("1.")
           ? List.of("--map", "v1-source=v2-source", "--map", "v1-count=v2-count", "--map", "v1-sink=v2-sink")
           : List.of("--uid-prefix", "v1-=v2-");
       List<String> dry = new ArrayList<>(List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath()));
       dry.addAll(how);
       dry.add("--dry-run");
       File dryLog = new File(root, "remap-dry-run.txt");
-      if (run(dry, dryLog) != 0 || remapped.exists()) fail("ckpt-tool remap --dry-run failed or wrote " + remapped + "; see " + dryLog);
+      if (Check.run(dry, dryLog) != 0 || remapped.exists()) fail("ckpt-tool remap --dry-run failed or wrote " + remapped + "; see " + dryLog);
       String plan = Files.readString(dryLog.toPath());
       for (String uid : List.of("v2-source", "v2-count")) {
         if (!plan.contains(uid)) fail("the dry-run plan does not mention " + uid + ":\n" + plan);
@@ -191,7 +159,7 @@ public final class RemapCheck {
       File remapLog = new File(root, "remap.txt");
       List<String> real = new ArrayList<>(List.of(tool, "remap", original.getAbsolutePath(), "--to", remapped.getAbsolutePath()));
       real.addAll(how);
-      if (run(real, remapLog) != 0) fail("ckpt-tool remap failed: " + Files.readString(remapLog.toPath()));
+      if (Check.run(real, remapLog) != 0) fail("ckpt-tool remap failed: " + Files.readString(remapLog.toPath()));
       System.out.println(tag + ": ckpt-tool remap wrote " + remapped);
 
       // Job v2 on the remapped savepoint: restores; counts carry over; the source resumes.
@@ -205,7 +173,7 @@ public final class RemapCheck {
         // then moved; its original directory moved away too, so nothing absolute can still work.
         File relocated = new File(root, "relocated");
         File relocateLog = new File(root, "relocate.txt");
-        if (run(List.of(tool, "relocate", checkpoint.getAbsolutePath(), "--to", relocated.getAbsolutePath()), relocateLog) != 0) {
+        if (Check.run(List.of(tool, "relocate", checkpoint.getAbsolutePath(), "--to", relocated.getAbsolutePath()), relocateLog) != 0) {
           fail("ckpt-tool relocate failed: " + Files.readString(relocateLog.toPath()));
         }
         File movedDir = new File(root, "moved-elsewhere");
@@ -217,7 +185,7 @@ public final class RemapCheck {
         Files.move(checkpoints.toPath(), gone.toPath());
         File dangling = new File(gone, checkpoints.toPath().relativize(checkpoint.toPath()).toString());
         File danglingLog = new File(root, "relocate-dangling.txt");
-        int rc = run(List.of(tool, "relocate", dangling.getAbsolutePath(), "--to", new File(root, "never").getAbsolutePath()), danglingLog);
+        int rc = Check.run(List.of(tool, "relocate", dangling.getAbsolutePath(), "--to", new File(root, "never").getAbsolutePath()), danglingLog);
         String why = Files.readString(danglingLog.toPath());
         if (rc == 0 || !why.contains("does not exist") || new File(root, "never").exists()) {
           fail("relocate of a moved checkpoint with absolute handles did not report the dangling reference (exit " + rc + "): " + why);

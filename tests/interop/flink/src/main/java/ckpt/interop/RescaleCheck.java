@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
 import org.apache.flink.api.common.JobStatus;
@@ -136,39 +137,18 @@ public final class RescaleCheck {
   }
 
   static void fail(String why) {
-    System.out.println("rescale-check: FAIL: " + why);
-    System.exit(1);
+    Check.fail("rescale-check", why);
   }
 
   public static void main(String[] args) throws Exception {
-    File out = null;
-    String tool = null;
-    String backend = "hashmap";
-    String key = "long";
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--out": out = new File(args[i + 1]).getAbsoluteFile(); break;
-        case "--ckpt-tool": tool = args[i + 1]; break;
-        case "--backend": backend = args[i + 1]; break;
-        case "--key": key = args[i + 1]; break;
-        default: fail("unknown argument " + args[i]);
-      }
-    }
-    if (out == null || tool == null) fail("usage: RescaleCheck --out DIR --ckpt-tool PATH [--backend B] [--key K]");
-    String version = EnvironmentInformation.getVersion();
-    File root = new File(out, version + "-" + backend + "-" + key);
-    if (root.exists()) fail(root + " exists");
-    root.mkdirs();
-    String tag = "rescale-check [Flink " + version + ", " + backend + ", " + key + " keys]";
-
-    Configuration c = new Configuration();
-    c.set(StateBackendOptions.STATE_BACKEND, backend);
-    c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
-    c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
-    c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
-    c.set(TaskManagerOptions.NUM_TASK_SLOTS, 8);
-    c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-    c.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    Check check = Check.parse("rescale-check", "RescaleCheck --out DIR --ckpt-tool PATH [--backend B] [--key K]",
+        args, Map.of("backend", "hashmap", "key", "long"));
+    String tool = check.tool;
+    String backend = check.option("backend");
+    String key = check.option("key");
+    File root = check.freshRoot("-" + backend + "-" + key);
+    String tag = "rescale-check [Flink " + check.version + ", " + backend + ", " + key + " keys]";
+    Configuration c = Check.config(root, backend, 8);
 
     try (MiniCluster mc = Harness.startCluster(c)) {
       Control.reset();
@@ -197,13 +177,13 @@ public final class RescaleCheck {
 
       File rescaled = new File(root, "rescaled-256");
       File dryLog = new File(root, "rescale-dry-run.txt");
-      if (RemapCheck.run(List.of(tool, "rescale-max-parallelism", original.getAbsolutePath(), "--max-parallelism", "256",
+      if (Check.run(List.of(tool, "rescale-max-parallelism", original.getAbsolutePath(), "--max-parallelism", "256",
               "--to", rescaled.getAbsolutePath(), "--dry-run"), dryLog) != 0 || rescaled.exists()) {
         fail("ckpt-tool rescale-max-parallelism --dry-run failed or wrote " + rescaled + ": "
             + Files.readString(dryLog.toPath()));
       }
       File log = new File(root, "rescale.txt");
-      if (RemapCheck.run(List.of(tool, "rescale-max-parallelism", original.getAbsolutePath(), "--max-parallelism", "256",
+      if (Check.run(List.of(tool, "rescale-max-parallelism", original.getAbsolutePath(), "--max-parallelism", "256",
               "--to", rescaled.getAbsolutePath()), log) != 0) {
         fail("ckpt-tool rescale-max-parallelism failed: " + Files.readString(log.toPath()));
       }

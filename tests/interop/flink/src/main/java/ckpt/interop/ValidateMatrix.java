@@ -6,6 +6,7 @@ import java.nio.file.Files;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
@@ -211,35 +212,15 @@ public final class ValidateMatrix {
   }
 
   static void fail(String why) {
-    System.out.println("validate-matrix: FAIL: " + why);
-    System.exit(1);
+    Check.fail("validate-matrix", why);
   }
 
   public static void main(String[] args) throws Exception {
-    File out = null;
-    String tool = null;
-    for (int i = 0; i + 1 < args.length; i += 2) {
-      switch (args[i]) {
-        case "--out": out = new File(args[i + 1]).getAbsoluteFile(); break;
-        case "--ckpt-tool": tool = args[i + 1]; break;
-        default: fail("unknown argument " + args[i]);
-      }
-    }
-    if (out == null || tool == null) fail("usage: ValidateMatrix --out DIR --ckpt-tool PATH");
-    String version = EnvironmentInformation.getVersion();
-    File root = new File(out, version);
-    if (root.exists()) fail(root + " exists");
-    root.mkdirs();
-    String tag = "validate-matrix [Flink " + version + "]";
-
-    Configuration c = new Configuration();
-    c.set(StateBackendOptions.STATE_BACKEND, "hashmap");
-    c.set(CheckpointingOptions.CHECKPOINTS_DIRECTORY, new File(root, "checkpoints").toURI().toString());
-    c.set(CheckpointingOptions.CHECKPOINTING_INTERVAL, Duration.ofHours(1));
-    c.set(PipelineOptions.AUTO_WATERMARK_INTERVAL, Duration.ZERO);
-    c.set(TaskManagerOptions.NUM_TASK_SLOTS, 16);
-    c.set(TaskManagerOptions.MANAGED_MEMORY_SIZE, MemorySize.ofMebiBytes(128));
-    c.set(ConfigOptions.key("rest.bind-port").stringType().noDefaultValue(), "0");
+    Check check = Check.parse("validate-matrix", "ValidateMatrix --out DIR --ckpt-tool PATH", args, Map.of());
+    String tool = check.tool;
+    File root = check.freshRoot("");
+    String tag = "validate-matrix [Flink " + check.version + "]";
+    Configuration c = Check.config(root, "hashmap", 16);
     // A failed restore fails the job at once instead of restarting forever.
     c.set(ConfigOptions.key("restart-strategy.type").stringType().noDefaultValue(), "none");
 
@@ -267,7 +248,7 @@ public final class ValidateMatrix {
             specFile.getAbsolutePath(), "--format", "json"));
         if (v.allowNonRestored) cmd.add("-n");
         File log = new File(root, specFile.getName() + ".validate.txt");
-        int rc = RemapCheck.run(cmd, log);
+        int rc = Check.run(cmd, log);
         TreeSet<String> rules = new TreeSet<>();
         Matcher m = Pattern.compile("\"rule\":\"(CKPT-[A-Z0-9]+)\",\"severity\":\"error\"")
             .matcher(Files.readString(log.toPath()));
