@@ -70,8 +70,10 @@ class MainWindow : public QMainWindow {
   void showStartPage();
   void showPage(Page page);
   // Renders the window and every page to PNG files in `dir`; returns the files written.
-  // `suffix` is appended to each file's stem (e.g. "-dark").
-  QStringList saveScreenshots(const QString& dir, const QString& suffix = QString());
+  // `suffix` is appended to each file's stem (e.g. "-dark"). `sizes`, if given, receives the
+  // pixel size of each image as rendered, in the order of the files.
+  QStringList saveScreenshots(const QString& dir, const QString& suffix = QString(),
+                              QList<QSize>* sizes = nullptr);
 
   std::shared_ptr<const ops::Snapshot> snapshot() const { return m_snapshot; }
   QString currentPath() const { return m_path; }

@@ -201,7 +201,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
   openPath(urls.front().toLocalFile());
 }
 
-QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix) {
+QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix, QList<QSize>* sizes) {
   QDir().mkpath(dir);
   QStringList written;
   const int current = m_pages->currentIndex();
@@ -212,10 +212,14 @@ QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffi
     m_pages->setCurrentIndex(i);
     QApplication::processEvents();
     const QString page = dir + QStringLiteral("/view-%1%2.png").arg(QLatin1String(kNames[i]), suffix);
-    if (m_pages->widget(i)->grab().save(page)) written << page;
+    auto save = [&](const QPixmap& image, const QString& file) {
+      if (!image.save(file)) return;
+      written << file;
+      if (sizes != nullptr) sizes->append(image.size());
+    };
+    save(m_pages->widget(i)->grab(), page);
     if (i == kDetailsPage || i == kSummaryPage) {
-      const QString win = dir + QStringLiteral("/window-%1%2.png").arg(QLatin1String(kNames[i]), suffix);
-      if (grab().save(win)) written << win;
+      save(grab(), dir + QStringLiteral("/window-%1%2.png").arg(QLatin1String(kNames[i]), suffix));
     }
   }
   m_pages->setCurrentIndex(current);
