@@ -92,7 +92,7 @@ void AddRescaleCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* sub = app.add_subcommand(
       "rescale-max-parallelism",
       "Write a new savepoint whose keyed state is re-assigned to the key groups of a new max "
-      "parallelism (Apache Flink canonical savepoints; the input is never modified)");
+      "parallelism (canonical savepoints of either format; the input is never modified)");
   sub->add_option("snapshot", args->snapshot, "Savepoint directory or _metadata file")->required();
   sub->add_option("--max-parallelism", args->max_parallelism, "The new max parallelism (1..32768)")
       ->required();

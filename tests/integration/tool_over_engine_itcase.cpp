@@ -1,8 +1,9 @@
 // ckpt-tool and ckpt::ops over snapshots the reference engine wrote (not ckpt::format's sample
 // writer), with both binaries run as a user runs them: every read verb succeeds on an engine
-// savepoint and validates clean against its own job, and a remapped engine savepoint restores
-// into the job whose uids changed with exactly the results of restoring the original into the
-// old job. Moved here from the ops unit suite, where they skipped without ckpt-engine: here they
+// savepoint and validates clean against its own job, a remapped engine savepoint restores
+// into the job whose uids changed, and a savepoint rescaled to a new max parallelism restores into
+// the job with that max parallelism, each with exactly the results of restoring the original into
+// the old job. Moved here from the ops unit suite, where they skipped without ckpt-engine: here they
 // fail (never skip) when a binary is missing.
 #include <algorithm>
 #include <filesystem>
@@ -16,6 +17,7 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/ops/remap.h"
+#include "ckpt/ops/rescale.h"
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -28,11 +30,12 @@ namespace fs = std::filesystem;
 
 // sequence-source (1 split, 8 keys) -> HASH -> keyed-sum(input-and-sum) -> FORWARD -> file-sink;
 // every uid carries `version`.
-std::string Job(const std::string& name, const std::string& version, const std::string& out) {
+std::string Job(const std::string& name, const std::string& version, const std::string& out,
+                int max_parallelism = 128) {
   std::string spec = R"({
   "name": "@NAME",
   "parallelism": 2,
-  "max_parallelism": 128,
+  "max_parallelism": @MAXP,
   "operators": [
     {"id": "numbers", "kind": "sequence-source", "uid": "numbers@V", "parallelism": 1,
      "params": {"from": 1, "to": 60000, "splits": 1, "keys": 8, "rate_per_second": 40000}},
@@ -48,6 +51,7 @@ std::string Job(const std::string& name, const std::string& version, const std::
   for (size_t at; (at = spec.find("@V")) != std::string::npos;) spec.replace(at, 2, version);
   spec.replace(spec.find("@NAME"), 5, name);
   spec.replace(spec.find("@OUT"), 4, out);
+  spec.replace(spec.find("@MAXP"), 5, std::to_string(max_parallelism));
   return spec;
 }
 
@@ -87,6 +91,26 @@ std::vector<std::string> CommittedLines(const std::string& dir) {
   }
   std::sort(lines.begin(), lines.end());
   return lines;
+}
+
+// With the output from before the savepoint, every input 1..60000 appears exactly once in
+// `before` + `after` (the sums continued from the restored state rather than starting over).
+void ExpectEveryInputOnce(std::vector<std::string> before, const std::vector<std::string>& after) {
+  EXPECT_FALSE(before.empty());
+  before.insert(before.end(), after.begin(), after.end());
+  std::set<int64_t> inputs;
+  for (const auto& line : before) {
+    std::istringstream in(line);
+    std::string key, input;
+    std::getline(in, key, ',');
+    std::getline(in, input, ',');
+    EXPECT_TRUE(inputs.insert(std::stoll(input)).second) << "duplicate input " << input;
+  }
+  EXPECT_EQ(inputs.size(), 60000u);
+  if (!inputs.empty()) {
+    EXPECT_EQ(*inputs.begin(), 1);
+    EXPECT_EQ(*inputs.rbegin(), 60000);
+  }
 }
 
 class ToolOverEngineITCase : public ::testing::Test {
@@ -197,24 +221,50 @@ TEST_F(ToolOverEngineITCase, RemappedEngineSavepointRestoresIntoTheNewJobWithIde
   const std::vector<std::string> v2 = CommittedLines(t + "/out-v2");
   ASSERT_FALSE(v2.empty());
   EXPECT_EQ(v1, v2);
-  // With the output from before the savepoint, every input 1..60000 appears exactly once (the
-  // sums continued from the restored state rather than starting over).
-  std::vector<std::string> all = CommittedLines(t + "/out-before");
-  EXPECT_FALSE(all.empty());
-  all.insert(all.end(), v2.begin(), v2.end());
-  std::set<int64_t> inputs;
-  for (const auto& line : all) {
-    std::istringstream in(line);
-    std::string key, input;
-    std::getline(in, key, ',');
-    std::getline(in, input, ',');
-    EXPECT_TRUE(inputs.insert(std::stoll(input)).second) << "duplicate input " << input;
-  }
-  EXPECT_EQ(inputs.size(), 60000u);
-  if (!inputs.empty()) {
-    EXPECT_EQ(*inputs.begin(), 1);
-    EXPECT_EQ(*inputs.rbegin(), 60000);
-  }
+  ExpectEveryInputOnce(CommittedLines(t + "/out-before"), v2);
+}
+
+TEST_F(ToolOverEngineITCase, RescaledEngineSavepointRestoresAtTheNewMaxParallelismWithIdenticalResults) {
+  const std::string t = tmp_.path();
+  WriteFile(t + "/p128.json", Job("rescale-restore", "", t + "/out-before"));
+  const std::string sp = StopWithSavepoint(t + "/p128.json", t + "/ckpt");
+  ASSERT_FALSE(sp.empty());
+
+  // The job now runs with 256 key groups: the engine refuses the 128 savepoint...
+  WriteFile(t + "/p256.json", Job("rescale-restore", "", t + "/out-256", 256));
+  const RunResult refused = RunToEnd(
+      {kEngine, "run", t + "/p256.json", "-s", sp, "--checkpoint-dir", t + "/ck-fail"},
+      t + "/run-fail.log");
+  EXPECT_NE(refused.exit_code, 0) << refused.output;
+  EXPECT_NE(refused.output.find("max parallelism"), std::string::npos) << refused.output;
+  // ... until rescale-max-parallelism rewrites it; then it validates clean, deep, against the job.
+  ops::RescaleOptions rescale;
+  rescale.new_max_parallelism = 256;
+  ASSERT_OK_AND_ASSIGN(ops::RescaleResult r,
+                       ops::RescaleMaxParallelism(base::Fs::Default(), sp, t + "/sp-256", rescale));
+  EXPECT_TRUE(r.written);
+  ops::ValidateOptions against;
+  against.against_job = t + "/p256.json";
+  against.deep = true;
+  ASSERT_OK_AND_ASSIGN(ops::ValidateReport after,
+                       ops::Validate(base::Fs::Default(), t + "/sp-256", against));
+  EXPECT_FALSE(ops::HasErrors(after.findings));
+
+  // Restoring it into the 256 job gives exactly what restoring the original into the 128 job gives.
+  WriteFile(t + "/p128-restore.json", Job("rescale-restore", "", t + "/out-128"));
+  const RunResult old_run = RunToEnd(
+      {kEngine, "run", t + "/p128-restore.json", "-s", sp, "--checkpoint-dir", t + "/ck128"},
+      t + "/run-128.log");
+  ASSERT_EQ(old_run.exit_code, 0) << old_run.output;
+  const RunResult new_run = RunToEnd(
+      {kEngine, "run", t + "/p256.json", "-s", t + "/sp-256", "--checkpoint-dir", t + "/ck256"},
+      t + "/run-256.log");
+  ASSERT_EQ(new_run.exit_code, 0) << new_run.output;
+  const std::vector<std::string> at128 = CommittedLines(t + "/out-128");
+  const std::vector<std::string> at256 = CommittedLines(t + "/out-256");
+  ASSERT_FALSE(at256.empty());
+  EXPECT_EQ(at128, at256);
+  ExpectEveryInputOnce(CommittedLines(t + "/out-before"), at256);
 }
 
 }  // namespace

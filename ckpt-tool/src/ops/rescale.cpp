@@ -4,6 +4,7 @@
 #include "ckpt/format/layout.h"
 #include "flink_model.h"
 #include "flink_rescale.h"
+#include "rescale_own.h"
 
 namespace ckpt::ops {
 
@@ -14,10 +15,7 @@ base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::strin
   if (internal::IsFlinkMetadataFile(fs, location.metadata)) {
     return internal::RescaleFlink(fs, location, output_dir, options);
   }
-  return base::Status::Unimplemented(
-      location.metadata +
-      ": rescale-max-parallelism of a ckpt-format snapshot is not implemented yet (only Apache "
-      "Flink canonical savepoints); restore it with its recorded max parallelism");
+  return internal::RescaleOwn(fs, location, output_dir, options);
 }
 
 }  // namespace ckpt::ops

@@ -1,12 +1,15 @@
 // Rescale max parallelism (FLINK-13093): writes a NEW savepoint whose keyed state is
 // re-assigned to the key groups of a new max parallelism, so a job with that max parallelism
-// restores it with every key's state intact. For an Apache Flink canonical savepoint a key's
-// group is murmurHash(key.hashCode()) % maxParallelism (KeyGroupRangeAssignment): supported
-// where the key serializer's Java hashCode is known (String, boxed primitives, Flink Tuples of
-// those) and refused naming the serializer otherwise; a native (RocksDB or heap) savepoint or a
-// checkpoint is refused with the reason. Operator and coordinator state are kept as they are.
-// The input is never modified; the output is built in OUT.tmp, every file fsynced, `_metadata`
-// last, then renamed. Stateless; thread-safe for distinct output directories.
+// restores it with every key's state intact. Both formats, canonical savepoints only (a native
+// savepoint or a checkpoint is refused with the reason):
+// - ckpt format: a key's group is KeyGroupForKey(encoded key, maxP), so every key type is
+//   supported; each operator keeps its parallelism and gets one new keyed container per subtask.
+// - Apache Flink: a key's group is murmurHash(key.hashCode()) % maxParallelism
+//   (KeyGroupRangeAssignment): supported where the key serializer's Java hashCode is known
+//   (String, boxed primitives, Flink Tuples of those) and refused naming the serializer otherwise.
+// Operator and coordinator state are kept as they are. The input is never modified; the output
+// is built in OUT.tmp, every file fsynced, `_metadata` last, then renamed. Stateless;
+// thread-safe for distinct output directories.
 #pragma once
 
 #include <cstdint>
@@ -68,8 +71,8 @@ struct RescaleResult {
 // Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist.
 // InvalidArgument for a max parallelism out of range or below an operator's parallelism, an
 // unknown operator, or an unsupported key serializer (named); Unimplemented for an input that
-// is not a canonical savepoint (the reason named) or for our own format; Corruption naming the
-// file for malformed state or a key whose stored key group is not the one its hashCode gives;
+// is not a canonical savepoint (the reason named); Corruption naming the file for malformed
+// state or a key whose stored key group is not the one its key (hashCode for Flink) gives;
 // AlreadyExists if `output_dir` exists; IOError; Cancelled.
 base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::string& snapshot,
                                                   const std::string& output_dir,

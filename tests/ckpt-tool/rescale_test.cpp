@@ -1,0 +1,215 @@
+// rescale-max-parallelism on ckpt-format savepoints (issue 11 §2, "for both formats"): the frozen
+// v1 canonical savepoint (VALUE, LIST, MAP and TIMERS keyed by STRING, maxP 128) rewritten to 256
+// and to 64 holds every entry it held, each in the key group KeyGroupForKey(key, newMaxP) gives it
+// and in the subtask whose range holds that group (validate --deep: no finding); list elements
+// keep their order; operator and coordinator state are untouched; rescaling back gives the
+// original key groups. Checkpoints, native savepoints, a max parallelism below the parallelism and
+// an unknown operator are refused with the reason, nothing written, the input untouched.
+#include "ckpt/ops/rescale.h"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/format/key_groups.h"
+#include "ckpt/format/metadata_codec.h"
+#include "ckpt/ops/dump.h"
+#include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/validate.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "test_snapshots.h"
+
+namespace ckpt::ops {
+namespace {
+
+using testing::FixturePath;
+using testing::TempDir;
+
+base::Fs& Fs() { return base::Fs::Default(); }
+
+// (operator, state, key, namespace, user key, value, timestamp), in dump order per key.
+using Entry = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string>;
+struct Dumped {
+  std::map<std::string, std::vector<Entry>> by_key;  // key json -> its entries in dump order
+  std::map<std::string, uint32_t> key_group;         // key json -> key group
+  std::vector<Entry> operator_entries;               // non-keyed entries, in order
+  size_t keyed = 0;
+};
+
+Dumped DumpAll(const std::string& dir, uint32_t max_p, uint32_t parallelism) {
+  Dumped d;
+  auto s = LoadSnapshot(Fs(), dir);
+  EXPECT_OK(s);
+  if (!s.ok()) return d;
+  auto n = Dump(Fs(), *s, {}, [&](const DumpEntry& e) {
+    Entry k{e.operator_id, e.state, e.key_json, e.namespace_json, e.user_key_json, e.value_json,
+            e.timestamp_json};
+    if (!e.key_group) {
+      d.operator_entries.push_back(k);
+      return base::Status::OK();
+    }
+    ++d.keyed;
+    d.by_key[e.key_json].push_back(k);
+    d.key_group[e.key_json] = *e.key_group;
+    EXPECT_LT(*e.key_group, max_p);
+    if (e.subtask) {
+      EXPECT_EQ(*e.subtask, format::SubtaskForKeyGroup(max_p, parallelism, *e.key_group)) << e.key_json;
+    }
+    return base::Status::OK();
+  });
+  EXPECT_OK(n);
+  return d;
+}
+
+std::map<std::string, std::string> Tree(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    auto b = base::ReadFileToString(Fs(), e.path().string());
+    out[std::filesystem::relative(e.path(), root).string()] = b.ok() ? *b : "";
+  }
+  return out;
+}
+
+RescaleOptions To(int32_t max) {
+  RescaleOptions o;
+  o.new_max_parallelism = max;
+  o.verify_output = true;
+  return o;
+}
+
+const char kSavepoint[] = "v1/savepoint";
+const char kAggregate[] = "per-user-aggregate";  // the keyed operator (p 2, maxP 128)
+
+void ExpectNoErrors(const std::optional<ValidateReport>& report) {
+  ASSERT_TRUE(report.has_value());
+  for (const auto& f : report->findings) {
+    EXPECT_NE(f.severity, Severity::kError) << f.rule_id << ": " << f.message;
+  }
+}
+
+TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
+  TempDir tmp;
+  const std::string src = FixturePath(kSavepoint);
+  const auto before = Tree(src);
+  const Dumped original = DumpAll(src, 128, 2);
+  ASSERT_EQ(original.by_key.size(), 24u);  // user-00 .. user-23
+
+  for (int32_t max : {256, 64, 2}) {
+    SCOPED_TRACE(max);
+    const std::string out = tmp.Sub("maxp-" + std::to_string(max));
+    auto r = RescaleMaxParallelism(Fs(), src, out, To(max));
+    ASSERT_OK(r);
+    EXPECT_TRUE(r->written);
+    ASSERT_FALSE(r->operators.empty());
+    uint64_t entries = 0;
+    for (const auto& o : r->operators) {
+      EXPECT_EQ(o.old_max_parallelism, 128);
+      EXPECT_EQ(o.new_max_parallelism, max);
+      entries += o.keyed_entries;
+    }
+    EXPECT_EQ(entries, original.keyed);  // every record once (timers included)
+    ExpectNoErrors(r->verification);
+    EXPECT_EQ(Tree(src), before) << "the input changed";
+
+    auto md = format::ReadMetadataFile(Fs(), out + "/_metadata");
+    ASSERT_OK(md);
+    for (const auto& op : md->operators()) EXPECT_EQ(op.max_parallelism(), static_cast<uint32_t>(max));
+    for (const auto& info : md->job_graph().operators()) {
+      EXPECT_EQ(info.max_parallelism(), static_cast<uint32_t>(max)) << info.uid();
+    }
+
+    const Dumped rescaled = DumpAll(out, static_cast<uint32_t>(max), 2);
+    EXPECT_EQ(rescaled.by_key, original.by_key) << "an entry changed, moved between keys or reordered";
+    EXPECT_EQ(rescaled.operator_entries, original.operator_entries);
+    for (const auto& [key, group] : rescaled.key_group) {
+      // The dump decodes the key; its group is the murmur of the encoded key modulo the new maxP,
+      // which for 64 | 128 | 256 agrees with the old one modulo the smaller of the two.
+      const uint32_t old_group = original.key_group.at(key);
+      if (max >= 128) {
+        EXPECT_EQ(group % 128, old_group) << key;
+      } else {
+        EXPECT_EQ(old_group % static_cast<uint32_t>(max), group) << key;
+      }
+    }
+  }
+
+  // Back from 256 to 128: every key in its original group.
+  auto back = RescaleMaxParallelism(Fs(), tmp.Sub("maxp-256"), tmp.Sub("back"), To(128));
+  ASSERT_OK(back);
+  const Dumped again = DumpAll(tmp.Sub("back"), 128, 2);
+  EXPECT_EQ(again.by_key, original.by_key);
+  EXPECT_EQ(again.key_group, original.key_group);
+}
+
+TEST(RescaleTest, OnlyTheNamedOperatorIsRescaled) {
+  TempDir tmp;
+  RescaleOptions o = To(256);
+  o.operators = {kAggregate};
+  auto r = RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), o);
+  ASSERT_OK(r);
+  ASSERT_EQ(r->operators.size(), 1u);
+  EXPECT_EQ(r->operators[0].uid, kAggregate);
+  EXPECT_EQ(r->operators[0].output_files.size(), 2u);
+  auto md = format::ReadMetadataFile(Fs(), tmp.Sub("out") + "/_metadata");
+  ASSERT_OK(md);
+  size_t at_256 = 0;
+  for (const auto& op : md->operators()) at_256 += op.max_parallelism() == 256;
+  EXPECT_EQ(at_256, 1u);
+}
+
+TEST(RescaleTest, DryRunReassignsEveryKeyAndWritesNothing) {
+  TempDir tmp;
+  RescaleOptions o = To(512);
+  o.dry_run = true;
+  auto r = RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), o);
+  ASSERT_OK(r);
+  EXPECT_FALSE(r->written);
+  ASSERT_FALSE(r->operators.empty());
+  uint64_t entries = 0;
+  for (const auto& op : r->operators) entries += op.keyed_entries;
+  EXPECT_GT(entries, 0u);
+  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(Fs().Stat(tmp.Sub("out") + ".tmp").ok());
+}
+
+TEST(RescaleTest, CheckpointsImpossibleMaxParallelismAndUnknownOperatorsAreRefused) {
+  TempDir tmp;
+  const std::string out = tmp.Sub("out");
+  const std::string checkpoint = FixturePath("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1");
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), checkpoint, out, To(256)).status(), kUnimplemented,
+                "it is a checkpoint");
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, To(1)).status(),
+                kInvalidArgument, "parallelism 2 is outside [1, max parallelism 1]");
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, To(40000)).status(),
+                kInvalidArgument, "out of range");
+  RescaleOptions o = To(256);
+  o.operators = {"no-such-operator"};
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, o).status(), kInvalidArgument,
+                "no-such-operator");
+  EXPECT_FALSE(Fs().Stat(out).ok());
+  EXPECT_FALSE(Fs().Stat(out + ".tmp").ok());
+}
+
+TEST(RescaleTest, AKeyInTheWrongKeyGroupIsCorruptionNamingTheFile) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteMisplacedKeySavepoint(tmp.Sub("misplaced")));
+  auto r = RescaleMaxParallelism(Fs(), tmp.Sub("misplaced"), tmp.Sub("out"), To(256));
+  ASSERT_STATUS(r.status(), kCorruption, "belongs to");
+  EXPECT_NE(r.status().message().find(".state"), std::string::npos) << r.status().ToString();
+  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
+}
+
+TEST(RescaleTest, ExistingOutputIsNeverOverwritten) {
+  TempDir tmp;
+  ASSERT_OK(Fs().CreateDirs(tmp.Sub("out")));
+  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), To(256)).status(),
+                kAlreadyExists, "out");
+}
+
+}  // namespace
+}  // namespace ckpt::ops
