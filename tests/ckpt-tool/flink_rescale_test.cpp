@@ -286,6 +286,42 @@ TEST(FlinkKeyGroupAssignmentTest, HashCodesOfSerializedKeysAreJavas) {
   EXPECT_FALSE(flink::UnhashableSerializer(tuple).empty());
 }
 
+// Row keys: the expected values are what Row.hashCode() returns on Flink 1.20.5's and 2.3.0's
+// JVMs for the same rows (Row.of(3L, "r3", 21), with f1 null, as DELETE, Row.of(Row.of(1L), 2)).
+TEST(FlinkKeyGroupAssignmentTest, RowHashCodeIsFlinks) {
+  flink::SerializerSnapshot lng, str, in;
+  lng.class_name = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
+  str.class_name = "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
+  in.class_name = "org.apache.flink.api.common.typeutils.base.IntSerializer$IntSerializerSnapshot";
+  flink::SerializerSnapshot row;
+  row.class_name = "org.apache.flink.api.java.typeutils.runtime.RowSerializer$RowSerializerSnapshot";
+  row.outer_version = 3;  // with the 2 row-kind bits in the null mask
+  row.nested = {lng, str, in};
+  const std::string three("\x00\x00\x00\x00\x00\x00\x00\x03", 8);
+  const std::string r3 = std::string("\x03", 1) + "r3";
+  const std::string i21("\x00\x00\x00\x15", 4);
+  auto hash = [&](const flink::SerializerSnapshot& s, const std::string& bytes) {
+    flink::DataInput d(bytes, "test");
+    auto h = flink::JavaHashCode(s, d);
+    EXPECT_OK(h);
+    EXPECT_TRUE(d.at_end());
+    return h.ok() ? *h : 0;
+  };
+  // Mask bits, most significant first: kind bit 0, kind bit 1, then one "is null" bit per field.
+  EXPECT_EQ(hash(row, std::string("\x00", 1) + three + r3 + i21), 174613);
+  EXPECT_EQ(hash(row, std::string("\x10", 1) + three + i21), 62517);  // f1 null
+  EXPECT_EQ(hash(row, std::string("\xC0", 1) + three + r3 + i21), 174706);  // DELETE (kind 3)
+  flink::SerializerSnapshot inner = row;
+  inner.nested = {lng};
+  flink::SerializerSnapshot outer = row;
+  outer.nested = {inner, in};
+  const std::string one("\x00\x00\x00\x00\x00\x00\x00\x01", 8);
+  EXPECT_EQ(hash(outer, std::string("\x00", 1) + std::string("\x00", 1) + one +
+                            std::string("\x00\x00\x00\x02", 4)),
+            3908);
+  EXPECT_TRUE(flink::UnhashableSerializer(outer).empty());
+}
+
 TEST(FlinkKeyGroupAssignmentTest, MurmurHashIsNonNegativeAndSpreadsKeys) {
   std::map<int32_t, int> groups;
   for (int32_t i = -1000; i < 1000; ++i) {

@@ -259,7 +259,7 @@ class OperatorRescaler {
       return Status::InvalidArgument(
           "operator " + op_.IdHex() + ": its keys are serialized by " + bad +
           ", whose Java hashCode() (which decides a key's group) is not known outside the JVM; "
-          "rescale-max-parallelism supports String, boxed primitive and Flink Tuple keys");
+          "rescale-max-parallelism supports String, boxed primitive, Flink Tuple and Row keys");
     }
     for (const auto& s : meta.states) {
       if (s.backend_type != flink::StateMetaInfo::BackendType::kPriorityQueue) continue;

@@ -2,7 +2,11 @@
 // + ... over its UTF-16 code units (StringValue.writeString stores exactly those, as varints);
 // Long: (int)(v ^ v >>> 32); Integer, Short, Byte, Character: the value; Boolean: 1231 / 1237;
 // Double, Float: of doubleToLongBits / floatToIntBits (one canonical NaN); Tuple1..25: f0's hash,
-// then result = 31 * result + f_i's hash (TupleSerializer writes the fields in order, never null).
+// then result = 31 * result + f_i's hash (TupleSerializer writes the fields in order, never null);
+// Row (RowUtils.deepHashCodeRow, as Flink 1.20 and 2.3 compute it, checked against their JVMs):
+// 31 * the row kind's byte value + a = 1, a = 31 * a + (null: 0; else 31 + the field's hashCode,
+// nested Rows alike) per field. RowSerializer writes a null mask (2 row-kind bits first unless the
+// outer snapshot is version 2), then the non-null fields.
 #include "ckpt/flink/key_group_assignment.h"
 
 #include <cmath>
@@ -11,7 +15,7 @@
 namespace ckpt::flink {
 namespace {
 
-enum class H { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple, kNone };
+enum class H { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple, kRow, kNone };
 
 bool Ends(const std::string& s, std::string_view suf) {
   return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
@@ -45,6 +49,7 @@ H KindOf(const SerializerSnapshot& s) {
       s.outer == "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size())) {
     return H::kTuple;
   }
+  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded) return H::kRow;
   return H::kNone;
 }
 
@@ -100,7 +105,7 @@ KeyGroupSpan KeyGroupSpanOfSubtask(int32_t max_parallelism, int32_t parallelism,
 std::string UnhashableSerializer(const SerializerSnapshot& s) {
   const H k = KindOf(s);
   if (k == H::kNone) return s.class_name.empty() ? std::string("(unknown serializer)") : s.class_name;
-  if (k == H::kTuple) {
+  if (k == H::kTuple || k == H::kRow) {
     for (const auto& n : s.nested) {
       std::string bad = UnhashableSerializer(n);
       if (!bad.empty()) return bad;
@@ -167,6 +172,23 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
         h = i == 0 ? static_cast<uint32_t>(f) : 31 * h + static_cast<uint32_t>(f);
       }
       return static_cast<int32_t>(h);
+    }
+    case H::kRow: {
+      const size_t kind_bits = s.outer_version == 2 ? 0 : 2;
+      const size_t bits = kind_bits + s.nested.size();
+      CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
+      auto bit = [&](size_t i) { return (static_cast<uint8_t>(mask[i / 8]) >> (7 - i % 8)) & 1u; };
+      const uint32_t kind = kind_bits == 0 ? 0u : (bit(0) | bit(1) << 1);  // RowKind.toByteValue()
+      uint32_t a = 1;
+      for (size_t i = 0; i < s.nested.size(); ++i) {
+        uint32_t f = 0;
+        if (!bit(kind_bits + i)) {
+          CKPT_ASSIGN_OR_RETURN(int32_t v, JavaHashCode(s.nested[i], in));
+          f = 31u + static_cast<uint32_t>(v);
+        }
+        a = 31 * a + f;
+      }
+      return static_cast<int32_t>(31 * kind + a);
     }
     case H::kNone:
       break;

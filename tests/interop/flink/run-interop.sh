@@ -67,7 +67,7 @@ for profile in "${profiles[@]}"; do
   done
   echo "interop: [$(elapsed) s] remap check $profile done" >&2
   # Issue 11 §3: rescale-max-parallelism 128 -> 256 verified by Flink (RescaleCheck.java).
-  for variant in "hashmap string" "rocksdb long" "hashmap tuple"; do
+  for variant in "hashmap string" "rocksdb long" "hashmap tuple" "rocksdb row"; do
     read -r backend key <<<"$variant"
     if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RescaleCheck \
          --out "$scratch/rescale-check" --ckpt-tool "$tool" --backend "$backend" --key "$key" \

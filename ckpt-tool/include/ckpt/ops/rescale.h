@@ -6,7 +6,8 @@
 //   supported; each operator keeps its parallelism and gets one new keyed container per subtask.
 // - Apache Flink: a key's group is murmurHash(key.hashCode()) % maxParallelism
 //   (KeyGroupRangeAssignment): supported where the key serializer's Java hashCode is known
-//   (String, boxed primitives, Flink Tuples of those) and refused naming the serializer otherwise.
+//   (String, boxed primitives, Flink Tuples and Rows of those) and refused naming the serializer
+//   otherwise.
 // Operator and coordinator state are kept as they are. The input is never modified; the output
 // is built in OUT.tmp, every file fsynced, `_metadata` last, then renamed. Stateless;
 // thread-safe for distinct output directories.

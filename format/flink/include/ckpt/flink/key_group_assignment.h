@@ -1,9 +1,10 @@
 // Flink's assignment of keys to key groups and of key groups to subtasks
 // (KeyGroupRangeAssignment, MathUtils.murmurHash), and the Java hashCode() of a key read from its
 // serialized bytes for the key serializers whose hashCode is fixed by the JDK or by Flink:
-// String, the boxed primitives (Long, Integer, Short, Byte, Boolean, Character, Double, Float)
-// and Flink's Tuple1..Tuple25 of those. Anything else (a POJO, Row, Kryo, Avro, a user
-// serializer) has a hashCode only its own class knows: refused, naming the serializer. Pure.
+// String, the boxed primitives (Long, Integer, Short, Byte, Boolean, Character, Double, Float),
+// Flink's Tuple1..Tuple25 and Row (nullable fields) of those. Anything else (a POJO, RowData, Kryo,
+// Avro, a user serializer) has a hashCode only its own class knows: refused, naming the
+// serializer. Pure.
 #pragma once
 
 #include <cstdint>

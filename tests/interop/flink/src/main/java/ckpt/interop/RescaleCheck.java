@@ -36,6 +36,7 @@ import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.KeyedProcessFunction;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
+import org.apache.flink.types.Row;
 import org.apache.flink.util.Collector;
 
 /**
@@ -49,7 +50,7 @@ import org.apache.flink.util.Collector;
  * sum, list and map carry over (checked per record against the model) and the source resumes
  * (no record twice, none skipped).
  *
- * <p>Usage: RescaleCheck --out DIR --ckpt-tool PATH [--backend hashmap|rocksdb] [--key long|string|tuple]
+ * <p>Usage: RescaleCheck --out DIR --ckpt-tool PATH [--backend hashmap|rocksdb] [--key long|string|tuple|row]
  * Exit 0 when every check holds; 1 with the reason otherwise.
  */
 public final class RescaleCheck {
@@ -120,6 +121,13 @@ public final class RescaleCheck {
       case "tuple":
         selector = (KeySelector<Rec, Tuple2<Long, String>>) r -> Tuple2.of(r.seq % KEYS, "t" + (r.seq % KEYS));
         type = Types.TUPLE(Types.LONG, Types.STRING);
+        break;
+      case "row":  // Row.hashCode (RowUtils.deepHashCodeRow), a null field in every third key
+        selector = (KeySelector<Rec, Row>) r -> {
+          long k = r.seq % KEYS;
+          return Row.of(k, k % 3 == 0 ? null : "r" + k, (int) (k * 7));
+        };
+        type = Types.ROW(Types.LONG, Types.STRING, Types.INT);
         break;
       default:
         selector = (KeySelector<Rec, Long>) r -> r.seq % KEYS;
