@@ -106,6 +106,12 @@ class MetaReader {
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }
+      if (EndsWith(s.class_name, "RowSerializerSnapshot")) {
+        s.row_has_kind = s.outer_version >= 3;
+        if (s.outer_version >= 4) {
+          CKPT_ASSIGN_OR_RETURN(s.row_has_kind, in_.ReadBool());
+        }
+      }
       CKPT_RETURN_IF_ERROR(Nested(&s));
       --depth_;
       return s;

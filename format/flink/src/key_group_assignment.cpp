@@ -5,8 +5,8 @@
 // then result = 31 * result + f_i's hash (TupleSerializer writes the fields in order, never null);
 // Row (RowUtils.deepHashCodeRow, as Flink 1.20 and 2.3 compute it, checked against their JVMs):
 // 31 * the row kind's byte value + a = 1, a = 31 * a + (null: 0; else 31 + the field's hashCode,
-// nested Rows alike) per field. RowSerializer writes a null mask (2 row-kind bits first unless the
-// outer snapshot is version 2), then the non-null fields.
+// nested Rows alike) per field. RowSerializer writes a null mask (2 row-kind bits first if the rows
+// carry their kind), then the non-null fields.
 #include "ckpt/flink/key_group_assignment.h"
 
 #include <cmath>
@@ -49,7 +49,10 @@ H KindOf(const SerializerSnapshot& s) {
       s.outer == "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size())) {
     return H::kTuple;
   }
-  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded) return H::kRow;
+  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
+      s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
+    return H::kRow;
+  }
   return H::kNone;
 }
 
@@ -174,7 +177,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       return static_cast<int32_t>(h);
     }
     case H::kRow: {
-      const size_t kind_bits = s.outer_version == 2 ? 0 : 2;
+      const size_t kind_bits = s.row_has_kind ? 2 : 0;
       const size_t bits = kind_bits + s.nested.size();
       CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
       auto bit = [&](size_t i) { return (static_cast<uint8_t>(mask[i / 8]) >> (7 - i % 8)) & 1u; };

@@ -2,7 +2,7 @@
 // StringSerializer: StringValue.writeString; ListSerializer: i32 n + elements; MapSerializer:
 // i32 n + (key, bool isNull, value); TupleSerializer: fields in order; TimeWindow: i64 start,
 // i64 end; VoidNamespace: one byte; TtlSerializer: i64 last access, then the value;
-// RowSerializer: a null mask (2 row-kind bits first unless the outer snapshot is version 2), then
+// RowSerializer: a null mask (2 row-kind bits first if the rows carry their kind), then
 // the non-null fields).
 #include "ckpt/flink/value_decoder.h"
 
@@ -42,7 +42,7 @@ K KindOf(const SerializerSnapshot& s) {
   if (Ends(c, "base.MapSerializerSnapshot") && s.nested.size() == 2) return K::kMap;
   if (Ends(c, "TtlStateFactory$TtlSerializerSnapshot") && s.nested.size() == 2) return K::kTtl;
   if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
-      (s.outer_version == 2 || s.outer_version == 3)) {
+      s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
     return K::kRow;
   }
   if (Ends(c, "runtime.PojoSerializerSnapshot") && s.decoded &&
@@ -225,7 +225,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
     case K::kRow: {
       // MaskUtils.writeMask: booleans packed most significant bit first; [row kind bit 0, row
       // kind bit 1,] then one "is null" bit per field.
-      const size_t kind_bits = s.outer_version == 2 ? 0 : 2;
+      const size_t kind_bits = s.row_has_kind ? 2 : 0;
       const size_t bits = kind_bits + s.nested.size();
       CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
       auto bit = [&](size_t i) { return (static_cast<uint8_t>(mask[i / 8]) >> (7 - i % 8)) & 1; };

@@ -65,8 +65,9 @@ TEST(FlinkValueWrappersTest, RowCarriesItsKindAndNullFields) {
   // +I, nothing null.
   EXPECT_EQ(Decode(row, std::string(1, '\x00') + BigEndian(1, 8) + JavaString("x") + BigEndian(2, 4)),
             R"({"kind":"+I","fields":[1,"x",2]})");
-  // Outer version 2 (before row kinds): the mask holds only the null bits.
+  // Outer version 2 (before row kinds) or 4 with supportsRowKind false: only the null bits.
   row.outer_version = 2;
+  row.row_has_kind = false;
   EXPECT_EQ(Decode(row, std::string(1, '\x40') + BigEndian(1, 8) + BigEndian(2, 4)),
             R"({"kind":"+I","fields":[1,null,2]})");
 }

@@ -24,7 +24,10 @@ struct SerializerSnapshot {
   std::string outer;  // composite: the outer snapshot's leading string (tuple/pojo class), if any
   std::vector<SerializerSnapshot> nested;
   bool decoded = true;
-  int32_t outer_version = 0;  // composite: the outer snapshot's version (Row: 2 = without row kind)
+  int32_t outer_version = 0;  // composite: the outer snapshot's version
+  // RowSerializerSnapshot: whether rows carry their RowKind (2 bits ahead of the null mask): not
+  // before outer version 3, always at 3, as its outer snapshot's boolean from version 4 on.
+  bool row_has_kind = true;
   // Pojo (PojoSerializerSnapshot): the field names, one per `nested` entry, in serialization
   // order; `outer` is the Pojo class. `pojo_subclasses`: registered or seen subclasses (their
   // instances are serialized by other serializers).
