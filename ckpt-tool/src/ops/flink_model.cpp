@@ -5,7 +5,11 @@
 // CheckpointProperties trailer (v4+) or, for v2/v3, from the keyed handle tags.
 #include "flink_model.h"
 
+#include <algorithm>
+#include <functional>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include "ckpt/flink/metadata_reader.h"
 #include "flink_streams.h"
@@ -30,6 +34,12 @@ class Translator {
     out_.set_checkpoint_id(md_.checkpoint_id);
     SetJobIdFromPath();
     bool incremental = false, changelog = false, canonical_tag = false, unaligned = false;
+    // Most subtasks name one or two files of their own: reserve for that, not for the worst case.
+    size_t subtask_count = 0;
+    for (const auto& op : md_.operators) subtask_count += op.subtasks.size();
+    out_.mutable_files()->Reserve(static_cast<int>(std::min<size_t>(2 * subtask_count + 1, 1u << 20)));
+    index_.reserve(2 * subtask_count + 1);
+    out_.mutable_operators()->Reserve(static_cast<int>(md_.operators.size()));
     for (const auto& op : md_.operators) {
       pb::OperatorState* os = out_.add_operators();
       os->set_operator_id(std::string(reinterpret_cast<const char*>(op.id), 16));
@@ -41,6 +51,7 @@ class Translator {
         os->mutable_coordinator_state()->set_size_bytes(op.coordinator.data.size());
       }
       std::map<std::string, pb::StateKind> op_states;
+      os->mutable_subtasks()->Reserve(static_cast<int>(op.subtasks.size() + op.finished_subtasks.size()));
       for (const auto& st : op.subtasks) {
         pb::SubtaskState* ps = os->add_subtasks();
         ps->set_subtask_index(static_cast<uint32_t>(st.index));
@@ -49,7 +60,7 @@ class Translator {
           incremental |= kh->tag == Tag::kIncremental || kh->tag == Tag::kIncrementalV2;
           changelog |= kh->tag == Tag::kChangelog || kh->tag == Tag::kChangelogV2;
           canonical_tag |= kh->tag == Tag::kSavepointKeyGroups;
-          *ps->add_keyed_state() = Keyed(*kh);
+          Keyed(*kh, ps->add_keyed_state());
         }
         for (const auto* oh : {&st.managed_operator, &st.raw_operator}) {
           if (!oh->has_value()) continue;
@@ -63,8 +74,9 @@ class Translator {
                                            ? pb::STATE_BROADCAST
                                            : pb::STATE_OPERATOR_LIST;
             part->set_distribution(kind);
+            part->mutable_entry_offsets()->Reserve(static_cast<int>(e.offsets.size()));
             for (int64_t off : e.offsets) part->add_entry_offsets(static_cast<uint64_t>(off));
-            op_states.emplace(e.name, kind);
+            if (op_states.find(e.name) == op_states.end()) op_states.emplace(e.name, kind);
           }
         }
         for (const auto& c : st.input_channels) {
@@ -184,16 +196,17 @@ class Translator {
         fe.set_size_bytes(md_.size_bytes);
         break;
     }
-    const std::string key = std::to_string(fe.scope()) + "|" + fe.path();
-    auto it = index_.find(key);
+    auto it = index_.find(FileKey{fe.scope(), fe.path()});
     if (it != index_.end()) {
       pb::FileEntry* existing = out_.mutable_files(static_cast<int>(it->second));
       if (existing->kind() != fe.kind()) existing->set_kind(pb::FILE_KIND_UNSPECIFIED);
       return it->second;
     }
     const auto idx = static_cast<uint32_t>(out_.files_size());
-    *out_.add_files() = std::move(fe);
-    index_.emplace(key, idx);
+    pb::FileEntry* added = out_.add_files();
+    *added = std::move(fe);
+    // The key views the entry's own path: a repeated message field keeps its elements in place.
+    index_.emplace(FileKey{added->scope(), added->path()}, idx);
     return idx;
   }
 
@@ -237,8 +250,8 @@ class Translator {
     }
   }
 
-  pb::KeyedStateHandle Keyed(const KeyedHandle& h) {
-    pb::KeyedStateHandle out;
+  void Keyed(const KeyedHandle& h, pb::KeyedStateHandle* dst) {
+    pb::KeyedStateHandle& out = *dst;
     const auto start = static_cast<uint32_t>(h.kg_start);
     const auto end = static_cast<uint32_t>(h.kg_start + h.kg_count - 1);
     switch (h.tag) {
@@ -279,7 +292,7 @@ class Translator {
         c->set_key_group_start(start);
         c->set_key_group_end(end);
         c->set_materialization_id(h.materialization_id);
-        for (const auto& m : h.materialized) *c->add_materialized() = Keyed(m);
+        for (const auto& m : h.materialized) Keyed(m, c->add_materialized());
         for (const auto& d : h.non_materialized) AddSegments(d, c);
         break;
       }
@@ -295,7 +308,6 @@ class Translator {
       case Tag::kNull:
         break;
     }
-    return out;
   }
 
   void AddSegments(const KeyedHandle& d, pb::ChangelogStateHandle* c) {
@@ -313,10 +325,22 @@ class Translator {
     }
   }
 
+  // A file-table entry is one (scope, path).
+  struct FileKey {
+    int scope;
+    std::string_view path;
+    bool operator==(const FileKey& o) const { return scope == o.scope && path == o.path; }
+  };
+  struct FileKeyHash {
+    size_t operator()(const FileKey& k) const {
+      return std::hash<std::string_view>()(k.path) * 31 + static_cast<size_t>(k.scope);
+    }
+  };
+
   const flink::Metadata& md_;
   std::string dir_;
   pb::CheckpointMetadata out_;
-  std::map<std::string, uint32_t> index_;
+  std::unordered_map<FileKey, uint32_t, FileKeyHash> index_;
 };
 
 pb::StateKind KindOf(const flink::StateMetaInfo& st) {

@@ -179,6 +179,7 @@ void FillOperatorState(const pb::OperatorState& os, const std::vector<SnapshotFi
     op->states.push_back(std::move(s));
   }
   std::vector<uint32_t> op_files;
+  op->subtasks.reserve(op->subtasks.size() + static_cast<size_t>(os.subtasks_size()));
   for (const auto& st : os.subtasks()) {
     op->subtasks.push_back(ToSubtask(st, files));
     for (const auto& h : st.keyed_state()) CollectKeyedFiles(h, &op_files);
@@ -231,10 +232,12 @@ std::vector<uint32_t> SubtaskFiles(const SubtaskInfo& st) {
 // A file referenced by N subtasks (a channel-state file written by up to 5 subtasks, a shared
 // SST) gives each of them 1/N of its size, so subtask sizes add up to the operator's.
 void SplitSharedFiles(Snapshot* s) {
-  std::map<uint32_t, uint64_t> users;
+  std::vector<uint64_t> users(s->files.size());  // by file index
   for (const auto& op : s->operators) {
     for (const auto& st : op.subtasks) {
-      for (uint32_t f : SubtaskFiles(st)) ++users[f];
+      for (uint32_t f : SubtaskFiles(st)) {
+        if (f < users.size()) ++users[f];
+      }
     }
   }
   for (auto& op : s->operators) {
@@ -275,6 +278,7 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
   s.trigger_timestamp_ms = md.trigger_timestamp();
   s.completion_timestamp_ms = md.completion_timestamp();
 
+  s.files.reserve(static_cast<size_t>(md.files_size()));
   for (int i = 0; i < md.files_size(); ++i) {
     const pb::FileEntry& fe = md.files(i);
     SnapshotFile f;
