@@ -119,7 +119,13 @@ class Dumper {
 
   Status DumpSubtask(const pb::SubtaskState& st) {
     subtask_ = st.subtask_index();
-    for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(DumpKeyed(h));
+    bool native_rocksdb = false;
+    for (const auto& h : st.keyed_state()) native_rocksdb |= h.has_rocksdb();
+    if (native_rocksdb) {
+      CKPT_RETURN_IF_ERROR(DumpByKeyGroup(st));
+    } else {
+      for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(DumpKeyed(h));
+    }
     if (key_ || key_group_) return Status::OK();
     for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(DumpOperatorState(h));
     if (filtered_) return Status::OK();
@@ -202,8 +208,7 @@ class Dumper {
         }
         return DumpReplayed(h);
       case pb::KeyedStateHandle::kRocksdb:
-        return Status::Unimplemented(
-            "dump of RocksDB native keyed state is not supported; take a canonical savepoint");
+        return DumpReplayed(h);  // a changelog's materialized base
       case pb::KeyedStateHandle::HANDLE_NOT_SET:
         return Status::OK();
     }
@@ -236,10 +241,47 @@ class Dumper {
     }
   }
 
-  // The values a restore would see: materialized base plus the log tail, per key group.
+  // A subtask of the native RocksDB backend (its SSTs, and its timers in a key-groups handle),
+  // key group by key group, each key group's states in declaration order: the order of a
+  // canonical snapshot of the same state, so both dump alike.
+  Status DumpByKeyGroup(const pb::SubtaskState& st) {
+    bool any = false;
+    uint32_t from = UINT32_MAX, to = 0;
+    for (const auto& h : st.keyed_state()) {
+      uint32_t start = 0, end = 0;
+      if (!internal::KeyedStateView::Range(h, &start, &end)) continue;
+      any = true;
+      from = std::min(from, start);
+      to = std::max(to, end);
+    }
+    if (!any) return Status::OK();
+    if (key_group_) {
+      if (*key_group_ < from || *key_group_ > to) return Status::OK();
+      from = to = *key_group_;
+    }
+    std::vector<internal::KeyedValue> values;
+    for (uint32_t g = from; g <= to; ++g) {
+      if (progress_.cancelled()) return Status::Cancelled("dump cancelled");
+      values.clear();
+      for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(view_.Read(h, g, &values));
+      std::stable_sort(values.begin(), values.end(),
+                       [](const internal::KeyedValue& a, const internal::KeyedValue& b) {
+                         return a.state_index < b.state_index;
+                       });
+      for (const auto& v : values) {
+        format::KeyedRecord r{v.state_index, v.key, v.ns, v.user_key, v.value};
+        CKPT_RETURN_IF_ERROR(EmitKeyed(r, g, "state", {}, 0, s_.metadata_path));
+      }
+      if (g == UINT32_MAX) break;
+    }
+    return Status::OK();
+  }
+
+  // The values a restore would see: materialized base plus the log tail, per key group (also a
+  // native RocksDB handle: its live entries).
   Status DumpReplayed(const pb::KeyedStateHandle& h) {
-    const auto& cl = h.changelog();
-    uint32_t from = cl.key_group_start(), to = cl.key_group_end();
+    uint32_t from = 0, to = 0;
+    if (!internal::KeyedStateView::Range(h, &from, &to)) return Status::OK();
     if (key_group_) {
       if (*key_group_ < from || *key_group_ > to) return Status::OK();
       from = to = *key_group_;

@@ -5,6 +5,7 @@
 
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_codec.h"
+#include "engine_rocksdb.h"
 
 namespace ckpt::ops::internal {
 
@@ -61,6 +62,20 @@ base::Status KeyedStateView::ReadKeyGroups(const pb::KeyGroupsStateHandle& h, ui
     out->push_back({e.record.state_index, std::string(e.record.key), std::string(e.record.ns),
                     std::string(e.record.user_key), std::string(e.record.value)});
   }
+}
+
+base::Status KeyedStateView::ReadRocksDb(const pb::RocksDbStateHandle& h, uint32_t g,
+                                         std::vector<KeyedValue>* out) {
+  if (g < h.key_group_start() || g > h.key_group_end()) return Status::OK();
+  auto cached = rocksdb_.find(&h);
+  if (cached == rocksdb_.end()) {
+    std::map<uint32_t, std::vector<KeyedValue>> all;
+    CKPT_RETURN_IF_ERROR(ReadEngineRocksDb(fs_, snapshot_, op_, h, &all));
+    cached = rocksdb_.emplace(&h, std::move(all)).first;
+  }
+  auto found = cached->second.find(g);
+  if (found != cached->second.end()) out->insert(out->end(), found->second.begin(), found->second.end());
+  return Status::OK();
 }
 
 base::Result<std::vector<KeyedChange>> KeyedStateView::Changes(
@@ -160,8 +175,7 @@ base::Status KeyedStateView::Read(const pb::KeyedStateHandle& h, uint32_t g,
     case pb::KeyedStateHandle::kKeyGroups:
       return ReadKeyGroups(h.key_groups(), g, out);
     case pb::KeyedStateHandle::kRocksdb:
-      return Status::Unimplemented("RocksDB native keyed state cannot be read offline; take a "
-                                   "canonical savepoint");
+      return ReadRocksDb(h.rocksdb(), g, out);
     case pb::KeyedStateHandle::HANDLE_NOT_SET:
       return Status::OK();
     case pb::KeyedStateHandle::kChangelog:

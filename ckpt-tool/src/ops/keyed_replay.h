@@ -42,7 +42,9 @@ class KeyedStateView {
 
   // The entries of `key_group` held by `handle`, replayed when it is a changelog handle; in
   // file order for a key-groups handle, ordered by (state, key, namespace, user key) for a
-  // replayed one. Unimplemented for RocksDB native handles; Corruption naming the file.
+  // replayed one or a native RocksDB one (read whole on first use, engine_rocksdb.h).
+  // Unimplemented for RocksDB native handles in a build without RocksDB; Corruption naming the
+  // file.
   base::Status Read(const pb::KeyedStateHandle& handle, uint32_t key_group,
                     std::vector<KeyedValue>* out);
 
@@ -58,6 +60,8 @@ class KeyedStateView {
   base::Result<const format::KeyedStateReader*> Reader(uint32_t file_index);
   base::Status ReadKeyGroups(const pb::KeyGroupsStateHandle& h, uint32_t g,
                              std::vector<KeyedValue>* out);
+  base::Status ReadRocksDb(const pb::RocksDbStateHandle& h, uint32_t g,
+                          std::vector<KeyedValue>* out);
   base::Status Apply(const KeyedChange& c, std::map<std::tuple<uint32_t, std::string, std::string,
                                                                std::string>, std::string>* state);
 
@@ -65,6 +69,8 @@ class KeyedStateView {
   const Snapshot& snapshot_;
   const pb::OperatorState& op_;
   std::map<uint32_t, std::unique_ptr<format::KeyedStateReader>> readers_;
+  // Native RocksDB handles already read, by handle address: entries by key group.
+  std::map<const pb::RocksDbStateHandle*, std::map<uint32_t, std::vector<KeyedValue>>> rocksdb_;
   // Log tails already read, by handle address, all key groups.
   std::map<const pb::ChangelogStateHandle*, std::vector<KeyedChange>> tails_;
 };

@@ -12,6 +12,7 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
+#include "engine_rocksdb.h"
 #include "flink_model.h"
 #include "flink_stats.h"
 #include "snapshot_raw.h"
@@ -93,7 +94,8 @@ class OperatorScanner {
       }
       return Status::OK();
     }
-    if (!h.has_key_groups()) return Status::OK();  // RocksDB native: no per-group sizes offline
+    if (h.has_rocksdb()) return ScanRocksDb(h.rocksdb());
+    if (!h.has_key_groups()) return Status::OK();
     const uint32_t index = h.key_groups().file_index();
     // A file shared by several handles (or checkpoints) is counted once.
     if (!scanned_.insert(index).second) return Status::OK();
@@ -121,6 +123,43 @@ class OperatorScanner {
       out_->states[e.record.state_index].bytes += e.record_bytes;
       (*share)[e.record.state_index] += e.record_bytes;
     }
+  }
+
+  // A native RocksDB handle (engine_rocksdb.h): its live entries counted as the canonical
+  // records they would be; the SST and meta files' bytes go to the states in proportion.
+  Status ScanRocksDb(const pb::RocksDbStateHandle& h) {
+    if (h.sst_files_size() > 0 && scanned_.count(h.sst_files(0).file_index()) != 0) {
+      return Status::OK();
+    }
+    for (const auto& f : h.sst_files()) CKPT_RETURN_IF_ERROR(CheckIndex(f.file_index()));
+    std::map<uint32_t, std::vector<internal::KeyedValue>> groups;
+    CKPT_RETURN_IF_ERROR(internal::ReadEngineRocksDb(fs_, s_, os_, h, &groups));
+    std::vector<uint64_t> logical(out_->states.size(), 0);
+    std::string record;
+    for (const auto& [g, values] : groups) {
+      KeyGroupStats& kg = groups_[g];
+      kg.key_group = g;
+      for (const auto& v : values) {
+        record.clear();
+        format::EncodeKeyedRecord({v.state_index, v.key, v.ns, v.user_key, v.value}, &record);
+        // A section's logical bytes count each record's length prefix too.
+        uint64_t logical_size = record.size() + 1;
+        for (uint64_t n = record.size(); n >= 0x80; n >>= 7) ++logical_size;
+        kg.bytes += logical_size;
+        kg.records += 1;
+        out_->keyed_logical_bytes += logical_size;
+        out_->states[v.state_index].entries += 1;
+        out_->states[v.state_index].bytes += record.size();
+        logical[v.state_index] += record.size();
+      }
+    }
+    auto share = [&](uint32_t index) {
+      if (!scanned_.insert(index).second) return;
+      *FileShare(index) = logical;
+    };
+    for (const auto& f : h.sst_files()) share(f.file_index());
+    for (const auto& f : h.meta_files()) share(f.file_index());
+    return Status::OK();
   }
 
   // A changelog file's bytes go to the states its changes name (entries count only what the

@@ -168,7 +168,10 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
     internal::CheckStructure(ctx, *snapshot);
     internal::CheckSiblings(ctx, *snapshot);
     CKPT_RETURN_IF_ERROR(internal::CheckFiles(ctx, *snapshot));
-    if (options.deep) internal::CheckDeclaredValues(ctx, *snapshot);
+    if (options.deep) {
+      internal::CheckDeclaredValues(ctx, *snapshot);
+      CKPT_RETURN_IF_ERROR(internal::DeepCheckRocksDb(ctx, *snapshot));
+    }
     if (!options.against_job.empty()) CKPT_RETURN_IF_ERROR(internal::CheckAgainst(ctx, *snapshot));
   }
   SortFindings(&report.findings);

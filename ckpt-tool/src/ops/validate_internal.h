@@ -89,4 +89,10 @@ base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
                                 const std::multimap<uint32_t, FileUse>& uses,
                                 bool block_damage_reported);
 
+// --deep over every native RocksDB handle (engine_rocksdb.h): each live entry decoded with the
+// declared types (CKPT-D001/D002/K005), none outside the handle's key groups (CKPT-K006); an
+// instance that cannot be read is CKPT-D001 naming the file, or not checked in a build without
+// RocksDB.
+base::Status DeepCheckRocksDb(ValidateContext& ctx, const Snapshot& snapshot);
+
 }  // namespace ckpt::ops::internal

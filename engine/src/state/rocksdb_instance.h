@@ -14,6 +14,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
 #include "ckpt/format/proto.h"
+#include "ckpt/format/rocksdb_key_layout.h"
 #include "ckpt/format/value.h"
 #include "rocksdb/db.h"
 
@@ -64,24 +65,13 @@ std::vector<std::string> ListColumnFamilies(const std::string& db_dir);
 // IOError (or Corruption) with `context` for a failed RocksDB call.
 base::Status FromRocks(const rocksdb::Status& s, const std::string& context);
 
-// Key layout: key group (2 bytes big-endian) | escaped key | escaped namespace | user key.
-// Escaping keeps the byte order of (key, namespace) pairs: 0x00 -> 0x00 0xFF, end -> 0x00 0x01.
-void AppendKeyGroup(uint32_t key_group, std::string* out);
-void AppendEscaped(std::string_view bytes, std::string* out);
-struct ParsedKey {
-  uint32_t key_group = 0;
-  std::string key;
-  std::string ns;
-  std::string_view user_key;  // into the parsed bytes
-};
-bool ParseStateKey(std::string_view bytes, ParsedKey* out);
-// The smallest key of key group `key_group` (the exclusive end of the range before it).
-std::string KeyGroupStart(uint32_t key_group);
-
-// LIST values: concatenated encoded elements. Decodes into a format::List value; Corruption
-// naming `state` if the bytes do not decode.
-base::Result<format::Value> DecodeListValue(const pb::TypeDescriptor& element_type,
-                                            std::string_view bytes, const std::string& state);
+// The key layout and LIST values (format/rocksdb_key_layout.h: the tools read them too).
+using format::rocksdb_layout::AppendEscaped;
+using format::rocksdb_layout::AppendKeyGroup;
+using format::rocksdb_layout::DecodeListValue;
+using format::rocksdb_layout::KeyGroupStart;
+using format::rocksdb_layout::ParsedKey;
+using format::rocksdb_layout::ParseStateKey;
 
 // Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively and fsynced) and returns
 // the XXH3-64 of the bytes; `*size` receives their number.

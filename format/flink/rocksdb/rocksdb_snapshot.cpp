@@ -45,6 +45,19 @@ class StringAppend : public rocksdb::AssociativeMergeOperator {
   const char* Name() const override { return "stringappendtest"; }
 };
 
+// The engine's list merge operator (format/rocksdb_key_layout.h): operands appended as they are.
+class Concatenate : public rocksdb::AssociativeMergeOperator {
+ public:
+  bool Merge(const rocksdb::Slice&, const rocksdb::Slice* existing, const rocksdb::Slice& value,
+             std::string* new_value, rocksdb::Logger*) const override {
+    new_value->clear();
+    if (existing != nullptr) new_value->assign(existing->data(), existing->size());
+    new_value->append(value.data(), value.size());
+    return true;
+  }
+  const char* Name() const override { return "ckpt.ListAppend"; }
+};
+
 bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
@@ -64,7 +77,8 @@ std::string RocksDbVersion() {
          std::to_string(ROCKSDB_PATCH);
 }
 
-Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbSink& sink) {
+Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbSink& sink,
+                           RocksDbListMerge merge) {
   std::unique_ptr<rocksdb::Env> env(rocksdb::NewMemEnv(rocksdb::Env::Default()));
   if (!env->CreateDirIfMissing(kDbDir).ok()) return Status::IOError("RocksDB in-memory Env");
   bool current = false;
@@ -85,7 +99,11 @@ Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbS
 
   rocksdb::Options options;
   options.env = env.get();
-  options.merge_operator = std::make_shared<StringAppend>();
+  if (merge == RocksDbListMerge::kConcatenate) {
+    options.merge_operator = std::make_shared<Concatenate>();
+  } else {
+    options.merge_operator = std::make_shared<StringAppend>();
+  }
   options.create_if_missing = false;
   options.info_log_level = rocksdb::InfoLogLevel::HEADER_LEVEL;
   // Every SST through SstFileReader first: a file this RocksDB cannot read is named with its

@@ -94,7 +94,7 @@ struct KeyDiff {
 };
 
 // The verdict on one keyed state of a paired operator: compared entry by entry (counts), or not
-// compared at all (native RocksDB handles, a max-parallelism change) and then never "same".
+// compared at all (native RocksDB handles in a build without RocksDB, a max-parallelism change) and then never "same".
 struct StateComparison {
   std::string operator_name;
   std::string state;
@@ -114,8 +114,9 @@ struct KeyDiffSummary {
 // (paired as in Diff), state by state, key group by key group in ascending order; within a key
 // group, ordered by (state, key, namespace, user key) bytes. Canonical key-group handles are
 // read as they are and changelog handles replayed (materialized base + log tail), so values are
-// those a restore would see; native RocksDB handles cannot be read and their operators' states
-// are reported as not compared (and in the notes). Errors as Diff.
+// those a restore would see, native RocksDB handles through RocksDB's own reader (in a build
+// without RocksDB their operators' states are reported as not compared, and in the notes).
+// Errors as Diff.
 base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const std::string& a, const std::string& b,
                                       const std::function<void(const KeyDiff&)>& sink,
                                       const base::Progress& progress = {});

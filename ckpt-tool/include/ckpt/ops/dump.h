@@ -82,7 +82,8 @@ using DumpSink = std::function<base::Status(const DumpEntry& entry)>;
 // committables and channel state; stops at the first sink error. NotFound for an unknown
 // operator or state; InvalidArgument if a filter is given without an operator, --key does not
 // parse as the key type or the key group is out of range; Unimplemented for keyed state in
-// RocksDB's native format; Corruption naming the file for malformed bytes; Cancelled.
+// RocksDB's native format in a build without RocksDB; Corruption naming the file for malformed
+// bytes; Cancelled.
 // Returns the number of entries emitted (0 with a filter: nothing matched).
 base::Result<uint64_t> Dump(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
                             const DumpSink& sink, const base::Progress& progress = {});

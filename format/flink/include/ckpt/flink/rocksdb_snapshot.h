@@ -6,7 +6,9 @@
 // read is reported naming the file and its table format version), then the instance is opened
 // read-only with every column family and each is iterated in key order: RocksDB itself resolves
 // versions across files, deletions and list-state merge operands (Flink's "stringappendtest"
-// operator, ',' between elements). Plain types only (no RocksDB in this header). Thread-safe.
+// operator, ',' between elements; or the engine's own concatenating operator, when the tools read
+// the engine's native RocksDB snapshots). Plain types only (no RocksDB in this header).
+// Thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -33,10 +35,17 @@ struct RocksDbEntry {
 
 using RocksDbSink = std::function<base::Status(const RocksDbEntry&)>;
 
+// The list-state merge operator the instance was written with.
+enum class RocksDbListMerge {
+  kFlinkStringAppend,  // Flink: RocksDB's StringAppendTESTOperator, ',' between operands
+  kConcatenate,        // this project's engine: operands appended as they are (ckpt.ListAppend)
+};
+
 // Calls `sink` for every live entry of every column family but "default", column families in
 // name order. Corruption / Unimplemented naming the file (`source`) for an SST RocksDB cannot
 // read (with its table format version), a missing CURRENT or MANIFEST, or a failed open.
-base::Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbSink& sink);
+base::Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbSink& sink,
+                                 RocksDbListMerge merge = RocksDbListMerge::kFlinkStringAppend);
 
 // The block-based table format version in an SST's footer (0 for the legacy footer), or -1 if
 // `sst` does not end in a block-based table footer.
