@@ -68,12 +68,17 @@ for o in range(10):
             f.truncate(4096 + s)
 PY
   sync
-  timed remap_ckpt "$work/remap-ckpt.log" "$tool" -q remap "$work/sp" --to "$work/out-ckpt" --map uid:synthetic-3=synthetic-3-v2
+  # Flink 1.20's _metadata carries no uids: ckpt-tool maps the old operator ID (Flink's hash of
+  # uid synthetic-3) to the new uid; both outputs must then hold the new uid's operator ID.
+  mapfile -t ids < <(java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchRemapSpa --uid-hash synthetic-3 synthetic-3-v2 2>/dev/null)
+  timed remap_ckpt "$work/remap-ckpt.log" "$tool" -q remap "$work/sp" --to "$work/out-ckpt" --map "id:${ids[0]}=synthetic-3-v2"
   timed remap_spa "$work/remap-spa.log" java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchRemapSpa \
     "$work/sp" "$work/out-spa" synthetic-3 synthetic-3-v2
-  # Both outputs must carry the new uid (ckpt-tool reads either).
   for o in out-ckpt out-spa; do
-    "$tool" ls "$work/$o" | grep -q 'synthetic-3-v2' || { echo "run_side_by_side: $o lacks uid synthetic-3-v2" >&2; exit 1; }
+    "$tool" ls "$work/$o" | grep -q "${ids[1]}" || { echo "run_side_by_side: $o lacks operator ${ids[1]} (uid synthetic-3-v2)" >&2; exit 1; }
+    if "$tool" ls "$work/$o" | grep -q "${ids[0]}"; then
+      echo "run_side_by_side: $o still has operator ${ids[0]}" >&2; exit 1
+    fi
   done
   rm -rf "$work/out-ckpt" "$work/out-spa"
 fi

@@ -1,6 +1,7 @@
 package ckpt.interop;
 
 import org.apache.flink.api.common.RuntimeExecutionMode;
+import org.apache.flink.runtime.jobgraph.OperatorID;
 import org.apache.flink.runtime.state.hashmap.HashMapStateBackend;
 import org.apache.flink.state.api.OperatorIdentifier;
 import org.apache.flink.state.api.SavepointWriter;
@@ -13,12 +14,20 @@ import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
  * forUid(TO)).write(OUT), then env.execute() on a local MiniCluster (batch mode, as the State
  * Processor API documents). The script times this whole process (JVM start included).
  *
- * <p>Usage: BenchRemapSpa IN_SAVEPOINT OUT_DIR FROM_UID TO_UID
+ * <p>Usage: BenchRemapSpa IN_SAVEPOINT OUT_DIR FROM_UID TO_UID, or BenchRemapSpa --uid-hash UID...
+ * (prints the operator ID Flink derives from each uid, one a line: Flink 1.20's `_metadata` has no
+ * uids, so the script maps by ID)
  */
 public final class BenchRemapSpa {
   private BenchRemapSpa() {}
 
   public static void main(String[] args) throws Exception {
+    if (args.length > 1 && args[0].equals("--uid-hash")) {
+      for (int i = 1; i < args.length; i++) {
+        System.out.println(new OperatorID(MetaInfo.operatorIdBytesOfUid(args[i])).toHexString());
+      }
+      return;
+    }
     if (args.length != 4) {
       System.err.println("usage: BenchRemapSpa IN_SAVEPOINT OUT_DIR FROM_UID TO_UID");
       System.exit(2);
