@@ -146,6 +146,7 @@ void CheckpointCoordinator::RunLoop() {
 }
 
 void CheckpointCoordinator::Tick() {
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   const int64_t now = clock_.NowMs();
   std::vector<int64_t> expired;
@@ -178,6 +179,7 @@ void CheckpointCoordinator::Tick() {
 }
 
 base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint() {
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   if (job_dir_.empty()) {
     return base::Status::FailedPrecondition(
@@ -206,6 +208,7 @@ std::shared_future<base::Result<CompletedCheckpoint>> CheckpointCoordinator::Tri
     return future;
   }
   if (post_action == pb::SAVEPOINT_POST_ACTION_UNSPECIFIED) post_action = pb::POST_ACTION_NONE;
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   // On failure the promise has been fulfilled by the abort.
   TriggerLocked(lock, pb::SAVEPOINT, post_action, format, target_dir, promise)

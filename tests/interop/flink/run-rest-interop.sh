@@ -132,7 +132,11 @@ for profile in "${profiles[@]}"; do
     continue
   fi
   start_engine "$run/engine"
-  "$engine" savepoint "$job_id" "$run/engine/sp" >"$run/savepoint.log" 2>&1 || { echo "FAIL [$line] ckpt-engine savepoint" >&2; status=1; }
+  if ! "$engine" savepoint "$job_id" "$run/engine/sp" >"$run/savepoint.log" 2>&1; then
+    echo "FAIL [$line] ckpt-engine savepoint: $(tail -5 "$run/savepoint.log")" >&2
+    echo "[$line] engine log tail:"$'\n'"$(tail -20 "$run/engine/engine.log")" >&2
+    status=1
+  fi
   java_run keys --address "$address" --job "$job_id" --out "$run/ours.tsv" >"$run/ours.log" 2>&1 || { echo "FAIL [$line] key sets of ckpt-engine: $(tail -3 "$run/ours.log")" >&2; status=1; }
   kill "$engine_pid" 2>/dev/null || true
   missing="$(comm -23 <(sort -u "$run/flink.tsv") <(sort -u "$run/ours.tsv"))"

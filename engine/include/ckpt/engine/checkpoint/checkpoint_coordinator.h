@@ -158,7 +158,7 @@ class CheckpointCoordinator {
                         std::string job_id_hex, uint32_t expected_acks);
   using Promise = std::promise<base::Result<CompletedCheckpoint>>;
   // Reserves an id and directory, snapshots coordinators and injects barriers. Releases `lock`
-  // around filesystem and runtime calls.
+  // around filesystem and runtime calls. Requires trigger_mu_ (and `lock` on mu_).
   base::Result<int64_t> TriggerLocked(std::unique_lock<std::mutex>& lock, pb::SnapshotKind kind,
                                       pb::SavepointPostAction post_action,
                                       pb::SavepointFormat format, const std::string& target_dir,
@@ -183,6 +183,11 @@ class CheckpointCoordinator {
   std::map<format::OperatorId, uint32_t> parallelism_;  // per operator of the job graph
   CompletedCheckpointStore store_;
 
+  // Held by a trigger from taking its id to injecting its barriers (taken before mu_), so
+  // barriers reach the sources in id order: a task drops a barrier older than one it has seen
+  // (as Flink's tasks do), so a savepoint injected after a newer periodic checkpoint would
+  // never complete (it waited for its timeout). Flink serializes triggers the same way.
+  std::mutex trigger_mu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;
