@@ -116,8 +116,9 @@ class CheckpointCoordinator {
 
   // Triggers a checkpoint now (ignores interval and min pause, honours max_concurrent:
   // FailedPrecondition if at the limit). Returns its id. Errors from creating the directory or
-  // from the runtime fail it (counted as a failure).
-  base::Result<int64_t> TriggerCheckpoint();
+  // from the runtime fail it (counted as a failure). `full`: a FULL checkpoint
+  // (CheckpointOptions::full), self-contained even when checkpoints are incremental.
+  base::Result<int64_t> TriggerCheckpoint(bool full = false);
 
   // Triggers a savepoint into `target_dir` (empty: options.savepoint_dir; InvalidArgument if
   // both are empty). The future yields the completed savepoint or why it failed.
@@ -162,7 +163,7 @@ class CheckpointCoordinator {
   base::Result<int64_t> TriggerLocked(std::unique_lock<std::mutex>& lock, pb::SnapshotKind kind,
                                       pb::SavepointPostAction post_action,
                                       pb::SavepointFormat format, const std::string& target_dir,
-                                      std::shared_ptr<Promise> promise);
+                                      std::shared_ptr<Promise> promise, bool full = false);
   // Removes a pending checkpoint and cleans up after it (lock released meanwhile).
   void AbortLocked(std::unique_lock<std::mutex>& lock, int64_t checkpoint_id,
                    const base::Status& reason, bool counts_as_failure);
