@@ -1,6 +1,6 @@
-// ckpt-engine list | checkpoints | savepoint | stop | cancel | dispose: Flink's CLI verbs over
-// the REST API, printing what Flink's CLI prints ("Savepoint completed. Path: ...") plus the
-// exact command that resumes from the savepoint.
+// ckpt-engine list | checkpoints | checkpoint | savepoint | stop | cancel | dispose: Flink's CLI
+// verbs over the REST API, printing what Flink's CLI prints ("Savepoint completed. Path: ...")
+// plus the exact command that resumes from the savepoint.
 #include "client_commands.h"
 
 #include <ctime>
@@ -131,6 +131,24 @@ int Checkpoints(const ClientArgs& a) {
   return 0;
 }
 
+// Flink's `flink checkpoint JOB [-full]`.
+int Checkpoint(const ClientArgs& a) {
+  base::Result<Target> t = Connect(a);
+  if (!t.ok()) return Fail("checkpoint", t.status());
+  const std::string type = a.full ? "FULL" : "CONFIGURED";
+  std::cout << "Triggering checkpoint for job " << a.job_id << "." << std::endl;
+  base::Result<json> trigger =
+      t->client->Post("/jobs/" + a.job_id + "/checkpoints", json{{"checkpointType", type}});
+  if (!trigger.ok()) return Fail("checkpoint", trigger.status());
+  std::cout << "Waiting for response..." << std::endl;
+  base::Result<json> op = t->client->AwaitOperation(
+      "/jobs/" + a.job_id + "/checkpoints/" + trigger->value("request-id", ""), a.timeout_s);
+  if (!op.ok()) return Fail("checkpoint", op.status());
+  std::cout << "Checkpoint(" << type << ") " << op->value("checkpointId", int64_t{0})
+            << " for job " << a.job_id << " completed.\n";
+  return 0;
+}
+
 int SavepointOrStop(const ClientArgs& a, bool stop) {
   const std::string verb = stop ? "stop" : "savepoint";
   base::Result<Target> t = Connect(a);
@@ -206,6 +224,14 @@ std::vector<CLI::App*> AddClientCommands(CLI::App& app, ClientArgs& a) {
   AddAddress(cps, a);
   cps->footer("Examples:\n  ckpt-engine checkpoints 0123456789abcdef0123456789abcdef");
   out.push_back(cps);
+  CLI::App* cp = app.add_subcommand("checkpoint", "Trigger a checkpoint of a running job");
+  cp->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
+  cp->add_flag("--full", a.full,
+               "A full, self-contained checkpoint even when checkpoints are incremental");
+  cp->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
+  AddAddress(cp, a);
+  cp->footer("Examples:\n  ckpt-engine checkpoint <job-id>\n  ckpt-engine checkpoint <job-id> --full");
+  out.push_back(cp);
   CLI::App* sp = app.add_subcommand("savepoint", "Trigger a savepoint of a running job");
   sp->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
   sp->add_option("dir", a.target_dir,
@@ -246,6 +272,7 @@ int RunClientCommand(const CLI::App& cmd, const ClientArgs& a) {
   const std::string& n = cmd.get_name();
   if (n == "list") return List(a);
   if (n == "checkpoints") return Checkpoints(a);
+  if (n == "checkpoint") return Checkpoint(a);
   if (n == "savepoint") return SavepointOrStop(a, false);
   if (n == "stop") return SavepointOrStop(a, true);
   if (n == "cancel") return Cancel(a);

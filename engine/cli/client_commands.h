@@ -1,5 +1,6 @@
 // The client verbs of ckpt-engine, in the shape of Flink's CLI, against a running engine's REST
-// endpoint (or a Flink cluster's): list, checkpoints, savepoint, stop, cancel, dispose.
+// endpoint (or a Flink cluster's): list, checkpoints, checkpoint, savepoint, stop, cancel,
+// dispose.
 #pragma once
 
 #include <string>
@@ -16,6 +17,7 @@ struct ClientArgs {
   std::string target_dir;  // savepoint DIR / stop --savepoint-path
   std::string type = "canonical";
   bool drain = false;
+  bool full = false;  // checkpoint --full
   std::string path;  // dispose
   int timeout_s = 600;
 };

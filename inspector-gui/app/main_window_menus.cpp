@@ -14,7 +14,9 @@
 #include <QFileInfo>
 #include <QFutureWatcher>
 #include <QHeaderView>
+#include <QInputDialog>
 #include <QLabel>
+#include <QLineEdit>
 #include <QMenuBar>
 #include <QMimeData>
 #include <QPlainTextEdit>
@@ -33,6 +35,7 @@
 #include "app/diff_page.h"
 #include "app/hex_view.h"
 #include "app/history_page.h"
+#include "app/live_view.h"
 #include "app/state_browser.h"
 #include "app/task_progress.h"
 #include "app/treemap_view.h"
@@ -95,6 +98,18 @@ void MainWindow::buildMenus() {
   // Other windows (the live view of a running engine, ...) add their View-menu actions below
   // this separator, here in buildMenus (a trailing separator is not drawn).
   view->addSeparator();
+  view->addAction(tr("&Connect to running job…"), this, [this] {
+    bool ok = false;
+    const QString address = QInputDialog::getText(
+        this, tr("Connect to a running job"),
+        tr("REST address of ckpt-engine (run --rest-port) or of a Flink cluster:"),
+        QLineEdit::Normal, QSettings().value(QStringLiteral("live/address"),
+                                             QStringLiteral("http://127.0.0.1:8081")).toString(),
+        &ok);
+    if (!ok || address.trimmed().isEmpty()) return;
+    QSettings().setValue(QStringLiteral("live/address"), address.trimmed());
+    openLiveView(*this, address.trimmed());
+  });
 
   QMenu* tools = menuBar()->addMenu(tr("&Tools"));
   m_validateAction = tools->addAction(tr("&Validate"), this, [this] { validateSnapshot(false); });

@@ -6,7 +6,9 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <condition_variable>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "checkpoint_test_support.h"
@@ -360,6 +362,58 @@ TEST_F(CheckpointCoordinatorTest, BackgroundThreadTriggersWithTheClock) {
   }
   c->Stop();
   EXPECT_EQ(c->counts().triggered, 1u);
+}
+
+// The first trigger's coordinator snapshot waits for another trigger's barriers (up to a
+// deadline): without serialized triggers the later, newer checkpoint injected first and the
+// savepoint's older barriers were then dropped by every task, so it hung until its timeout.
+class SlowFirstTriggerRuntime : public FakeRuntime {
+ public:
+  base::Result<std::vector<CoordinatorSnapshot>> SnapshotCoordinators(int64_t id) override {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (!first_entered_) {
+      first_entered_ = true;
+      cv_.notify_all();
+      cv_.wait_for(lock, std::chrono::seconds(1), [&] { return !injected.empty(); });
+    }
+    (void)id;
+    return coordinators;
+  }
+  base::Status InjectBarriers(const CheckpointOptions& options) override {
+    base::Status st = FakeRuntime::InjectBarriers(options);
+    cv_.notify_all();
+    return st;
+  }
+  bool WaitFirstEntered() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return first_entered_; });
+  }
+
+ private:
+  std::condition_variable cv_;
+  bool first_entered_ = false;
+};
+
+TEST_F(CheckpointCoordinatorTest, RacingTriggersInjectBarriersInIdOrder) {
+  SlowFirstTriggerRuntime runtime;
+  auto c = CheckpointCoordinator::Create(fs_, clock_, runtime, Options());
+  ASSERT_OK(c.status());
+  std::shared_future<base::Result<CompletedCheckpoint>> savepoint;
+  std::thread rest([&] { savepoint = (*c)->TriggerSavepoint(""); });
+  ASSERT_TRUE(runtime.WaitFirstEntered());
+  base::Result<int64_t> periodic = (*c)->TriggerCheckpoint();
+  rest.join();
+  ASSERT_OK(periodic.status());
+  std::vector<int64_t> order;
+  std::vector<pb::SnapshotKind> kinds;
+  for (const CheckpointOptions& o : runtime.injected) {
+    order.push_back(o.checkpoint_id);
+    kinds.push_back(o.kind);
+  }
+  ASSERT_EQ(order.size(), 2u);
+  EXPECT_LT(order[0], order[1]) << "barriers injected out of id order";
+  EXPECT_EQ(kinds[0], pb::SAVEPOINT);
+  EXPECT_EQ(order[1], *periodic);
 }
 
 TEST(CheckpointCoordinatorCreateTest, RejectsBadOptions) {

@@ -146,6 +146,7 @@ void CheckpointCoordinator::RunLoop() {
 }
 
 void CheckpointCoordinator::Tick() {
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   const int64_t now = clock_.NowMs();
   std::vector<int64_t> expired;
@@ -177,7 +178,8 @@ void CheckpointCoordinator::Tick() {
       .IgnoreError();  // a failed trigger is counted and reported through the runtime
 }
 
-base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint() {
+base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint(bool full) {
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   if (job_dir_.empty()) {
     return base::Status::FailedPrecondition(
@@ -192,7 +194,7 @@ base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint() {
         std::to_string(options_.max_concurrent));
   }
   return TriggerLocked(lock, pb::CHECKPOINT, pb::SAVEPOINT_POST_ACTION_UNSPECIFIED,
-                       pb::SAVEPOINT_FORMAT_UNSPECIFIED, "", nullptr);
+                       pb::SAVEPOINT_FORMAT_UNSPECIFIED, "", nullptr, full);
 }
 
 std::shared_future<base::Result<CompletedCheckpoint>> CheckpointCoordinator::TriggerSavepoint(
@@ -206,6 +208,7 @@ std::shared_future<base::Result<CompletedCheckpoint>> CheckpointCoordinator::Tri
     return future;
   }
   if (post_action == pb::SAVEPOINT_POST_ACTION_UNSPECIFIED) post_action = pb::POST_ACTION_NONE;
+  std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
   // On failure the promise has been fulfilled by the abort.
   TriggerLocked(lock, pb::SAVEPOINT, post_action, format, target_dir, promise)
@@ -219,7 +222,8 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
                                                            pb::SavepointPostAction post_action,
                                                            pb::SavepointFormat format,
                                                            const std::string& target_dir,
-                                                           std::shared_ptr<Promise> promise) {
+                                                           std::shared_ptr<Promise> promise,
+                                                           bool full) {
   const bool checkpoint = kind == pb::CHECKPOINT;
   int64_t id = next_checkpoint_id_++;
   std::string dir;
@@ -242,6 +246,7 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
   pending->options.savepoint_format = checkpoint ? pb::SAVEPOINT_FORMAT_UNSPECIFIED : format;
   pending->options.mode = options_.mode;
   pending->options.snapshot_dir = dir;
+  pending->options.full = checkpoint && full;
   pending->periodic = checkpoint;
   pending->promise = std::move(promise);
   const CheckpointOptions co = pending->options;

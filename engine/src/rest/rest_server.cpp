@@ -13,6 +13,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "rest/rest_json.h"
 #include "rest/rest_operations.h"
+#include "rest/rest_requests.h"
 
 namespace ckpt::engine {
 
@@ -37,14 +38,6 @@ void Reply(httplib::Response& res, int status, const json& body) {
 
 void Error(httplib::Response& res, int status, const std::string& message) {
   Reply(res, status, rest::ErrorBody(message));
-}
-
-bool IsHex32(const std::string& s) {
-  if (s.size() != 32) return false;
-  for (char c : s) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
 }
 
 int HttpStatusOf(const base::Status& st) {
@@ -146,7 +139,7 @@ class RestServer::Impl {
   // The job id of the path is ours; otherwise answers 400 or 404 and returns false.
   bool CheckJob(const httplib::Request& req, httplib::Response& res) {
     const std::string id = req.matches[1];
-    if (!IsHex32(id)) {
+    if (!rest::IsJobIdHex(id)) {
       Error(res, 400, "Invalid JobID '" + id + "': expected 32 hexadecimal digits");
       return false;
     }
@@ -157,66 +150,20 @@ class RestServer::Impl {
     return true;
   }
 
-  // The request body as a JSON object ({} when empty); otherwise answers 400.
-  std::optional<json> Body(const httplib::Request& req, httplib::Response& res,
-                           const std::string& type) {
-    if (req.body.empty()) return json::object();
-    json j = json::parse(req.body, nullptr, /*allow_exceptions=*/false);
-    if (j.is_discarded() || !j.is_object()) {
-      Error(res, 400, "Request did not match expected format " + type +
-                          ": the body is not a JSON object");
+  // A parsed request body; answers 400 with the parser's message otherwise.
+  template <typename T>
+  static std::optional<T> Parsed(base::Result<T> r, httplib::Response& res) {
+    if (!r.ok()) {
+      Error(res, 400, r.status().message());
       return std::nullopt;
     }
-    return j;
-  }
-
-  // Field `name` of `body` as a string ("" when absent or null); otherwise answers 400.
-  static bool StringField(const json& body, const std::string& name, const std::string& type,
-                          std::string* out, httplib::Response& res) {
-    auto it = body.find(name);
-    if (it == body.end() || it->is_null()) return true;
-    if (!it->is_string()) {
-      Error(res, 400, "Request did not match expected format " + type + ": field '" + name +
-                          "' must be a string");
-      return false;
-    }
-    *out = it->get<std::string>();
-    return true;
-  }
-  static bool BoolField(const json& body, const std::string& name, const std::string& type,
-                        bool* out, httplib::Response& res) {
-    auto it = body.find(name);
-    if (it == body.end() || it->is_null()) return true;
-    if (!it->is_boolean()) {
-      Error(res, 400, "Request did not match expected format " + type + ": field '" + name +
-                          "' must be true or false");
-      return false;
-    }
-    *out = it->get<bool>();
-    return true;
-  }
-  static bool FormatField(const json& body, const std::string& type, pb::SavepointFormat* out,
-                          httplib::Response& res) {
-    std::string f;
-    if (!StringField(body, "formatType", type, &f, res)) return false;
-    if (f.empty() || f == "CANONICAL") {
-      *out = pb::CANONICAL;
-    } else if (f == "NATIVE") {
-      *out = pb::NATIVE;
-    } else {
-      Error(res, 400, "Request did not match expected format " + type + ": formatType '" + f +
-                          "' is not CANONICAL or NATIVE");
-      return false;
-    }
-    return true;
+    return std::move(*r);
   }
 
   // The savepoint target: `requested` or the engine's default; answers 400 when there is none,
   // it is relative, or it cannot be created or written.
   std::optional<std::string> TargetDir(const std::string& requested, httplib::Response& res) {
-    std::string dir = requested;
-    if (dir.rfind("file://", 0) == 0) dir = dir.substr(7);
-    if (dir.rfind("file:", 0) == 0) dir = dir.substr(5);
+    std::string dir = rest::StripFileScheme(requested);
     if (dir.empty()) dir = job_.checkpoint_options().savepoint_dir;
     if (dir.empty()) {
       Error(res, 400, "No savepoint directory: give target-directory (the engine runs without "
@@ -267,15 +214,12 @@ class RestServer::Impl {
   std::optional<CheckpointStatsEntry> Checkpoint(const httplib::Request& req,
                                                  httplib::Response& res) {
     const std::string text = req.matches[2];
-    int64_t id = 0;
-    try {
-      size_t used = 0;
-      id = std::stoll(text, &used);
-      if (used != text.size()) throw std::invalid_argument(text);
-    } catch (const std::exception&) {
-      Error(res, 400, "Invalid checkpoint id '" + text + "'");
+    base::Result<int64_t> parsed = rest::ParseCheckpointIdSegment(text);
+    if (!parsed.ok()) {
+      Error(res, 400, parsed.status().message());
       return std::nullopt;
     }
+    const int64_t id = *parsed;
     CheckpointStatsSnapshot stats = job_.checkpoint_stats();
     const CheckpointStatsEntry* e = stats.Find(id);
     if (e == nullptr) {
@@ -383,25 +327,12 @@ void RestServer::Impl::Routes() {
   Post("/jobs/" + kId + "/checkpoints",
        [this](const httplib::Request& req, httplib::Response& res) {
          if (!CheckJob(req, res)) return;
-         const std::string type = "CheckpointTriggerRequestBody";
-         std::optional<json> body = Body(req, res, type);
+         std::optional<rest::CheckpointTriggerRequest> body =
+             Parsed(rest::ParseCheckpointTriggerRequest(req.body), res);
          if (!body) return;
-         std::string kind, trigger;
-         if (!StringField(*body, "checkpointType", type, &kind, res) ||
-             !StringField(*body, "triggerId", type, &trigger, res)) {
-           return;
-         }
-         if (!kind.empty() && kind != "CONFIGURED" && kind != "FULL" && kind != "INCREMENTAL") {
-           Error(res, 400, "Request did not match expected format " + type + ": checkpointType '" +
-                               kind + "' is not CONFIGURED, FULL or INCREMENTAL");
-           return;
-         }
-         if (kind == "FULL" && job_.incremental_checkpoints()) {
-           Error(res, 400, "A FULL checkpoint of a job with incremental checkpoints is not "
-                           "supported yet (the job's checkpoints are incremental)");
-           return;
-         }
-         if (kind == "INCREMENTAL" && !job_.incremental_checkpoints()) {
+         const std::string& trigger = body->trigger_id;
+         using Type = rest::CheckpointTriggerRequest::Type;
+         if (body->type == Type::kIncremental && !job_.incremental_checkpoints()) {
            Error(res, 400, "An INCREMENTAL checkpoint needs the rocksdb backend with "
                            "--incremental true");
            return;
@@ -413,9 +344,10 @@ void RestServer::Impl::Routes() {
          }
          // As Flink queues a manual checkpoint behind those in flight: retried on the
          // operation's thread while max concurrent checkpoints are pending.
-         Accepted(res, ops_.Start("checkpoint", trigger, [this]() -> base::Result<json> {
+         const bool full = body->type == Type::kFull;
+         Accepted(res, ops_.Start("checkpoint", trigger, [this, full]() -> base::Result<json> {
            for (;;) {
-             base::Result<int64_t> id = job_.TriggerCheckpoint();
+             base::Result<int64_t> id = job_.TriggerCheckpoint(full);
              if (id.ok()) return AwaitCheckpoint(*id);
              const std::string s = job_.status_name();
              if (id.status().code() != base::StatusCode::kFailedPrecondition ||
@@ -429,19 +361,13 @@ void RestServer::Impl::Routes() {
   Post("/jobs/" + kId + "/savepoints",
        [this](const httplib::Request& req, httplib::Response& res) {
          if (!CheckJob(req, res)) return;
-         const std::string type = "SavepointTriggerRequestBody";
-         std::optional<json> body = Body(req, res, type);
+         std::optional<rest::SavepointTriggerRequest> body =
+             Parsed(rest::ParseSavepointTriggerRequest(req.body), res);
          if (!body) return;
-         std::string target, trigger;
-         bool cancel = false;
-         pb::SavepointFormat format = pb::CANONICAL;
-         if (!StringField(*body, "target-directory", type, &target, res) ||
-             !StringField(*body, "triggerId", type, &trigger, res) ||
-             !BoolField(*body, "cancel-job", type, &cancel, res) ||
-             !FormatField(*body, type, &format, res)) {
-           return;
-         }
-         std::optional<std::string> dir = TargetDir(target, res);
+         const std::string& trigger = body->trigger_id;
+         const bool cancel = body->cancel_job;
+         const pb::SavepointFormat format = body->format;
+         std::optional<std::string> dir = TargetDir(body->target_directory, res);
          if (!dir) return;
          Accepted(res, ops_.Start("savepoint", trigger,
                                   [this, d = *dir, cancel, format]() -> base::Result<json> {
@@ -458,18 +384,12 @@ void RestServer::Impl::Routes() {
       });
   Post("/jobs/" + kId + "/stop", [this](const httplib::Request& req, httplib::Response& res) {
     if (!CheckJob(req, res)) return;
-    const std::string type = "StopWithSavepointRequestBody";
-    std::optional<json> body = Body(req, res, type);
+    std::optional<rest::StopRequest> body = Parsed(rest::ParseStopRequest(req.body), res);
     if (!body) return;
-    std::string target, trigger;
-    bool drain = false;
-    pb::SavepointFormat format = pb::CANONICAL;
-    if (!StringField(*body, "targetDirectory", type, &target, res) ||
-        !StringField(*body, "triggerId", type, &trigger, res) ||
-        !BoolField(*body, "drain", type, &drain, res) || !FormatField(*body, type, &format, res)) {
-      return;
-    }
-    std::optional<std::string> dir = TargetDir(target, res);
+    const std::string& trigger = body->trigger_id;
+    const bool drain = body->drain;
+    const pb::SavepointFormat format = body->format;
+    std::optional<std::string> dir = TargetDir(body->target_directory, res);
     if (!dir) return;
     Accepted(res, ops_.Start("savepoint", trigger,
                              [this, d = *dir, drain, format]() -> base::Result<json> {
@@ -479,20 +399,10 @@ void RestServer::Impl::Routes() {
                              }));
   });
   Post("/savepoint-disposal", [this](const httplib::Request& req, httplib::Response& res) {
-    const std::string type = "SavepointDisposalRequest";
-    std::optional<json> body = Body(req, res, type);
+    std::optional<rest::DisposalRequest> body = Parsed(rest::ParseDisposalRequest(req.body), res);
     if (!body) return;
-    std::string path, trigger;
-    if (!StringField(*body, "savepoint-path", type, &path, res) ||
-        !StringField(*body, "triggerId", type, &trigger, res)) {
-      return;
-    }
-    if (path.rfind("file:", 0) == 0) path = path.substr(path.rfind("file://", 0) == 0 ? 7 : 5);
-    if (path.empty()) {
-      Error(res, 400, "Request did not match expected format " + type +
-                          ": field 'savepoint-path' is required");
-      return;
-    }
+    const std::string& path = body->path;
+    const std::string& trigger = body->trigger_id;
     base::Result<format::SnapshotLocation> loc = format::LocateSnapshot(*fs_, path);
     base::Result<pb::CheckpointMetadata> md =
         loc.ok() ? format::ReadMetadataFile(*fs_, loc->metadata)

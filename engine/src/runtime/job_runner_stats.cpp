@@ -38,7 +38,7 @@ std::string JobRunner::status_name() const {
   return impl_->current_ != nullptr ? "RUNNING" : "RESTARTING";
 }
 
-base::Result<int64_t> JobRunner::TriggerCheckpoint() {
+base::Result<int64_t> JobRunner::TriggerCheckpoint(bool full) {
   if (impl_->job_dir_.empty()) {
     return base::Status::FailedPrecondition(
         "the job runs without a checkpoint directory (--checkpoint-dir): no checkpoint can be "
@@ -47,7 +47,7 @@ base::Result<int64_t> JobRunner::TriggerCheckpoint() {
   if (!running()) {
     return base::Status::FailedPrecondition("the job is not running (restarting or finishing)");
   }
-  return impl_->coordinator_->TriggerCheckpoint();
+  return impl_->coordinator_->TriggerCheckpoint(full);
 }
 
 base::Result<std::string> JobRunner::TriggerSavepoint(const std::string& target_dir,

@@ -435,7 +435,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> ChangelogKeyedStateBackend::Sna
                                                    key_group_range());
   const Clock::time_point now = Clock::now();
   const bool due =
-      !log.base.valid || log.force_materialization ||
+      options.full || !log.base.valid || log.force_materialization ||
       (!log.materialization_in_flight &&
        now - log.last_materialization_start >=
            std::chrono::milliseconds(options_.materialization_interval_ms));

@@ -179,7 +179,8 @@ class RocksDbNativePart : public SnapshotAsyncPart {
       entry.set_kind(sst ? pb::ROCKSDB_SST : pb::ROCKSDB_META);
       entry.set_compression(pb::COMPRESSION_NONE);
       if (sst && incremental_) {
-        auto known = confirmed_.find(e.name);
+        // A FULL checkpoint re-uploads every SST (self-contained).
+        auto known = options.full ? confirmed_.end() : confirmed_.find(e.name);
         if (known != confirmed_.end()) {
           entry = known->second;  // uploaded by an earlier, completed checkpoint
         } else {

@@ -9,7 +9,10 @@
 # 2. RestClusterClient.cancel cancels a second engine, which exits reporting CANCELED;
 # 3. the key sets of each REST response (RestInterop keys): a MiniCluster running a keyed job
 #    with checkpoints and a savepoint vs ckpt-engine running the same kind of job: every key
-#    Flink's answer has must be in ours (extra keys of ours are listed, allowed).
+#    Flink's answer has must be in ours (extra keys of ours are listed, allowed);
+# 4. the savepoint Flink's client triggered (1.) and one triggered with `ckpt-engine savepoint`
+#    (3.) each restore into a run of the job without its rate limit, to the end of its input:
+#    both runs must end with the same sum per key, the exact sum of the job's input.
 # Fails (never skips) when java, mvn or Maven Central is missing. Keeps the scratch dir on failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -38,12 +41,13 @@ pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
 
-job_json() {  # $1 = file, $2 = sink dir
+to=1000000  # 200 s at 5000 records/s: the job outlives each client step; a restore (no rate limit) finishes
+job_json() {  # $1 = file, $2 = sink dir, $3 = rate (records/s)
   cat >"$1" <<JOB
 {"name": "rest-interop", "parallelism": 2, "max_parallelism": 128,
  "operators": [
    {"id": "numbers", "kind": "sequence-source", "uid": "numbers",
-    "params": {"from": 1, "to": 100000000, "splits": 4, "keys": 8, "rate_per_second": 5000}},
+    "params": {"from": 1, "to": $to, "splits": 4, "keys": 8, "rate_per_second": ${3:-5000}}},
    {"id": "sum", "kind": "keyed-sum", "uid": "sum", "params": {"emit": "input-and-sum"}},
    {"id": "sink", "kind": "file-sink", "uid": "sums", "params": {"path": "$2"}}],
  "edges": [{"from": "numbers", "to": "sum", "partitioning": "HASH"},
@@ -74,8 +78,36 @@ start_engine() {
   fail "ckpt-engine did not serve within 60 s (see $dir/engine.log)"
 }
 
+# Restores savepoint $1 into a run of the job without a rate limit in dir $2, to the end of its
+# input; writes the final sum per key ("key sum" lines) to $2/sums.txt.
+final_sums() {
+  local sp="$1" dir="$2"
+  mkdir -p "$dir"
+  job_json "$dir/job.json" "$dir/out" 0
+  "$engine" run "$dir/job.json" -s "$sp" --checkpoint-dir "$dir/ckpt" >"$dir/engine.log" 2>&1 ||
+    { echo "restore of $sp failed: $(tail -3 "$dir/engine.log")" >&2; return 1; }
+  python3 - "$dir/out" >"$dir/sums.txt" <<'PY'
+import os, re, sys
+final = {}
+for root, _, files in os.walk(sys.argv[1]):
+    for name in files:
+        if not name.startswith("part-"):
+            continue  # in-progress and pending files are dot files
+        for line in open(os.path.join(root, name)):
+            nums = re.findall(r"-?\d+", line)
+            if len(nums) >= 2:
+                final[int(nums[0])] = max(final.get(int(nums[0]), 0), int(nums[-1]))
+for k in sorted(final):
+    print(k, final[k])
+PY
+}
+expected_sums() {
+  python3 -c 'import sys; n=int(sys.argv[1]); [print(k, sum(range(k if k else 8, n + 1, 8))) for k in range(8)]' "$to"
+}
+
 status=0
 for profile in "${profiles[@]}"; do
+  sp=""
   line="${profile#flink-}"
   log="$scratch/mvn-$line.log"
   # shellcheck disable=SC2086
@@ -132,7 +164,12 @@ for profile in "${profiles[@]}"; do
     continue
   fi
   start_engine "$run/engine"
-  "$engine" savepoint "$job_id" "$run/engine/sp" >"$run/savepoint.log" 2>&1 || { echo "FAIL [$line] ckpt-engine savepoint" >&2; status=1; }
+  if ! "$engine" savepoint "$job_id" "$run/engine/sp" >"$run/savepoint.log" 2>&1; then
+    echo "FAIL [$line] ckpt-engine savepoint: $(tail -5 "$run/savepoint.log")" >&2
+    echo "[$line] engine log tail:"$'\n'"$(tail -20 "$run/engine/engine.log")" >&2
+    status=1
+  fi
+  ours_sp="$(awk '/^Savepoint completed. Path: /{print $4}' "$run/savepoint.log")"
   java_run keys --address "$address" --job "$job_id" --out "$run/ours.tsv" >"$run/ours.log" 2>&1 || { echo "FAIL [$line] key sets of ckpt-engine: $(tail -3 "$run/ours.log")" >&2; status=1; }
   kill "$engine_pid" 2>/dev/null || true
   missing="$(comm -23 <(sort -u "$run/flink.tsv") <(sort -u "$run/ours.tsv"))"
@@ -141,6 +178,23 @@ for profile in "${profiles[@]}"; do
   [[ -n "$extra" ]] && echo "[$line] keys only ckpt-engine has:"$'\n'"$extra" >&2
   if [[ -n "$missing" ]]; then
     echo "FAIL [$line] keys Flink's REST has and ckpt-engine's lacks:"$'\n'"$missing" >&2
+    status=1
+  fi
+
+  # 4. Flink's savepoint and ours restore to the same results.
+  run="$scratch/$line-restore"
+  if [[ -z "${sp:-}" || -z "$ours_sp" ]]; then
+    echo "FAIL [$line] restore check: no savepoint (Flink's client: '${sp:-}', ckpt-engine: '$ours_sp')" >&2
+    status=1
+  elif final_sums "$sp" "$run/flink-sp" && final_sums "$ours_sp" "$run/engine-sp"; then
+    if ! cmp -s "$run/flink-sp/sums.txt" "$run/engine-sp/sums.txt" ||
+       ! cmp -s "$run/flink-sp/sums.txt" <(expected_sums); then
+      echo "FAIL [$line] restored results differ (key sum): Flink's savepoint:"$'\n'"$(cat "$run/flink-sp/sums.txt")"$'\n'"ckpt-engine's:"$'\n'"$(cat "$run/engine-sp/sums.txt")"$'\n'"expected:"$'\n'"$(expected_sums)" >&2
+      status=1
+    else
+      echo "[$line] savepoints of Flink's client ($sp) and of ckpt-engine savepoint ($ours_sp) restore to the same sums per key: ok" >&2
+    fi
+  else
     status=1
   fi
 done

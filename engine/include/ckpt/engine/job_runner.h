@@ -155,7 +155,8 @@ class JobRunner {
   std::string status_name() const;
   // Triggers a checkpoint now (as the coordinator's TriggerCheckpoint: FailedPrecondition at
   // max concurrent checkpoints or when no checkpoint directory is set).
-  base::Result<int64_t> TriggerCheckpoint();
+  // `full`: a FULL checkpoint (self-contained even when checkpoints are incremental).
+  base::Result<int64_t> TriggerCheckpoint(bool full = false);
   // TriggerSavepoint / StopWithSavepoint in the given savepoint format (CANONICAL or NATIVE).
   base::Result<std::string> TriggerSavepoint(const std::string& target_dir,
                                              pb::SavepointFormat format);

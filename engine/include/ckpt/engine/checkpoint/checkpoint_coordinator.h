@@ -116,8 +116,9 @@ class CheckpointCoordinator {
 
   // Triggers a checkpoint now (ignores interval and min pause, honours max_concurrent:
   // FailedPrecondition if at the limit). Returns its id. Errors from creating the directory or
-  // from the runtime fail it (counted as a failure).
-  base::Result<int64_t> TriggerCheckpoint();
+  // from the runtime fail it (counted as a failure). `full`: a FULL checkpoint
+  // (CheckpointOptions::full), self-contained even when checkpoints are incremental.
+  base::Result<int64_t> TriggerCheckpoint(bool full = false);
 
   // Triggers a savepoint into `target_dir` (empty: options.savepoint_dir; InvalidArgument if
   // both are empty). The future yields the completed savepoint or why it failed.
@@ -158,11 +159,11 @@ class CheckpointCoordinator {
                         std::string job_id_hex, uint32_t expected_acks);
   using Promise = std::promise<base::Result<CompletedCheckpoint>>;
   // Reserves an id and directory, snapshots coordinators and injects barriers. Releases `lock`
-  // around filesystem and runtime calls.
+  // around filesystem and runtime calls. Requires trigger_mu_ (and `lock` on mu_).
   base::Result<int64_t> TriggerLocked(std::unique_lock<std::mutex>& lock, pb::SnapshotKind kind,
                                       pb::SavepointPostAction post_action,
                                       pb::SavepointFormat format, const std::string& target_dir,
-                                      std::shared_ptr<Promise> promise);
+                                      std::shared_ptr<Promise> promise, bool full = false);
   // Removes a pending checkpoint and cleans up after it (lock released meanwhile).
   void AbortLocked(std::unique_lock<std::mutex>& lock, int64_t checkpoint_id,
                    const base::Status& reason, bool counts_as_failure);
@@ -183,6 +184,11 @@ class CheckpointCoordinator {
   std::map<format::OperatorId, uint32_t> parallelism_;  // per operator of the job graph
   CompletedCheckpointStore store_;
 
+  // Held by a trigger from taking its id to injecting its barriers (taken before mu_), so
+  // barriers reach the sources in id order: a task drops a barrier older than one it has seen
+  // (as Flink's tasks do), so a savepoint injected after a newer periodic checkpoint would
+  // never complete (it waited for its timeout). Flink serializes triggers the same way.
+  std::mutex trigger_mu_;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;

@@ -22,6 +22,12 @@ struct CheckpointOptions {
   // The snapshot directory (chk-<n> or savepoint-...), already created by the coordinator.
   // Subtasks write their state files directly into it.
   std::string snapshot_dir;
+  // CHECKPOINT only: a FULL checkpoint (Flink's CheckpointType.FULL, a manual
+  // `POST /jobs/:jobid/checkpoints {"checkpointType": "FULL"}`): self-contained, it references
+  // no file an earlier checkpoint uploaded (an incremental RocksDB backend uploads every SST, the
+  // changelog backend materializes); later incremental checkpoints may reference its files.
+  // Default: false (as configured).
+  bool full = false;
 
   bool is_savepoint() const { return kind == pb::SAVEPOINT; }
   // Stop-with-savepoint: the job stops after it; sinks commit on its completion.

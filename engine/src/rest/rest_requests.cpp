@@ -1,0 +1,138 @@
+// Request bodies of the REST API: parsed with nlohmann::json, every field type checked.
+#include "rest/rest_requests.h"
+
+#include <cctype>
+#include <charconv>
+
+#include <nlohmann/json.hpp>
+
+namespace ckpt::engine::rest {
+
+using nlohmann::json;
+
+namespace {
+
+base::Status Mismatch(const std::string& type, const std::string& what) {
+  return base::Status::InvalidArgument("Request did not match expected format " + type + ": " +
+                                       what);
+}
+
+base::Result<json> Object(std::string_view body, const std::string& type) {
+  if (body.empty()) return json::object();
+  json j = json::parse(body, nullptr, /*allow_exceptions=*/false);
+  if (j.is_discarded() || !j.is_object()) return Mismatch(type, "the body is not a JSON object");
+  return j;
+}
+
+// Field `name` as a string: "" when absent or null.
+base::Status StringField(const json& body, const std::string& name, const std::string& type,
+                         std::string* out) {
+  auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return base::Status::OK();
+  if (!it->is_string()) return Mismatch(type, "field '" + name + "' must be a string");
+  *out = it->get<std::string>();
+  return base::Status::OK();
+}
+
+base::Status BoolField(const json& body, const std::string& name, const std::string& type,
+                       bool* out) {
+  auto it = body.find(name);
+  if (it == body.end() || it->is_null()) return base::Status::OK();
+  if (!it->is_boolean()) return Mismatch(type, "field '" + name + "' must be true or false");
+  *out = it->get<bool>();
+  return base::Status::OK();
+}
+
+base::Status FormatField(const json& body, const std::string& type, pb::SavepointFormat* out) {
+  std::string f;
+  CKPT_RETURN_IF_ERROR(StringField(body, "formatType", type, &f));
+  if (f.empty() || f == "CANONICAL") {
+    *out = pb::CANONICAL;
+  } else if (f == "NATIVE") {
+    *out = pb::NATIVE;
+  } else {
+    return Mismatch(type, "formatType '" + f + "' is not CANONICAL or NATIVE");
+  }
+  return base::Status::OK();
+}
+
+}  // namespace
+
+base::Result<CheckpointTriggerRequest> ParseCheckpointTriggerRequest(std::string_view body) {
+  const std::string type = "CheckpointTriggerRequestBody";
+  CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
+  CheckpointTriggerRequest r;
+  std::string kind;
+  CKPT_RETURN_IF_ERROR(StringField(j, "checkpointType", type, &kind));
+  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  if (kind.empty() || kind == "CONFIGURED") {
+    r.type = CheckpointTriggerRequest::Type::kConfigured;
+  } else if (kind == "FULL") {
+    r.type = CheckpointTriggerRequest::Type::kFull;
+  } else if (kind == "INCREMENTAL") {
+    r.type = CheckpointTriggerRequest::Type::kIncremental;
+  } else {
+    return Mismatch(type, "checkpointType '" + kind + "' is not CONFIGURED, FULL or INCREMENTAL");
+  }
+  return r;
+}
+
+base::Result<SavepointTriggerRequest> ParseSavepointTriggerRequest(std::string_view body) {
+  const std::string type = "SavepointTriggerRequestBody";
+  CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
+  SavepointTriggerRequest r;
+  CKPT_RETURN_IF_ERROR(StringField(j, "target-directory", type, &r.target_directory));
+  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(BoolField(j, "cancel-job", type, &r.cancel_job));
+  CKPT_RETURN_IF_ERROR(FormatField(j, type, &r.format));
+  return r;
+}
+
+base::Result<StopRequest> ParseStopRequest(std::string_view body) {
+  const std::string type = "StopWithSavepointRequestBody";
+  CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
+  StopRequest r;
+  CKPT_RETURN_IF_ERROR(StringField(j, "targetDirectory", type, &r.target_directory));
+  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(BoolField(j, "drain", type, &r.drain));
+  CKPT_RETURN_IF_ERROR(FormatField(j, type, &r.format));
+  return r;
+}
+
+base::Result<DisposalRequest> ParseDisposalRequest(std::string_view body) {
+  const std::string type = "SavepointDisposalRequest";
+  CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
+  DisposalRequest r;
+  std::string path;
+  CKPT_RETURN_IF_ERROR(StringField(j, "savepoint-path", type, &path));
+  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  r.path = StripFileScheme(path);
+  if (r.path.empty()) return Mismatch(type, "field 'savepoint-path' is required");
+  return r;
+}
+
+bool IsJobIdHex(std::string_view s) {
+  if (s.size() != 32) return false;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
+base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s) {
+  int64_t id = 0;
+  const char* end = s.data() + s.size();
+  auto [ptr, ec] = std::from_chars(s.data(), end, id);
+  if (s.empty() || ec != std::errc() || ptr != end) {
+    return base::Status::InvalidArgument("Invalid checkpoint id '" + std::string(s) + "'");
+  }
+  return id;
+}
+
+std::string StripFileScheme(std::string_view path) {
+  if (path.rfind("file://", 0) == 0) return std::string(path.substr(7));
+  if (path.rfind("file:", 0) == 0) return std::string(path.substr(5));
+  return std::string(path);
+}
+
+}  // namespace ckpt::engine::rest

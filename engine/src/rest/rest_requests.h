@@ -1,0 +1,62 @@
+// The REST API's request bodies and path segments, parsed and validated (Flink's request types:
+// CheckpointTriggerRequestBody, SavepointTriggerRequestBody, StopWithSavepointRequestBody,
+// SavepointDisposalRequest). Pure functions over bytes, no I/O: the fuzz target
+// tests/fuzz/fuzz_rest_request.cpp runs them. Thread-safe (no shared state).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "ckpt/base/result.h"
+#include "ckpt/format/proto.h"
+
+namespace ckpt::engine::rest {
+
+// POST /jobs/:jobid/checkpoints. checkpointType: CONFIGURED (default), FULL or INCREMENTAL.
+struct CheckpointTriggerRequest {
+  enum class Type { kConfigured, kFull, kIncremental };
+  Type type = Type::kConfigured;
+  std::string trigger_id;  // "" when absent: the server picks one
+};
+
+// POST /jobs/:jobid/savepoints.
+struct SavepointTriggerRequest {
+  std::string target_directory;  // "" when absent: the engine's --savepoint-dir
+  std::string trigger_id;
+  bool cancel_job = false;
+  pb::SavepointFormat format = pb::CANONICAL;
+};
+
+// POST /jobs/:jobid/stop.
+struct StopRequest {
+  std::string target_directory;
+  std::string trigger_id;
+  bool drain = false;
+  pb::SavepointFormat format = pb::CANONICAL;
+};
+
+// POST /savepoint-disposal. `path` has its file:// or file: scheme removed; never empty.
+struct DisposalRequest {
+  std::string path;
+  std::string trigger_id;
+};
+
+// Each parses a JSON object body ("" counts as {}); absent and null fields take their default.
+// InvalidArgument, with Flink's "Request did not match expected format <type>: ..." message
+// naming the field, when the body is not a JSON object, a field has the wrong JSON type, or an
+// enum field (checkpointType, formatType) has an unknown value.
+base::Result<CheckpointTriggerRequest> ParseCheckpointTriggerRequest(std::string_view body);
+base::Result<SavepointTriggerRequest> ParseSavepointTriggerRequest(std::string_view body);
+base::Result<StopRequest> ParseStopRequest(std::string_view body);
+// Also InvalidArgument when savepoint-path is missing or empty.
+base::Result<DisposalRequest> ParseDisposalRequest(std::string_view body);
+
+// A Flink job id in a path: 32 hexadecimal digits.
+bool IsJobIdHex(std::string_view s);
+// A checkpoint id in a path: a decimal int64 and nothing else. InvalidArgument otherwise.
+base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s);
+// `path` without a leading file:// or file: scheme.
+std::string StripFileScheme(std::string_view path);
+
+}  // namespace ckpt::engine::rest

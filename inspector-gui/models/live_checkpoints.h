@@ -1,0 +1,175 @@
+// The live Checkpoints view's data: Flink's REST answers (GET /jobs/overview, /jobs/:id,
+// /jobs/:id/checkpoints, .../checkpoints/config, .../checkpoints/details/:id and
+// .../subtasks/:vertex) parsed into plain structs, and thin read-only table models over them
+// (history, summary percentiles, configuration, per-operator and per-subtask details). The same
+// field names come from ckpt-engine and from a Flink cluster. Parsing is thread-safe (pure
+// functions); the models are GUI thread only.
+#pragma once
+
+#include <QAbstractTableModel>
+#include <QByteArray>
+#include <QString>
+#include <QVector>
+#include <optional>
+#include <utility>
+
+namespace ckpt::inspector {
+
+struct LiveJob {
+  QString id, name, state;
+};
+
+struct LiveVertex {
+  QString id, name;
+  int parallelism = 0;
+};
+
+struct LiveHistoryEntry {
+  qint64 id = 0;
+  QString status;  // COMPLETED, IN_PROGRESS, FAILED
+  bool savepoint = false;
+  QString type;  // Flink's checkpoint_type: CHECKPOINT, UNALIGNED_CHECKPOINT, SAVEPOINT, ...
+  qint64 triggerMs = 0, latestAckMs = 0, durationMs = 0;
+  qint64 checkpointedBytes = 0, stateBytes = 0, processedBytes = 0, persistedBytes = 0;
+  int subtasks = 0, acknowledged = 0;
+  QString path;     // external_path (completed)
+  QString failure;  // failure_message (failed)
+};
+
+// One metric of Flink's summary: min, max, avg and the percentiles p50 .. p99.9.
+struct LiveSummaryRow {
+  QString metric;
+  double values[8] = {};  // min, max, avg, p50, p90, p95, p99, p999
+};
+
+struct LiveCheckpoints {
+  qint64 restored = 0, total = 0, inProgress = 0, completed = 0, failed = 0;
+  QVector<LiveSummaryRow> summary;
+  QVector<LiveHistoryEntry> history;  // newest first, as the REST API sends it
+  std::optional<LiveHistoryEntry> latestCompleted, latestSavepoint, latestFailed;
+  qint64 restoredId = -1;
+  QString restoredPath;
+};
+
+// Per vertex of one checkpoint (details/:id "tasks").
+struct LiveTaskStats {
+  QString vertexId;
+  QString status;
+  int subtasks = 0, acknowledged = 0;
+  qint64 durationMs = 0, checkpointedBytes = 0, stateBytes = 0, processedBytes = 0,
+         persistedBytes = 0;
+};
+
+// One subtask of one vertex of one checkpoint (details/:id/subtasks/:vertex "subtasks").
+struct LiveSubtaskStats {
+  int index = 0;
+  QString status;
+  qint64 ackMs = 0, durationMs = 0, stateBytes = 0, checkpointedBytes = 0;
+  qint64 syncMs = 0, asyncMs = 0, alignmentMs = 0, startDelayMs = 0;
+  qint64 processedBytes = 0, persistedBytes = 0;
+  bool unaligned = false;
+};
+
+// Each returns nullopt with `*error` set when the bytes are not the expected JSON object.
+std::optional<QVector<LiveJob>> parseJobsOverview(const QByteArray& json, QString* error);
+std::optional<QVector<LiveVertex>> parseJobVertices(const QByteArray& json, QString* error);
+std::optional<LiveCheckpoints> parseCheckpointingStatistics(const QByteArray& json,
+                                                            QString* error);
+// Every leaf of the checkpoint configuration as "path" -> text, sorted by path
+// ("externalization.enabled" -> "true").
+std::optional<QVector<std::pair<QString, QString>>> parseCheckpointConfig(const QByteArray& json,
+                                                                          QString* error);
+std::optional<QVector<LiveTaskStats>> parseCheckpointDetails(const QByteArray& json,
+                                                             QString* error);
+std::optional<QVector<LiveSubtaskStats>> parseSubtaskDetails(const QByteArray& json,
+                                                             QString* error);
+
+class LiveHistoryModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kId, kStatus, kType, kTriggered, kDuration, kCheckpointed, kFullSize,
+                kProcessed, kPersisted, kAcknowledged, kPathOrFailure, kColumnCount };
+  explicit LiveHistoryModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  // Replaces the rows, keeping rows whose id is unchanged (selection survives a refresh).
+  void setEntries(const QVector<LiveHistoryEntry>& entries);
+  const QVector<LiveHistoryEntry>& entries() const { return m_entries; }
+
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVector<LiveHistoryEntry> m_entries;
+};
+
+class LiveSummaryModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  explicit LiveSummaryModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  void setRows(const QVector<LiveSummaryRow>& rows);
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVector<LiveSummaryRow> m_rows;
+};
+
+// Key/value rows (the configuration).
+class LivePairsModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  explicit LivePairsModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  void setPairs(const QVector<std::pair<QString, QString>>& pairs);
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVector<std::pair<QString, QString>> m_pairs;
+};
+
+// Per-operator (vertex) statistics of the selected checkpoint; names from the job's vertices.
+class LiveTasksModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kOperator, kStatus, kAcknowledged, kDuration, kCheckpointed, kFullSize,
+                kProcessed, kPersisted, kColumnCount };
+  explicit LiveTasksModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  void setTasks(const QVector<LiveTaskStats>& tasks, const QVector<LiveVertex>& vertices);
+  const QVector<LiveTaskStats>& tasks() const { return m_tasks; }
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVector<LiveTaskStats> m_tasks;
+  QVector<QString> m_names;
+};
+
+class LiveSubtasksModel : public QAbstractTableModel {
+  Q_OBJECT
+
+ public:
+  enum Column { kIndex, kStatus, kAck, kDuration, kSync, kAsync, kAlignment, kStartDelay,
+                kProcessed, kPersisted, kFullSize, kUnaligned, kColumnCount };
+  explicit LiveSubtasksModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
+  void setSubtasks(const QVector<LiveSubtaskStats>& subtasks);
+  int rowCount(const QModelIndex& parent = {}) const override;
+  int columnCount(const QModelIndex& parent = {}) const override;
+  QVariant data(const QModelIndex& index, int role = Qt::DisplayRole) const override;
+  QVariant headerData(int section, Qt::Orientation orientation, int role) const override;
+
+ private:
+  QVector<LiveSubtaskStats> m_subtasks;
+};
+
+}  // namespace ckpt::inspector

@@ -1,0 +1,147 @@
+// LiveConnection: REST polling with QNetworkAccessManager, JSON parsing with QtConcurrent.
+#include "models/live_connection.h"
+
+#include <QFutureWatcher>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QJsonArray>
+#include <QNetworkAccessManager>
+#include <QNetworkReply>
+#include <QNetworkRequest>
+#include <QtConcurrent/QtConcurrentRun>
+
+namespace ckpt::inspector {
+
+namespace {
+
+// Flink's error body {"errors": ["..."]}, or the transport's message.
+QString describeError(QNetworkReply* reply, const QByteArray& body) {
+  const QJsonDocument doc = QJsonDocument::fromJson(body);
+  QStringList errors;
+  for (const QJsonValue& v : doc.object().value(QLatin1String("errors")).toArray()) {
+    errors << v.toString();
+  }
+  return errors.isEmpty() ? reply->errorString() : errors.join(QStringLiteral("; "));
+}
+
+}  // namespace
+
+LiveConnection::LiveConnection(const QString& base, QObject* parent)
+    : QObject(parent), m_nam(new QNetworkAccessManager(this)) {
+  QString text = base.trimmed();
+  if (!text.contains(QLatin1String("://"))) text.prepend(QLatin1String("http://"));
+  while (text.endsWith(QLatin1Char('/'))) text.chop(1);
+  m_base = QUrl(text);
+  m_timer.setInterval(1000);
+  connect(&m_timer, &QTimer::timeout, this, &LiveConnection::poll);
+}
+
+LiveConnection::~LiveConnection() = default;
+
+void LiveConnection::setJob(const QString& jobId) {
+  m_job = jobId;
+  if (!m_job.isEmpty() && m_job != m_watched) {
+    m_watched = m_job;
+    Q_EMIT jobChanged(m_watched);
+    pollJob();
+  }
+}
+
+void LiveConnection::start() {
+  m_timer.start();
+  poll();
+}
+
+template <class T>
+void LiveConnection::get(const QString& path,
+                         std::optional<T> (*parse)(const QByteArray&, QString*),
+                         std::function<void(T)> done) {
+  QNetworkRequest request(QUrl(m_base.toString() + path));
+  request.setTransferTimeout(10000);
+  QNetworkReply* reply = m_nam->get(request);
+  ++m_inFlight;
+  connect(reply, &QNetworkReply::finished, this, [this, reply, path, parse, done] {
+    reply->deleteLater();
+    --m_inFlight;
+    const QByteArray body = reply->readAll();
+    if (reply->error() != QNetworkReply::NoError) {
+      Q_EMIT failed(QStringLiteral("GET %1%2: %3")
+                        .arg(m_base.toString(), path, describeError(reply, body)));
+      return;
+    }
+    using Parsed = std::pair<std::optional<T>, QString>;
+    auto* watcher = new QFutureWatcher<Parsed>(this);
+    connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
+      watcher->deleteLater();
+      Parsed parsed = watcher->result();
+      if (!parsed.first) {
+        Q_EMIT failed(parsed.second);
+        return;
+      }
+      done(std::move(*parsed.first));
+    });
+    watcher->setFuture(QtConcurrent::run([body, parse] {
+      QString error;
+      std::optional<T> value = parse(body, &error);
+      return Parsed(std::move(value), error);
+    }));
+  });
+}
+
+void LiveConnection::poll() {
+  if (m_inFlight > 0) return;  // the previous round is still out: never pile requests up
+  get<QVector<LiveJob>>(QStringLiteral("/jobs/overview"), &parseJobsOverview,
+                        [this](QVector<LiveJob> jobs) {
+                          Q_EMIT jobsUpdated(jobs);
+                          QString chosen = m_job;
+                          if (chosen.isEmpty()) {
+                            for (const LiveJob& j : jobs) {
+                              if (chosen.isEmpty() && j.state == QLatin1String("RUNNING")) {
+                                chosen = j.id;
+                              }
+                            }
+                            if (chosen.isEmpty() && !jobs.isEmpty()) chosen = jobs.front().id;
+                          }
+                          if (chosen.isEmpty()) {
+                            Q_EMIT failed(tr("No job at %1").arg(m_base.toString()));
+                            return;
+                          }
+                          if (chosen != m_watched) {
+                            m_watched = chosen;
+                            Q_EMIT jobChanged(m_watched);
+                          }
+                          pollJob();
+                        });
+}
+
+void LiveConnection::pollJob() {
+  if (m_watched.isEmpty()) return;
+  const QString job = QStringLiteral("/jobs/") + m_watched;
+  get<QVector<LiveVertex>>(job, &parseJobVertices,
+                           [this](QVector<LiveVertex> v) { Q_EMIT verticesUpdated(v); });
+  get<LivePairs>(job + QStringLiteral("/checkpoints/config"), &parseCheckpointConfig,
+                 [this](LivePairs c) { Q_EMIT configUpdated(c); });
+  get<LiveCheckpoints>(job + QStringLiteral("/checkpoints"), &parseCheckpointingStatistics,
+                       [this](LiveCheckpoints c) {
+                         ++m_polls;
+                         Q_EMIT checkpointsUpdated(c);
+                       });
+}
+
+void LiveConnection::requestDetails(qint64 id) {
+  if (m_watched.isEmpty()) return;
+  get<QVector<LiveTaskStats>>(
+      QStringLiteral("/jobs/%1/checkpoints/details/%2").arg(m_watched).arg(id),
+      &parseCheckpointDetails, [this, id](QVector<LiveTaskStats> t) { Q_EMIT detailsUpdated(id, t); });
+}
+
+void LiveConnection::requestSubtasks(qint64 id, const QString& vertexId) {
+  if (m_watched.isEmpty()) return;
+  get<QVector<LiveSubtaskStats>>(
+      QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3").arg(m_watched).arg(id).arg(vertexId),
+      &parseSubtaskDetails, [this, id, vertexId](QVector<LiveSubtaskStats> s) {
+        Q_EMIT subtasksUpdated(id, vertexId, s);
+      });
+}
+
+}  // namespace ckpt::inspector

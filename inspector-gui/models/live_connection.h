@@ -1,0 +1,78 @@
+// LiveConnection: polls a REST endpoint with Flink's API (ckpt-engine run --rest-port, or a Flink
+// cluster's JobManager) for the live Checkpoints view: the jobs, the chosen job's vertices,
+// checkpoint statistics and configuration on an interval, and one checkpoint's per-operator and
+// per-subtask details on request. HTTP runs asynchronously (QNetworkAccessManager) and each
+// answer is parsed on a worker thread (QtConcurrent); results arrive as signals on the GUI
+// thread. GUI thread only.
+#pragma once
+
+#include <QObject>
+#include <QString>
+#include <QTimer>
+#include <QUrl>
+#include <functional>
+#include <optional>
+
+#include "models/live_checkpoints.h"
+
+class QNetworkAccessManager;
+
+namespace ckpt::inspector {
+
+using LivePairs = QVector<std::pair<QString, QString>>;
+
+class LiveConnection : public QObject {
+  Q_OBJECT
+
+ public:
+  // `base` is http://HOST:PORT (a missing scheme means http).
+  explicit LiveConnection(const QString& base, QObject* parent = nullptr);
+  ~LiveConnection() override;
+
+  QUrl baseUrl() const { return m_base; }
+  // Refresh interval. Default: 1000 ms.
+  void setInterval(int ms) { m_timer.setInterval(ms); }
+  int interval() const { return m_timer.interval(); }
+  // The job to watch; "" (default) = the first RUNNING job, else the first listed.
+  void setJob(const QString& jobId);
+  QString jobId() const { return m_job; }
+  // Polls now, then every interval; stop() ends it.
+  void start();
+  void stop() { m_timer.stop(); }
+  // Fetches checkpoint `id`'s per-operator statistics (detailsUpdated) or one operator's
+  // per-subtask statistics (subtasksUpdated).
+  void requestDetails(qint64 id);
+  void requestSubtasks(qint64 id, const QString& vertexId);
+  // Completed polls of the checkpoint statistics (for tests and the status line).
+  int polls() const { return m_polls; }
+
+ Q_SIGNALS:
+  void jobsUpdated(const QVector<ckpt::inspector::LiveJob>& jobs);
+  void jobChanged(const QString& jobId);
+  void verticesUpdated(const QVector<ckpt::inspector::LiveVertex>& vertices);
+  void checkpointsUpdated(const ckpt::inspector::LiveCheckpoints& checkpoints);
+  void configUpdated(const ckpt::inspector::LivePairs& config);
+  void detailsUpdated(qint64 id, const QVector<ckpt::inspector::LiveTaskStats>& tasks);
+  void subtasksUpdated(qint64 id, const QString& vertexId,
+                       const QVector<ckpt::inspector::LiveSubtaskStats>& subtasks);
+  // A request failed (unreachable, HTTP error with Flink's error body, unexpected JSON).
+  void failed(const QString& message);
+
+ private:
+  // GETs `path`, parses the answer on a worker thread, then calls `done` on this thread.
+  template <class T>
+  void get(const QString& path, std::optional<T> (*parse)(const QByteArray&, QString*),
+           std::function<void(T)> done);
+  void poll();
+  void pollJob();
+
+  QUrl m_base;
+  QNetworkAccessManager* m_nam = nullptr;
+  QTimer m_timer;
+  QString m_job;          // chosen by the user ("" = automatic)
+  QString m_watched;      // the job being polled
+  int m_inFlight = 0;
+  int m_polls = 0;
+};
+
+}  // namespace ckpt::inspector

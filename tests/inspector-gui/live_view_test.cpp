@@ -1,0 +1,168 @@
+// QTest (offscreen) of the inspector's live Checkpoints view against a real ckpt-engine
+// subprocess (`run --rest-port 0`): the history, counts, summary, configuration and per-operator
+// and per-subtask details of the running job appear and match the snapshots on disk; a completed
+// checkpoint opens in the main window; an unreachable address is reported; a screenshot of the
+// view is written (CKPT_SCREENSHOT_DIR/live-checkpoints.png).
+#include <QAbstractItemModelTester>
+#include <QApplication>
+#include <QDir>
+#include <QFile>
+#include <QFileInfo>
+#include <QImage>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QSignalSpy>
+#include <QTabWidget>
+#include <QTemporaryDir>
+
+#include "app/live_view.h"
+#include "app/main_window.h"
+#include "gui_test_util.h"
+
+using namespace ckpt::inspector;
+
+namespace {
+
+// The first COMPLETED row whose path has a `_metadata` on disk; -1 if none.
+int completedOnDisk(const LiveHistoryModel& m) {
+  for (int r = 0; r < m.rowCount(); ++r) {
+    const LiveHistoryEntry& e = m.entries()[r];
+    if (e.status == QLatin1String("COMPLETED") && QFileInfo::exists(e.path + "/_metadata")) {
+      return r;
+    }
+  }
+  return -1;
+}
+
+}  // namespace
+
+class LiveViewTest : public QObject {
+  Q_OBJECT
+
+ private Q_SLOTS:
+  void initTestCase() {
+    QVERIFY(m_dir.isValid());
+    const QString job = m_dir.filePath(QStringLiteral("job.json"));
+    QFile f(job);
+    QVERIFY(f.open(QIODevice::WriteOnly));
+    f.write(QStringLiteral(
+                R"({"name": "live-view", "parallelism": 2, "max_parallelism": 128,
+ "operators": [
+   {"id": "numbers", "kind": "sequence-source", "uid": "numbers",
+    "params": {"from": 1, "to": 100000000, "splits": 4, "keys": 8, "rate_per_second": 5000}},
+   {"id": "sum", "kind": "keyed-sum", "uid": "sum", "params": {"emit": "input-and-sum"}},
+   {"id": "sink", "kind": "file-sink", "uid": "sums", "params": {"path": "%1"}}],
+ "edges": [{"from": "numbers", "to": "sum", "partitioning": "HASH"},
+           {"from": "sum", "to": "sink", "partitioning": "FORWARD"}]})")
+                .arg(m_dir.filePath(QStringLiteral("out")))
+                .toUtf8());
+    f.close();
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("CKPT_ENGINE_STATE_FILE"), m_dir.filePath(QStringLiteral("state.json")));
+    m_engine.setProcessEnvironment(env);
+    m_engine.setProcessChannelMode(QProcess::MergedChannels);
+    // Retained checkpoints stay on disk long enough to be opened from the history.
+    m_engine.start(QStringLiteral(CKPT_ENGINE_EXE),
+                   {QStringLiteral("run"), job, QStringLiteral("--checkpoint-dir"),
+                    m_dir.filePath(QStringLiteral("ckpt")), QStringLiteral("--interval"),
+                    QStringLiteral("200"), QStringLiteral("--num-retained"), QStringLiteral("50"),
+                    QStringLiteral("--rest-port"), QStringLiteral("0")});
+    QVERIFY2(m_engine.waitForStarted(30000), qPrintable(m_engine.errorString()));
+    const QRegularExpression re(QStringLiteral("REST endpoint: (http://127\\.0\\.0\\.1:[0-9]+)"));
+    QString out;
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                   out += QString::fromUtf8(m_engine.readAll());
+                   const QRegularExpressionMatch m = re.match(out);
+                   if (m.hasMatch()) m_url = m.captured(1);
+                   return m.hasMatch() || m_engine.state() == QProcess::NotRunning;
+                 },
+                 60000),
+             "ckpt-engine did not print its REST endpoint");
+    QVERIFY2(!m_url.isEmpty(), qPrintable(out));
+  }
+
+  void cleanupTestCase() {
+    if (m_engine.state() != QProcess::NotRunning) {
+      m_engine.kill();
+      m_engine.waitForFinished(30000);
+    }
+  }
+
+  void showsTheHistoryOfARunningEngine() {
+    LiveCheckpointsWindow w(m_url, 200);
+    w.show();
+    QAbstractItemModelTester t1(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.summaryModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(w.configModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t4(w.tasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t5(w.subtasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY2(QTest::qWaitFor([&] { return w.checkpoints().completed >= 3 && w.historyModel()->rowCount() >= 3; }, 60000),
+             qPrintable(w.statusText()));
+    const int polls = w.connection()->polls();
+    QVERIFY(QTest::qWaitFor([&] { return w.connection()->polls() > polls; }, 30000));  // live
+    QVERIFY2(w.countsText().contains(QStringLiteral("Completed")), qPrintable(w.countsText()));
+    // What the view shows is on disk: each completed row's _metadata exists (retained 50).
+    const int row = completedOnDisk(*w.historyModel());
+    QVERIFY2(row >= 0, "no completed checkpoint of the history is on disk");
+    const LiveHistoryEntry e = w.historyModel()->entries()[row];
+    QVERIFY(e.path.startsWith(m_dir.filePath(QStringLiteral("ckpt"))));
+    QCOMPARE(e.acknowledged, e.subtasks);
+    QCOMPARE(w.historyModel()->index(row, LiveHistoryModel::kId).data().toLongLong(), e.id);
+    // Summary percentiles and configuration.
+    QVERIFY(w.summaryModel()->rowCount() >= 5);
+    bool interval = false;
+    for (int r = 0; r < w.configModel()->rowCount(); ++r) {
+      if (w.configModel()->index(r, 0).data().toString() == QLatin1String("interval")) {
+        interval = w.configModel()->index(r, 1).data().toString() == QLatin1String("200");
+      }
+    }
+    QVERIFY2(interval, "the configuration does not show interval 200");
+    // Details of the selected checkpoint: every operator chain, then its subtasks.
+    w.selectCheckpoint(row);
+    QVERIFY(QTest::qWaitFor([&] { return w.tasksModel()->rowCount() >= 2; }, 30000));
+    QVERIFY(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2; }, 30000));
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kStatus).data().toString(),
+             QStringLiteral("completed"));
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kUnaligned).data().toString(),
+             QStringLiteral("no"));
+
+    QDir().mkpath(QStringLiteral(CKPT_SCREENSHOT_DIR));
+    const QString png = QStringLiteral(CKPT_SCREENSHOT_DIR "/live-checkpoints.png");
+    QVERIFY(w.grab().save(png));
+    const QImage image(png);
+    QVERIFY(!image.isNull());
+    QCOMPARE(image.size(), w.size() * w.devicePixelRatio());
+    w.tabs()->setCurrentIndex(1);
+    QVERIFY(w.grab().save(QStringLiteral(CKPT_SCREENSHOT_DIR "/live-checkpoints-summary.png")));
+  }
+
+  void opensACompletedCheckpointInTheMainWindow() {
+    MainWindow window;
+    window.show();
+    LiveCheckpointsWindow* live = openLiveView(window, m_url, 200);
+    QVERIFY(QTest::qWaitFor([&] { return completedOnDisk(*live->historyModel()) >= 0; }, 60000));
+    const int row = completedOnDisk(*live->historyModel());
+    const QString path = live->historyModel()->entries()[row].path;
+    QSignalSpy loaded(&window, &MainWindow::snapshotLoaded);
+    live->openCheckpoint(row);
+    QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, 60000));
+    QCOMPARE(QDir(window.currentPath()).canonicalPath(), QDir(path).canonicalPath());
+  }
+
+  void reportsAnUnreachableAddress() {
+    LiveCheckpointsWindow w(QStringLiteral("127.0.0.1:1"), 200);
+    QVERIFY(QTest::qWaitFor([&] { return w.statusText().startsWith(QStringLiteral("GET ")); }, 30000));
+    QVERIFY2(w.statusText().contains(QStringLiteral("http://127.0.0.1:1/jobs/overview")),
+             qPrintable(w.statusText()));
+    QCOMPARE(w.historyModel()->rowCount(), 0);
+  }
+
+ private:
+  QTemporaryDir m_dir;
+  QProcess m_engine;
+  QString m_url;
+};
+
+QTEST_MAIN(LiveViewTest)
+#include "live_view_test.moc"
