@@ -7,7 +7,6 @@
 #include "ckpt/base/checksum.h"
 #include "ckpt/ops/show.h"
 #include "ckpt/ops/snapshot.h"
-#include "ckpt/ops/stats.h"
 #include "render.h"
 
 namespace ckpt::cli {
@@ -107,19 +106,6 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
     }
     out << "\n";
     e.Print(out);
-    // An unaligned checkpoint: its in-flight data by edge (the same answer as stats).
-    const std::vector<ops::EdgeInFlightStats> in_flight = ops::InFlightByEdge(s);
-    if (!in_flight.empty()) {
-      TextTable f({"FROM", "TO", "IN-FLIGHT INPUT BYTES", "IN-FLIGHT OUTPUT BYTES", "BUFFERS"},
-                  {false, false, true, true, true});
-      for (const auto& edge : in_flight) {
-        f.AddRow({label(edge.source_id_hex), label(edge.target_id_hex),
-                  std::to_string(edge.input_bytes), std::to_string(edge.output_bytes),
-                  std::to_string(edge.input_buffers + edge.output_buffers)});
-      }
-      out << "\nIn-flight data by edge\n";
-      f.Print(out);
-    }
   }
 }
 

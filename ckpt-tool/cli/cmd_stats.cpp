@@ -32,17 +32,6 @@ std::string GroupsJson(const std::vector<ops::KeyGroupStats>& groups) {
   return s + "]";
 }
 
-// "source -> target" by uid (or id) of the operators of the report.
-std::string EdgeLabel(const ops::StatsReport& r, const ops::EdgeInFlightStats& e) {
-  auto label = [&](const std::string& hex) {
-    for (const auto& op : r.operators) {
-      if (op.id_hex == hex) return op.uid.empty() ? op.id_hex : op.uid;
-    }
-    return hex;
-  };
-  return label(e.source_id_hex) + " -> " + label(e.target_id_hex);
-}
-
 void PrintText(const ops::StatsReport& r, std::ostream& out) {
   TextTable ops_table({"OPERATOR", "P", "MAXP", "FILE BYTES", "KEYED BYTES", "KEY GROUPS",
                        "MEDIAN KG BYTES", "LARGEST KG", "SKEW"},
@@ -86,19 +75,6 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
     top.Print(out);
     out << "\n";
   }
-  if (!r.in_flight.empty()) {
-    TextTable edges({"EDGE", "PARTITIONING", "INPUT BYTES", "INPUT BUFFERS", "OUTPUT BYTES",
-                     "OUTPUT BUFFERS"},
-                    {false, false, true, true, true, true});
-    for (const auto& e : r.in_flight) {
-      edges.AddRow({EdgeLabel(r, e), std::string(ops::PartitioningName(e.partitioning)),
-                    std::to_string(e.input_bytes), std::to_string(e.input_buffers),
-                    std::to_string(e.output_bytes), std::to_string(e.output_buffers)});
-    }
-    out << "In-flight data by edge (unaligned checkpoint)\n";
-    edges.Print(out);
-    out << "\n";
-  }
   RenderFindingsText(r.findings, out);
 }
 
@@ -130,20 +106,6 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
                .Uint("median_key_group_bytes", op.median_key_group_bytes)
                .Raw("largest_key_groups", GroupsJson(op.largest_key_groups))
                .Raw("skew", Ratio(op.skew))
-               .Build()
-        << "\n";
-  }
-  for (const auto& e : r.in_flight) {
-    out << JsonLine()
-               .Str("edge", EdgeLabel(r, e))
-               .Str("source_operator_id", e.source_id_hex)
-               .Str("target_operator_id", e.target_id_hex)
-               .Uint("target_input", e.target_input)
-               .Str("partitioning", ops::PartitioningName(e.partitioning))
-               .Uint("input_bytes", e.input_bytes)
-               .Uint("input_buffers", e.input_buffers)
-               .Uint("output_bytes", e.output_bytes)
-               .Uint("output_buffers", e.output_buffers)
                .Build()
         << "\n";
   }

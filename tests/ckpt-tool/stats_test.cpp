@@ -69,42 +69,5 @@ TEST(StatsTest, MissingStateFileIsAnErrorNamingIt) {
   ASSERT_STATUS(ComputeStats(base::Fs::Default(), s), kNotFound, "tiny-count-0-keyed.state");
 }
 
-// In-flight data of an unaligned checkpoint, attributed to its edges through the engine's
-// channel layout: every persisted channel lands on an edge, none of an aligned savepoint.
-TEST(StatsTest, InFlightBytesByEdge) {
-  ASSERT_OK_AND_ASSIGN(Snapshot aligned,
-                       LoadSnapshot(base::Fs::Default(), FixturePath("v1/savepoint")));
-  EXPECT_TRUE(InFlightByEdge(aligned).empty());
-  ASSERT_OK_AND_ASSIGN(
-      Snapshot s, LoadSnapshot(base::Fs::Default(),
-                               FixturePath("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5")));
-  uint64_t in = 0, out = 0;
-  uint32_t buffers = 0;
-  for (const OperatorInfo& op : s.operators) {
-    for (const SubtaskInfo& st : op.subtasks) {
-      for (const ChannelStateInfo& c : st.channels) {
-        (c.input ? in : out) += c.size_bytes;
-        buffers += c.buffer_count;
-      }
-    }
-  }
-  ASSERT_GT(in + out, 0u);
-  ASSERT_OK_AND_ASSIGN(StatsReport r, ComputeStats(base::Fs::Default(), s));
-  ASSERT_FALSE(r.in_flight.empty());
-  uint64_t edge_in = 0, edge_out = 0;
-  uint32_t edge_buffers = 0;
-  for (const EdgeInFlightStats& e : r.in_flight) {
-    EXPECT_FALSE(e.source_id_hex.empty());
-    EXPECT_NE(e.source_id_hex, e.target_id_hex);
-    EXPECT_GT(e.input_bytes + e.output_bytes, 0u);
-    edge_in += e.input_bytes;
-    edge_out += e.output_bytes;
-    edge_buffers += e.input_buffers + e.output_buffers;
-  }
-  EXPECT_EQ(edge_in, in);
-  EXPECT_EQ(edge_out, out);
-  EXPECT_EQ(edge_buffers, buffers);
-}
-
 }  // namespace
 }  // namespace ckpt::ops

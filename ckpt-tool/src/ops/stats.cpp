@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "ckpt/format/channel_layout.h"
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
@@ -236,52 +235,6 @@ void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorSt
 
 }  // namespace
 
-std::vector<EdgeInFlightStats> InFlightByEdge(const Snapshot& snapshot) {
-  const format::ChannelLayout layout(RawMetadata(snapshot).job_graph());
-  std::vector<EdgeInFlightStats> edges(layout.edges().size());
-  std::vector<bool> any(edges.size(), false);
-  auto index_of = [&](const format::ChannelLayout::Edge* e) -> std::optional<size_t> {
-    if (e == nullptr) return std::nullopt;
-    return static_cast<size_t>(e - layout.edges().data());
-  };
-  for (const OperatorInfo& op : snapshot.operators) {
-    base::Result<format::OperatorId> id = format::OperatorId::FromHex(op.id_hex);
-    if (!id.ok()) continue;
-    const std::string bytes = id->ToBytes();
-    for (const SubtaskInfo& st : op.subtasks) {
-      for (const ChannelStateInfo& c : st.channels) {
-        std::optional<size_t> i;
-        if (c.input) {
-          if (auto from = layout.InputOf(bytes, st.index, c.channel_or_subpartition)) {
-            i = index_of(layout.FindEdge(from->first));
-          }
-        } else {
-          i = index_of(layout.WriterEdge(bytes, c.gate_or_partition));
-        }
-        if (!i) continue;  // not in the snapshot's graph: validate reports the channel
-        EdgeInFlightStats& e = edges[*i];
-        any[*i] = true;
-        (c.input ? e.input_bytes : e.output_bytes) += c.size_bytes;
-        (c.input ? e.input_buffers : e.output_buffers) += c.buffer_count;
-      }
-    }
-  }
-  std::vector<EdgeInFlightStats> out;
-  for (size_t i = 0; i < edges.size(); ++i) {
-    if (!any[i]) continue;
-    const format::ChannelLayout::Edge& le = layout.edges()[i];
-    EdgeInFlightStats e = edges[i];
-    e.source_id_hex = format::OperatorId::FromBytes(std::get<0>(le.key))
-                          .ValueOr(format::OperatorId()).ToHex();
-    e.target_id_hex = format::OperatorId::FromBytes(std::get<1>(le.key))
-                          .ValueOr(format::OperatorId()).ToHex();
-    e.target_input = std::get<2>(le.key);
-    e.partitioning = static_cast<Partitioning>(le.partitioning);
-    out.push_back(std::move(e));
-  }
-  return out;
-}
-
 base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
                                        const StatsOptions& options,
                                        const base::Progress& progress) {
@@ -307,7 +260,6 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
     Summarize(options, info, &op, &report.findings);
     report.operators.push_back(std::move(op));
   }
-  report.in_flight = InFlightByEdge(snapshot);
   SortFindings(&report.findings);
   return report;
 }

@@ -61,28 +61,9 @@ struct OperatorStats {
   double skew = 0.0;  // largest / median (0 when no keyed data)
 };
 
-// In-flight data of an unaligned checkpoint on one edge between chains, attributed through the
-// engine's channel layout (ckpt/format/channel_layout.h): what the edge's consumers persisted as
-// input channel state and its producers as output subpartition state.
-struct EdgeInFlightStats {
-  std::string source_id_hex;
-  std::string target_id_hex;
-  uint32_t target_input = 0;
-  Partitioning partitioning = Partitioning::kUnspecified;
-  uint64_t input_bytes = 0;
-  uint32_t input_buffers = 0;
-  uint64_t output_bytes = 0;
-  uint32_t output_buffers = 0;
-};
-
-// The edges of `snapshot`'s job graph that carry in-flight data, in graph order (empty for an
-// aligned snapshot).
-std::vector<EdgeInFlightStats> InFlightByEdge(const Snapshot& snapshot);
-
 struct StatsReport {
   uint64_t total_file_bytes = 0;  // the snapshot's full size (Snapshot::full_size_bytes)
   std::vector<OperatorStats> operators;  // snapshot order
-  std::vector<EdgeInFlightStats> in_flight;  // InFlightByEdge
   std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
 };
 
