@@ -3,8 +3,7 @@
 // order) and upstream subtask u (FORWARD: u = d only); per chain tail subtask u, one writer per
 // outbound edge (graph order), whose targets are the downstream subtasks (FORWARD: just u).
 // Channel state names channels by these indexes; the layouts of the snapshot's graph and of the
-// new graph translate them when a restore changes parallelism (in-flight data redistribution),
-// and ckpt-tool attributes a checkpoint's channel state to edges with the same layout.
+// new graph translate them when a restore changes parallelism (in-flight data redistribution).
 #pragma once
 
 #include <cstdint>
@@ -16,7 +15,7 @@
 
 #include "ckpt/format/proto.h"
 
-namespace ckpt::format {
+namespace ckpt::engine::runtime {
 
 class ChannelLayout {
  public:
@@ -57,4 +56,4 @@ class ChannelLayout {
   std::map<std::pair<std::string, uint32_t>, size_t> writer_edge_;  // (tail op, writer) -> edge
 };
 
-}  // namespace ckpt::format
+}  // namespace ckpt::engine::runtime
