@@ -110,7 +110,8 @@ TEST(RestCheckpointITCase, FullCheckpointOfIncrementalRocksDbJobIsSelfContained)
   for (int64_t id = before; id > 0 && !reuses; --id) {
     const std::string dir = format::CheckpointDir(job_dir, id);
     if (!base::Fs::Default().Stat(dir + "/_metadata").ok()) continue;
-    for (const pb::FileEntry& f : ReadMd(dir).files()) {
+    const pb::CheckpointMetadata md = ReadMd(dir);
+    for (const pb::FileEntry& f : md.files()) {
       reuses = reuses || (f.scope() == pb::SHARED && f.created_by_checkpoint_id() < id);
     }
   }
