@@ -123,16 +123,19 @@ TEST(RocksDbToolITCase, NativeSavepointsAndIncrementalCheckpointsReadLikeCanonic
   testing::TempDir tmp;
   base::Fs& fs = base::Fs::Default();
 
-  // 1. Incremental checkpoints under load, then a native stop-with-savepoint.
+  // 1. Incremental checkpoints under load, a native savepoint, then a cancel (which keeps the
+  // checkpoints: RETAIN_ON_CANCELLATION; a stop-with-savepoint finishes the job, and a finished
+  // job's checkpoints are discarded, as Flink does).
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> first,
                        JobRunner::Create(Spec(1), Options(tmp, "checkpoints")));
   ASSERT_OK(first->Start());
   JobRunner* r1 = first.get();
   ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r1->checkpoint_counts().completed >= 5; }));
-  ASSERT_OK_AND_ASSIGN(const std::string native_a,
-                       first->StopWithSavepoint(false, tmp.Sub("sp-a"), pb::NATIVE));
-  ASSERT_EQ(first->Wait().outcome, JobOutcome::kStopped);
+  ASSERT_OK_AND_ASSIGN(const std::string native_a, first->TriggerSavepoint(tmp.Sub("sp-a"), pb::NATIVE));
+  first->Cancel();
+  ASSERT_EQ(first->Wait().outcome, JobOutcome::kCancelled);
   const std::string job_dir = first->job_dir();
+  first.reset();  // releases the job directory's lock: prune leaves a running job's files alone
 
   // 2. The same state, restored with the gate shut: a native and a canonical savepoint of it.
   JobRunnerOptions o2 = Options(tmp, "checkpoints-2");
@@ -255,7 +258,10 @@ TEST(RocksDbToolITCase, NativeSavepointsAndIncrementalCheckpointsReadLikeCanonic
   po.keep_last = 1;
   po.min_orphan_age_ms = 0;
   ASSERT_OK_AND_ASSIGN(ops::PrunePlan plan, ops::PlanPrune(fs, tmp.Sub("checkpoints"), po));
-  EXPECT_GT(plan.files_to_delete, 0u);
+  std::string why;
+  for (const auto& n : plan.notes) why += n + "\n";
+  for (const auto& k : plan.kept) why += k.path + " kept: " + k.reason + "\n";
+  EXPECT_GT(plan.files_to_delete, 0u) << why;
   ASSERT_OK(ops::ExecutePrune(fs, plan));
   ASSERT_OK_AND_ASSIGN(ops::Snapshot kept, ops::LoadSnapshot(fs, newest));
   for (const auto& f : kept.files) EXPECT_TRUE(fs.Stat(f.resolved_path).ok()) << f.path;
