@@ -67,16 +67,6 @@ Dumped DumpAll(const std::string& dir) {
   return d;
 }
 
-std::map<std::string, std::string> Tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file()) continue;
-    auto b = base::ReadFileToString(Fs(), e.path().string());
-    out[std::filesystem::relative(e.path(), root).string()] = b.ok() ? *b : "";
-  }
-  return out;
-}
-
 RescaleOptions To(int32_t max) {
   RescaleOptions o;
   o.new_max_parallelism = max;
@@ -87,7 +77,7 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   SCOPED_TRACE(fixture);
   TempDir tmp;
   const std::string src = FixturePath(fixture);
-  const auto before = Tree(src);
+  const auto before = testing::FileTree(src);
   const Dumped original = DumpAll(src);
   ASSERT_GT(original.keyed, 0u);
 
@@ -101,7 +91,7 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
     entries += o.keyed_entries;
   }
   EXPECT_GE(entries, original.keyed);  // a map state's entry is one per user key in dump
-  EXPECT_EQ(Tree(src), before) << "the input changed";
+  EXPECT_EQ(testing::FileTree(src), before) << "the input changed";
 
   auto md = flink::ReadFlinkMetadata(Fs(), tmp.Sub("256") + "/_metadata");
   ASSERT_OK(md);

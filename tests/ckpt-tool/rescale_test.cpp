@@ -65,16 +65,6 @@ Dumped DumpAll(const std::string& dir, uint32_t max_p, uint32_t parallelism) {
   return d;
 }
 
-std::map<std::string, std::string> Tree(const std::string& root) {
-  std::map<std::string, std::string> out;
-  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
-    if (!e.is_regular_file()) continue;
-    auto b = base::ReadFileToString(Fs(), e.path().string());
-    out[std::filesystem::relative(e.path(), root).string()] = b.ok() ? *b : "";
-  }
-  return out;
-}
-
 RescaleOptions To(int32_t max) {
   RescaleOptions o;
   o.new_max_parallelism = max;
@@ -95,7 +85,7 @@ void ExpectNoErrors(const std::optional<ValidateReport>& report) {
 TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
   TempDir tmp;
   const std::string src = FixturePath(kSavepoint);
-  const auto before = Tree(src);
+  const auto before = testing::FileTree(src);
   const Dumped original = DumpAll(src, 128, 2);
   ASSERT_EQ(original.by_key.size(), 24u);  // user-00 .. user-23
 
@@ -114,7 +104,7 @@ TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
     }
     EXPECT_EQ(entries, original.keyed);  // every record once (timers included)
     ExpectNoErrors(r->verification);
-    EXPECT_EQ(Tree(src), before) << "the input changed";
+    EXPECT_EQ(testing::FileTree(src), before) << "the input changed";
 
     auto md = format::ReadMetadataFile(Fs(), out + "/_metadata");
     ASSERT_OK(md);

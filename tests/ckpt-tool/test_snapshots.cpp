@@ -1,6 +1,8 @@
 // Test snapshots written through ckpt::format (see test_snapshots.h).
 #include "test_snapshots.h"
 
+#include <filesystem>
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -258,6 +260,16 @@ void WriteTextFile(const std::string& path, const std::string& text) {
   std::ofstream out(path, std::ios::binary | std::ios::trunc);
   ASSERT_TRUE(out.good()) << path;
   out << text;
+}
+
+std::map<std::string, std::string> FileTree(const std::string& root) {
+  std::map<std::string, std::string> out;
+  for (const auto& e : std::filesystem::recursive_directory_iterator(root)) {
+    if (!e.is_regular_file()) continue;
+    auto bytes = base::ReadFileToString(base::Fs::Default(), e.path().string());
+    out[std::filesystem::relative(e.path(), root).string()] = bytes.ok() ? *bytes : "";
+  }
+  return out;
 }
 
 }  // namespace ckpt::testing

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 
 #include "ckpt/base/status.h"
@@ -51,5 +52,9 @@ void WriteTextFile(const std::string& path, const std::string& text);
 
 // The sample savepoint's job spec (JSON), for --against tests.
 std::string SampleSavepointJobSpec();
+
+// Every regular file under `root` (path relative to it) with its bytes: to check that an
+// operation left its input untouched.
+std::map<std::string, std::string> FileTree(const std::string& root);
 
 }  // namespace ckpt::testing
