@@ -56,25 +56,8 @@ struct EngineRun {
   }
 };
 
-json Checkpoints(httplib::Client& c) {
-  return HttpGet(c, std::string("/jobs/") + kJobId + "/checkpoints").body;
-}
-
-bool WaitCompleted(httplib::Client& c, int n) {
-  return testing::WaitUntil(
-      [&] {
-        json j = Checkpoints(c);
-        return j.is_object() && j["counts"]["completed"].get<int>() >= n;
-      },
-      std::chrono::milliseconds(60000), std::chrono::milliseconds(20));
-}
-
-pb::CheckpointMetadata ReadMd(const std::string& dir) {
-  base::Result<pb::CheckpointMetadata> md =
-      format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
-  EXPECT_TRUE(md.ok()) << dir << ": " << md.status().ToString();
-  return md.ok() ? *md : pb::CheckpointMetadata();
-}
+json Checkpoints(httplib::Client& c) { return CheckpointsOf(c, kJobId); }
+bool WaitCompleted(httplib::Client& c, int n) { return itcase::WaitCompleted(c, kJobId, n); }
 
 // Chain heads of the job graph as Flink's vertex ids.
 std::set<std::string> VertexIds(const pb::JobGraph& g) {

@@ -7,7 +7,11 @@
 
 #include <regex>
 
+#include "ckpt/base/fs.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/testing/wait_until.h"
+
+#include <gtest/gtest.h>
 
 namespace ckpt::itcase {
 
@@ -82,6 +86,26 @@ nlohmann::json AwaitOperation(httplib::Client& c, const std::string& status_path
       },
       std::chrono::milliseconds(60000), std::chrono::milliseconds(20));
   return op;
+}
+
+nlohmann::json CheckpointsOf(httplib::Client& c, const std::string& job_id) {
+  return HttpGet(c, "/jobs/" + job_id + "/checkpoints").body;
+}
+
+bool WaitCompleted(httplib::Client& c, const std::string& job_id, int n) {
+  return testing::WaitUntil(
+      [&] {
+        nlohmann::json j = CheckpointsOf(c, job_id);
+        return j.is_object() && j["counts"]["completed"].get<int>() >= n;
+      },
+      std::chrono::milliseconds(60000), std::chrono::milliseconds(20));
+}
+
+pb::CheckpointMetadata ReadMd(const std::string& dir) {
+  base::Result<pb::CheckpointMetadata> md =
+      format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
+  EXPECT_TRUE(md.ok()) << dir << ": " << md.status().ToString();
+  return md.ok() ? *md : pb::CheckpointMetadata();
 }
 
 }  // namespace ckpt::itcase

@@ -11,6 +11,8 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "ckpt/format/proto.h"
+
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -48,5 +50,12 @@ HttpAnswer HttpPost(httplib::Client& c, const std::string& path, const std::stri
 
 // Polls an asynchronous operation until COMPLETED (deadline 60 s): its "operation".
 nlohmann::json AwaitOperation(httplib::Client& c, const std::string& status_path);
+
+// GET /jobs/<job_id>/checkpoints.
+nlohmann::json CheckpointsOf(httplib::Client& c, const std::string& job_id);
+// Waits (deadline 60 s) until `job_id` has at least `n` completed checkpoints.
+bool WaitCompleted(httplib::Client& c, const std::string& job_id, int n);
+// <dir>/_metadata decoded; an empty message and a test failure if it cannot be read.
+pb::CheckpointMetadata ReadMd(const std::string& dir);
 
 }  // namespace ckpt::itcase

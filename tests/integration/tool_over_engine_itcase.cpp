@@ -131,6 +131,25 @@ class ToolOverEngineITCase : public ::testing::Test {
     return OnlySavepoint(checkpoint_dir);
   }
 
+  // Restores `old_sp` into the job `old_spec` and `new_sp` into `new_spec` (sinks `old_out` and
+  // `new_out`): both run to the end with the same committed output, which together with `before`
+  // (the output up to the savepoint) holds every input exactly once.
+  void ExpectSameResults(const std::string& old_spec, const std::string& old_sp, const std::string& old_out,
+                         const std::string& new_spec, const std::string& new_sp, const std::string& new_out,
+                         const std::string& before) {
+    const RunResult old_run =
+        RunToEnd({kEngine, "run", old_spec, "-s", old_sp, "--checkpoint-dir", old_out + "-ck"}, old_out + ".log");
+    ASSERT_EQ(old_run.exit_code, 0) << old_run.output;
+    const RunResult new_run =
+        RunToEnd({kEngine, "run", new_spec, "-s", new_sp, "--checkpoint-dir", new_out + "-ck"}, new_out + ".log");
+    ASSERT_EQ(new_run.exit_code, 0) << new_run.output;
+    const std::vector<std::string> old_lines = CommittedLines(old_out);
+    const std::vector<std::string> new_lines = CommittedLines(new_out);
+    ASSERT_FALSE(new_lines.empty());
+    EXPECT_EQ(old_lines, new_lines);
+    ExpectEveryInputOnce(CommittedLines(before), new_lines);
+  }
+
   RunResult Tool(std::vector<std::string> args) {
     args.insert(args.begin(), kTool);
     return RunToEnd(args, tmp_.Sub("tool-" + std::to_string(++runs_) + ".log"));
@@ -209,19 +228,8 @@ TEST_F(ToolOverEngineITCase, RemappedEngineSavepointRestoresIntoTheNewJobWithIde
   // 3. Restoring the remapped savepoint into v2 gives exactly what restoring the original
   // savepoint into v1 gives.
   WriteFile(t + "/v1-restore.json", Job("remap-restore", "-v1", t + "/out-v1"));
-  const RunResult v1_run = RunToEnd(
-      {kEngine, "run", t + "/v1-restore.json", "-s", sp, "--checkpoint-dir", t + "/ck1"},
-      t + "/run-v1.log");
-  ASSERT_EQ(v1_run.exit_code, 0) << v1_run.output;
-  const RunResult v2_run = RunToEnd(
-      {kEngine, "run", t + "/v2.json", "-s", t + "/sp-v2", "--checkpoint-dir", t + "/ck2"},
-      t + "/run-v2.log");
-  ASSERT_EQ(v2_run.exit_code, 0) << v2_run.output;
-  const std::vector<std::string> v1 = CommittedLines(t + "/out-v1");
-  const std::vector<std::string> v2 = CommittedLines(t + "/out-v2");
-  ASSERT_FALSE(v2.empty());
-  EXPECT_EQ(v1, v2);
-  ExpectEveryInputOnce(CommittedLines(t + "/out-before"), v2);
+  ExpectSameResults(t + "/v1-restore.json", sp, t + "/out-v1", t + "/v2.json", t + "/sp-v2", t + "/out-v2",
+                    t + "/out-before");
 }
 
 TEST_F(ToolOverEngineITCase, RescaledEngineSavepointRestoresAtTheNewMaxParallelismWithIdenticalResults) {
@@ -252,19 +260,8 @@ TEST_F(ToolOverEngineITCase, RescaledEngineSavepointRestoresAtTheNewMaxParalleli
 
   // Restoring it into the 256 job gives exactly what restoring the original into the 128 job gives.
   WriteFile(t + "/p128-restore.json", Job("rescale-restore", "", t + "/out-128"));
-  const RunResult old_run = RunToEnd(
-      {kEngine, "run", t + "/p128-restore.json", "-s", sp, "--checkpoint-dir", t + "/ck128"},
-      t + "/run-128.log");
-  ASSERT_EQ(old_run.exit_code, 0) << old_run.output;
-  const RunResult new_run = RunToEnd(
-      {kEngine, "run", t + "/p256.json", "-s", t + "/sp-256", "--checkpoint-dir", t + "/ck256"},
-      t + "/run-256.log");
-  ASSERT_EQ(new_run.exit_code, 0) << new_run.output;
-  const std::vector<std::string> at128 = CommittedLines(t + "/out-128");
-  const std::vector<std::string> at256 = CommittedLines(t + "/out-256");
-  ASSERT_FALSE(at256.empty());
-  EXPECT_EQ(at128, at256);
-  ExpectEveryInputOnce(CommittedLines(t + "/out-before"), at256);
+  ExpectSameResults(t + "/p128-restore.json", sp, t + "/out-128", t + "/p256.json", t + "/sp-256",
+                    t + "/out-256", t + "/out-before");
 }
 
 }  // namespace
