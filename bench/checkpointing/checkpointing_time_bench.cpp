@@ -87,6 +87,9 @@ JobRunnerOptions Options(Mode m, const std::string& dir, uint64_t interval_ms) {
 
 struct Durations {
   std::vector<int64_t> ms;  // end-to-end, per completed checkpoint after the warm-up
+  // Per checkpoint, the largest over its subtasks: start delay (trigger to first barrier),
+  // alignment, async phase, and the last ack (trigger to ack): where the time goes.
+  std::vector<int64_t> start_delay, alignment, async, last_ack;
   uint64_t persisted = 0;
   bool unaligned_any = false;
   std::string error;
@@ -131,6 +134,20 @@ Durations Measure(Mode m, int64_t delay_us, uint32_t p, int want) {
     auto meta = ckpt::format::DecodeMetadata(*bytes, md.string());
     if (!meta.ok()) continue;
     d.ms.push_back(meta->metrics().end_to_end_duration());
+    int64_t start = 0, align = 0, async = 0, ack = 0;
+    for (const auto& op : meta->operators()) {
+      for (const auto& st : op.subtasks()) {
+        const auto& sm = st.metrics();
+        start = std::max(start, sm.start_delay());
+        align = std::max(align, sm.alignment_duration());
+        async = std::max(async, sm.async_duration());
+        ack = std::max(ack, sm.ack_timestamp() - meta->metrics().trigger_timestamp());
+      }
+    }
+    d.start_delay.push_back(start);
+    d.alignment.push_back(align);
+    d.async.push_back(async);
+    d.last_ack.push_back(ack);
     d.persisted += meta->metrics().persisted_data();
     d.unaligned_any = d.unaligned_any || meta->metrics().is_unaligned();
   }
@@ -179,8 +196,9 @@ int main(int argc, char** argv) {
   std::printf("checkpoint end-to-end duration under backpressure (median of the checkpoints "
               "after a 1.5 s warm-up; 4 KiB buffers; timeout %lld ms; debloat target %lld ms)\n",
               static_cast<long long>(kTimeoutMs), static_cast<long long>(kDebloatTargetMs));
-  std::printf("%-10s %-3s %-22s %10s %12s %14s %10s\n", "sink", "p", "mode", "median ms",
-              "checkpoints", "persisted B", "vs aligned");
+  std::printf("%-10s %-3s %-22s %10s %12s %14s %10s   %s\n", "sink", "p", "mode", "median ms",
+              "checkpoints", "persisted B", "vs aligned",
+              "median of per-checkpoint max: start delay / alignment / async / last ack (ms)");
   std::vector<int64_t> delays = quick ? std::vector<int64_t>{1000}
                                       : std::vector<int64_t>{1000, 10000};
   for (int64_t delay : delays) {
@@ -196,10 +214,11 @@ int main(int argc, char** argv) {
         }
         med[m] = Median(d.ms);
         const double base = med.count(Mode::kAligned) ? med[Mode::kAligned] : 0;
-        std::printf("%-10s %-3u %-22s %10.1f %12zu %14llu %9.1fx\n",
+        std::printf("%-10s %-3u %-22s %10.1f %12zu %14llu %9.1fx   %.0f / %.0f / %.0f / %.0f\n",
                     (std::to_string(delay / 1000) + " ms/rec").c_str(), p, Name(m), med[m],
                     d.ms.size(), static_cast<unsigned long long>(d.persisted),
-                    med[m] > 0 && base > 0 ? base / med[m] : 0.0);
+                    med[m] > 0 && base > 0 ? base / med[m] : 0.0, Median(d.start_delay),
+                    Median(d.alignment), Median(d.async), Median(d.last_ack));
       }
       if (med.count(Mode::kAligned) && med.count(Mode::kUnaligned) && med[Mode::kUnaligned] > 0) {
         std::printf("  -> unaligned %.0fx faster than aligned (target >= 300x at 10 ms/record)\n",

@@ -1,12 +1,14 @@
 // ChannelLayout: input channels per chain-head subtask are (edge in graph order, upstream
 // subtask), FORWARD edges contribute only the same subtask; writers of a chain tail are its
 // outbound edges in graph order; chained edges have no channels.
-#include "runtime/channel_layout.h"
+#include "ckpt/format/channel_layout.h"
 
 #include <gtest/gtest.h>
 
 namespace ckpt::engine::runtime {
 namespace {
+
+using format::ChannelLayout;
 
 std::string Id(char c) { return std::string(16, c); }
 

@@ -237,5 +237,83 @@ TEST(BufferPoolTest, OverdraftLendsBeyondThePoolAndMakesItUnavailable) {
   EXPECT_TRUE(pool.IsAvailable());
 }
 
+std::string Tags(const std::vector<CapturedBuffer>& bs) {
+  std::string out;
+  for (const CapturedBuffer& b : bs) out += std::string(b.bytes());
+  return out;
+}
+
+// Unaligned input side: what precedes the barrier on a channel is captured when it reaches the
+// channel, before the task takes (processes) any of it; the capture completes when the barrier
+// is queued and excludes what follows it.
+TEST(TaskInboxTest, CaptureTakesQueuedBuffersThenArrivalsUntilTheBarrier) {
+  TaskInbox inbox({0}, 8);
+  BufferPool pool(8, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  sp.Add(Buffer(pool, 'a'));
+  sp.Add(Buffer(pool, 'b'));
+  inbox.StartCapture(0, 7);
+  std::vector<CapturedBuffer> got;
+  EXPECT_FALSE(inbox.TakeCapture(0, &got));  // barrier 7 not queued yet
+  sp.Add(Buffer(pool, 'c'));
+  sp.Add(Barrier(6));  // an older barrier does not end it
+  sp.Add(Buffer(pool, 'd'));
+  EXPECT_FALSE(inbox.TakeCapture(0, &got));
+  sp.Add(Barrier(7));
+  sp.Add(Buffer(pool, 'e'));  // after the barrier: not in-flight data of checkpoint 7
+  ASSERT_TRUE(inbox.TakeCapture(0, &got));
+  EXPECT_EQ(Tags(got), "abcd");
+  EXPECT_FALSE(inbox.TakeCapture(0, &got));  // taken once
+  // The task still processes everything, in order.
+  std::string seen;
+  for (int i = 0; i < 7; ++i) {
+    TaskInbox::Polled p = inbox.Poll(Now());
+    ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+    if (p.event.kind == StreamEvent::Kind::kBuffer) {
+      seen += p.event.buffer->data[0];
+      pool.Recycle(p.event.buffer);
+    } else {
+      seen += std::to_string(p.event.barrier->checkpoint_id);
+    }
+  }
+  EXPECT_EQ(seen, "abc6d7e");
+}
+
+TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
+  TaskInbox inbox({0, 0}, 8);
+  BufferPool pool(8, 64);
+  ResultSubpartition sp0, sp1;
+  sp0.Connect(&inbox, 0);
+  sp1.Connect(&inbox, 1);
+  // Channel 1: its barrier is already queued, ahead of two buffers it overtook.
+  sp1.Add(Buffer(pool, 'x'));
+  sp1.Add(Buffer(pool, 'y'));
+  StreamEvent b = Barrier(3);
+  sp1.AddPriority(b);
+  inbox.StartCapture(1, 3);
+  std::vector<CapturedBuffer> got;
+  ASSERT_TRUE(inbox.TakeCapture(1, &got));
+  EXPECT_EQ(Tags(got), "xy");
+  // Channel 0: open; a priority barrier arriving later ends it; the buffers it overtakes in
+  // the channel were captured on arrival.
+  inbox.StartCapture(0, 3);
+  sp0.Add(Buffer(pool, 'p'));
+  sp0.Add(Buffer(pool, 'q'));
+  sp0.AddPriority(Barrier(3));
+  sp0.Add(Buffer(pool, 'r'));
+  got.clear();
+  ASSERT_TRUE(inbox.TakeCapture(0, &got));
+  EXPECT_EQ(Tags(got), "pq");
+  // CaptureFront: the buffers right behind a just-taken priority barrier.
+  TaskInbox::Polled p = inbox.Poll(Now());
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+  ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
+  EXPECT_EQ(Tags(inbox.CaptureFront(p.channel, p.event.overtaken_buffers)),
+            p.channel == 0 ? "pq" : "xy");
+  inbox.StopCaptures();
+  inbox.Cancel();
+}
+
 }  // namespace
 }  // namespace ckpt::engine::runtime

@@ -138,7 +138,7 @@ class DirectorySource final : public SourceOperator {
 
   base::Result<SourceStatus> PollNext() override {
     if (stopped_) return SourceStatus::kEndOfInput;
-    base::Result<int64_t> emitted = reader_.EmitLines(ctx_->output(), batch_size_);
+    base::Result<int64_t> emitted = reader_.EmitLines(*ctx_, batch_size_);
     if (!emitted.ok()) return emitted.status().WithContext(label_);
     if (*emitted > 0) return SourceStatus::kMoreAvailable;
     if (exhausted_) return SourceStatus::kEndOfInput;

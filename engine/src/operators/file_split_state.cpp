@@ -32,7 +32,8 @@ bool FileSplitReader::HasUnfinished() const {
   return false;
 }
 
-base::Result<int64_t> FileSplitReader::EmitLines(Output& out, int64_t max_lines) {
+base::Result<int64_t> FileSplitReader::EmitLines(OperatorContext& ctx, int64_t max_lines) {
+  Output& out = ctx.output();
   while (true) {
     if (!reader_) {
       while (current_ < splits_.size() && splits_[current_].offset == kSplitDone) ++current_;
@@ -43,6 +44,7 @@ base::Result<int64_t> FileSplitReader::EmitLines(Output& out, int64_t max_lines)
     }
     int64_t emitted = 0;
     while (emitted < max_lines) {
+      if (emitted > 0 && ctx.ShouldYield()) return emitted;  // the split stays open
       CKPT_ASSIGN_OR_RETURN(bool more, reader_->Next(&line_));
       if (!more) break;
       record_.key = format::Value();

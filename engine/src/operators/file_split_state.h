@@ -38,7 +38,8 @@ class FileSplitReader {
 
   // Emits up to `max_lines` lines of the first unfinished split as Record(line) through `out`.
   // Returns the number emitted; 0 means every split is done. NotFound/IOError from the file.
-  base::Result<int64_t> EmitLines(Output& out, int64_t max_lines);
+  // Stops early, after at least one line, when `ctx.ShouldYield()` (backpressure, a mail).
+  base::Result<int64_t> EmitLines(OperatorContext& ctx, int64_t max_lines);
 
   // Current positions for a snapshot.
   std::vector<format::Value> StateEntries() const;

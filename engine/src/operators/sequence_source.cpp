@@ -92,8 +92,11 @@ class SequenceSource final : public SourceOperator {
     for (const Split& s : splits_) active += s.next <= s.end ? 1 : 0;
     if (active == 0) return FinishInput();
     const int64_t slice = std::max<int64_t>(1, budget / static_cast<int64_t>(active));
+    const int64_t batch_start = emitted_;
     for (Split& s : splits_) {
       for (int64_t i = 0; i < slice && s.next <= s.end && budget > 0; ++i, --budget) {
+        // Backpressured or a checkpoint trigger waits: end the batch between two records.
+        if (emitted_ > batch_start && ctx_->ShouldYield()) return SourceStatus::kMoreAvailable;
         record_.value = format::Value(s.next);
         record_.key = p_.keys > 0 ? format::Value(s.next % p_.keys) : format::Value();
         record_.timestamp =

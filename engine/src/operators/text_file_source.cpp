@@ -48,7 +48,7 @@ class TextFileSource final : public SourceOperator {
 
   base::Result<SourceStatus> PollNext() override {
     if (stopped_) return SourceStatus::kEndOfInput;
-    base::Result<int64_t> emitted = reader_.EmitLines(ctx_->output(), batch_size_);
+    base::Result<int64_t> emitted = reader_.EmitLines(*ctx_, batch_size_);
     if (!emitted.ok()) return emitted.status().WithContext(label_);
     return *emitted == 0 ? SourceStatus::kEndOfInput : SourceStatus::kMoreAvailable;
   }

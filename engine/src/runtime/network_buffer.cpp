@@ -37,6 +37,7 @@ BufferPool::BufferPool(size_t num_buffers, size_t buffer_bytes, uint32_t max_ove
     free_.push_back(b.get());
     buffers_.push_back(std::move(b));
   }
+  UpdateAvailableLocked();
 }
 
 BufferPool::~BufferPool() = default;
@@ -49,6 +50,7 @@ base::Result<NetworkBuffer*> BufferPool::Request() {
   if (cancelled_) return base::Status::Cancelled("task cancelled while waiting for a buffer");
   NetworkBuffer* b = free_.back();
   free_.pop_back();
+  UpdateAvailableLocked();
   b->size = 0;
   b->refs.store(1);
   return b;
@@ -64,6 +66,7 @@ NetworkBuffer* BufferPool::TryRequest() {
   if (cancelled_ || free_.empty()) return nullptr;
   NetworkBuffer* b = free_.back();
   free_.pop_back();
+  UpdateAvailableLocked();
   b->size = 0;
   b->refs.store(1);
   return b;
@@ -74,6 +77,7 @@ NetworkBuffer* BufferPool::TryRequestOverdraft() {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_ || overdraft_in_use_ >= max_overdraft_) return nullptr;
     ++overdraft_in_use_;
+    UpdateAvailableLocked();
   }
   auto* b = new NetworkBuffer();
   b->data = std::make_unique<char[]>(buffer_bytes_);
@@ -96,6 +100,7 @@ void BufferPool::ReturnLastReference(NetworkBuffer* buffer) {
     } else {
       free_.push_back(buffer);
     }
+    UpdateAvailableLocked();
     listener = listener_;
   }
   cv_.notify_one();
@@ -125,9 +130,6 @@ uint32_t BufferPool::NumOverdraftInUse() const {
   return overdraft_in_use_;
 }
 
-bool BufferPool::IsAvailable() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return !free_.empty() && overdraft_in_use_ == 0;
-}
+bool BufferPool::IsAvailable() const { return available_.load(std::memory_order_relaxed); }
 
 }  // namespace ckpt::engine::runtime

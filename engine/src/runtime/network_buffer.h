@@ -85,6 +85,9 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
  private:
   friend void ReleaseBuffer(NetworkBuffer* buffer);
   void ReturnLastReference(NetworkBuffer* buffer);
+  void UpdateAvailableLocked() {
+    available_.store(!free_.empty() && overdraft_in_use_ == 0, std::memory_order_relaxed);
+  }
 
   const size_t buffer_bytes_;
   const uint32_t max_overdraft_;
@@ -93,6 +96,8 @@ class BufferPool : public std::enable_shared_from_this<BufferPool> {
   std::condition_variable cv_;
   std::vector<NetworkBuffer*> free_;
   uint32_t overdraft_in_use_ = 0;
+  // IsAvailable without the lock (a source asks before every record); written under mu_.
+  std::atomic<bool> available_{false};
   bool cancelled_ = false;
   size_t waiting_ = 0;
   std::function<void()> listener_;

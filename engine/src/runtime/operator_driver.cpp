@@ -78,6 +78,10 @@ void WriterOutput::Flush() {
   for (auto& w : writers_) w->Flush();
 }
 
+void WriterOutput::FlushIdle() {
+  for (auto& w : writers_) w->FlushIdle();
+}
+
 void WriterOutput::BroadcastEvent(const StreamEvent& event) {
   for (auto& w : writers_) w->BroadcastEvent(event);
 }

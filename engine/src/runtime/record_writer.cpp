@@ -131,6 +131,17 @@ void RecordWriter::Flush() {
   }
 }
 
+void RecordWriter::FlushIdle() {
+  for (uint32_t t = 0; t < num_targets(); ++t) {
+    NetworkBuffer*& buf = current_[t];
+    if (buf == nullptr || buf->size == 0 || subpartitions_[t]->queued_buffers() > 0) continue;
+    StreamEvent e;
+    e.buffer = buf;
+    buf = nullptr;
+    subpartitions_[t]->Add(std::move(e));
+  }
+}
+
 void RecordWriter::BroadcastEvent(const StreamEvent& event) {
   Flush();
   for (auto& sp : subpartitions_) sp->Add(event);

@@ -47,6 +47,13 @@ class RecordWriter {
   base::Status Broadcast(std::string_view element);
   // Sends every non-empty current buffer to its subpartition.
   void Flush();
+  // The task's periodic flush (buffer timeout): sends a non-empty current buffer on only when
+  // its subpartition has no buffer queued, so the consumer can take it now. Behind queued
+  // buffers (backpressure) the buffer keeps filling: sealing it would gain no latency and fill
+  // the channel with nearly empty buffers — in-flight data of a few records, which made
+  // backpressured aligned checkpoints look fast. (Flink's flush does not seal either: the
+  // consumer may read a buffer still being written.)
+  void FlushIdle();
   // Flushes, then appends `event` to every subpartition.
   void BroadcastEvent(const StreamEvent& event);
   // Flushes, then puts `event` ahead of every subpartition's queued buffers; returns them per

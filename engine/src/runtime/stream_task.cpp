@@ -2,6 +2,7 @@
 // stream_task_checkpoint.cpp.
 #include "stream_task.h"
 
+#include <algorithm>
 #include <chrono>
 
 #include "ckpt/engine/checkpoint/operator_snapshot.h"
@@ -76,6 +77,17 @@ void StreamTask::ReleaseBuffers() {
   current_channel_ = -1;
   inbox_->Cancel();
   writer_output_.Clear();
+}
+
+std::chrono::steady_clock::time_point StreamTask::PollDeadline(int64_t max_wait_us) const {
+  // Alignment timers (aligned with timeout) fire on time, not up to one wait late.
+  int64_t wait_us = max_wait_us;
+  const int64_t now = OperatorContext::CurrentProcessingTimeMs();
+  if (alignment_timer_) wait_us = std::min(wait_us, (alignment_timer_->second - now) * 1000);
+  if (unaligned_ != nullptr && unaligned_->awaiting_output) {
+    wait_us = std::min(wait_us, (unaligned_->output_deadline_ms - now) * 1000);
+  }
+  return std::chrono::steady_clock::now() + std::chrono::microseconds(std::max<int64_t>(0, wait_us));
 }
 
 bool StreamTask::OutputAvailable() const {
@@ -158,6 +170,12 @@ base::Status StreamTask::Setup() {
         std::make_unique<OperatorDriver>(std::move(c.op), std::move(keyed), std::move(store)));
     drivers_.back()->SetContext(std::move(init));
   }
+  if (is_source_) {
+    // Between two records of a batch: stop when no output buffer is free or a mail (a
+    // checkpoint trigger) waits, instead of blocking mid-batch where no mail runs.
+    drivers_.front()->ctx()->SetYieldForRuntime(
+        [this] { return !OutputAvailable() || inbox_->HasMail(); });
+  }
   // Outputs: each operator feeds the next of the chain; the last one feeds the writers.
   for (size_t i = 0; i < n; ++i) {
     Output* out = &writer_output_;
@@ -195,7 +213,7 @@ base::Status StreamTask::MaybeFlush(bool force) {
   int64_t now = SteadyMs();
   if (!force && now - last_flush_ms_ < kFlushIntervalMs) return base::Status::OK();
   last_flush_ms_ = now;
-  writer_output_.Flush();
+  writer_output_.FlushIdle();
   return base::Status::OK();
 }
 
@@ -207,8 +225,7 @@ void StreamTask::MaybeDebloat() {
     return;
   }
   if (now - debloat_last_ms_ < env_->network.debloat_period_ms) return;
-  uint64_t bytes = 0;
-  for (const auto& r : readers_) bytes += r->consumed_bytes();
+  const uint64_t bytes = ConsumedBytes();
   if (std::optional<size_t> size =
           debloater_->Recalculate(bytes - debloat_last_bytes_, now - debloat_last_ms_)) {
     inbox_->AnnounceBufferSize(*size);
@@ -254,9 +271,7 @@ base::Status StreamTask::SourceLoop() {
         // Backpressured: emit nothing until a buffer is free (the legacy-source fix, seed 000
         // §3.2), but keep running mails: a checkpoint trigger is served at once.
         CKPT_RETURN_IF_ERROR(MaybeFlush(false));
-        TaskInbox::Polled p = inbox_->Poll(
-            std::chrono::steady_clock::now() + std::chrono::milliseconds(kFlushIntervalMs),
-            wait_output);
+        TaskInbox::Polled p = inbox_->Poll(PollDeadline(kFlushIntervalMs * 1000), wait_output);
         if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
         continue;
       }
@@ -270,15 +285,12 @@ base::Status StreamTask::SourceLoop() {
         CKPT_RETURN_IF_ERROR(EndInput());
       }
       CKPT_RETURN_IF_ERROR(MaybeFlush(true));
-      auto deadline = std::chrono::steady_clock::now() +
-                      std::chrono::microseconds(source_->IdleWaitMicros());
-      TaskInbox::Polled p = inbox_->Poll(deadline);
+      TaskInbox::Polled p = inbox_->Poll(PollDeadline(source_->IdleWaitMicros()));
       if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
       continue;
     }
     CKPT_RETURN_IF_ERROR(MaybeFlush(true));
-    TaskInbox::Polled p =
-        inbox_->Poll(std::chrono::steady_clock::now() + std::chrono::milliseconds(10));
+    TaskInbox::Polled p = inbox_->Poll(PollDeadline(10 * 1000));
     if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
   }
   StreamEvent e;
@@ -302,6 +314,10 @@ base::Status StreamTask::InputLoop() {
   while (!(terminate_ && channels_ended_ == n)) {
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
     CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
+    // A pending unaligned checkpoint completes its input side as soon as every channel's
+    // barrier reached the inbox, even while the task is still working through the buffers the
+    // barriers overtook.
+    if (unaligned_ != nullptr) MaybeFinishUnaligned();
     MaybeDebloat();
     if (holding_upstream_ && current_channel_ < 0 && inbox_->restored_pending() == 0) {
       // Every replayed buffer is processed: new input may follow.
@@ -319,16 +335,11 @@ base::Status StreamTask::InputLoop() {
         continue;
       }
     } else {
-      auto deadline =
-          std::chrono::steady_clock::now() + std::chrono::milliseconds(kFlushIntervalMs);
+      int64_t wait_us = kFlushIntervalMs * 1000;
       if (std::optional<int64_t> t = drivers_.front()->NextProcessingTimerMs()) {
-        int64_t wait = *t - OperatorContext::CurrentProcessingTimeMs();
-        if (wait < kFlushIntervalMs) {
-          deadline = std::chrono::steady_clock::now() +
-                     std::chrono::milliseconds(wait < 0 ? 0 : wait);
-        }
+        wait_us = std::min(wait_us, (*t - OperatorContext::CurrentProcessingTimeMs()) * 1000);
       }
-      p = inbox_->Poll(deadline, mid_buffer ? wait_output : idle);
+      p = inbox_->Poll(PollDeadline(wait_us), mid_buffer ? wait_output : idle);
     }
     switch (p.what) {
       case TaskInbox::Polled::What::kCancelled:
@@ -355,21 +366,17 @@ base::Status StreamTask::InputLoop() {
 }
 
 base::Status StreamTask::HandleBuffer(uint32_t channel, NetworkBuffer* buffer) {
-  if (unaligned_ != nullptr) {
-    UnalignedCapture::Channel& c = unaligned_->input[channel];
-    if (c.recording != UnalignedCapture::Channel::Recording::kDone) {
-      // In-flight data of a channel whose barrier has not passed: persisted (a copy of its bytes)
-      // and processed as usual.
-      c.buffers.emplace_back(buffer);
-      if (c.recording == UnalignedCapture::Channel::Recording::kCount && --c.remaining == 0) {
-        c.recording = UnalignedCapture::Channel::Recording::kDone;
-      }
-    }
-  }
+  // In-flight data of a pending unaligned checkpoint was captured by the inbox when it arrived;
+  // it is processed as usual.
   readers_[channel]->SetBuffer(buffer);
   current_channel_ = channel;
-  if (unaligned_ != nullptr) MaybeFinishUnaligned();
   return base::Status::OK();
+}
+
+uint64_t StreamTask::ConsumedBytes() const {
+  uint64_t bytes = 0;
+  for (const auto& r : readers_) bytes += r->consumed_bytes();
+  return bytes;
 }
 
 base::Status StreamTask::ProcessOneElement() {
@@ -412,6 +419,9 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
     case StreamEvent::Kind::kBuffer:
       return HandleBuffer(channel, event.buffer);
     case StreamEvent::Kind::kBarrier:
+      if (!barriers_->pending() || barriers_->pending_id() < event.barrier->checkpoint_id) {
+        processed_mark_ = ConsumedBytes();  // possibly the first barrier of a checkpoint
+      }
       return ApplyBarrierDecision(
           barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs(),
                                event.priority),
@@ -426,9 +436,6 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
       if (!channel_ended_[channel]) {
         channel_ended_[channel] = true;
         ++channels_ended_;
-        if (unaligned_ != nullptr) {
-          unaligned_->input[channel].recording = UnalignedCapture::Channel::Recording::kDone;
-        }
         CKPT_RETURN_IF_ERROR(ApplyBarrierDecision(
             barriers_->OnEndOfPartition(channel, OperatorContext::CurrentProcessingTimeMs()), 0));
         if (unaligned_ != nullptr) MaybeFinishUnaligned();

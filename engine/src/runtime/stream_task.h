@@ -14,6 +14,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -87,10 +88,15 @@ struct UnalignedCapture {
   int64_t output_deadline_ms = 0;
   // Per writer, per target: the buffers the barrier overtook.
   std::vector<std::vector<std::vector<CapturedBuffer>>> output;
+  // Aligned: bytes the task processed between the first barrier and the snapshot; unaligned:
+  // between the first and the last barrier (Flink's processedData).
+  uint64_t processed_bytes = 0;
+  // The task saw every channel's barrier (alignment_ms and processed_bytes are final).
+  bool all_received = false;
   struct Channel {
-    enum class Recording { kDone, kUntilBarrier, kCount };
+    // kUntilBarrier: the inbox captures the channel's buffers until its barrier is queued.
+    enum class Recording { kDone, kUntilBarrier };
     Recording recording = Recording::kDone;
-    uint32_t remaining = 0;
     // Bytes the task had taken but not processed (a partial frame, the rest of a buffer).
     std::string leftover;
     std::vector<CapturedBuffer> buffers;
@@ -163,7 +169,10 @@ class StreamTask {
   base::Status AdvanceChannelWatermark(uint32_t channel, int64_t watermark);
   base::Status ApplyBarrierDecision(const BarrierHandler::Decision& d, uint32_t overtaken);
   base::Status PerformCheckpoint(std::shared_ptr<const CheckpointOptions> options,
-                                 int64_t alignment_ms, int64_t first_barrier_ms);
+                                 int64_t alignment_ms, int64_t first_barrier_ms,
+                                 uint64_t processed_bytes);
+  // Bytes of input the task has processed so far (all channels).
+  uint64_t ConsumedBytes() const;
   // Unaligned: sync phase (barrier overtakes the outputs, buffers captured, operator snapshot)
   // and the start of input recording; `channel` delivered the barrier with `overtaken` buffers
   // queued behind it (none for a source's trigger).
@@ -181,6 +190,8 @@ class StreamTask {
   void DropUnaligned(int64_t up_to_checkpoint);
   base::Status RestoreChannelState();
   bool OutputAvailable() const;
+  // Now + `max_wait_us`, or earlier when a pending alignment timer is due sooner.
+  std::chrono::steady_clock::time_point PollDeadline(int64_t max_wait_us) const;
   base::Status EndInput();
   base::Status FireProcessingTimers();
   base::Status MaybeFlush(bool force);
@@ -227,6 +238,8 @@ class StreamTask {
   // Restore: upstream data waits until every replayed buffer has been processed.
   bool holding_upstream_ = false;
   uint64_t debloat_last_bytes_ = 0;
+  // ConsumedBytes() when the pending checkpoint's first barrier arrived (processed_data).
+  uint64_t processed_mark_ = 0;
   Record scratch_record_;
 
   std::atomic<bool> cancelled_{false};

@@ -86,7 +86,7 @@ void StreamTask::TriggerCheckpoint(std::shared_ptr<const CheckpointOptions> opti
     if (barriers_->IsUnaligned(*options, now)) {
       return StartUnalignedCheckpoint(options, std::nullopt, 0, now);
     }
-    return PerformCheckpoint(options, 0, now);
+    return PerformCheckpoint(options, 0, now, 0);
   });
 }
 
@@ -117,6 +117,7 @@ void StreamTask::NotifyCheckpointAborted(int64_t checkpoint_id) {
 void StreamTask::DropUnaligned(int64_t up_to_checkpoint) {
   if (unaligned_ != nullptr && unaligned_->options->checkpoint_id <= up_to_checkpoint) {
     unaligned_.reset();  // releases the captured buffers
+    inbox_->StopCaptures();
   }
   if (env_->channel_state_files != nullptr) env_->channel_state_files->Forget(up_to_checkpoint);
 }
@@ -201,18 +202,19 @@ base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
     CKPT_RETURN_IF_ERROR(StartUnalignedCheckpoint(d.trigger, d.barrier_channel, overtaken,
                                                   d.first_barrier_ms, d.received));
   } else if (d.trigger) {
-    return PerformCheckpoint(d.trigger, d.alignment_ms, d.first_barrier_ms);
-  } else if (d.barrier_channel && unaligned_ != nullptr) {
-    // A later barrier of the pending unaligned checkpoint: the `overtaken` buffers queued
-    // behind it on this channel precede it and are still persisted.
-    UnalignedCapture::Channel& c = unaligned_->input[*d.barrier_channel];
-    if (c.recording == Recording::kUntilBarrier) {
-      c.recording = overtaken == 0 ? Recording::kDone : Recording::kCount;
-      c.remaining = overtaken;
-    }
+    // Aligned: what the task processed from the first barrier to the snapshot (the channels
+    // still waited for).
+    return PerformCheckpoint(d.trigger, d.alignment_ms, d.first_barrier_ms,
+                             ConsumedBytes() - processed_mark_);
   }
+  // A later barrier of the pending unaligned checkpoint: the inbox captured the buffers ahead
+  // of it on its channel (the ones it overtook included) when they arrived.
   if (unaligned_ != nullptr) {
-    if (d.all_received) unaligned_->alignment_ms = d.alignment_ms;
+    if (d.all_received) {
+      unaligned_->alignment_ms = d.alignment_ms;
+      unaligned_->processed_bytes = ConsumedBytes() - processed_mark_;
+      unaligned_->all_received = true;
+    }
     MaybeFinishUnaligned();
   }
   return base::Status::OK();
@@ -244,26 +246,30 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
   u->output = writer_output_.BroadcastPriorityEvent(barrier);
   last_flush_ms_ = 0;
   // Inputs: what the task took but did not process yet, then each channel's buffers until its
-  // barrier (the triggering channel: the buffers the barrier jumped).
+  // barrier, copied now or as they reach the inbox — never waiting for the task to process
+  // them (the triggering channel: the buffers the barrier jumped, queued right now).
   const uint32_t n = inbox_->num_channels();
   u->input.resize(n);
+  if (coordinator == nullptr) return base::Status::OK();
+  inbox_->StopCaptures();  // none left from an older checkpoint
   for (uint32_t c = 0; c < n; ++c) {
     UnalignedCapture::Channel& ch = u->input[c];
     ch.leftover = readers_[c]->UnconsumedBytes();
     if (channel_ended_[c]) {
       ch.recording = Recording::kDone;
     } else if (channel && *channel == c) {
-      ch.recording = overtaken == 0 ? Recording::kDone : Recording::kCount;
-      ch.remaining = overtaken;
+      ch.recording = Recording::kDone;
+      if (overtaken > 0) ch.buffers = inbox_->CaptureFront(c, overtaken);
     } else if (c < received.size() && received[c]) {
       // Delivered its (aligned) barrier before the switch: what follows is after the barrier.
       ch.recording = Recording::kDone;
     } else {
       ch.recording = Recording::kUntilBarrier;
+      inbox_->StartCapture(c, id);
     }
   }
+  if (n == 0) u->all_received = true;
   u->sync_ms = (SteadyMicros() - sync_start_us) / 1000;
-  if (coordinator == nullptr) return base::Status::OK();
   unaligned_ = std::move(u);
   MaybeFinishUnaligned();
   return base::Status::OK();
@@ -271,8 +277,19 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
 
 void StreamTask::MaybeFinishUnaligned() {
   if (unaligned_ == nullptr || unaligned_->awaiting_output) return;
-  for (const UnalignedCapture::Channel& c : unaligned_->input) {
-    if (c.recording != Recording::kDone) return;
+  bool done = true;
+  for (uint32_t c = 0; c < unaligned_->input.size(); ++c) {
+    UnalignedCapture::Channel& ch = unaligned_->input[c];
+    if (ch.recording == Recording::kUntilBarrier && inbox_->TakeCapture(c, &ch.buffers)) {
+      ch.recording = Recording::kDone;
+    }
+    done = done && ch.recording == Recording::kDone;
+  }
+  if (!done) return;
+  if (!unaligned_->all_received) {
+    // Every barrier is queued, not all taken yet: alignment and processed data up to now.
+    unaligned_->alignment_ms = std::max<int64_t>(0, NowMs() - unaligned_->first_barrier_ms);
+    unaligned_->processed_bytes = ConsumedBytes() - processed_mark_;
   }
   std::shared_ptr<UnalignedCapture> capture(unaligned_.release());
   CheckpointCoordinator* coordinator = env_->coordinator;
@@ -361,6 +378,7 @@ void StreamTask::MaybeFinishUnaligned() {
         metrics.set_sync_duration(capture->sync_ms);
         metrics.set_async_duration((SteadyMicros() - async_start_us) / 1000);
         metrics.set_alignment_duration(capture->alignment_ms);
+        metrics.set_processed_data(i == 0 ? capture->processed_bytes : 0);
         metrics.set_start_delay(start_delay);
         metrics.set_unaligned_checkpoint(capture->unaligned);
         coordinator->AcknowledgeCheckpoint(o.checkpoint_id, std::move(s), std::move(metrics));
@@ -371,7 +389,8 @@ void StreamTask::MaybeFinishUnaligned() {
 }
 
 base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptions> options,
-                                           int64_t alignment_ms, int64_t first_barrier_ms) {
+                                           int64_t alignment_ms, int64_t first_barrier_ms,
+                                           uint64_t processed_bytes) {
   CheckpointCoordinator* coordinator = env_->coordinator;
   const int64_t id = options->checkpoint_id;
   const int64_t sync_start_us = SteadyMicros();
@@ -402,6 +421,8 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
     u->snapshots = std::move(snapshots);
     u->sync_ms = sync_ms;
     u->alignment_ms = alignment_ms;
+    u->processed_bytes = processed_bytes;
+    u->all_received = true;
     u->first_barrier_ms = first_barrier_ms;
     u->unaligned = false;
     u->awaiting_output = true;
@@ -416,7 +437,8 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
   const std::string task_name = name_;
   const int64_t start_delay = std::max<int64_t>(0, first_barrier_ms - options->trigger_timestamp_ms);
   env_->async->Submit([coordinator, fs, options, shared, task_name, sync_ms, alignment_ms,
-                       start_delay, id] {
+                       start_delay, id, processed_bytes] {
+    bool head = true;
     for (OperatorSnapshot& snap : *shared) {
       const int64_t async_start_us = SteadyMicros();
       base::Result<OperatorSubtaskState> written = WriteOperatorSnapshot(*fs, *options, snap);
@@ -434,6 +456,9 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
       metrics.set_sync_duration(sync_ms);
       metrics.set_async_duration((SteadyMicros() - async_start_us) / 1000);
       metrics.set_alignment_duration(alignment_ms);
+      // Input is processed by the chain's head.
+      metrics.set_processed_data(head ? processed_bytes : 0);
+      head = false;
       metrics.set_start_delay(start_delay);
       metrics.set_unaligned_checkpoint(false);
       coordinator->AcknowledgeCheckpoint(id, std::move(*written), std::move(metrics));

@@ -14,13 +14,15 @@
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/record.h"
 #include "ckpt/format/key_groups.h"
-#include "channel_layout.h"
+#include "ckpt/format/channel_layout.h"
 #include "record_writer.h"
 #include "stream_element_codec.h"
 #include "stream_task.h"
 
 namespace ckpt::engine::runtime {
 namespace {
+
+using format::ChannelLayout;
 
 using EdgeKey = ChannelLayout::EdgeKey;
 

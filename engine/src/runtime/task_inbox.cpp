@@ -15,8 +15,24 @@ void TaskInbox::ConnectChannel(uint32_t channel, ResultSubpartition* upstream) {
   channels_[channel].upstream = upstream;
 }
 
+bool TaskInbox::EndsCapture(const Channel& c, const StreamEvent& e) {
+  if (e.kind == StreamEvent::Kind::kEndOfPartition) return true;
+  return e.kind == StreamEvent::Kind::kBarrier && e.barrier != nullptr &&
+         e.barrier->checkpoint_id >= c.capture_id;
+}
+
 void TaskInbox::QueueLocked(Channel& c, StreamEvent event) {
   if (event.kind == StreamEvent::Kind::kBuffer && event.uses_credit) ++c.queued_buffers;
+  if (c.capture_open) {
+    // Arrived before the checkpoint's barrier: in-flight data of the checkpoint. (A priority
+    // barrier goes ahead of queued buffers; those arrived while the capture was open or were
+    // taken by StartCapture, so they are captured already.)
+    if (event.kind == StreamEvent::Kind::kBuffer && event.buffer != nullptr) {
+      c.captured.emplace_back(event.buffer);
+    } else if (EndsCapture(c, event)) {
+      c.capture_open = false;
+    }
+  }
   if (!event.priority) {
     c.queue.push_back(std::move(event));
     return;
@@ -62,6 +78,7 @@ void TaskInbox::PostMail(Mail mail) {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
     mails_.push_back(std::move(mail));
+    has_mail_.store(true, std::memory_order_relaxed);
     ++wakeups_;
   }
   task_cv_.notify_one();
@@ -81,12 +98,16 @@ void TaskInbox::Cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     mails_.clear();
+    has_mail_.store(false, std::memory_order_relaxed);
     for (Channel& c : channels_) {
       for (StreamEvent& e : c.queue) {
         if (e.buffer != nullptr) to_release.push_back(e.buffer);
       }
       c.queue.clear();
       c.queued_buffers = 0;
+      c.captured.clear();
+      c.capture_started = false;
+      c.capture_open = false;
     }
     restored_pending_ = 0;
   }
@@ -184,6 +205,7 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
       p.what = Polled::What::kMail;
       p.mail = std::move(mails_.front());
       mails_.pop_front();
+      has_mail_.store(!mails_.empty(), std::memory_order_relaxed);
       return p;
     }
     if (TakeEventLocked(filter, &p.channel, &p.event)) {
@@ -211,7 +233,63 @@ bool TaskInbox::TryTakeMail(Mail* mail) {
   if (mails_.empty()) return false;
   *mail = std::move(mails_.front());
   mails_.pop_front();
+  has_mail_.store(!mails_.empty(), std::memory_order_relaxed);
   return true;
+}
+
+void TaskInbox::StartCapture(uint32_t channel, int64_t checkpoint_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Channel& c = channels_[channel];
+  c.captured.clear();
+  c.capture_started = true;
+  c.capture_open = true;
+  c.capture_id = checkpoint_id;
+  for (size_t i = 0; i < c.queue.size(); ++i) {
+    const StreamEvent& e = c.queue[i];
+    if (e.kind == StreamEvent::Kind::kBuffer) {
+      if (e.buffer != nullptr) c.captured.emplace_back(e.buffer);
+      continue;
+    }
+    if (!EndsCapture(c, e)) continue;
+    // A priority barrier jumped the buffers queued right behind it; they precede it.
+    uint32_t overtaken = e.priority ? e.overtaken_buffers : 0;
+    for (size_t j = i + 1; j < c.queue.size() && overtaken > 0; ++j) {
+      if (c.queue[j].kind != StreamEvent::Kind::kBuffer) continue;
+      if (c.queue[j].buffer != nullptr) c.captured.emplace_back(c.queue[j].buffer);
+      --overtaken;
+    }
+    c.capture_open = false;
+    return;
+  }
+}
+
+std::vector<CapturedBuffer> TaskInbox::CaptureFront(uint32_t channel, uint32_t n) {
+  std::vector<CapturedBuffer> out;
+  std::lock_guard<std::mutex> lock(mu_);
+  for (const StreamEvent& e : channels_[channel].queue) {
+    if (out.size() == n) break;
+    if (e.kind == StreamEvent::Kind::kBuffer && e.buffer != nullptr) out.emplace_back(e.buffer);
+  }
+  return out;
+}
+
+bool TaskInbox::TakeCapture(uint32_t channel, std::vector<CapturedBuffer>* out) {
+  std::lock_guard<std::mutex> lock(mu_);
+  Channel& c = channels_[channel];
+  if (!c.capture_started || c.capture_open) return false;
+  for (CapturedBuffer& b : c.captured) out->push_back(std::move(b));
+  c.captured.clear();
+  c.capture_started = false;
+  return true;
+}
+
+void TaskInbox::StopCaptures() {
+  std::lock_guard<std::mutex> lock(mu_);
+  for (Channel& c : channels_) {
+    c.captured.clear();
+    c.capture_started = false;
+    c.capture_open = false;
+  }
 }
 
 void TaskInbox::AnnounceBufferSize(size_t bytes) {

@@ -10,9 +10,15 @@
 // The task never waits inside a send: it polls with the filter of what it can take now (only
 // priority events mid-record, no buffer while its output has no free buffer) and is woken by
 // mails, events, and its pool's availability listener (Wake).
+// Unaligned checkpoints capture a channel's in-flight data here, as it reaches the channel, not
+// as the task processes it (Flink's channel-state persister): StartCapture copies the buffers
+// queued ahead of the checkpoint's barrier at once and, until the barrier is queued, every
+// buffer that arrives; the checkpoint's input side is complete once each channel's barrier has
+// been queued, however many buffers ahead of it the task has yet to process.
 // Thread-safe: producers and mail posters on any thread, Poll on the task thread only.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -77,6 +83,8 @@ class TaskInbox {
   Polled Poll(std::chrono::steady_clock::time_point deadline);
   // A mail without waiting; false if none.
   bool TryTakeMail(Mail* mail);
+  // Whether a mail waits (lock-free; a source asks before every record).
+  bool HasMail() const { return has_mail_.load(std::memory_order_relaxed); }
 
   void SetBlocked(uint32_t channel, bool blocked);
   // Buffer debloating: announces the buffer size to every channel's upstream subpartition.
@@ -87,6 +95,19 @@ class TaskInbox {
   // Buffers queued on `channel` and not yet taken (tests).
   uint32_t queued_buffers(uint32_t channel) const;
 
+  // Unaligned checkpoint `checkpoint_id`, input side: captures (copies) the buffers queued on
+  // `channel` ahead of the checkpoint's barrier (a newer one, or the end of partition) and, if
+  // that is not queued yet, every buffer queued from now until it is.
+  void StartCapture(uint32_t channel, int64_t checkpoint_id);
+  // The first `n` queued buffers of `channel`, copied: those a priority barrier the task just
+  // took had overtaken.
+  std::vector<CapturedBuffer> CaptureFront(uint32_t channel, uint32_t n);
+  // Once the capture of `channel` is complete (its barrier was queued): moves what it captured
+  // into `out` and returns true. False while it is still open or none was started.
+  bool TakeCapture(uint32_t channel, std::vector<CapturedBuffer>* out);
+  // Drops every capture (the checkpoint was abandoned).
+  void StopCaptures();
+
  private:
   struct Channel {
     uint32_t input = 0;
@@ -94,7 +115,15 @@ class TaskInbox {
     uint32_t queued_buffers = 0;  // those that took a credit
     bool blocked = false;
     ResultSubpartition* upstream = nullptr;
+    // Unaligned capture: open until a barrier of `capture_id` or newer (or the end of
+    // partition) is queued; `capture_started` until TakeCapture took it.
+    bool capture_started = false;
+    bool capture_open = false;
+    int64_t capture_id = -1;
+    std::vector<CapturedBuffer> captured;
   };
+  // Whether `e` ends the capture of `c` (its barrier or a newer one, the end of partition).
+  static bool EndsCapture(const Channel& c, const StreamEvent& e);
   void PullLocked(uint32_t channel);
   void QueueLocked(Channel& c, StreamEvent event);
   bool TakeEventLocked(const PollFilter& filter, uint32_t* channel, StreamEvent* event);
@@ -103,6 +132,7 @@ class TaskInbox {
   mutable std::mutex mu_;
   std::condition_variable task_cv_;
   std::deque<Mail> mails_;
+  std::atomic<bool> has_mail_{false};  // !mails_.empty(), written under mu_
   std::vector<Channel> channels_;
   uint32_t next_channel_ = 0;
   bool cancelled_ = false;

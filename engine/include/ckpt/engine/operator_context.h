@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -42,6 +43,7 @@ struct OperatorContextInit {
   std::vector<pb::SinkCommittable> restored_committables;
   OperatorParams params;
   Output* output = nullptr;
+  std::function<bool()> should_yield;  // ShouldYield; set by the runtime
   KeyedStateBackend* keyed_state = nullptr;
   OperatorStateStore* operator_state = nullptr;
   TimerService* timer_service = nullptr;
@@ -69,6 +71,12 @@ class OperatorContext {
 
   // Where the operator emits; never null once the task runs.
   Output& output() { return *init_.output; }
+  // Sources: whether PollNext should end its batch before the next record — the task has no
+  // free output buffer, or a mail (a checkpoint trigger) waits. Checked before each record
+  // after the first, it keeps a backpressured source from blocking in the middle of a batch,
+  // where it could serve no barrier (seed 000 §3.2, FLINK-14396); PollNext then returns
+  // kMoreAvailable and is called again once the task can emit. False outside a running task.
+  bool ShouldYield() const { return init_.should_yield && init_.should_yield(); }
 
   // Keyed state of the current key; null unless the operator is keyed (HASH input).
   KeyedStateBackend* keyed_state() { return init_.keyed_state; }
@@ -106,6 +114,9 @@ class OperatorContext {
   // Runtime only.
   void SetCurrentWatermarkForRuntime(int64_t watermark) { current_watermark_ = watermark; }
   void SetOutputForRuntime(Output* output) { init_.output = output; }
+  void SetYieldForRuntime(std::function<bool()> should_yield) {
+    init_.should_yield = std::move(should_yield);
+  }
 
  private:
   OperatorContextInit init_;

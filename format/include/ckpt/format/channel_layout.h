@@ -3,7 +3,8 @@
 // order) and upstream subtask u (FORWARD: u = d only); per chain tail subtask u, one writer per
 // outbound edge (graph order), whose targets are the downstream subtasks (FORWARD: just u).
 // Channel state names channels by these indexes; the layouts of the snapshot's graph and of the
-// new graph translate them when a restore changes parallelism (in-flight data redistribution).
+// new graph translate them when a restore changes parallelism (in-flight data redistribution),
+// and ckpt-tool attributes a checkpoint's channel state to edges with the same layout.
 #pragma once
 
 #include <cstdint>
@@ -15,7 +16,7 @@
 
 #include "ckpt/format/proto.h"
 
-namespace ckpt::engine::runtime {
+namespace ckpt::format {
 
 class ChannelLayout {
  public:
@@ -56,4 +57,4 @@ class ChannelLayout {
   std::map<std::pair<std::string, uint32_t>, size_t> writer_edge_;  // (tail op, writer) -> edge
 };
 
-}  // namespace ckpt::engine::runtime
+}  // namespace ckpt::format

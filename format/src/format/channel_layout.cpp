@@ -1,6 +1,6 @@
-#include "channel_layout.h"
+#include "ckpt/format/channel_layout.h"
 
-namespace ckpt::engine::runtime {
+namespace ckpt::format {
 
 ChannelLayout::ChannelLayout(const pb::JobGraph& graph) {
   std::map<std::string, const pb::OperatorInfo*> op;
@@ -75,4 +75,4 @@ const ChannelLayout::Edge* ChannelLayout::WriterEdge(const std::string& tail_op,
   return &edges_[it->second];
 }
 
-}  // namespace ckpt::engine::runtime
+}  // namespace ckpt::format
