@@ -253,7 +253,7 @@ TEST(TaskInboxTest, CaptureTakesQueuedBuffersThenArrivalsUntilTheBarrier) {
   sp.Connect(&inbox, 0);
   sp.Add(Buffer(pool, 'a'));
   sp.Add(Buffer(pool, 'b'));
-  inbox.StartCapture(0, 7);
+  ASSERT_TRUE(inbox.StartCapture(0, 7));
   std::vector<CapturedBuffer> got;
   EXPECT_FALSE(inbox.TakeCapture(0, &got));  // barrier 7 not queued yet
   sp.Add(Buffer(pool, 'c'));
@@ -291,13 +291,13 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   sp1.Add(Buffer(pool, 'y'));
   StreamEvent b = Barrier(3);
   sp1.AddPriority(b);
-  inbox.StartCapture(1, 3);
+  ASSERT_TRUE(inbox.StartCapture(1, 3));
   std::vector<CapturedBuffer> got;
   ASSERT_TRUE(inbox.TakeCapture(1, &got));
   EXPECT_EQ(Tags(got), "xy");
   // Channel 0: open; a priority barrier arriving later ends it; the buffers it overtakes in
   // the channel were captured on arrival.
-  inbox.StartCapture(0, 3);
+  ASSERT_TRUE(inbox.StartCapture(0, 3));
   sp0.Add(Buffer(pool, 'p'));
   sp0.Add(Buffer(pool, 'q'));
   sp0.AddPriority(Barrier(3));
@@ -309,10 +309,35 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
   ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
-  EXPECT_EQ(Tags(inbox.CaptureFront(p.channel, p.event.overtaken_buffers)),
-            p.channel == 0 ? "pq" : "xy");
+  got.clear();
+  ASSERT_TRUE(inbox.CaptureFront(p.channel, p.event.overtaken_buffers, &got));
+  EXPECT_EQ(Tags(got), p.channel == 0 ? "pq" : "xy");
   inbox.StopCaptures();
   inbox.Cancel();
+}
+
+// A task cancelled between taking a priority barrier and capturing what it overtook finds its
+// queues dropped: no capture may look complete (an ack then lost those records on restore;
+// seen as lost=12 in UnalignedCheckpointITCase when a failover cancelled the keyed sum).
+TEST(TaskInboxTest, NoCaptureOfACancelledInboxLooksComplete) {
+  TaskInbox inbox({0, 0}, 8);
+  BufferPool pool(8, 64);
+  ResultSubpartition sp0, sp1;
+  sp0.Connect(&inbox, 0);
+  sp1.Connect(&inbox, 1);
+  sp0.Add(Buffer(pool, 'a'));
+  sp0.AddPriority(Barrier(4));
+  sp1.Add(Buffer(pool, 'b'));
+  TaskInbox::Polled p = inbox.Poll(Now());
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+  ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
+  ASSERT_EQ(p.event.overtaken_buffers, 1u);
+  inbox.Cancel();
+  std::vector<CapturedBuffer> got;
+  EXPECT_FALSE(inbox.CaptureFront(0, p.event.overtaken_buffers, &got));
+  EXPECT_TRUE(got.empty());
+  EXPECT_FALSE(inbox.StartCapture(1, 4));
+  EXPECT_FALSE(inbox.TakeCapture(1, &got));
 }
 
 }  // namespace

@@ -343,6 +343,15 @@ void CheckpointCoordinator::AbortPendingCheckpoints(const base::Status& reason) 
   for (int64_t id : ids) AbortLocked(lock, id, reason, false);
 }
 
+void CheckpointCoordinator::RemoveAbortedLeftovers() {
+  std::vector<std::string> dirs;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    for (const auto& [id, dir] : aborted_dirs_) dirs.push_back(dir);
+  }
+  for (const std::string& dir : dirs) base::RemoveAll(fs_, dir).IgnoreError();
+}
+
 std::optional<CompletedCheckpoint> CheckpointCoordinator::LatestCompletedCheckpoint() const {
   return store_.Latest();
 }

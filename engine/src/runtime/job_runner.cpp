@@ -54,6 +54,7 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
   coordinator_->Stop();
   async_->Drain();
   coordinator_->AbortPendingCheckpoints(base::Status::Cancelled("job terminated"));
+  coordinator_->RemoveAbortedLeftovers();
   bool suspend = false;
   int64_t last_completed = -1;
   {
@@ -141,6 +142,14 @@ void JobRunner::Impl::Run() {
       std::lock_guard<std::mutex> lock(mu_);
       current_ = nullptr;
     }
+    // No checkpoint may complete once the attempt ends: cancelling a task drops its queued
+    // input and output buffers, so a subtask acking during the cancellation would persist a
+    // snapshot without the in-flight data its barrier overtook (Flink aborts pending
+    // checkpoints on failover before it cancels the tasks). Late acks are dropped and their
+    // files removed.
+    coordinator_->AbortPendingCheckpoints(base::Status::Cancelled(
+        end == AttemptEnd::kFailed ? "job failed over: " + failure.ToString()
+                                   : std::string("job attempt ended")));
     attempt->CancelAndJoin();
     attempt.reset();
     if (end == AttemptEnd::kCancelled) return Finish(JobOutcome::kCancelled, base::Status::OK());
@@ -156,6 +165,7 @@ void JobRunner::Impl::Run() {
     async_->Drain();
     coordinator_->AbortPendingCheckpoints(
         base::Status::Cancelled("job failed over: " + failure.ToString()));
+    coordinator_->RemoveAbortedLeftovers();
     if (restarts_ >= max_attempts_) {
       Log("Job " + job_id_hex_ + " failed: " + failure.ToString() + "; no restart left (" +
           std::to_string(restarts_) + " of " + std::to_string(max_attempts_) + " used)");

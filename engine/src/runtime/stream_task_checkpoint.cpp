@@ -252,21 +252,31 @@ base::Status StreamTask::StartUnalignedCheckpoint(std::shared_ptr<const Checkpoi
   u->input.resize(n);
   if (coordinator == nullptr) return base::Status::OK();
   inbox_->StopCaptures();  // none left from an older checkpoint
-  for (uint32_t c = 0; c < n; ++c) {
+  bool captured = true;
+  for (uint32_t c = 0; c < n && captured; ++c) {
     UnalignedCapture::Channel& ch = u->input[c];
     ch.leftover = readers_[c]->UnconsumedBytes();
     if (channel_ended_[c]) {
       ch.recording = Recording::kDone;
     } else if (channel && *channel == c) {
       ch.recording = Recording::kDone;
-      if (overtaken > 0) ch.buffers = inbox_->CaptureFront(c, overtaken);
+      if (overtaken > 0) captured = inbox_->CaptureFront(c, overtaken, &ch.buffers);
     } else if (c < received.size() && received[c]) {
       // Delivered its (aligned) barrier before the switch: what follows is after the barrier.
       ch.recording = Recording::kDone;
     } else {
       ch.recording = Recording::kUntilBarrier;
-      inbox_->StartCapture(c, id);
+      captured = inbox_->StartCapture(c, id);
     }
+  }
+  if (!captured) {
+    // The task is being cancelled and its input queues were dropped: an ack now would persist
+    // a checkpoint without the in-flight data the barrier overtook (records lost on restore).
+    inbox_->StopCaptures();
+    coordinator->DeclineCheckpoint(
+        id, base::Status::Cancelled(name_ + ": cancelled while capturing the in-flight data of "
+                                            "checkpoint " + std::to_string(id)));
+    return base::Status::OK();
   }
   if (n == 0) u->all_received = true;
   u->sync_ms = (SteadyMicros() - sync_start_us) / 1000;

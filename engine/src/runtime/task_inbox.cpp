@@ -237,8 +237,9 @@ bool TaskInbox::TryTakeMail(Mail* mail) {
   return true;
 }
 
-void TaskInbox::StartCapture(uint32_t channel, int64_t checkpoint_id) {
+bool TaskInbox::StartCapture(uint32_t channel, int64_t checkpoint_id) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (cancelled_) return false;
   Channel& c = channels_[channel];
   c.captured.clear();
   c.capture_started = true;
@@ -259,18 +260,22 @@ void TaskInbox::StartCapture(uint32_t channel, int64_t checkpoint_id) {
       --overtaken;
     }
     c.capture_open = false;
-    return;
+    return true;
   }
+  return true;
 }
 
-std::vector<CapturedBuffer> TaskInbox::CaptureFront(uint32_t channel, uint32_t n) {
-  std::vector<CapturedBuffer> out;
+bool TaskInbox::CaptureFront(uint32_t channel, uint32_t n, std::vector<CapturedBuffer>* out) {
   std::lock_guard<std::mutex> lock(mu_);
+  if (cancelled_) return false;
+  std::vector<const NetworkBuffer*> front;
   for (const StreamEvent& e : channels_[channel].queue) {
-    if (out.size() == n) break;
-    if (e.kind == StreamEvent::Kind::kBuffer && e.buffer != nullptr) out.emplace_back(e.buffer);
+    if (front.size() == n) break;
+    if (e.kind == StreamEvent::Kind::kBuffer && e.buffer != nullptr) front.push_back(e.buffer);
   }
-  return out;
+  if (front.size() < n) return false;
+  for (const NetworkBuffer* b : front) out->emplace_back(b);
+  return true;
 }
 
 bool TaskInbox::TakeCapture(uint32_t channel, std::vector<CapturedBuffer>* out) {

@@ -97,11 +97,13 @@ class TaskInbox {
 
   // Unaligned checkpoint `checkpoint_id`, input side: captures (copies) the buffers queued on
   // `channel` ahead of the checkpoint's barrier (a newer one, or the end of partition) and, if
-  // that is not queued yet, every buffer queued from now until it is.
-  void StartCapture(uint32_t channel, int64_t checkpoint_id);
-  // The first `n` queued buffers of `channel`, copied: those a priority barrier the task just
-  // took had overtaken.
-  std::vector<CapturedBuffer> CaptureFront(uint32_t channel, uint32_t n);
+  // that is not queued yet, every buffer queued from now until it is. False once the inbox is
+  // cancelled: its queues were dropped, so no capture of it can be complete.
+  [[nodiscard]] bool StartCapture(uint32_t channel, int64_t checkpoint_id);
+  // The first `n` queued buffers of `channel`, copied into `out`: those a priority barrier the
+  // task just took had overtaken. False (nothing copied) if fewer than `n` are queued, which
+  // happens only once the inbox is cancelled and its queues dropped.
+  [[nodiscard]] bool CaptureFront(uint32_t channel, uint32_t n, std::vector<CapturedBuffer>* out);
   // Once the capture of `channel` is complete (its barrier was queued): moves what it captured
   // into `out` and returns true. False while it is still open or none was started.
   bool TakeCapture(uint32_t channel, std::vector<CapturedBuffer>* out);

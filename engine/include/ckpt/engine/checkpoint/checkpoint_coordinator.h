@@ -138,6 +138,10 @@ class CheckpointCoordinator {
   // Aborts every pending checkpoint (failover, shutdown). Savepoint futures fail with `reason`.
   // Does not count towards tolerable failures.
   void AbortPendingCheckpoints(const base::Status& reason);
+  // Removes again the directories of the recently aborted checkpoints: a task's async write
+  // that was still running at the abort may have landed files there (call once the async
+  // executor is drained).
+  void RemoveAbortedLeftovers();
 
   // The newest retained completed checkpoint (restart strategy).
   std::optional<CompletedCheckpoint> LatestCompletedCheckpoint() const;
