@@ -148,23 +148,27 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
                   "Buffers a task may borrow beyond its pool for one record (default 5)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
   run->add_option("--max-subtasks-per-channel-state-file", a.max_subtasks_per_channel_state_file,
-                  "Subtasks sharing one channel-state file of an unaligned checkpoint (default 5)")
+                  "Subtasks sharing one channel-state file of an unaligned checkpoint (default: the "
+                  "spec's max_subtasks_per_channel_state_file, else 5)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 16));
   run->add_option("--aligned-checkpoint-timeout", a.aligned_checkpoint_timeout_ms,
                   "--mode aligned-with-timeout: ms after its trigger when an aligned checkpoint "
-                  "switches to unaligned (default 0: at its first barrier)")
+                  "switches to unaligned (default: the spec's aligned_checkpoint_timeout_ms, "
+                  "else 0: at its first barrier)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 40));
   run->add_flag("--debloat", a.debloat,
                 "Buffer debloating: size in-flight buffers to --debloat-target of throughput "
-                "(default off)");
+                "(default: the spec's debloat, else off)");
   run->add_option("--debloat-target", a.debloat_target_ms,
-                  "ms of throughput the in-flight buffers of an input gate hold (default 1000)")
+                  "ms of throughput the in-flight buffers of an input gate hold (default: the "
+                  "spec's debloat_target_ms, else 1000)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   run->add_option("--debloat-period", a.debloat_period_ms,
-                  "ms between buffer-size recalculations (default 200)")
+                  "ms between buffer-size recalculations (default: the spec's debloat_period_ms, "
+                  "else 200)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
   run->add_option("--min-buffer-bytes", a.min_buffer_bytes,
-                  "Smallest debloated buffer size (default 256)")
+                  "Smallest debloated buffer size (default: the spec's min_buffer_bytes, else 256)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   AddRestOptions(*run, a);
   run->footer(
@@ -215,21 +219,24 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (a.mode == "at-least-once") o.mode = pb::AT_LEAST_ONCE;
   if (a.mode == "unaligned") o.mode = pb::UNALIGNED;
   if (a.mode == "aligned-with-timeout") o.mode = pb::ALIGNED_WITH_TIMEOUT;
+  // Flags that have a field in the spec's checkpointing section override it there (the engine
+  // takes the spec's value over its default).
+  pb::CheckpointSpec* cp = spec->mutable_checkpointing();
   if (a.aligned_checkpoint_timeout_ms >= 0) {
-    o.network.aligned_checkpoint_timeout_ms = a.aligned_checkpoint_timeout_ms;
+    cp->set_aligned_checkpoint_timeout_ms(static_cast<uint64_t>(a.aligned_checkpoint_timeout_ms));
   }
-  o.network.debloat_enabled = a.debloat;
-  if (a.debloat_target_ms > 0) o.network.debloat_target_ms = a.debloat_target_ms;
-  if (a.debloat_period_ms > 0) o.network.debloat_period_ms = a.debloat_period_ms;
-  if (a.min_buffer_bytes > 0) o.network.min_buffer_bytes = static_cast<size_t>(a.min_buffer_bytes);
+  if (a.debloat) cp->set_debloat(true);
+  if (a.debloat_target_ms > 0) cp->set_debloat_target_ms(static_cast<uint64_t>(a.debloat_target_ms));
+  if (a.debloat_period_ms > 0) cp->set_debloat_period_ms(static_cast<uint64_t>(a.debloat_period_ms));
+  if (a.min_buffer_bytes > 0) cp->set_min_buffer_bytes(static_cast<uint32_t>(a.min_buffer_bytes));
   if (a.network_buffer_bytes > 0) o.network.buffer_bytes = static_cast<size_t>(a.network_buffer_bytes);
   if (a.buffers_per_channel > 0) o.network.buffers_per_channel = static_cast<uint32_t>(a.buffers_per_channel);
   if (a.max_overdraft_buffers_per_gate >= 0) {
     o.network.max_overdraft_buffers_per_gate = static_cast<uint32_t>(a.max_overdraft_buffers_per_gate);
   }
   if (a.max_subtasks_per_channel_state_file > 0) {
-    o.network.max_subtasks_per_channel_state_file =
-        static_cast<uint32_t>(a.max_subtasks_per_channel_state_file);
+    cp->set_max_subtasks_per_channel_state_file(
+        static_cast<uint32_t>(a.max_subtasks_per_channel_state_file));
   }
   if (a.parallelism > 0) o.parallelism = a.parallelism;
   if (a.num_retained > 0) o.num_retained = a.num_retained;

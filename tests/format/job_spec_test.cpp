@@ -45,6 +45,25 @@ TEST(JobSpecTest, ParsesAndFillsDefaults) {
   EXPECT_EQ(spec.restart().delay_ms(), 1000u);
 }
 
+// The network settings of unaligned checkpoints and debloating, in the checkpointing section.
+TEST(JobSpecTest, CheckpointingCarriesUnalignedAndDebloatSettings) {
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ParseJobSpec(R"({
+    "name": "j",
+    "operators": [{"id": "src", "kind": "sequence-source", "uid": "src"}],
+    "checkpointing": {"mode": "ALIGNED_WITH_TIMEOUT", "aligned_checkpoint_timeout_ms": 250,
+                      "max_subtasks_per_channel_state_file": 2, "debloat": true,
+                      "debloatTargetMs": 500, "debloat_period_ms": 100, "min_buffer_bytes": 512}
+  })", kPath));
+  const pb::CheckpointSpec& cp = spec.checkpointing();
+  EXPECT_EQ(cp.mode(), pb::ALIGNED_WITH_TIMEOUT);
+  EXPECT_EQ(cp.aligned_checkpoint_timeout_ms(), 250u);
+  EXPECT_EQ(cp.max_subtasks_per_channel_state_file(), 2u);
+  EXPECT_TRUE(cp.debloat());
+  EXPECT_EQ(cp.debloat_target_ms(), 500u);
+  EXPECT_EQ(cp.debloat_period_ms(), 100u);
+  EXPECT_EQ(cp.min_buffer_bytes(), 512u);
+}
+
 TEST(JobSpecTest, DefaultMaxParallelismFollowsFlink) {
   ASSERT_OK_AND_ASSIGN(pb::JobSpec spec,
                        ParseJobSpec(R"({"name":"j","parallelism":200,"operators":[

@@ -493,12 +493,14 @@ KeyedSumJob RescaleJob(const std::string& sink_dir) {
 
 // Runs the job at `p` until a checkpoint with in-flight data completed, cancels it and returns
 // its latest checkpoint.
+// `spec`, if given, replaces the one built from `job`.
 std::string CancelledRunCheckpoint(const KeyedSumJob& job, Topology topology, uint32_t p,
-                                   JobRunnerOptions o) {
+                                   JobRunnerOptions o, const pb::JobSpec* given = nullptr) {
   base::Result<pb::JobSpec> spec = format::ParseJobSpec(JobJson(job, p, topology), "first.json");
   EXPECT_OK(spec.status());
   if (!spec.ok()) return "";
-  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(*spec, o);
+  base::Result<std::unique_ptr<JobRunner>> runner =
+      JobRunner::Create(given != nullptr ? *given : *spec, o);
   EXPECT_OK(runner.status());
   if (!runner.ok()) return "";
   EXPECT_OK((*runner)->Start());
@@ -597,6 +599,46 @@ TEST(UnalignedRescaleRefusalITCase, RescaleEdgeWithInFlightDataIsRefusedNamingTh
   EXPECT_NE(msg.find("'frame' -> 'check' (RESCALE)"), std::string::npos) << msg;
   EXPECT_NE(msg.find("4 -> 4"), std::string::npos) << msg;
   EXPECT_NE(msg.find("2 -> 2"), std::string::npos) << msg;
+}
+
+// The job spec's checkpointing section sets the unaligned mode and the channel-state file
+// sharing (no JobRunnerOptions for either): with max_subtasks_per_channel_state_file 1, each of
+// the 4 check subtasks writes its own channel-state file (the default 5 would give one).
+TEST(UnalignedSpecITCase, SpecCheckpointingSectionSetsModeAndChannelStateFileSharing) {
+  testing::TempDir tmp;
+  auto plan = std::make_shared<Plan>();
+  auto registry = RegistryWith(plan);
+  KeyedSumJob job = RescaleJob(tmp.Sub("out"));
+  base::Result<pb::JobSpec> spec =
+      format::ParseJobSpec(JobJson(job, 4, Topology::kKeyed), "spec.json");
+  ASSERT_OK(spec.status());
+  spec->mutable_checkpointing()->set_mode(pb::UNALIGNED);
+  spec->mutable_checkpointing()->set_max_subtasks_per_channel_state_file(1);
+  JobRunnerOptions o;
+  o.registry = registry.get();
+  o.checkpoint_dir = tmp.Sub("ck");
+  o.interval_ms = 30;
+  o.num_retained = 1000;
+  o.retention = pb::RETAIN_ON_CANCELLATION;
+  o.max_restart_attempts = 0;
+  o.network.buffer_bytes = 256;
+  o.network.buffers_per_channel = 1;
+  const std::string chk = CancelledRunCheckpoint(job, Topology::kKeyed, 4, o, &*spec);
+  ASSERT_FALSE(chk.empty());
+  base::Result<std::string> bytes =
+      base::ReadFileToString(base::Fs::Default(), chk + "/_metadata");
+  ASSERT_OK(bytes.status());
+  base::Result<pb::CheckpointMetadata> md = format::DecodeMetadata(*bytes, chk);
+  ASSERT_OK(md.status());
+  // The channel-state files of the check task: <head operator hex>-channel-state-<group>.state.
+  const std::string prefix = format::OperatorId::FromUid("check").ToHex() + "-channel-state-";
+  std::set<std::string> files;
+  for (const pb::FileEntry& f : md->files()) {
+    if (f.kind() == pb::CHANNEL_STATE && f.path().find(prefix) != std::string::npos) {
+      files.insert(f.path());
+    }
+  }
+  EXPECT_EQ(files.size(), 4u) << "one file per subtask expected; the spec's setting was ignored?";
 }
 
 }  // namespace

@@ -149,6 +149,19 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
   if (options.retention) cp->set_retention(*options.retention);
   if (options.max_restart_attempts) spec.mutable_restart()->set_max_attempts(*options.max_restart_attempts);
   if (options.restart_delay_ms) spec.mutable_restart()->set_delay_ms(*options.restart_delay_ms);
+  // The spec's network settings replace the options' (zero: not set); `ckpt-engine run` writes
+  // its flags into the spec, so a flag wins over the spec and the spec over the defaults.
+  NetworkOptions& net = options.network;
+  if (cp->aligned_checkpoint_timeout_ms() > 0) {
+    net.aligned_checkpoint_timeout_ms = static_cast<int64_t>(cp->aligned_checkpoint_timeout_ms());
+  }
+  if (cp->max_subtasks_per_channel_state_file() > 0) {
+    net.max_subtasks_per_channel_state_file = cp->max_subtasks_per_channel_state_file();
+  }
+  if (cp->debloat()) net.debloat_enabled = true;
+  if (cp->debloat_target_ms() > 0) net.debloat_target_ms = static_cast<int64_t>(cp->debloat_target_ms());
+  if (cp->debloat_period_ms() > 0) net.debloat_period_ms = static_cast<int64_t>(cp->debloat_period_ms());
+  if (cp->min_buffer_bytes() > 0) net.min_buffer_bytes = cp->min_buffer_bytes();
   // The spec's backend fields, then the flags that override them.
   CKPT_ASSIGN_OR_RETURN(impl->state_backend_, StateBackendConfigFromSpec(spec));
   if (options.state_backend) {
