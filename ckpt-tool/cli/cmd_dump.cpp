@@ -39,7 +39,8 @@ std::string EntryJson(const ops::DumpEntry& e) {
 
 std::string EntryText(const ops::DumpEntry& e) {
   std::string s;
-  if (e.source == "committable" || e.source == "coordinator" || e.source == "channel") {
+  if (e.source == "committable" || e.source == "coordinator" || e.source == "channel" ||
+      e.source == "channel-record" || e.source == "channel-watermark") {
     s = e.operator_name + " " + e.source;
   } else {
     s = e.state;

@@ -128,6 +128,24 @@ TEST_P(UnalignedKillToolITCase, KilledJobLeavesAValidCheckpointWithChannelStateA
   EXPECT_EQ(WaitExit(Spawn({kTool, "validate", "--deep", chk}, validate_out)), 0)
       << ReadFile(validate_out);
   EXPECT_NE(ReadFile(validate_out).find("0 error(s)"), std::string::npos) << ReadFile(validate_out);
+  // dump decodes the in-flight records (the engine's stream-element frames): the HASH edge
+  // carries (key = value mod keys, value) records of the source's range.
+  const std::string dump_out = tmp.Sub("dump.jsonl");
+  ASSERT_EQ(WaitExit(Spawn({kTool, "dump", "--format", "json", chk}, dump_out)), 0)
+      << ReadFile(dump_out);
+  const std::string dumped = ReadFile(dump_out);
+  EXPECT_GE(Count(dumped, "\"source\":\"channel\""), 1u);
+  EXPECT_GE(Count(dumped, "\"source\":\"channel-record\""), 1u);
+  std::istringstream lines(dumped);
+  const std::regex record(".*\"source\":\"channel-record\".*\"key\":([0-9]+).*\"value\":([0-9]+).*");
+  for (std::string line; std::getline(lines, line);) {
+    if (line.find("\"channel-record\"") == std::string::npos) continue;
+    std::smatch m;
+    ASSERT_TRUE(std::regex_match(line, m, record)) << line;
+    const int64_t key = std::stoll(m[1]), value = std::stoll(m[2]);
+    EXPECT_EQ(key, value % job.keys) << line;
+    EXPECT_TRUE(value >= job.from && value <= job.to) << line;
+  }
 
   // Resume and finish: exactly once across the kill.
   std::vector<std::string> resume = base;

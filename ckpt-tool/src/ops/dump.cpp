@@ -16,6 +16,7 @@
 #include "ckpt/format/state_file.h"
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/state_kind.h"
+#include "ckpt/format/stream_element.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/format/value_json.h"
 #include "flink_dump.h"
@@ -413,6 +414,8 @@ class Dumper {
   Status DumpChannel(const std::string& channel,
                      const google::protobuf::RepeatedPtrField<pb::FileSlice>& buffers) {
     uint32_t index = 0;
+    std::string run;            // the channel's byte stream (reference engine only)
+    std::vector<size_t> starts;  // where each buffer begins in it
     for (const auto& slice : buffers) {
       if (Cancelled()) return Status::Cancelled("dump cancelled");
       CKPT_ASSIGN_OR_RETURN(auto reader, Open(slice.file_index()));
@@ -432,8 +435,57 @@ class Dumper {
       DumpEntry e = Base("channel");
       e.subtask = subtask_;
       e.channel = channel;
-      e.buffer = index++;
+      e.buffer = index;
       e.value_json = HexJson(rec.bytes);
+      CKPT_RETURN_IF_ERROR(Emit(e));
+      if (s_.engine_name == kReferenceEngine) {
+        starts.push_back(run.size());
+        run.append(rec.bytes);
+      }
+      ++index;
+    }
+    if (s_.engine_name != kReferenceEngine) return Status::OK();
+    return DumpChannelElements(channel, run, starts);
+  }
+
+  // The reference engine's channel state is its stream-element frames (format/stream_element.h):
+  // each record (key, value, timestamp) and watermark of the channel's byte stream, with the
+  // index of the buffer it begins in. Other writers' buffers stay opaque (FORMAT.md).
+  static constexpr const char* kReferenceEngine = "ckpt-engine";
+  Status DumpChannelElements(const std::string& channel, const std::string& run,
+                             const std::vector<size_t>& starts) {
+    std::string_view rest = run;
+    format::Value key, value;
+    int64_t timestamp = 0, watermark = 0;
+    while (!rest.empty()) {
+      if (Cancelled()) return Status::Cancelled("dump cancelled");
+      const size_t at = run.size() - rest.size();
+      const std::string where = s_.metadata_path + ": subtask " + std::to_string(subtask_) +
+                                " channel " + channel + " at byte " + std::to_string(at) +
+                                " of its in-flight data";
+      std::string_view element;
+      base::Result<bool> more = format::NextStreamFrame(&rest, &element);
+      if (!more.ok()) return more.status().WithContext(where);
+      if (!*more) break;
+      base::Result<uint8_t> tag =
+          format::DecodeStreamElement(&element, &key, &value, &timestamp, &watermark);
+      if (!tag.ok()) return tag.status().WithContext(where);
+      if (!element.empty()) {
+        return Status::Corruption(where + ": " + std::to_string(element.size()) +
+                                  " bytes after the element in its frame");
+      }
+      DumpEntry e = Base(*tag == format::kRecordTag ? "channel-record" : "channel-watermark");
+      e.subtask = subtask_;
+      e.channel = channel;
+      e.buffer = static_cast<uint32_t>(
+          std::upper_bound(starts.begin(), starts.end(), at) - starts.begin() - 1);
+      if (*tag == format::kRecordTag) {
+        e.key_json = format::ValueToJson(key);
+        e.value_json = format::ValueToJson(value);
+        if (timestamp != format::kNoElementTimestamp) e.timestamp_json = std::to_string(timestamp);
+      } else {
+        e.value_json = std::to_string(watermark);
+      }
       CKPT_RETURN_IF_ERROR(Emit(e));
     }
     return Status::OK();

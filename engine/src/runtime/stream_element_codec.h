@@ -1,13 +1,8 @@
-// The wire encoding of stream elements inside network buffers (runtime-internal; never on disk):
-//   element   = u8 tag, then
-//     tag 1 (record):    u8 flags (bit 0: has timestamp) [zigzag varint timestamp] key value
-//     tag 2 (watermark): zigzag varint watermark
-//   value     = u8 type tag, payload: 0 void | 1 int64 zigzag varint | 2 double 8 bytes LE |
-//               3 bool u8 | 4 string varint len + bytes | 5 bytes (as string) |
-//               6 tuple varint n + n values | 7 list (as tuple) | 8 map varint n + n key/value |
-//               9 proto (as string)
-// On the wire each element is a frame (u32 LE length + these bytes, record_writer.h) that may
-// span buffers. Pure functions; thread-safe.
+// The wire encoding of stream elements inside network buffers, for the runtime's Record: the
+// codec itself is ckpt/format/stream_element.h (documented there and in FORMAT.md, since
+// unaligned checkpoints persist these bytes verbatim as channel state and ckpt-tool decodes
+// them). On the wire each element is a frame (u32 LE length + these bytes, record_writer.h)
+// that may span buffers. Pure functions; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -16,17 +11,27 @@
 
 #include "ckpt/base/status.h"
 #include "ckpt/engine/record.h"
+#include "ckpt/format/stream_element.h"
 
 namespace ckpt::engine::runtime {
 
-inline constexpr uint8_t kRecordTag = 1;
-inline constexpr uint8_t kWatermarkTag = 2;
+using format::kRecordTag;
+using format::kWatermarkTag;
+static_assert(format::kNoElementTimestamp == kNoTimestamp);
 
-void AppendRecordElement(const Record& record, std::string* out);
-void AppendWatermarkElement(int64_t watermark, std::string* out);
+inline void AppendRecordElement(const Record& record, std::string* out) {
+  format::AppendRecordElement(record.key, record.value, record.timestamp, out);
+}
+inline void AppendWatermarkElement(int64_t watermark, std::string* out) {
+  format::AppendWatermarkElement(watermark, out);
+}
 
 // Decodes the element at the front of `*in`, advancing it. Exactly one of `record`/`watermark`
-// is set (returns the tag). Internal error on malformed bytes (our own encoder wrote them).
-base::Result<uint8_t> DecodeElement(std::string_view* in, Record* record, int64_t* watermark);
+// is set (returns the tag). Corruption on malformed bytes.
+inline base::Result<uint8_t> DecodeElement(std::string_view* in, Record* record,
+                                           int64_t* watermark) {
+  return format::DecodeStreamElement(in, &record->key, &record->value, &record->timestamp,
+                                     watermark);
+}
 
 }  // namespace ckpt::engine::runtime

@@ -1,7 +1,8 @@
 // dump: everything a snapshot holds, operator by operator: keyed and operator state decoded
 // through the snapshot's type descriptors (changelog state replayed to the values a restore
 // sees, or its raw log with `history`), timers as timestamps, sink committables, coordinator
-// state decoded with its declared type, and channel state (in-flight buffers). Streamed to a
+// state decoded with its declared type, and channel state (in-flight buffers, and the records in
+// them when the reference engine wrote them). Streamed to a
 // sink one entry at a time (constant memory for canonical state: one state-file block; a
 // replayed changelog handle holds its log tail and one key group). With a key or key group,
 // only that key group's section is read. Stateless; thread-safe given a thread-safe Fs;
@@ -55,14 +56,20 @@ struct DumpEntry {
   std::string timestamp_json;  // timers: the timer's timestamp (ms); empty otherwise
   // value / element / map value; "null" for timers; coordinator: decoded with value_type;
   // committable: an object (pending_path, final_path, size_bytes, checksum_xxh3,
-  // checkpoint_id); channel: the buffer's bytes as a hex string.
+  // checkpoint_id); channel: the buffer's bytes as a hex string; channel-record: the record's
+  // value; channel-watermark: the watermark.
   std::string value_json;
   std::string value_type;      // coordinator: format::TypeName of its declared type, if any
   std::string channel;         // channel: "input <gate>/<channel>" or "output <p>/<sub>"
-  std::optional<uint32_t> buffer;  // channel: index of the buffer within the channel
+  // channel: index of the buffer within the channel; channel-record/-watermark: of the buffer
+  // the element begins in.
+  std::optional<uint32_t> buffer;
   // Where the entry comes from: "state" (the state's value; for a changelog handle, replayed),
   // "changelog" (with DumpOptions::history: one change of the log tail, applied in `sequence`
-  // order on top of the materialized entries), "committable", "coordinator" or "channel".
+  // order on top of the materialized entries), "committable", "coordinator", "channel" (one
+  // persisted in-flight buffer) and, for channel state the reference engine wrote (its
+  // stream-element frames, format/stream_element.h), "channel-record" (key_json, value_json,
+  // timestamp_json if the record has one) and "channel-watermark", after the channel's buffers.
   std::string source = "state";
   std::string change_op;  // changelog: "put", "delete", "append" or "clear"
   uint64_t sequence = 0;  // changelog
