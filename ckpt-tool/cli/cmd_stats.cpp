@@ -1,5 +1,5 @@
-// ckpt-tool stats SNAPSHOT: size by operator, state and key group; key-group skew; union state
-// far above parallelism. Findings are warnings (exit 0; --strict makes them exit 1).
+// ckpt-tool stats SNAPSHOT: size by operator, state and key group; in-flight data by edge;
+// key-group skew; union state far above parallelism. Findings are warnings (exit 0; --strict makes them exit 1).
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
@@ -75,6 +75,24 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
     top.Print(out);
     out << "\n";
   }
+  TextTable edges({"EDGE", "PARTITIONING", "INPUT BYTES", "INPUT BUFFERS", "OUTPUT BYTES",
+                   "OUTPUT BUFFERS"},
+                  {false, false, true, true, true, true});
+  for (const auto& e : r.in_flight) {
+    edges.AddRow({e.source + " -> " + e.target + (e.target_input > 0 ? " (input 1)" : ""),
+                  std::string(ops::PartitioningName(e.partitioning)),
+                  std::to_string(e.input_bytes), std::to_string(e.input_buffers),
+                  std::to_string(e.output_bytes), std::to_string(e.output_buffers)});
+  }
+  if (!edges.empty()) {
+    out << "In-flight data by edge (unaligned checkpoint)\n";
+    edges.Print(out);
+    out << "\n";
+  }
+  if (r.unattributed_in_flight_bytes > 0) {
+    out << r.unattributed_in_flight_bytes
+        << " bytes of in-flight data are on channels no edge of the job graph explains\n\n";
+  }
   RenderFindingsText(r.findings, out);
 }
 
@@ -107,6 +125,25 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
                .Raw("largest_key_groups", GroupsJson(op.largest_key_groups))
                .Raw("skew", Ratio(op.skew))
                .Build()
+        << "\n";
+  }
+  for (const auto& e : r.in_flight) {
+    out << JsonLine()
+               .Str("source_operator_id", e.source_id_hex)
+               .Str("target_operator_id", e.target_id_hex)
+               .Str("source", e.source)
+               .Str("target", e.target)
+               .Str("partitioning", ops::PartitioningName(e.partitioning))
+               .Uint("target_input", e.target_input)
+               .Uint("in_flight_input_bytes", e.input_bytes)
+               .Uint("in_flight_input_buffers", e.input_buffers)
+               .Uint("in_flight_output_bytes", e.output_bytes)
+               .Uint("in_flight_output_buffers", e.output_buffers)
+               .Build()
+        << "\n";
+  }
+  if (r.unattributed_in_flight_bytes > 0) {
+    out << JsonLine().Uint("unattributed_in_flight_bytes", r.unattributed_in_flight_bytes).Build()
         << "\n";
   }
   RenderFindingsJson(r.findings, out);

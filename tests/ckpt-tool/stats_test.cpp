@@ -40,6 +40,29 @@ TEST(StatsTest, SizesByOperatorStateAndKeyGroup) {
   EXPECT_TRUE(r.findings.empty());
 }
 
+// v1/unaligned: the source (p2) persisted its output subpartitions to the 6 window subtasks,
+// and each window subtask its 2 input channels; stats attributes both sides to the one edge.
+TEST(StatsTest, InFlightDataByEdge) {
+  ASSERT_OK_AND_ASSIGN(
+      Snapshot s, LoadSnapshot(base::Fs::Default(),
+                               FixturePath("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5")));
+  ASSERT_OK_AND_ASSIGN(StatsReport r, ComputeStats(base::Fs::Default(), s));
+  ASSERT_EQ(r.in_flight.size(), 1u);
+  const EdgeInFlightStats& e = r.in_flight[0];
+  EXPECT_EQ(e.source, "events-source");
+  EXPECT_EQ(e.target, "window-sum");
+  EXPECT_EQ(e.partitioning, Partitioning::kRebalance);
+  EXPECT_EQ(e.output_bytes, 2u * (36 + 84 + 36 + 84 + 36 + 84));
+  EXPECT_EQ(e.output_buffers, 2u * 9);
+  EXPECT_EQ(e.input_bytes, 6u * 110);
+  EXPECT_EQ(e.input_buffers, 6u * 3);
+  EXPECT_EQ(r.unattributed_in_flight_bytes, 0u);
+  // An aligned snapshot has none.
+  ASSERT_OK_AND_ASSIGN(Snapshot a, LoadSnapshot(base::Fs::Default(), FixturePath("v1/savepoint")));
+  ASSERT_OK_AND_ASSIGN(StatsReport ra, ComputeStats(base::Fs::Default(), a));
+  EXPECT_TRUE(ra.in_flight.empty());
+}
+
 TEST(StatsTest, SkewAndUnionFindingsFollowThresholds) {
   ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), FixturePath("v1/savepoint")));
   StatsOptions o;

@@ -1,5 +1,6 @@
-// stats: where a snapshot's bytes are (by operator, state and key group), key-group skew, and
-// union state whose entry count is far above parallelism. Reads state-file footers (sizes per
+// stats: where a snapshot's bytes are (by operator, state and key group, and the in-flight data
+// of unaligned checkpoints by edge), key-group skew, and union state whose entry count is far
+// above parallelism. Reads state-file footers (sizes per
 // key group) and, for per-state sizes of keyed state, streams the records once.
 // Stateless; thread-safe given a thread-safe Fs; cancellable through Progress.
 #pragma once
@@ -61,9 +62,31 @@ struct OperatorStats {
   double skew = 0.0;  // largest / median (0 when no keyed data)
 };
 
+// In-flight data of an unaligned checkpoint on one edge between chains: what its consumers
+// persisted as input channel state and its producers as output subpartition state, attributed
+// with the reference engine's channel layout of the snapshot's job graph
+// (format/channel_layout.h: the engine restores channel state by the same indexes).
+struct EdgeInFlightStats {
+  std::string source_id_hex;  // the edge's ends: the producing chain's tail operator...
+  std::string target_id_hex;  // ...and the consuming chain's head operator
+  std::string source;         // uid, else name, else the ID
+  std::string target;
+  Partitioning partitioning = Partitioning::kUnspecified;
+  uint32_t target_input = 0;
+  uint64_t input_bytes = 0;  // persisted by the consumers
+  uint64_t input_buffers = 0;
+  uint64_t output_bytes = 0;  // persisted by the producers
+  uint64_t output_buffers = 0;
+};
+
 struct StatsReport {
   uint64_t total_file_bytes = 0;  // the snapshot's full size (Snapshot::full_size_bytes)
   std::vector<OperatorStats> operators;  // snapshot order
+  // Edges carrying in-flight data, job-graph order (empty for an aligned snapshot).
+  std::vector<EdgeInFlightStats> in_flight;
+  // Channel state no edge of the job graph explains (a channel index the layout does not have,
+  // or a snapshot without a job graph, as Apache Flink's).
+  uint64_t unattributed_in_flight_bytes = 0;
   std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
 };
 
