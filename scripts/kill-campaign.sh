@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Kill campaign (issue 8): the keyed-sum job runs through the two-phase-commit file sink and is
 # SIGKILLed at random moments — while running, right after start (during restore), and during a
-# stop-with-savepoint (SIGTERM, then kill -9 a random moment later) — and each time resumed
+# stop-with-savepoint (SIGTERM, then kill -9 a random moment later) — in a random checkpointing
+# mode per run (aligned, unaligned, aligned-with-timeout) — and each time resumed
 # with `--from-latest <job-id>` at a random parallelism, while a concurrent `ckpt-tool prune`
 # loop (--keep-last 1 --min-orphan-age 0s --yes) works on the same checkpoint root. After the
 # last kill the job runs to the end. The committed output (part-* files only) must hold every
@@ -63,10 +64,18 @@ if [[ -n "$tool" && -x "$tool" ]]; then
 fi
 
 sleep_ms() { sleep "$(printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )))"; }
-n_kill=0 n_stop_kill=0 n_restore_kill=0 failed=0 finished_early=0 round=0
+n_kill=0 n_stop_kill=0 n_restore_kill=0 n_unaligned=0 n_timeout=0 failed=0 finished_early=0 round=0
 while (( n_kill < kills )); do
   p=$(( RANDOM % 4 + 1 ))
   args=(run "$work/job.json" --checkpoint-dir "$ckpt" --interval $(( RANDOM % 150 + 50 )) -p "$p")
+  # Every checkpointing mode, switching between runs (a restore may change it, as in Flink):
+  # unaligned and aligned-with-timeout checkpoints carry in-flight data across the kill.
+  case $(( RANDOM % 3 )) in
+    0) ;;
+    1) args+=(--mode unaligned); n_unaligned=$(( n_unaligned + 1 )) ;;
+    2) args+=(--mode aligned-with-timeout --aligned-checkpoint-timeout $(( RANDOM % 20 )))
+       n_timeout=$(( n_timeout + 1 )) ;;
+  esac
   (( round > 0 )) && args+=(--from-latest "$job_id")
   echo "--- round $round: ${args[*]}" >> "$log"
   "$engine" "${args[@]}" >> "$log" 2>&1 &
@@ -118,7 +127,7 @@ read -r lines gaps dups < <(
       END { g = 0; d = 0
             for (i = 1; i <= to; i++) { k = c[i] + 0; if (k == 0) g++; else if (k > 1) d += k - 1 }
             print n + 0, g, d }')
-echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed"
+echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill unaligned_runs=$n_unaligned aligned_with_timeout_runs=$n_timeout committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed"
 if (( gaps != 0 || dups != 0 || failed != 0 )); then
   keep=1
   exit 1
