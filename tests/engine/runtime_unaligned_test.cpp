@@ -80,8 +80,11 @@ Totals Scan(const std::string& job_dir, const pb::JobGraph& graph, const std::st
   return t;
 }
 
+// Runs the job until at least 3 checkpoints completed and `op_name`'s output channel state in
+// them adds up to more than `min_output_bytes` (how much the first checkpoints catch depends on
+// how far the backpressure has built up), then cancels it.
 Totals RunBackpressured(const std::string& json, const std::string& op_name,
-                        const testing::TempDir& tmp) {
+                        const testing::TempDir& tmp, uint64_t min_output_bytes = 0) {
   auto registry = Registry();
   base::Result<pb::JobSpec> spec = format::ParseJobSpec(json, "unaligned.json");
   EXPECT_OK(spec.status());
@@ -100,10 +103,13 @@ Totals RunBackpressured(const std::string& json, const std::string& op_name,
   EXPECT_OK((*runner)->Start());
   // The sink sleeps 2 ms per record and the source has ten million: the job stays
   // backpressured for the whole test, yet checkpoints complete.
-  EXPECT_TRUE(ckpt::testing::WaitUntil([&] { return (*runner)->checkpoint_counts().completed >= 3; }))
-      << "completed " << (*runner)->checkpoint_counts().completed << " checkpoints";
   const std::string job_dir = (*runner)->job_dir();
   pb::JobGraph graph = (*runner)->job_graph();
+  EXPECT_TRUE(ckpt::testing::WaitUntil([&] {
+    return (*runner)->checkpoint_counts().completed >= 3 &&
+           (min_output_bytes == 0 ||
+            Scan(job_dir, graph, op_name).output_state_bytes > min_output_bytes);
+  })) << "completed " << (*runner)->checkpoint_counts().completed << " checkpoints";
   (*runner)->Cancel();
   (*runner)->Wait();
   return Scan(job_dir, graph, op_name);
@@ -134,9 +140,10 @@ TEST(UnalignedRuntimeTest, TaskWhoseRecordsNeedFourBuffersStillCheckpoints) {
     "edges": [{"from": "src", "to": "big", "partitioning": "FORWARD"},
               {"from": "big", "to": "slow", "partitioning": "REBALANCE"},
               {"from": "slow", "to": "sink", "partitioning": "FORWARD"}]})",
-                              "big", tmp);
+                              "big", tmp, /*min_output_bytes=*/900);
   EXPECT_GE(t.snapshots, 3);
   EXPECT_TRUE(t.all_unaligned);
+  // In-flight data of at least one whole record (900 bytes: four 256-byte buffers).
   EXPECT_GT(t.output_state_bytes, 900u);
 }
 
