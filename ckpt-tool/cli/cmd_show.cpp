@@ -2,9 +2,12 @@
 // in the JSON vocabulary of every verb (docs/json/show.schema.json).
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "cli_common.h"
 #include "ckpt/base/checksum.h"
+#include "ckpt/ops/in_flight.h"
 #include "ckpt/ops/show.h"
 #include "ckpt/ops/snapshot.h"
 #include "render.h"
@@ -98,11 +101,33 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
       }
       return id;
     };
-    TextTable e({"FROM", "TO", "PARTITIONING", "INPUT"}, {false, false, false, true});
+    // Unaligned checkpoints: the in-flight bytes each edge carries (consumer / producer side).
+    const ops::InFlightByEdge in_flight = ops::ComputeInFlightByEdge(s);
+    const bool any = !in_flight.edges.empty();
+    std::vector<std::string> head = {"FROM", "TO", "PARTITIONING", "INPUT"};
+    std::vector<bool> right = {false, false, false, true};
+    if (any) {
+      head.insert(head.end(), {"IN-FLIGHT IN", "IN-FLIGHT OUT"});
+      right.insert(right.end(), {true, true});
+    }
+    TextTable e(head, right);
     for (const auto& edge : s.edges) {
-      e.AddRow({label(edge.source_id_hex), label(edge.target_id_hex),
-                std::string(ops::PartitioningName(edge.partitioning)),
-                std::to_string(edge.target_input)});
+      std::vector<std::string> row = {label(edge.source_id_hex), label(edge.target_id_hex),
+                                      std::string(ops::PartitioningName(edge.partitioning)),
+                                      std::to_string(edge.target_input)};
+      if (any) {
+        uint64_t in_bytes = 0, out_bytes = 0;
+        for (const ops::EdgeInFlight& f : in_flight.edges) {
+          if (f.source_id_hex == edge.source_id_hex && f.target_id_hex == edge.target_id_hex &&
+              f.target_input == edge.target_input) {
+            in_bytes = f.input_bytes;
+            out_bytes = f.output_bytes;
+          }
+        }
+        row.push_back(std::to_string(in_bytes));
+        row.push_back(std::to_string(out_bytes));
+      }
+      e.AddRow(row);
     }
     out << "\n";
     e.Print(out);

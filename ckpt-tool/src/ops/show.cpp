@@ -4,6 +4,7 @@
 #include "ckpt/ops/show.h"
 
 #include "ckpt/base/checksum.h"
+#include "ckpt/ops/in_flight.h"
 #include "json_writer.h"
 #include "proto_json.h"
 #include "snapshot_raw.h"
@@ -199,13 +200,24 @@ std::string SnapshotJson(const Snapshot& s) {
   for (const auto& op : s.operators) WriteOperator(w, op);
   w.EndArray();
   w.Key("edges").BeginArray();
+  const InFlightByEdge in_flight = ComputeInFlightByEdge(s);
   for (const auto& e : s.edges) {
     w.BeginObject()
         .Str("source_operator_id", e.source_id_hex)
         .Str("target_operator_id", e.target_id_hex);
     Enum(w, "partitioning", PartitioningName(e.partitioning),
          e.partitioning != Partitioning::kUnspecified);
-    w.Uint("target_input", e.target_input).EndObject();
+    w.Uint("target_input", e.target_input);
+    // Unaligned checkpoints: the in-flight bytes persisted on this edge (both ends).
+    uint64_t in_bytes = 0, out_bytes = 0;
+    for (const EdgeInFlight& f : in_flight.edges) {
+      if (f.source_id_hex == e.source_id_hex && f.target_id_hex == e.target_id_hex &&
+          f.target_input == e.target_input) {
+        in_bytes = f.input_bytes;
+        out_bytes = f.output_bytes;
+      }
+    }
+    w.Uint("in_flight_input_bytes", in_bytes).Uint("in_flight_output_bytes", out_bytes).EndObject();
   }
   w.EndArray();
   w.Key("files").BeginArray();

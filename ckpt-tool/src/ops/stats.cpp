@@ -8,7 +8,6 @@
 #include <map>
 #include <set>
 
-#include "ckpt/format/channel_layout.h"
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/records.h"
@@ -273,64 +272,6 @@ void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorSt
   }
 }
 
-std::string Label(const Snapshot& snapshot, const std::string& id_hex) {
-  for (const OperatorInfo& info : snapshot.operators) {
-    if (info.id_hex != id_hex) continue;
-    return !info.uid.empty() ? info.uid : !info.name.empty() ? info.name : id_hex;
-  }
-  return id_hex;
-}
-
-void AttributeInFlight(const Snapshot& snapshot, StatsReport* report) {
-  const pb::CheckpointMetadata& md = RawMetadata(snapshot);
-  const format::ChannelLayout layout(md.job_graph());
-  std::map<format::ChannelLayout::EdgeKey, EdgeInFlightStats> by_edge;
-  for (const pb::OperatorState& os : md.operators()) {
-    for (const pb::SubtaskState& st : os.subtasks()) {
-      for (const pb::InputChannelStateHandle& h : st.input_channel_state()) {
-        auto in = layout.InputOf(os.operator_id(), st.subtask_index(), h.channel_index());
-        if (!in || std::get<2>(in->first) != h.gate_index()) {
-          report->unattributed_in_flight_bytes += h.size_bytes();
-          continue;
-        }
-        EdgeInFlightStats& e = by_edge[in->first];
-        e.input_bytes += h.size_bytes();
-        e.input_buffers += static_cast<uint64_t>(h.buffers_size());
-      }
-      for (const pb::ResultSubpartitionStateHandle& h : st.output_channel_state()) {
-        const format::ChannelLayout::Edge* edge =
-            layout.WriterEdge(os.operator_id(), h.partition_index());
-        if (edge == nullptr || h.subpartition_index() >= edge->to_parallelism) {
-          report->unattributed_in_flight_bytes += h.size_bytes();
-          continue;
-        }
-        EdgeInFlightStats& e = by_edge[edge->key];
-        e.output_bytes += h.size_bytes();
-        e.output_buffers += static_cast<uint64_t>(h.buffers_size());
-      }
-    }
-  }
-  for (const format::ChannelLayout::Edge& edge : layout.edges()) {
-    auto it = by_edge.find(edge.key);
-    if (it == by_edge.end()) continue;
-    EdgeInFlightStats e = it->second;
-    e.source_id_hex =
-        format::OperatorId::FromBytes(std::get<0>(edge.key)).ValueOr(format::OperatorId()).ToHex();
-    e.target_id_hex =
-        format::OperatorId::FromBytes(std::get<1>(edge.key)).ValueOr(format::OperatorId()).ToHex();
-    e.source = Label(snapshot, e.source_id_hex);
-    e.target = Label(snapshot, e.target_id_hex);
-    e.target_input = std::get<2>(edge.key);
-    for (const EdgeInfo& info : snapshot.edges) {
-      if (info.source_id_hex == e.source_id_hex && info.target_id_hex == e.target_id_hex &&
-          info.target_input == e.target_input) {
-        e.partitioning = info.partitioning;
-      }
-    }
-    report->in_flight.push_back(std::move(e));
-  }
-}
-
 }  // namespace
 
 base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
@@ -358,7 +299,9 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
     Summarize(options, info, &op, &report.findings);
     report.operators.push_back(std::move(op));
   }
-  AttributeInFlight(snapshot, &report);
+  InFlightByEdge in_flight = ComputeInFlightByEdge(snapshot);
+  report.in_flight = std::move(in_flight.edges);
+  report.unattributed_in_flight_bytes = in_flight.unattributed_bytes;
   SortFindings(&report.findings);
   return report;
 }

@@ -13,6 +13,7 @@
 #include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
 #include "ckpt/ops/finding.h"
+#include "ckpt/ops/in_flight.h"
 #include "ckpt/ops/snapshot.h"
 
 namespace ckpt::ops {
@@ -62,30 +63,13 @@ struct OperatorStats {
   double skew = 0.0;  // largest / median (0 when no keyed data)
 };
 
-// In-flight data of an unaligned checkpoint on one edge between chains: what its consumers
-// persisted as input channel state and its producers as output subpartition state, attributed
-// with the reference engine's channel layout of the snapshot's job graph
-// (format/channel_layout.h: the engine restores channel state by the same indexes).
-struct EdgeInFlightStats {
-  std::string source_id_hex;  // the edge's ends: the producing chain's tail operator...
-  std::string target_id_hex;  // ...and the consuming chain's head operator
-  std::string source;         // uid, else name, else the ID
-  std::string target;
-  Partitioning partitioning = Partitioning::kUnspecified;
-  uint32_t target_input = 0;
-  uint64_t input_bytes = 0;  // persisted by the consumers
-  uint64_t input_buffers = 0;
-  uint64_t output_bytes = 0;  // persisted by the producers
-  uint64_t output_buffers = 0;
-};
+using EdgeInFlightStats = EdgeInFlight;
 
 struct StatsReport {
   uint64_t total_file_bytes = 0;  // the snapshot's full size (Snapshot::full_size_bytes)
   std::vector<OperatorStats> operators;  // snapshot order
-  // Edges carrying in-flight data, job-graph order (empty for an aligned snapshot).
-  std::vector<EdgeInFlightStats> in_flight;
-  // Channel state no edge of the job graph explains (a channel index the layout does not have,
-  // or a snapshot without a job graph, as Apache Flink's).
+  // In-flight data by edge (ComputeInFlightByEdge).
+  std::vector<EdgeInFlight> in_flight;
   uint64_t unattributed_in_flight_bytes = 0;
   std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
 };

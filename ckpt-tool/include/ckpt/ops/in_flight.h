@@ -1,0 +1,39 @@
+// in_flight: the in-flight data of an unaligned checkpoint by edge between chains: what the
+// consumers persisted as input channel state and the producers as output subpartition state,
+// attributed with the reference engine's channel layout of the snapshot's job graph
+// (format/channel_layout.h: the engine restores channel state by the same indexes). One
+// computation for stats and show. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "ckpt/ops/snapshot.h"
+
+namespace ckpt::ops {
+
+struct EdgeInFlight {
+  std::string source_id_hex;  // the edge's ends: the producing chain's tail operator...
+  std::string target_id_hex;  // ...and the consuming chain's head operator
+  std::string source;         // uid, else name, else the ID
+  std::string target;
+  Partitioning partitioning = Partitioning::kUnspecified;
+  uint32_t target_input = 0;
+  uint64_t input_bytes = 0;  // persisted by the consumers
+  uint64_t input_buffers = 0;
+  uint64_t output_bytes = 0;  // persisted by the producers
+  uint64_t output_buffers = 0;
+};
+
+struct InFlightByEdge {
+  // Edges carrying in-flight data, job-graph order (empty for an aligned snapshot).
+  std::vector<EdgeInFlight> edges;
+  // Channel state no edge of the job graph explains (a channel index the layout does not have,
+  // or a snapshot without a job graph, as Apache Flink's).
+  uint64_t unattributed_bytes = 0;
+};
+
+InFlightByEdge ComputeInFlightByEdge(const Snapshot& snapshot);
+
+}  // namespace ckpt::ops
