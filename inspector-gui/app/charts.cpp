@@ -384,7 +384,8 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
 
 QString SubtaskBarsChart::title() const {
   if (!m_snapshot || m_op < 0) return tr("Per-subtask checkpoint timings");
-  return tr("Per-subtask checkpoint timings: %1").arg(qs(m_snapshot->operators[static_cast<size_t>(m_op)].name));
+  const QString t = tr("Per-subtask checkpoint timings: %1").arg(qs(m_snapshot->operators[static_cast<size_t>(m_op)].name));
+  return m_unaligned > 0 ? t + tr(" (%1 unaligned, marked U)").arg(m_unaligned) : t;
 }
 
 void SubtaskBarsChart::setOperator(std::shared_ptr<const ops::Snapshot> snapshot, int operatorIndex) {
@@ -395,6 +396,18 @@ void SubtaskBarsChart::setOperator(std::shared_ptr<const ops::Snapshot> snapshot
       if (!m_snapshot->operators[i].subtasks.empty()) m_op = static_cast<int>(i);
     }
   }
+  // Subtasks whose checkpoint went unaligned (persisted in-flight data): marked in the chart and
+  // named in its accessible description.
+  m_unaligned = 0;
+  int total = 0;
+  if (m_snapshot && m_op >= 0 && m_op < static_cast<int>(m_snapshot->operators.size())) {
+    for (const auto& st : m_snapshot->operators[static_cast<size_t>(m_op)].subtasks) {
+      ++total;
+      if (st.metrics.unaligned_checkpoint) ++m_unaligned;
+    }
+  }
+  setAccessibleDescription(total == 0 ? QString()
+                                      : tr("%1 of %2 subtasks took an unaligned checkpoint").arg(m_unaligned).arg(total));
   update();
 }
 
@@ -419,9 +432,16 @@ bool SubtaskBarsChart::paintChart(QPainter& p, const QRectF& plot) {
       p.fillRect(QRectF(x, y + (bh > 4 ? 1 : 0), w, std::max(1.0, bh - (bh > 4 ? 2 : 0))), seriesColor(k));
       x += w;
     }
+    const bool unaligned = m.unaligned_checkpoint;
+    if (unaligned) {
+      // Hatched over the whole bar: this subtask's checkpoint persisted in-flight data.
+      p.fillRect(QRectF(plot.left(), y, std::max(2.0, x - plot.left()), std::max(1.0, bh)),
+                 QBrush(palette().color(QPalette::Text), Qt::BDiagPattern));
+    }
     if (bh >= fontMetrics().height()) {
       p.setPen(palette().color(QPalette::Text));
-      p.drawText(QRectF(0, y, plot.left() - 4, bh), Qt::AlignRight | Qt::AlignVCenter, QString::number(subs[i].index));
+      p.drawText(QRectF(0, y, plot.left() - 4, bh), Qt::AlignRight | Qt::AlignVCenter,
+                 QString::number(subs[i].index) + (unaligned ? QStringLiteral(" U") : QString()));
     }
   }
   p.setPen(palette().color(QPalette::Text));

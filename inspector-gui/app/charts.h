@@ -92,7 +92,9 @@ class HistoryChart : public ChartBase {
   std::vector<double> m_xs;  // of the last paint
 };
 
-// Per subtask of one operator: start delay, alignment, sync and async durations, stacked.
+// Per subtask of one operator: start delay, alignment, sync and async durations, stacked;
+// subtasks whose checkpoint went unaligned are hatched and labelled "U" (the accessible
+// description counts them).
 class SubtaskBarsChart : public ChartBase {
   Q_OBJECT
 
@@ -107,6 +109,7 @@ class SubtaskBarsChart : public ChartBase {
  private:
   std::shared_ptr<const ops::Snapshot> m_snapshot;
   int m_op = -1;
+  int m_unaligned = 0;  // subtasks of m_op with an unaligned checkpoint
 };
 
 }  // namespace ckpt::inspector

@@ -12,6 +12,7 @@
 #include <QFile>
 #include <QFileInfo>
 #include <QHeaderView>
+#include <QImage>
 #include <QSignalSpy>
 #include <QStandardPaths>
 #include <QStatusBar>
@@ -260,6 +261,23 @@ class PresentationTest : public QObject {
     QCOMPARE(qRound(contrastRatio(Qt::black, Qt::white)), 21);
     QCOMPARE(contrastRatio(QColor(10, 20, 30), QColor(10, 20, 30)), 1.0);
     applyTheme(Theme::kSystem);
+  }
+
+  // The subtask chart marks the subtasks whose checkpoint went unaligned (v1/unaligned: both
+  // source subtasks and all six window subtasks persisted in-flight data; v1/savepoint: none).
+  void subtaskChartMarksUnalignedSubtasks() {
+    const auto loaded = await(loadSnapshot(fixture("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5")));
+    QVERIFY(loaded.ok());
+    SubtaskBarsChart chart;
+    chart.setOperator(loaded.value, 1);
+    QCOMPARE(chart.accessibleDescription(), QStringLiteral("6 of 6 subtasks took an unaligned checkpoint"));
+    chart.resize(640, 320);
+    QImage img(chart.size(), QImage::Format_ARGB32);
+    chart.render(&img);  // paints without error, hatching included
+    const auto aligned = await(loadSnapshot(fixture("v1/savepoint")));
+    QVERIFY(aligned.ok());
+    chart.setOperator(aligned.value, 0);
+    QVERIFY(chart.accessibleDescription().startsWith(QStringLiteral("0 of ")));
   }
 };
 
