@@ -116,16 +116,9 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
                                       std::string(ops::PartitioningName(edge.partitioning)),
                                       std::to_string(edge.target_input)};
       if (any) {
-        uint64_t in_bytes = 0, out_bytes = 0;
-        for (const ops::EdgeInFlight& f : in_flight.edges) {
-          if (f.source_id_hex == edge.source_id_hex && f.target_id_hex == edge.target_id_hex &&
-              f.target_input == edge.target_input) {
-            in_bytes = f.input_bytes;
-            out_bytes = f.output_bytes;
-          }
-        }
-        row.push_back(std::to_string(in_bytes));
-        row.push_back(std::to_string(out_bytes));
+        const ops::EdgeInFlight* f = in_flight.Find(edge);
+        row.push_back(std::to_string(f ? f->input_bytes : 0));
+        row.push_back(std::to_string(f ? f->output_bytes : 0));
       }
       e.AddRow(row);
     }

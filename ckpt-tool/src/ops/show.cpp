@@ -209,15 +209,10 @@ std::string SnapshotJson(const Snapshot& s) {
          e.partitioning != Partitioning::kUnspecified);
     w.Uint("target_input", e.target_input);
     // Unaligned checkpoints: the in-flight bytes persisted on this edge (both ends).
-    uint64_t in_bytes = 0, out_bytes = 0;
-    for (const EdgeInFlight& f : in_flight.edges) {
-      if (f.source_id_hex == e.source_id_hex && f.target_id_hex == e.target_id_hex &&
-          f.target_input == e.target_input) {
-        in_bytes = f.input_bytes;
-        out_bytes = f.output_bytes;
-      }
-    }
-    w.Uint("in_flight_input_bytes", in_bytes).Uint("in_flight_output_bytes", out_bytes).EndObject();
+    const EdgeInFlight* f = in_flight.Find(e);
+    w.Uint("in_flight_input_bytes", f ? f->input_bytes : 0)
+        .Uint("in_flight_output_bytes", f ? f->output_bytes : 0)
+        .EndObject();
   }
   w.EndArray();
   w.Key("files").BeginArray();

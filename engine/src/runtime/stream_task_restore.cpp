@@ -37,21 +37,13 @@ base::Status RouteFrames(const std::string& run, const ChannelLayout::Edge& edge
   std::string_view rest = run;
   Record record;
   std::string key;
-  while (!rest.empty()) {
-    if (rest.size() < kFrameHeaderBytes) {
-      return base::Status::Corruption(where + ": in-flight data ends inside a frame header");
-    }
-    uint32_t len = 0;
-    for (size_t i = 0; i < kFrameHeaderBytes; ++i) {
-      len |= static_cast<uint32_t>(static_cast<unsigned char>(rest[i])) << (8 * i);
-    }
-    if (rest.size() - kFrameHeaderBytes < len) {
-      return base::Status::Corruption(where + ": in-flight data ends inside a frame of " +
-                                      std::to_string(len) + " bytes");
-    }
-    const std::string_view frame = rest.substr(0, kFrameHeaderBytes + len);
-    std::string_view element = frame.substr(kFrameHeaderBytes);
-    rest.remove_prefix(frame.size());
+  while (true) {
+    const std::string_view before = rest;
+    std::string_view element;
+    base::Result<bool> more = format::NextStreamFrame(&rest, &element);
+    if (!more.ok()) return more.status().WithContext(where + ": in-flight data");
+    if (!*more) break;
+    const std::string_view frame = before.substr(0, before.size() - rest.size());
     int64_t watermark = 0;
     CKPT_ASSIGN_OR_RETURN(uint8_t tag, DecodeElement(&element, &record, &watermark));
     if (tag != kRecordTag) continue;  // watermarks are regenerated after the restore

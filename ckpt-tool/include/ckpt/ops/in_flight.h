@@ -32,6 +32,17 @@ struct InFlightByEdge {
   // Channel state no edge of the job graph explains (a channel index the layout does not have,
   // or a snapshot without a job graph, as Apache Flink's).
   uint64_t unattributed_bytes = 0;
+
+  // The entry of the edge (source, target, target input), or null if it carries none.
+  const EdgeInFlight* Find(const EdgeInfo& edge) const {
+    for (const EdgeInFlight& e : edges) {
+      if (e.source_id_hex == edge.source_id_hex && e.target_id_hex == edge.target_id_hex &&
+          e.target_input == edge.target_input) {
+        return &e;
+      }
+    }
+    return nullptr;
+  }
 };
 
 InFlightByEdge ComputeInFlightByEdge(const Snapshot& snapshot);
