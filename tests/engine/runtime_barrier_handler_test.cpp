@@ -220,5 +220,81 @@ TEST(BarrierHandlerTest, AlignedWithTimeoutSavepointsStayAligned) {
   EXPECT_FALSE(a.OnAlignmentTimer(9, 6000).trigger);
 }
 
+TEST(BarrierHandlerTest, AnnouncedBarrierStartsTheTimerBeforeAnyBarrierIsTaken) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  // Queued behind buffers on channel 1: the task has not taken it.
+  auto d = a.OnAnnouncement(1, TimedBarrier(4, 1000), 1005);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+  ASSERT_TRUE(d.timer_at_ms.has_value());
+  EXPECT_EQ(*d.timer_at_ms, 1050);
+  EXPECT_EQ(d.timer_checkpoint, 4);
+  EXPECT_FALSE(a.pending());
+  // The timer fires before the task got to the barrier: unaligned, nothing received yet.
+  d = a.OnAlignmentTimer(4, 1050);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 4);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_EQ(d.received, (std::vector<bool>{false, false}));
+  EXPECT_EQ(d.first_barrier_ms, 1005);
+  EXPECT_TRUE(a.pending());
+  // The barriers, when the task gets to them, are tracked as unaligned ones.
+  d = a.OnBarrier(1, TimedBarrier(4, 1000), 1200);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.block.empty());
+  d = a.OnBarrier(0, TimedBarrier(4, 1000), 1300);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_TRUE(d.all_received);
+  EXPECT_FALSE(a.pending());
+}
+
+TEST(BarrierHandlerTest, AnnouncementOfATimedOutCheckpointSwitchesAtOnce) {
+  BarrierHandler a(1, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  auto d = a.OnAnnouncement(0, TimedBarrier(3, 1000), 1060);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_TRUE(d.unaligned);
+  EXPECT_EQ(d.received, std::vector<bool>{false});
+  d = a.OnBarrier(0, TimedBarrier(3, 1000), 1500);
+  EXPECT_TRUE(d.all_received);
+  EXPECT_FALSE(d.trigger);
+}
+
+TEST(BarrierHandlerTest, AnnouncementIsIgnoredOnceItsBarrierWasTakenAndInOtherModes) {
+  BarrierHandler a(1, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  auto d = a.OnAnnouncement(0, TimedBarrier(2, 1000), 1001);
+  ASSERT_TRUE(d.timer_at_ms.has_value());
+  // The task took the barrier in time (single channel: aligned at once).
+  d = a.OnBarrier(0, TimedBarrier(2, 1000), 1010);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_FALSE(d.unaligned);
+  // Its timer then does nothing, nor does a late announcement.
+  EXPECT_FALSE(a.OnAlignmentTimer(2, 1050).trigger);
+  EXPECT_FALSE(a.OnAnnouncement(0, TimedBarrier(2, 1000), 1060).trigger);
+  // Savepoints are never announced into a switch; other modes ignore announcements.
+  EXPECT_FALSE(a.OnAnnouncement(0, Barrier(5, pb::SAVEPOINT), 9000).timer_at_ms.has_value());
+  BarrierHandler aligned(1, BarrierHandler::Mode::kAligned);
+  d = aligned.OnAnnouncement(0, TimedBarrier(1, 0), 100000);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_FALSE(d.timer_at_ms.has_value());
+}
+
+TEST(BarrierHandlerTest, AnnouncedNewerCheckpointAbandonsThePendingAlignmentOnItsTimer) {
+  BarrierHandler a(2, BarrierHandler::Mode::kAlignedWithTimeout, 50);
+  a.OnBarrier(0, TimedBarrier(5, 1000), 1010);  // aligning 5, channel 1 still behind
+  auto d = a.OnAnnouncement(0, TimedBarrier(6, 1100), 1110);
+  ASSERT_TRUE(d.timer_at_ms.has_value());
+  EXPECT_EQ(d.timer_checkpoint, 6);
+  d = a.OnAlignmentTimer(6, 1150);
+  ASSERT_TRUE(d.trigger);
+  EXPECT_EQ(d.trigger->checkpoint_id, 6);
+  ASSERT_TRUE(d.aborted.has_value());
+  EXPECT_EQ(*d.aborted, 5);
+  EXPECT_TRUE(d.unblock_all);
+  // Checkpoint 5's late barrier is stale now.
+  d = a.OnBarrier(1, TimedBarrier(5, 1000), 1160);
+  EXPECT_FALSE(d.trigger);
+  EXPECT_FALSE(d.all_received);
+}
+
 }  // namespace
 }  // namespace ckpt::engine::runtime

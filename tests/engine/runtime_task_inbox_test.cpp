@@ -22,6 +22,15 @@ StreamEvent Buffer(BufferPool& pool, char tag) {
   return e;
 }
 
+// Takes everything queued, recycling the buffers.
+void TaskTestDrain(TaskInbox& inbox, BufferPool& pool) {
+  while (true) {
+    TaskInbox::Polled p = inbox.Poll(Now());
+    if (p.what != TaskInbox::Polled::What::kEvent) return;
+    if (p.event.buffer != nullptr) pool.Recycle(p.event.buffer);
+  }
+}
+
 StreamEvent Barrier(int64_t id) {
   StreamEvent e;
   e.kind = StreamEvent::Kind::kBarrier;
@@ -123,6 +132,47 @@ TEST(TaskInboxTest, PriorityBarrierOvertakesQueuedBuffersOnBothSides) {
   // The capture copied the bytes: every buffer is back in the pool once consumed.
   EXPECT_EQ(pool->NumAvailable(), 6u);
   EXPECT_EQ(overtaken[1].bytes(), "d");
+}
+
+TEST(TaskInboxTest, TimeoutableBarrierQueuedBehindBuffersIsAnnouncedAheadOfThem) {
+  TaskInbox inbox({0}, 2);
+  BufferPool pool(4, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  sp.Add(Buffer(pool, 'a'));
+  StreamEvent barrier = Barrier(5);
+  auto o = std::make_shared<CheckpointOptions>(*barrier.barrier);
+  o->mode = pb::ALIGNED_WITH_TIMEOUT;
+  barrier.barrier = o;
+  sp.Add(barrier);
+  EXPECT_EQ(inbox.pending_announcements(), 1u);
+  // Mid-record the task still learns of it; the barrier itself stays behind the buffer.
+  TaskInbox::PollFilter only_priority;
+  only_priority.normal = false;
+  TaskInbox::Polled p = inbox.Poll(Now(), only_priority);
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+  EXPECT_EQ(p.event.kind, StreamEvent::Kind::kAnnouncement);
+  EXPECT_EQ(p.channel, 0u);
+  EXPECT_EQ(p.event.barrier->checkpoint_id, 5);
+  EXPECT_EQ(inbox.Poll(Now(), only_priority).what, TaskInbox::Polled::What::kTimeout);
+  p = inbox.Poll(Now());
+  ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBuffer);
+  pool.Recycle(p.event.buffer);
+  p = inbox.Poll(Now());
+  ASSERT_EQ(p.event.kind, StreamEvent::Kind::kBarrier);
+  EXPECT_FALSE(p.event.priority);
+  // A plain aligned barrier, or one with nothing ahead of it, is not announced.
+  sp.Add(Buffer(pool, 'b'));
+  sp.Add(Barrier(6));
+  sp.Add(Buffer(pool, 'c'));
+  EXPECT_EQ(inbox.pending_announcements(), 0u);
+  TaskTestDrain(inbox, pool);
+  StreamEvent alone = Barrier(7);
+  auto o7 = std::make_shared<CheckpointOptions>(*o);
+  o7->checkpoint_id = 7;
+  alone.barrier = o7;
+  sp.Add(alone);
+  EXPECT_EQ(inbox.pending_announcements(), 0u);
 }
 
 TEST(TaskInboxTest, MidRecordFilterTakesOnlyPriorityEventsAndMails) {

@@ -42,11 +42,53 @@ BarrierHandler::Decision BarrierHandler::Switch() {
 
 BarrierHandler::Decision BarrierHandler::OnAlignmentTimer(int64_t checkpoint_id, int64_t now_ms) {
   (void)now_ms;
-  if (mode_ != Mode::kAlignedWithTimeout || pending_id_ != checkpoint_id || pending_unaligned_ ||
-      pending_ == nullptr || pending_->is_savepoint()) {
+  if (mode_ != Mode::kAlignedWithTimeout) return Decision();
+  if (announced_ != nullptr && announced_->checkpoint_id == checkpoint_id &&
+      checkpoint_id > pending_id_ && checkpoint_id > last_done_id_) {
+    return SwitchAnnounced();
+  }
+  if (pending_id_ != checkpoint_id || pending_unaligned_ || pending_ == nullptr ||
+      pending_->is_savepoint()) {
     return Decision();
   }
   return Switch();
+}
+
+BarrierHandler::Decision BarrierHandler::SwitchAnnounced() {
+  // No barrier of the checkpoint was taken: it becomes the pending one, unaligned, abandoning
+  // an older alignment (as its first barrier would).
+  std::optional<int64_t> aborted;
+  if (pending_id_ >= 0) aborted = pending_id_;
+  pending_id_ = announced_->checkpoint_id;
+  pending_ = std::move(announced_);
+  announced_.reset();
+  received_.assign(received_.size(), false);
+  received_count_ = 0;
+  first_barrier_ms_ = announced_ms_;
+  Decision d = Switch();
+  d.aborted = aborted;
+  return d;
+}
+
+BarrierHandler::Decision BarrierHandler::OnAnnouncement(
+    uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier, int64_t now_ms) {
+  (void)channel;
+  Decision d;
+  const int64_t id = barrier->checkpoint_id;
+  if (mode_ != Mode::kAlignedWithTimeout || barrier->is_savepoint() || id <= last_done_id_ ||
+      id <= pending_id_) {
+    return d;  // taken already (its alignment has its timer), stale, or never unaligned
+  }
+  if (announced_ == nullptr || announced_->checkpoint_id < id) {
+    announced_ = std::move(barrier);
+    announced_ms_ = now_ms;
+  } else if (announced_->checkpoint_id > id) {
+    return d;
+  }
+  if (IsUnaligned(*announced_, now_ms)) return SwitchAnnounced();
+  d.timer_at_ms = announced_->trigger_timestamp_ms + alignment_timeout_ms_;
+  d.timer_checkpoint = id;
+  return d;
 }
 
 uint32_t BarrierHandler::LiveChannels() const {
@@ -66,6 +108,7 @@ BarrierHandler::Decision BarrierHandler::OnBarrier(
   // jumped precede it and would wait behind a blocked channel), nor can a timed-out one.
   const bool switch_now = mode_ == Mode::kAlignedWithTimeout && !barrier->is_savepoint() &&
                           (priority || IsUnaligned(*barrier, now_ms));
+  if (announced_ != nullptr && announced_->checkpoint_id <= id) announced_.reset();
   if (id > pending_id_) {
     if (pending_id_ >= 0) {
       d.aborted = pending_id_;
@@ -83,6 +126,7 @@ BarrierHandler::Decision BarrierHandler::OnBarrier(
       d.first_barrier_ms = now_ms;
     } else if (mode_ == Mode::kAlignedWithTimeout && !barrier->is_savepoint()) {
       d.timer_at_ms = barrier->trigger_timestamp_ms + alignment_timeout_ms_;
+      d.timer_checkpoint = id;
     }
   } else if (switch_now && !pending_unaligned_) {
     Decision s = Switch();

@@ -14,6 +14,12 @@
 //     alignment to unaligned: the snapshot is taken now, every channel unblocks, the channels
 //     that already delivered the barrier have nothing to persist, the others persist their
 //     buffers until their barrier.
+//     Barrier announcement (Flink's EventAnnouncement, FLINK-22630): a barrier still queued
+//     behind buffers in an input channel is announced to the task ahead of them. The
+//     announcement starts the same timer (or switches at once if the checkpoint is already
+//     older than the timeout), so a slow task switches on time although it has not taken any
+//     barrier yet: the snapshot is taken on the timer, and the buffers queued ahead of each
+//     channel's barrier are its in-flight data.
 //   kAtLeastOnce (Flink's CheckpointBarrierTracker): nothing is blocked; the snapshot is taken
 //     when the last live channel delivered the barrier.
 // A newer barrier during an alignment (or during the tracking of an unaligned checkpoint)
@@ -58,9 +64,10 @@ class BarrierHandler {
     // Unaligned trigger: which channels had delivered the barrier when the snapshot was
     // triggered (the switch of an alignment; they have no in-flight data to persist).
     std::vector<bool> received;
-    // Aligned with timeout: call OnAlignmentTimer(checkpoint, at) at this time unless the
-    // alignment ended first.
+    // Aligned with timeout: call OnAlignmentTimer(timer_checkpoint, at) at this time unless
+    // the alignment ended first.
     std::optional<int64_t> timer_at_ms;
+    int64_t timer_checkpoint = -1;
     // The trigger is the switch of a pending alignment to unaligned.
     bool switched = false;
   };
@@ -71,9 +78,15 @@ class BarrierHandler {
   // `priority`: the barrier overtook buffers on its way (an unaligned barrier).
   Decision OnBarrier(uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier,
                      int64_t now_ms, bool priority = false);
+  // Aligned with timeout: the barrier of `barrier` is queued on `channel` behind buffers the
+  // task has yet to process. Starts the alignment timer of its checkpoint (nothing in other
+  // modes, for a savepoint, or for a checkpoint whose barrier was taken already).
+  Decision OnAnnouncement(uint32_t channel, std::shared_ptr<const CheckpointOptions> barrier,
+                          int64_t now_ms);
   Decision OnEndOfPartition(uint32_t channel, int64_t now_ms);
-  // The alignment timer of `checkpoint_id` fired: switches its pending alignment to unaligned
-  // (nothing if it already ended or was abandoned).
+  // The alignment timer of `checkpoint_id` fired: switches its pending alignment, or its
+  // announced checkpoint none of whose barriers was taken yet, to unaligned (nothing if it
+  // already ended or was abandoned).
   Decision OnAlignmentTimer(int64_t checkpoint_id, int64_t now_ms);
 
   Mode mode() const { return mode_; }
@@ -90,6 +103,8 @@ class BarrierHandler {
   Decision MaybeComplete(int64_t now_ms);
   // The pending alignment becomes unaligned: the snapshot is triggered now.
   Decision Switch();
+  // The announced checkpoint becomes the pending one, switched to unaligned.
+  Decision SwitchAnnounced();
   uint32_t LiveChannels() const;
 
   const Mode mode_;
@@ -102,6 +117,10 @@ class BarrierHandler {
   int64_t last_done_id_ = -1;
   int64_t first_barrier_ms_ = 0;
   std::shared_ptr<const CheckpointOptions> pending_;
+  // The newest announced checkpoint (aligned with timeout) and when its first announcement
+  // arrived; cleared once one of its barriers is taken.
+  std::shared_ptr<const CheckpointOptions> announced_;
+  int64_t announced_ms_ = 0;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -83,7 +83,7 @@ std::chrono::steady_clock::time_point StreamTask::PollDeadline(int64_t max_wait_
   // Alignment timers (aligned with timeout) fire on time, not up to one wait late.
   int64_t wait_us = max_wait_us;
   const int64_t now = OperatorContext::CurrentProcessingTimeMs();
-  if (alignment_timer_) wait_us = std::min(wait_us, (alignment_timer_->second - now) * 1000);
+  for (const auto& [id, at] : alignment_timers_) wait_us = std::min(wait_us, (at - now) * 1000);
   if (unaligned_ != nullptr && unaligned_->awaiting_output) {
     wait_us = std::min(wait_us, (unaligned_->output_deadline_ms - now) * 1000);
   }
@@ -426,6 +426,12 @@ base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {
           barriers_->OnBarrier(channel, event.barrier, OperatorContext::CurrentProcessingTimeMs(),
                                event.priority),
           event.overtaken_buffers);
+    case StreamEvent::Kind::kAnnouncement: {
+      BarrierHandler::Decision d = barriers_->OnAnnouncement(
+          channel, event.barrier, OperatorContext::CurrentProcessingTimeMs());
+      if (d.trigger) processed_mark_ = ConsumedBytes();  // no barrier of it was taken yet
+      return ApplyBarrierDecision(d, 0);
+    }
     case StreamEvent::Kind::kEndOfData:
       if (!channel_end_of_data_[channel]) {
         channel_end_of_data_[channel] = true;

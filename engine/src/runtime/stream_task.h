@@ -16,6 +16,7 @@
 #include <atomic>
 #include <chrono>
 #include <functional>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -216,8 +217,9 @@ class StreamTask {
   std::vector<std::unique_ptr<FrameReader>> readers_;
   int64_t current_channel_ = -1;
   std::unique_ptr<UnalignedCapture> unaligned_;
-  // Aligned with timeout: (checkpoint id, processing time) of the pending alignment's timer.
-  std::optional<std::pair<int64_t, int64_t>> alignment_timer_;
+  // Aligned with timeout: checkpoint id -> processing time of its alignment timer (the pending
+  // alignment's, and a newer announced checkpoint's).
+  std::map<int64_t, int64_t> alignment_timers_;
   std::shared_ptr<InboxWaker> waker_;
   bool is_source_ = false;
   SourceOperator* source_ = nullptr;

@@ -137,14 +137,23 @@ void StreamTask::ResumeSource() {
 }
 
 base::Status StreamTask::CheckAlignmentTimeouts() {
-  if (!alignment_timer_ && (unaligned_ == nullptr || !unaligned_->awaiting_output)) {
+  if (alignment_timers_.empty() && (unaligned_ == nullptr || !unaligned_->awaiting_output)) {
     return base::Status::OK();
   }
   const int64_t now = NowMs();
-  if (alignment_timer_ && now >= alignment_timer_->second) {
-    const int64_t id = alignment_timer_->first;
-    alignment_timer_.reset();
-    CKPT_RETURN_IF_ERROR(ApplyBarrierDecision(barriers_->OnAlignmentTimer(id, now), 0));
+  for (auto it = alignment_timers_.begin(); it != alignment_timers_.end();) {
+    if (now < it->second) {
+      ++it;
+      continue;
+    }
+    const int64_t id = it->first;
+    alignment_timers_.erase(it);
+    const bool aligning = barriers_->pending() && barriers_->pending_id() == id;
+    BarrierHandler::Decision d = barriers_->OnAlignmentTimer(id, now);
+    // An announced checkpoint none of whose barriers was taken starts here.
+    if (d.trigger && !aligning) processed_mark_ = ConsumedBytes();
+    CKPT_RETURN_IF_ERROR(ApplyBarrierDecision(d, 0));
+    it = alignment_timers_.begin();  // the decision may have dropped timers
   }
   if (unaligned_ == nullptr || !unaligned_->awaiting_output) return base::Status::OK();
   UnalignedCapture& u = *unaligned_;
@@ -181,10 +190,13 @@ base::Status StreamTask::CheckAlignmentTimeouts() {
 
 base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
                                               uint32_t overtaken) {
-  if (d.timer_at_ms && d.trigger == nullptr && barriers_->pending()) {
-    alignment_timer_ = std::make_pair(barriers_->pending_id(), *d.timer_at_ms);
+  if (d.timer_at_ms && d.trigger == nullptr) {
+    alignment_timers_.emplace(d.timer_checkpoint, *d.timer_at_ms);
   }
-  if (d.trigger || d.aborted) alignment_timer_.reset();
+  // A snapshot taken or an alignment abandoned ends the timers of that checkpoint and older.
+  const int64_t ended = std::max<int64_t>(d.trigger ? d.trigger->checkpoint_id : -1,
+                                          d.aborted.value_or(-1));
+  alignment_timers_.erase(alignment_timers_.begin(), alignment_timers_.upper_bound(ended));
   for (uint32_t c : d.block) inbox_->SetBlocked(c, true);
   if (d.unblock_all) {
     for (uint32_t c = 0; c < inbox_->num_channels(); ++c) inbox_->SetBlocked(c, false);

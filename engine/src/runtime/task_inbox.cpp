@@ -21,7 +21,8 @@ bool TaskInbox::EndsCapture(const Channel& c, const StreamEvent& e) {
          e.barrier->checkpoint_id >= c.capture_id;
 }
 
-void TaskInbox::QueueLocked(Channel& c, StreamEvent event) {
+void TaskInbox::QueueLocked(uint32_t channel, StreamEvent event) {
+  Channel& c = channels_[channel];
   if (event.kind == StreamEvent::Kind::kBuffer && event.uses_credit) ++c.queued_buffers;
   if (c.capture_open) {
     // Arrived before the checkpoint's barrier: in-flight data of the checkpoint. (A priority
@@ -34,6 +35,11 @@ void TaskInbox::QueueLocked(Channel& c, StreamEvent event) {
     }
   }
   if (!event.priority) {
+    if (event.kind == StreamEvent::Kind::kBarrier && event.barrier != nullptr &&
+        event.barrier->mode == pb::ALIGNED_WITH_TIMEOUT && !event.barrier->is_savepoint() &&
+        !c.queue.empty()) {
+      announcements_.emplace_back(channel, event.barrier);
+    }
     c.queue.push_back(std::move(event));
     return;
   }
@@ -49,7 +55,7 @@ void TaskInbox::PullLocked(uint32_t channel) {
   if (cancelled_ || hold_upstream_ || c.upstream == nullptr) return;
   StreamEvent e;
   while (c.upstream->PopFront(c.queued_buffers < credits_per_channel_, &e)) {
-    QueueLocked(c, std::move(e));
+    QueueLocked(channel, std::move(e));
     e = StreamEvent();
   }
 }
@@ -67,7 +73,7 @@ void TaskInbox::SendEvent(uint32_t channel, StreamEvent event) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
-    QueueLocked(channels_[channel], std::move(event));
+    QueueLocked(channel, std::move(event));
     ++wakeups_;
   }
   task_cv_.notify_one();
@@ -109,6 +115,7 @@ void TaskInbox::Cancel() {
       c.capture_started = false;
       c.capture_open = false;
     }
+    announcements_.clear();
     restored_pending_ = 0;
   }
   for (NetworkBuffer* b : to_release) ReleaseBuffer(b);
@@ -162,6 +169,13 @@ bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, Str
       --restored_pending_;
     }
   };
+  if (!announcements_.empty()) {
+    *channel = announcements_.front().first;
+    event->kind = StreamEvent::Kind::kAnnouncement;
+    event->barrier = std::move(announcements_.front().second);
+    announcements_.pop_front();
+    return true;
+  }
   for (uint32_t i = 0; i < n; ++i) {
     uint32_t idx = (next_channel_ + i) % n;
     Channel& c = channels_[idx];
@@ -295,6 +309,11 @@ void TaskInbox::StopCaptures() {
     c.capture_started = false;
     c.capture_open = false;
   }
+}
+
+size_t TaskInbox::pending_announcements() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return announcements_.size();
 }
 
 void TaskInbox::AnnounceBufferSize(size_t bytes) {

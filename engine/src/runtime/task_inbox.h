@@ -15,6 +15,9 @@
 // queued ahead of the checkpoint's barrier at once and, until the barrier is queued, every
 // buffer that arrives; the checkpoint's input side is complete once each channel's barrier has
 // been queued, however many buffers ahead of it the task has yet to process.
+// Aligned with timeout: a barrier queued behind buffers is announced (an kAnnouncement event
+// handed to the task ahead of any buffer), so the task can start its alignment timer and
+// switch to unaligned before it gets to the barrier (Flink's EventAnnouncement).
 // Thread-safe: producers and mail posters on any thread, Poll on the task thread only.
 #pragma once
 
@@ -109,6 +112,8 @@ class TaskInbox {
   bool TakeCapture(uint32_t channel, std::vector<CapturedBuffer>* out);
   // Drops every capture (the checkpoint was abandoned).
   void StopCaptures();
+  // Announcements made and not yet taken (tests).
+  size_t pending_announcements() const;
 
  private:
   struct Channel {
@@ -127,7 +132,7 @@ class TaskInbox {
   // Whether `e` ends the capture of `c` (its barrier or a newer one, the end of partition).
   static bool EndsCapture(const Channel& c, const StreamEvent& e);
   void PullLocked(uint32_t channel);
-  void QueueLocked(Channel& c, StreamEvent event);
+  void QueueLocked(uint32_t channel, StreamEvent event);
   bool TakeEventLocked(const PollFilter& filter, uint32_t* channel, StreamEvent* event);
 
   const uint32_t credits_per_channel_;
@@ -136,6 +141,8 @@ class TaskInbox {
   std::deque<Mail> mails_;
   std::atomic<bool> has_mail_{false};  // !mails_.empty(), written under mu_
   std::vector<Channel> channels_;
+  // Barrier announcements not yet taken, in arrival order.
+  std::deque<std::pair<uint32_t, std::shared_ptr<const CheckpointOptions>>> announcements_;
   uint32_t next_channel_ = 0;
   bool cancelled_ = false;
   bool hold_upstream_ = false;
