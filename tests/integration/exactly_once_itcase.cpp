@@ -157,7 +157,10 @@ TEST_P(ExactlyOnceITCase, CommittedOutputIsExactUnderFailures) {
   // Processing at 1/4, snapshotting at 1/2, processing at 3/4, and recovery after that.
   EXPECT_EQ(r.failures, 4);
   EXPECT_EQ(r.result.restarts, 4u);
-  EXPECT_GE(r.result.checkpoints.completed, 10u);
+  // Checkpoints completed in between (about 20 on an idle machine; 9 were seen at load 11,
+  // so the bound is what the test needs, not what an idle machine reaches): restores came
+  // from checkpoints, not from the start.
+  EXPECT_GE(r.result.checkpoints.completed, 4u);
   // Every snapshot the engine left behind reads back with all checksums verified.
   base::Result<int> checked = VerifyAllSnapshots(tmp.Sub("checkpoints"));
   ASSERT_OK(checked.status());
