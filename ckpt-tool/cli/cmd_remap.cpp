@@ -22,6 +22,7 @@ struct RemapArgs {
   std::vector<std::string> drop;
   bool dry_run = false;
   bool verify = false;
+  bool copy = false;
 };
 
 std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
@@ -56,6 +57,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
                .Uint("files", r.files)
                .Uint("total_bytes", r.total_bytes)
                .Uint("bytes_copied", r.bytes_copied)
+               .Uint("files_linked", r.files_linked)
                .Build()
         << "\n";
     return;
@@ -74,8 +76,12 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
   if (!r.refused.empty()) out << r.refused << "\n";
-  out << r.files << " files, " << HumanBytes(r.total_bytes)
-      << (r.written ? ", " + r.copies_verified_by + " verified; _metadata written last" : "") << "\n";
+  out << r.files << " files, " << HumanBytes(r.total_bytes);
+  if (r.written) {
+    out << " (" << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
+        << r.copies_verified_by << " verified; _metadata written last";
+  }
+  out << "\n";
   RenderVerificationText(r.verification, out);
 }
 
@@ -103,6 +109,7 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   options.drop = args.drop;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
+  options.copy_files = args.copy;
   options.progress = ctx.MakeProgress();
   auto result = ops::Remap(*ctx.fs, args.snapshot, args.to, options);
   ctx.EndProgress();
@@ -148,6 +155,9 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
                   "OLD=NEW: replace the uid suffix OLD by NEW. Repeatable");
   sub->add_option("--drop", args->drop, "Leave out this operator's state (ID, uid or name)");
   sub->add_flag("--dry-run", args->dry_run, "Show the plan; write nothing");
+  sub->add_flag("--copy", args->copy,
+                "Copy the state files instead of hard-linking them (by default the output's files "
+                "are hard links to the input's where the filesystem allows: no bytes written)");
   sub->add_flag("--verify", args->verify,
                 "Validate the written output and print its findings (exit 1 on errors)");
   SetExamples(sub,

@@ -174,10 +174,11 @@ void RemapDialog::showOutcome(const RemapOutcome& outcome) {
   }
   m_plan->header()->resizeSections(QHeaderView::ResizeToContents);
   QStringList lines;
-  lines << (!r.written ? (r.dry_run ? tr("Dry run: nothing written. %1 files, %2 would be copied to %3.")
-                                     : tr("Nothing written. %1 files, %2 would be copied to %3."))
+  lines << (!r.written ? (r.dry_run ? tr("Dry run: nothing written. %1 files, %2, would go to %3.")
+                                     : tr("Nothing written. %1 files, %2, would go to %3."))
                             .arg(r.files).arg(humanBytes(r.total_bytes)).arg(qs(r.output_dir))
-                      : tr("Wrote %1 (%2 files, %3 copied).").arg(qs(r.output_dir)).arg(r.files).arg(humanBytes(r.bytes_copied)));
+                      : tr("Wrote %1 (%2 files: %3 hard-linked, %4 copied).")
+                            .arg(qs(r.output_dir)).arg(r.files).arg(r.files_linked).arg(humanBytes(r.bytes_copied)));
   if (!r.refused.empty()) lines << qs(r.refused);
   for (const auto& u : r.unmatched) lines << tr("unmatched: %1").arg(qs(u));
   for (const auto& w : r.warnings) lines << tr("warning: %1").arg(qs(w));

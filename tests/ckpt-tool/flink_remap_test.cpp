@@ -128,7 +128,7 @@ TEST(FlinkRemapTest, RelativeStateFilesAreCopiedUnchangedAndTheOutputValidates) 
   options.verify_output = true;
   ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
   ASSERT_TRUE(r.written) << r.refused;
-  EXPECT_GT(r.bytes_copied, 0u);
+  EXPECT_TRUE(r.bytes_copied > 0 || r.files_linked > 0);  // linked where the filesystem allows
 
   auto src_tree = Tree(src);
   auto out_tree = Tree(tmp.Sub("out"));

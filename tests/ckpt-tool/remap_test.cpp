@@ -4,6 +4,7 @@
 #include "ckpt/ops/remap.h"
 
 #include <gtest/gtest.h>
+#include <sys/stat.h>
 
 #include <algorithm>
 
@@ -87,7 +88,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
                              Maps({{"orders-source", "orders-source-v2"},
                                    {"uid:watermark-tracker", "watermarks-v2"}})));
   EXPECT_TRUE(r.unmatched.empty());
-  EXPECT_GT(r.bytes_copied, 0u);
+  EXPECT_EQ(r.files_linked, r.files);  // input and output on one filesystem: all hard links
   const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
   EXPECT_EQ(StateOf(out, "orders-source"), nullptr);
   EXPECT_EQ(StateOf(out, "watermark-tracker"), nullptr);
@@ -348,6 +349,81 @@ TEST(RemapTest, CorruptInputFileFailsAndLeavesNoOutput) {
                       Maps({{"file-sink", "file-sink-v2"}})),
                 kCorruption, "watermark-coordinator.bin");
   EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+}
+
+// Fs::Default() without hard links (as across filesystems, or on an object store).
+class NoHardLinkFs final : public base::Fs {
+ public:
+  base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
+    return t_.OpenRead(p);
+  }
+  base::Result<std::unique_ptr<base::WritableFile>> OpenWrite(const std::string& p) override {
+    return t_.OpenWrite(p);
+  }
+  base::Result<std::unique_ptr<base::WritableFile>> OpenWriteExclusive(
+      const std::string& p) override {
+    return t_.OpenWriteExclusive(p);
+  }
+  base::Status Rename(const std::string& from, const std::string& to) override {
+    return t_.Rename(from, to);
+  }
+  base::Status SyncDir(const std::string& d) override { return t_.SyncDir(d); }
+  base::Status CreateDirs(const std::string& d) override { return t_.CreateDirs(d); }
+  base::Status RemoveFile(const std::string& p) override { return t_.RemoveFile(p); }
+  base::Status RemoveDir(const std::string& p) override { return t_.RemoveDir(p); }
+  base::Result<std::vector<base::DirEntry>> ListDir(const std::string& d) override {
+    return t_.ListDir(d);
+  }
+  base::Result<base::FileInfo> Stat(const std::string& p) override { return t_.Stat(p); }
+
+ private:
+  base::Fs& t_ = base::Fs::Default();
+};
+
+ino_t Inode(const std::string& path) {
+  struct stat st {};
+  EXPECT_EQ(::stat(path.c_str(), &st), 0) << path;
+  return st.st_ino;
+}
+
+TEST(RemapTest, StateFilesAreHardLinksUnlessCopiesAreAsked) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  const std::string state = "/watermark-coordinator.bin";
+  ASSERT_OK_AND_ASSIGN(RemapResult linked, Remap(base::Fs::Default(), in, tmp.Sub("linked"),
+                                                 Maps({{"file-sink", "file-sink-v2"}})));
+  EXPECT_EQ(linked.files_linked, linked.files);
+  EXPECT_EQ(linked.bytes_copied, 0u);
+  EXPECT_EQ(Inode(in + state), Inode(tmp.Sub("linked") + state));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("linked")));
+
+  RemapOptions copy = Maps({{"file-sink", "file-sink-v2"}});
+  copy.copy_files = true;
+  ASSERT_OK_AND_ASSIGN(RemapResult copied,
+                       Remap(base::Fs::Default(), in, tmp.Sub("copied"), copy));
+  EXPECT_EQ(copied.files_linked, 0u);
+  EXPECT_EQ(copied.bytes_copied, copied.total_bytes);
+  EXPECT_NE(Inode(in + state), Inode(tmp.Sub("copied") + state));
+  EXPECT_EQ(ReadBytes(in + state), ReadBytes(tmp.Sub("copied") + state));
+
+  // Deleting the input leaves the linked output whole.
+  ASSERT_OK(base::RemoveAll(base::Fs::Default(), in));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("linked")));
+}
+
+TEST(RemapTest, CopiesWhereTheFilesystemCannotLink) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  NoHardLinkFs fs;
+  ASSERT_OK_AND_ASSIGN(RemapResult r,
+                       Remap(fs, in, tmp.Sub("out"), Maps({{"file-sink", "file-sink-v2"}})));
+  EXPECT_EQ(r.files_linked, 0u);
+  EXPECT_EQ(r.bytes_copied, r.total_bytes);
+  EXPECT_NE(Inode(in + "/watermark-coordinator.bin"),
+            Inode(tmp.Sub("out") + "/watermark-coordinator.bin"));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
 }
 
 TEST(RemapCliTest, DryRunPlanAndExitCodes) {

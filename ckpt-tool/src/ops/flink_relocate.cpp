@@ -169,13 +169,14 @@ base::Result<RelocateResult> RelocateFlink(base::Fs& fs, const format::SnapshotL
   CKPT_ASSIGN_OR_RETURN(std::string bytes, flink::SerializeFlinkMetadata(out));
   if (options.dry_run) return result;
   CKPT_ASSIGN_OR_RETURN(
-      result.bytes_copied,
+      CopyResult copied,
       WriteSnapshotCopyWith(
           fs, result.files, output_dir,
           [&](const std::string& dir) {
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
           },
-          false, options.progress));
+          CopyOptions{false, FileTransfer::kCopy}, options.progress));
+  result.bytes_copied = copied.bytes_copied;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
   }

@@ -230,15 +230,20 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
                      " request(s) matched no operator of " + location.dir;
     return result;
   }
-  // Flink's relative handles hold the file size; a copy whose size differs is Corruption.
+  // Flink's relative handles hold the file size; a file whose size differs is Corruption.
+  CopyOptions copy;
+  copy.verify_checksums = false;  // Flink records none
+  copy.transfer = options.copy_files ? FileTransfer::kCopy : FileTransfer::kLinkOrCopy;
   CKPT_ASSIGN_OR_RETURN(
-      result.bytes_copied,
+      CopyResult copied,
       WriteSnapshotCopyWith(
           fs, copies, output_dir,
           [&](const std::string& dir) {
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
           },
-          false, options.progress));
+          copy, options.progress));
+  result.bytes_copied = copied.bytes_copied;
+  result.files_linked = copied.files_linked;
   result.written = true;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));

@@ -473,7 +473,7 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
   }
   if (options.dry_run) return result;
   CKPT_ASSIGN_OR_RETURN(
-      result.bytes_copied,
+      CopyResult copied,
       WriteSnapshotCopyWith(
           fs, copies, output_dir,
           [&](const std::string& dir) -> Status {
@@ -482,7 +482,8 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
             }
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), metadata_bytes);
           },
-          false, options.progress));
+          CopyOptions{false, FileTransfer::kCopy}, options.progress));
+  result.bytes_copied = copied.bytes_copied;
   result.written = true;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));

@@ -44,9 +44,10 @@ base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
   internal::MakeSelfContained(&out, paths, "ckpt.relocated_from", location.dir);
   result.output_type = OutputType(out);
   if (options.dry_run) return result;
-  CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
-                        internal::WriteSnapshotCopy(fs, result.files, output_dir, out,
+  CKPT_ASSIGN_OR_RETURN(internal::CopyResult copied,
+                        internal::WriteSnapshotCopy(fs, result.files, output_dir, out, {},
                                                     options.progress));
+  result.bytes_copied = copied.bytes_copied;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
   }

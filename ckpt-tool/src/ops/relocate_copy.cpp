@@ -197,10 +197,9 @@ base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path) {
 
 namespace {
 
-// Copies one file, hashing what it reads; the destination is created exclusively.
-base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::string& dest,
-                          bool verify_checksum, const base::Progress& progress, uint64_t* done,
-                          uint64_t total, std::string* buffer) {
+// Opens a referenced file, checking it is there with the size the metadata records.
+base::Result<std::unique_ptr<base::RandomAccessFile>> OpenSource(base::Fs& fs,
+                                                                 const RelocatedFile& file) {
   auto src = fs.OpenRead(file.source_path);
   if (!src.ok()) {
     if (src.status().IsNotFound()) {
@@ -213,20 +212,28 @@ base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::st
                                     std::to_string((*src)->Size()) + " bytes, metadata says " +
                                     std::to_string(file.size_bytes));
   }
-  CKPT_ASSIGN_OR_RETURN(auto out, fs.OpenWriteExclusive(dest));
+  return src;
+}
+
+// Reads `src` whole, in blocks, handing each to `sink` (nullptr: read only); checks its XXH3
+// against the metadata when `verify_checksum`.
+base::Status Transfer(const base::RandomAccessFile& src, const RelocatedFile& file,
+                      base::WritableFile* sink, bool verify_checksum,
+                      const base::Progress& progress, uint64_t* done, uint64_t total,
+                      std::string* buffer) {
   base::Xxh3Stream hash;
   uint64_t offset = 0;
   while (offset < file.size_bytes) {
     if (progress.cancelled()) return base::Status::Cancelled("copy of " + file.source_path);
     size_t want = static_cast<size_t>(std::min<uint64_t>(kCopyBlockBytes, file.size_bytes - offset));
-    CKPT_ASSIGN_OR_RETURN(size_t got, (*src)->ReadAt(offset, want, buffer->data()));
+    CKPT_ASSIGN_OR_RETURN(size_t got, src.ReadAt(offset, want, buffer->data()));
     if (got == 0) {
       return base::Status::Corruption("referenced file " + file.source_path +
                                       " ended early at byte " + std::to_string(offset));
     }
     std::string_view chunk(buffer->data(), got);
     hash.Update(chunk);
-    CKPT_RETURN_IF_ERROR(out->Append(chunk));
+    if (sink != nullptr) CKPT_RETURN_IF_ERROR(sink->Append(chunk));
     offset += got;
     *done += got;
     progress.Report(*done, total, file.source_path);
@@ -236,17 +243,49 @@ base::Status CopyVerified(base::Fs& fs, const RelocatedFile& file, const std::st
                                     base::ChecksumHex(hash.Digest()) + ", metadata says " +
                                     base::ChecksumHex(file.checksum_xxh3));
   }
-  CKPT_RETURN_IF_ERROR(out->Sync());
-  return out->Close();
+  return base::Status::OK();
 }
 
-base::Result<uint64_t> CopyAll(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                               const std::string& output_dir, const MetadataWriter& write_metadata,
-                               bool verify_checksums, const base::Progress& progress) {
+// Brings one file into the copy at `dest` (created exclusively): a hard link where asked and
+// possible, else a copy. Checked first either way, so a link never publishes a damaged file.
+base::Status CopyOrLink(base::Fs& fs, const RelocatedFile& file, const std::string& dest,
+                        const CopyOptions& options, const base::Progress& progress,
+                        uint64_t* done, uint64_t total, std::string* buffer, CopyResult* result) {
+  CKPT_ASSIGN_OR_RETURN(auto src, OpenSource(fs, file));
+  if (options.transfer == FileTransfer::kLinkOrCopy) {
+    if (options.verify_checksums) {
+      CKPT_RETURN_IF_ERROR(Transfer(*src, file, nullptr, true, progress, done, total, buffer));
+    }
+    base::Status linked = fs.HardLink(file.source_path, dest);
+    if (linked.ok()) {
+      if (!options.verify_checksums) {
+        *done += file.size_bytes;
+        progress.Report(*done, total, file.source_path);
+      }
+      ++result->files_linked;
+      return base::Status::OK();
+    }
+    if (linked.code() != base::StatusCode::kUnimplemented) return linked;
+    if (options.verify_checksums) *done -= file.size_bytes;  // counted again by the copy
+  }
+  CKPT_ASSIGN_OR_RETURN(auto out, fs.OpenWriteExclusive(dest));
+  CKPT_RETURN_IF_ERROR(Transfer(*src, file, out.get(), options.verify_checksums, progress, done,
+                                total, buffer));
+  CKPT_RETURN_IF_ERROR(out->Sync());
+  CKPT_RETURN_IF_ERROR(out->Close());
+  result->bytes_copied += file.size_bytes;
+  return base::Status::OK();
+}
+
+base::Result<CopyResult> CopyAll(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                 const std::string& output_dir,
+                                 const MetadataWriter& write_metadata, const CopyOptions& options,
+                                 const base::Progress& progress) {
   uint64_t total = 0;
   for (const auto& f : files) total += f.size_bytes;
   std::set<std::string> dirs{output_dir};
   uint64_t done = 0;
+  CopyResult result;
   std::string buffer(kCopyBlockBytes, '\0');
   for (const auto& f : files) {
     std::string dest = base::JoinPath(output_dir, f.output_path);
@@ -260,31 +299,33 @@ base::Result<uint64_t> CopyAll(base::Fs& fs, const std::vector<RelocatedFile>& f
       }
     }
     CKPT_RETURN_IF_ERROR(
-        CopyVerified(fs, f, dest, verify_checksums, progress, &done, total, &buffer));
+        CopyOrLink(fs, f, dest, options, progress, &done, total, &buffer, &result));
   }
   // Children before parents, so every new directory entry is durable before `_metadata`.
   for (auto it = dirs.rbegin(); it != dirs.rend(); ++it) CKPT_RETURN_IF_ERROR(fs.SyncDir(*it));
   CKPT_RETURN_IF_ERROR(write_metadata(output_dir));
-  return done;
+  return result;
 }
 
 }  // namespace
 
-base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                                         const std::string& output_dir,
-                                         const pb::CheckpointMetadata& output_metadata,
-                                         const base::Progress& progress) {
+base::Result<CopyResult> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                           const std::string& output_dir,
+                                           const pb::CheckpointMetadata& output_metadata,
+                                           const CopyOptions& options,
+                                           const base::Progress& progress) {
   return WriteSnapshotCopyWith(
       fs, files, output_dir,
       [&](const std::string& dir) { return format::WriteMetadataFile(fs, dir, output_metadata); },
-      true, progress);
+      options, progress);
 }
 
-base::Result<uint64_t> WriteSnapshotCopyWith(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                                             const std::string& output_dir,
-                                             const MetadataWriter& write_metadata,
-                                             bool verify_checksums,
-                                             const base::Progress& progress) {
+base::Result<CopyResult> WriteSnapshotCopyWith(base::Fs& fs,
+                                               const std::vector<RelocatedFile>& files,
+                                               const std::string& output_dir,
+                                               const MetadataWriter& write_metadata,
+                                               const CopyOptions& options,
+                                               const base::Progress& progress) {
   CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
   // Built in OUT.tmp and renamed (RocksDB's Checkpoint does the same): OUT either does not
   // exist or is complete. A leftover OUT.tmp may be someone's data: refuse rather than delete.
@@ -294,7 +335,7 @@ base::Result<uint64_t> WriteSnapshotCopyWith(base::Fs& fs, const std::vector<Rel
                                        "to write " + output_dir);
   }
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(tmp));
-  auto copied = CopyAll(fs, files, tmp, write_metadata, verify_checksums, progress);
+  auto copied = CopyAll(fs, files, tmp, write_metadata, options, progress);
   base::Status published = copied.ok() ? CheckOutputAbsent(fs, output_dir) : copied.status();
   if (published.ok()) published = fs.Rename(tmp, output_dir);
   if (published.ok()) published = fs.SyncDir(base::DirName(output_dir));

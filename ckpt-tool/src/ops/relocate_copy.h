@@ -1,6 +1,7 @@
-// Writing a self-contained copy of a snapshot (shared by relocate and remap): choose EXCLUSIVE
-// output paths for every file, copy with size and XXH3 verification, `_metadata` last. Also a
-// visitor over every file index a handle holds, for rewriting the file table. Private to ckpt::ops.
+// Writing a self-contained copy of a snapshot (shared by relocate, remap and rescale): choose
+// EXCLUSIVE output paths for every file, copy (or hard-link) with size and XXH3 verification,
+// `_metadata` last. Also a visitor over every file index a handle holds, for rewriting the file
+// table. Private to ckpt::ops.
 #pragma once
 
 #include <cstdint>
@@ -41,28 +42,47 @@ base::Result<std::vector<RelocatedFile>> PlanCopy(const std::string& source_dir,
                                                   const pb::CheckpointMetadata& metadata,
                                                   const std::vector<std::string>& paths);
 
-// Builds the copy in `output_dir`.tmp (AlreadyExists if `output_dir` or the .tmp exists): copies
-// every planned file verifying size and XXH3 (Corruption naming the source on a mismatch),
-// syncs, publishes `output_metadata` as `_metadata`, then renames the .tmp to `output_dir` and
-// syncs its parent. On any failure the .tmp is removed and `output_dir` never appears.
-// Returns the bytes copied.
-base::Result<uint64_t> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                                         const std::string& output_dir,
-                                         const pb::CheckpointMetadata& output_metadata,
-                                         const base::Progress& progress);
+// How the state files get into the copy.
+enum class FileTransfer {
+  kCopy,        // independent copies of the bytes
+  kLinkOrCopy,  // hard links to the source's files (no bytes written), copies where the
+                // filesystem cannot link them (another filesystem, no hard links)
+};
+
+struct CopyOptions {
+  // Check each file's XXH3 against the metadata (sizes are always checked).
+  bool verify_checksums = true;
+  FileTransfer transfer = FileTransfer::kCopy;
+};
+
+struct CopyResult {
+  uint64_t bytes_copied = 0;  // bytes written into copies
+  size_t files_linked = 0;    // files that became hard links instead
+};
 
 // Writes the `_metadata` of a copy into the given (temporary) directory.
 using MetadataWriter = std::function<base::Status(const std::string& dir)>;
 
-// As WriteSnapshotCopy, with `_metadata` written by `write_metadata` (e.g. a Flink `_metadata`)
-// and XXH3 checked only when `verify_checksums` (sizes always).
-base::Result<uint64_t> WriteSnapshotCopyWith(base::Fs& fs, const std::vector<RelocatedFile>& files,
-                                             const std::string& output_dir,
-                                             const MetadataWriter& write_metadata,
-                                             bool verify_checksums,
-                                             const base::Progress& progress);
+// Builds the copy in `output_dir`.tmp (AlreadyExists if `output_dir` or the .tmp exists): brings
+// in every planned file (copied or linked as `options` says), verifying its size, and its XXH3
+// when `options.verify_checksums` (Corruption naming the source on a mismatch), syncs, writes
+// `_metadata` with `write_metadata` last, then renames the .tmp to `output_dir` and syncs its
+// parent. On any failure the .tmp is removed and `output_dir` never appears.
+base::Result<CopyResult> WriteSnapshotCopyWith(base::Fs& fs,
+                                               const std::vector<RelocatedFile>& files,
+                                               const std::string& output_dir,
+                                               const MetadataWriter& write_metadata,
+                                               const CopyOptions& options,
+                                               const base::Progress& progress);
 
-// "<output_dir>.tmp", where WriteSnapshotCopy builds the copy.
+// As WriteSnapshotCopyWith, with `output_metadata` as our format's `_metadata`.
+base::Result<CopyResult> WriteSnapshotCopy(base::Fs& fs, const std::vector<RelocatedFile>& files,
+                                           const std::string& output_dir,
+                                           const pb::CheckpointMetadata& output_metadata,
+                                           const CopyOptions& options,
+                                           const base::Progress& progress);
+
+// "<output_dir>.tmp", where WriteSnapshotCopyWith builds the copy.
 std::string TempOutputDir(const std::string& output_dir);
 
 // AlreadyExists if `path` exists; OK if it does not; the Stat error otherwise.

@@ -133,8 +133,14 @@ base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
     return result;
   }
   internal::MakeSelfContained(&out, paths, "ckpt.remapped_from", location.dir);
-  CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
-                        internal::WriteSnapshotCopy(fs, files, output_dir, out, options.progress));
+  internal::CopyOptions copy;
+  copy.transfer = options.copy_files ? internal::FileTransfer::kCopy
+                                     : internal::FileTransfer::kLinkOrCopy;
+  CKPT_ASSIGN_OR_RETURN(internal::CopyResult copied,
+                        internal::WriteSnapshotCopy(fs, files, output_dir, out, copy,
+                                                    options.progress));
+  result.bytes_copied = copied.bytes_copied;
+  result.files_linked = copied.files_linked;
   result.written = true;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));

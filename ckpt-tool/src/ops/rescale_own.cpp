@@ -326,8 +326,10 @@ base::Result<RescaleResult> RescaleOwn(base::Fs& fs, const format::SnapshotLocat
     result.bytes_written += written.size_bytes;
     return Status::OK();
   };
-  CKPT_ASSIGN_OR_RETURN(result.bytes_copied,
-                        WriteSnapshotCopyWith(fs, copies, output_dir, write, true, options.progress));
+  CKPT_ASSIGN_OR_RETURN(
+      CopyResult copied,
+      WriteSnapshotCopyWith(fs, copies, output_dir, write, CopyOptions{}, options.progress));
+  result.bytes_copied = copied.bytes_copied;
   result.written = true;
   if (options.verify_output) {
     CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));

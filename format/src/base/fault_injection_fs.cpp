@@ -177,6 +177,14 @@ void FaultInjectionFs::Track(const std::string& path, bool existed) {
   if (!existed) Journal({DirChange::Kind::kCreateFile, path, "", std::nullopt, {DirName(path)}});
 }
 
+Status FaultInjectionFs::HardLink(const std::string& existing, const std::string& link) {
+  CKPT_RETURN_IF_ERROR(Admit("link " + link));
+  CKPT_RETURN_IF_ERROR(target_.HardLink(existing, link));
+  // A new directory entry: gone after a power loss unless its directory was synced.
+  Journal({DirChange::Kind::kCreateFile, link, "", std::nullopt, {DirName(link)}});
+  return Status::OK();
+}
+
 Status FaultInjectionFs::Rename(const std::string& from, const std::string& to) {
   CKPT_RETURN_IF_ERROR(Admit("rename " + from));
   std::optional<std::string> replaced = ContentOf(to);

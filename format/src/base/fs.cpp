@@ -26,6 +26,10 @@ Result<std::unique_ptr<RandomAccessFile>> Fs::OpenReadFollowingLinks(const std::
 
 Result<FileInfo> Fs::LinkStat(const std::string& path) { return Stat(path); }
 
+Status Fs::HardLink(const std::string& existing, const std::string& link) {
+  return Status::Unimplemented("this filesystem cannot link " + link + " to " + existing);
+}
+
 namespace {
 
 Result<std::string> ReadAll(const RandomAccessFile& file, const std::string& path,

@@ -187,6 +187,25 @@ Status PosixFs::Rename(const std::string& from, const std::string& to) {
   return Status::OK();
 }
 
+Status PosixFs::HardLink(const std::string& existing, const std::string& link) {
+  CKPT_ASSIGN_OR_RETURN(FileInfo info, LinkStat(existing));
+  if (info.type != FileType::kRegular) {
+    return Status::FailedPrecondition("cannot link " + link + " to " + existing + ": it is a " +
+                                      FileTypeName(info.type) + ", not a regular file");
+  }
+  // Flags 0: a symbolic link at `existing` would be linked itself, never followed (and was
+  // refused above).
+  if (::linkat(AT_FDCWD, existing.c_str(), AT_FDCWD, link.c_str(), 0) != 0) {
+    const int err = errno;
+    if (err == EXDEV || err == EPERM || err == EOPNOTSUPP || err == EMLINK) {
+      return Status::Unimplemented("cannot link " + link + " to " + existing + ": " +
+                                   std::strerror(err));
+    }
+    return ErrnoToStatus(err, "link " + link + " to " + existing);
+  }
+  return Status::OK();
+}
+
 Status PosixFs::SyncDir(const std::string& dir) {
   int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return ErrnoToStatus(errno, "open directory " + dir);

@@ -1,5 +1,8 @@
 #include "ckpt/base/fs.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "ckpt/base/fault_injection_fs.h"
@@ -134,6 +137,52 @@ TEST(PosixFsTest, FileLockIsExclusiveUntilReleased) {
 TEST(PosixFsTest, FileLockInAMissingDirectoryIsNotFound) {
   TempDir dir;
   ASSERT_STATUS(Fs::Default().TryLockFile(dir.Sub("nope/_job.lock")), kNotFound, "nope");
+}
+
+TEST(PosixFsTest, HardLinkSharesTheBytesUnderASecondName) {
+  TempDir dir;
+  Fs& fs = Fs::Default();
+  ASSERT_OK(WriteFileAtomic(fs, dir.Sub("state"), "key-group bytes"));
+  ASSERT_OK(fs.CreateDirs(dir.Sub("copy")));
+  ASSERT_OK(fs.HardLink(dir.Sub("state"), dir.Sub("copy/state")));
+  struct stat a {}, b {};
+  ASSERT_EQ(::stat(dir.Sub("state").c_str(), &a), 0);
+  ASSERT_EQ(::stat(dir.Sub("copy/state").c_str(), &b), 0);
+  EXPECT_EQ(a.st_ino, b.st_ino);
+  EXPECT_EQ(a.st_nlink, 2u);
+  // Removing one name leaves the other whole.
+  ASSERT_OK(fs.RemoveFile(dir.Sub("state")));
+  ASSERT_OK_AND_ASSIGN(std::string data, ReadFileToString(fs, dir.Sub("copy/state")));
+  EXPECT_EQ(data, "key-group bytes");
+}
+
+TEST(PosixFsTest, HardLinkRefusesExistingNamesMissingFilesAndSymbolicLinks) {
+  TempDir dir;
+  Fs& fs = Fs::Default();
+  ASSERT_OK(WriteFileAtomic(fs, dir.Sub("a"), "a"));
+  ASSERT_OK(WriteFileAtomic(fs, dir.Sub("b"), "b"));
+  ASSERT_STATUS(fs.HardLink(dir.Sub("a"), dir.Sub("b")), kAlreadyExists, dir.Sub("b"));
+  ASSERT_STATUS(fs.HardLink(dir.Sub("missing"), dir.Sub("c")), kNotFound, "missing");
+  ASSERT_EQ(::symlink(dir.Sub("a").c_str(), dir.Sub("link").c_str()), 0);
+  ASSERT_STATUS(fs.HardLink(dir.Sub("link"), dir.Sub("d")), kFailedPrecondition,
+                "symbolic link");
+  ASSERT_OK(fs.CreateDirs(dir.Sub("sub")));
+  ASSERT_STATUS(fs.HardLink(dir.Sub("sub"), dir.Sub("e")), kFailedPrecondition, "directory");
+}
+
+TEST(FaultInjectionFsTest, UnsyncedHardLinkIsGoneAfterAPowerLoss) {
+  TempDir dir;
+  ASSERT_OK(WriteFileAtomic(Fs::Default(), dir.Sub("a"), "a"));
+  FaultInjectionFs fs(Fs::Default());
+  ASSERT_OK(fs.HardLink(dir.Sub("a"), dir.Sub("b")));
+  ASSERT_OK(fs.HardLink(dir.Sub("a"), dir.Sub("c")));
+  EXPECT_EQ(fs.operations(), 2);
+  ASSERT_OK(fs.DropUnsyncedData());
+  ASSERT_STATUS(Fs::Default().Stat(dir.Sub("b")), kNotFound, dir.Sub("b"));
+  ASSERT_OK(fs.HardLink(dir.Sub("a"), dir.Sub("b")));
+  ASSERT_OK(fs.SyncDir(dir.path()));
+  ASSERT_OK(fs.DropUnsyncedData());
+  EXPECT_OK(Fs::Default().Stat(dir.Sub("b")).status());
 }
 
 }  // namespace

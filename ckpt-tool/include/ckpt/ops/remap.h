@@ -51,6 +51,11 @@ struct RemapOptions {
   // After writing, validate the output (ops::Validate, default options) and return the report
   // in RemapResult::verification. Default: false.
   bool verify_output = false;
+  // --copy: write independent copies of the state files. Default: false: each state file of the
+  // output is a hard link to the input's (savepoint files are never modified, so the two
+  // snapshots can share them; deleting either leaves the other whole), checked first as a copy
+  // would be; copied where the filesystem cannot link (OUT on another filesystem).
+  bool copy_files = false;
 };
 
 enum class RemapAction { kKeep, kRename, kDrop };
@@ -88,6 +93,7 @@ struct RemapResult {
   size_t files = 0;           // files of the output snapshot
   uint64_t total_bytes = 0;   // their sizes
   uint64_t bytes_copied = 0;  // 0 for a dry run
+  size_t files_linked = 0;    // of `files`, those that became hard links to the input's
   // With verify_output, the validation of the written output.
   std::optional<ValidateReport> verification;
   // How copied files were verified: "checksums" (our format: sizes and XXH3) or "sizes" (an

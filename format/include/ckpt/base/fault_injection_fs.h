@@ -1,8 +1,8 @@
 // FaultInjectionFs: wraps another Fs and fails chosen mutating operations, for crash-safety tests.
-// Mutating operations (OpenWrite*, Append, Sync, Close, Rename, SyncDir, CreateDirs, Remove*) are
-// counted in order; reads are never failed. It also remembers what is not yet durable, so that
-// DropUnsyncedData() can turn "the process died here" into "the machine lost power here", as
-// LevelDB's FaultInjectionTestEnv does. Thread-safe.
+// Mutating operations (OpenWrite*, Append, Sync, Close, Rename, HardLink, SyncDir, CreateDirs,
+// Remove*) are counted in order; reads are never failed. It also remembers what is not yet
+// durable, so that DropUnsyncedData() can turn "the process died here" into "the machine lost
+// power here", as LevelDB's FaultInjectionTestEnv does. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -49,6 +49,7 @@ class FaultInjectionFs final : public Fs {
   Result<std::unique_ptr<WritableFile>> OpenWrite(const std::string& path) override;
   Result<std::unique_ptr<WritableFile>> OpenWriteExclusive(const std::string& path) override;
   Status Rename(const std::string& from, const std::string& to) override;
+  Status HardLink(const std::string& existing, const std::string& link) override;
   Status SyncDir(const std::string& dir) override;
   Status CreateDirs(const std::string& dir) override;
   Status RemoveFile(const std::string& path) override;

@@ -89,6 +89,14 @@ class Fs {
   virtual Result<std::unique_ptr<WritableFile>> OpenWriteExclusive(const std::string& path) = 0;
   // Atomically replaces `to` with `from` (rename(2)).
   virtual Status Rename(const std::string& from, const std::string& to) = 0;
+  // Gives the regular file `existing` a second name `link` (link(2); a symbolic link is never
+  // followed): the bytes are shared, not copied, and `link` needs no fsync of its own, only one
+  // of its directory. For writing a snapshot whose immutable files are the same as another's.
+  // AlreadyExists if `link` exists; NotFound if `existing` does not; FailedPrecondition if
+  // `existing` is not a regular file; Unimplemented where this filesystem cannot share a
+  // file's bytes between two names (the default; on POSIX: across filesystems or where the
+  // filesystem has no hard links): copy the bytes instead. IOError otherwise.
+  virtual Status HardLink(const std::string& existing, const std::string& link);
   // fsyncs a directory so renames and creations in it are durable.
   virtual Status SyncDir(const std::string& dir) = 0;
   // mkdir -p.

@@ -21,6 +21,7 @@ class PosixFs final : public Fs {
   Result<std::vector<DirEntry>> ListDir(const std::string& dir) override;
   Result<FileInfo> Stat(const std::string& path) override;
   Result<FileInfo> LinkStat(const std::string& path) override;
+  Status HardLink(const std::string& existing, const std::string& link) override;
   Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
 };
 
