@@ -8,18 +8,30 @@
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace ckpt::inspector {
 
 namespace {
 
-// Flink's error body {"errors": ["..."]}, or the transport's message.
+// Flink's error body {"errors": ["..."]}, or the transport's message. A Flink cluster sends the
+// handler's exception with its stack trace ("org.apache...RestHandlerException: Could not find
+// ...\n\tat ..."): the status line keeps the message line without the exception's class name.
 QString describeError(QNetworkReply* reply, const QByteArray& body) {
+  static const QRegularExpression exceptionClass(
+      QStringLiteral("^(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): "));
   const QJsonDocument doc = QJsonDocument::fromJson(body);
   QStringList errors;
   for (const QJsonValue& v : doc.object().value(QLatin1String("errors")).toArray()) {
-    errors << v.toString();
+    // An internal error wraps the trace in "<Exception on server side:\n...": take its next line.
+    QString text;
+    for (const QString& line : v.toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+      text = line.trimmed();
+      if (!text.startsWith(QLatin1String("<Exception on server side"))) break;
+    }
+    text.remove(exceptionClass);
+    if (!text.isEmpty()) errors << text;
   }
   return errors.isEmpty() ? reply->errorString() : errors.join(QStringLiteral("; "));
 }

@@ -36,6 +36,9 @@ class LiveConnection : public QObject {
   // The job to watch; "" (default) = the first RUNNING job, else the first listed.
   void setJob(const QString& jobId);
   QString jobId() const { return m_job; }
+  // The job being polled: the chosen one, or the one picked automatically ("" before the first
+  // answer of /jobs/overview).
+  QString watchedJobId() const { return m_watched; }
   // Polls now, then every interval; stop() ends it.
   void start();
   void stop() { m_timer.stop(); }
