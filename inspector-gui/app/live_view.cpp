@@ -129,6 +129,10 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
   connect(m_connection, &LiveConnection::configUpdated, m_config, &LivePairsModel::setPairs);
   connect(m_connection, &LiveConnection::jobChanged, this, [this] {
     m_selectedId = -1;
+    m_selectedVertex.clear();
+    // Another job's history: its ids may be the same numbers (a restored job continues its
+    // savepoint's), so no row or selection carries over.
+    m_history->setEntries({});
     m_tasks->setTasks({}, {});
     m_subtasks->setSubtasks({});
   });
@@ -136,7 +140,12 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
           [this](qint64 id, const QVector<LiveTaskStats>& tasks) {
             if (id != m_selectedId) return;
             m_tasks->setTasks(tasks, m_vertices);
-            if (!tasks.isEmpty()) m_tasksView->selectRow(0);
+            // A refresh keeps the operator the user chose (selecting it fetches its subtasks).
+            int row = 0;
+            for (int i = 0; i < m_tasks->tasks().size(); ++i) {
+              if (m_tasks->tasks()[i].vertexId == m_selectedVertex) row = i;
+            }
+            if (!tasks.isEmpty()) m_tasksView->selectRow(row);
           });
   connect(m_connection, &LiveConnection::subtasksUpdated, this,
           [this](qint64 id, const QString& vertex, const QVector<LiveSubtaskStats>& s) {
@@ -176,6 +185,15 @@ void LiveCheckpointsWindow::showCheckpoints(const LiveCheckpoints& c) {
   if (c.restoredId >= 0) latest << tr("Restored: #%1 (%2)").arg(c.restoredId).arg(c.restoredPath);
   m_latest->setText(latest.join(QLatin1Char('\n')));
   m_history->setEntries(c.history);
+  // The selected checkpoint's details follow it while it is in progress and once more when it
+  // completes or fails.
+  for (const LiveHistoryEntry& e : c.history) {
+    if (e.id != m_selectedId) continue;
+    if (e.status == QLatin1String("IN_PROGRESS") || e.status != m_selectedStatus) {
+      m_selectedStatus = e.status;
+      m_connection->requestDetails(m_selectedId);
+    }
+  }
   m_summary->setRows(c.summary);
   m_status->setText(tr("%1 · refreshed every %2 ms · %3 refreshes")
                         .arg(m_connection->baseUrl().toString())
@@ -188,6 +206,7 @@ void LiveCheckpointsWindow::selectCheckpoint(int row) {
   const qint64 id = m_history->entries()[row].id;
   if (id == m_selectedId) return;
   m_selectedId = id;
+  m_selectedStatus = m_history->entries()[row].status;
   m_selectedVertex.clear();
   m_tasks->setTasks({}, {});  // never another checkpoint's details under this one
   m_subtasks->setSubtasks({});

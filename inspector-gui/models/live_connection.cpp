@@ -126,15 +126,23 @@ void LiveConnection::poll() {
                         });
 }
 
+// Each answer is dropped if another job is watched by the time it arrives: checkpoint ids of two
+// jobs overlap (a restored job continues its savepoint's), so a late answer would pass for the
+// new job's.
 void LiveConnection::pollJob() {
   if (m_watched.isEmpty()) return;
-  const QString job = QStringLiteral("/jobs/") + m_watched;
-  get<QVector<LiveVertex>>(job, &parseJobVertices,
-                           [this](QVector<LiveVertex> v) { Q_EMIT verticesUpdated(v); });
+  const QString watched = m_watched;
+  const QString job = QStringLiteral("/jobs/") + watched;
+  get<QVector<LiveVertex>>(job, &parseJobVertices, [this, watched](QVector<LiveVertex> v) {
+    if (watched == m_watched) Q_EMIT verticesUpdated(v);
+  });
   get<LivePairs>(job + QStringLiteral("/checkpoints/config"), &parseCheckpointConfig,
-                 [this](LivePairs c) { Q_EMIT configUpdated(c); });
+                 [this, watched](LivePairs c) {
+                   if (watched == m_watched) Q_EMIT configUpdated(c);
+                 });
   get<LiveCheckpoints>(job + QStringLiteral("/checkpoints"), &parseCheckpointingStatistics,
-                       [this](LiveCheckpoints c) {
+                       [this, watched](LiveCheckpoints c) {
+                         if (watched != m_watched) return;
                          ++m_polls;
                          Q_EMIT checkpointsUpdated(c);
                        });
@@ -142,17 +150,21 @@ void LiveConnection::pollJob() {
 
 void LiveConnection::requestDetails(qint64 id) {
   if (m_watched.isEmpty()) return;
+  const QString watched = m_watched;
   get<QVector<LiveTaskStats>>(
-      QStringLiteral("/jobs/%1/checkpoints/details/%2").arg(m_watched).arg(id),
-      &parseCheckpointDetails, [this, id](QVector<LiveTaskStats> t) { Q_EMIT detailsUpdated(id, t); });
+      QStringLiteral("/jobs/%1/checkpoints/details/%2").arg(watched).arg(id),
+      &parseCheckpointDetails, [this, watched, id](QVector<LiveTaskStats> t) {
+        if (watched == m_watched) Q_EMIT detailsUpdated(id, t);
+      });
 }
 
 void LiveConnection::requestSubtasks(qint64 id, const QString& vertexId) {
   if (m_watched.isEmpty()) return;
+  const QString watched = m_watched;
   get<QVector<LiveSubtaskStats>>(
-      QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3").arg(m_watched).arg(id).arg(vertexId),
-      &parseSubtaskDetails, [this, id, vertexId](QVector<LiveSubtaskStats> s) {
-        Q_EMIT subtasksUpdated(id, vertexId, s);
+      QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3").arg(watched).arg(id).arg(vertexId),
+      &parseSubtaskDetails, [this, watched, id, vertexId](QVector<LiveSubtaskStats> s) {
+        if (watched == m_watched) Q_EMIT subtasksUpdated(id, vertexId, s);
       });
 }
 

@@ -1,10 +1,11 @@
 // QTest (offscreen) of the inspector's live Checkpoints view against a real Apache Flink
 // MiniCluster (the interop harness's LiveServe: a keyed job with unaligned checkpoints every
-// 200 ms and one canonical savepoint). What the view shows is checked against Flink's own REST
-// answers: counts, history ids and fields, per-operator and per-subtask statistics, the
-// configuration; a checkpoint and the savepoint open in the main window; Flink's error answer is
-// reported without its stack trace; the selection stays on its checkpoint while the history
-// moves; a screenshot is written (CKPT_SCREENSHOT_DIR/live-checkpoints-flink-LINE.png).
+// 200 ms and one canonical savepoint, and a second job restored from that savepoint). What the
+// view shows is checked against Flink's own REST answers: the job picker, counts, history ids and
+// fields, per-operator and per-subtask statistics, the configuration, the restored job's restore;
+// a checkpoint and the savepoint open in the main window; Flink's error answer is reported
+// without its stack trace; the selection stays on its checkpoint while the history moves; a
+// screenshot is written (CKPT_SCREENSHOT_DIR/live-checkpoints-flink-LINE.png).
 //
 // Run by tests/interop/flink/run-live-view.sh (ctest interop.flink_live_view), which builds the
 // harness and sets CKPT_FLINK_HARNESS_CP (the harness's class path) and CKPT_FLINK_LINE (1.20,
@@ -127,7 +128,8 @@ class LiveFlinkViewTest : public QObject {
     }
     m_url = m_info.value(QStringLiteral("address"));
     m_job = m_info.value(QStringLiteral("job_id"));
-    QVERIFY2(!m_url.isEmpty() && m_job.size() == 32, qPrintable(f.fileName()));
+    m_restoredJob = m_info.value(QStringLiteral("restored_job_id"));
+    QVERIFY2(!m_url.isEmpty() && m_job.size() == 32 && m_restoredJob.size() == 32, qPrintable(f.fileName()));
     QVERIFY2(m_info.value(QStringLiteral("flink_version")).startsWith(m_line),
              qPrintable(m_info.value(QStringLiteral("flink_version"))));
     qInfo("Flink %s MiniCluster at %s, job %s", qPrintable(m_info.value(QStringLiteral("flink_version"))),
@@ -153,12 +155,17 @@ class LiveFlinkViewTest : public QObject {
     QAbstractItemModelTester t3(w.configModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t4(w.tasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QAbstractItemModelTester t5(w.subtasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs), qPrintable(w.statusText()));
-    QCOMPARE(w.connection()->watchedJobId(), m_job);  // the RUNNING job, picked automatically
-    const QComboBox* jobs = w.findChild<QComboBox*>();
+    // Both jobs are listed; a RUNNING one is watched automatically; the user picks "live-view".
+    QComboBox* jobs = w.findChild<QComboBox*>();
     QVERIFY(jobs);
+    QVERIFY2(QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; }, kWaitMs),
+             qPrintable(w.statusText()));
+    QVERIFY(w.connection()->watchedJobId() == m_job || w.connection()->watchedJobId() == m_restoredJob);
+    pickJob(w, m_job);
+    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs), qPrintable(w.statusText()));
+    QCOMPARE(w.connection()->watchedJobId(), m_job);
     QCOMPARE(jobs->currentData().toString(), m_job);
-    QVERIFY2(jobs->currentText().startsWith(QStringLiteral("live-view — %1 (RUNNING)").arg(m_job)),
+    QVERIFY2(jobs->currentText() == QStringLiteral("live-view — %1 (RUNNING)").arg(m_job),
              qPrintable(jobs->currentText()));
 
     // Counts: the view's answer lies between Flink's answers before and after it.
@@ -261,7 +268,13 @@ class LiveFlinkViewTest : public QObject {
     QVERIFY(row >= 0);
     checkDetails(w, w.historyModel()->entries()[row].id, true);
     if (QTest::currentTestFailed()) return;
-    // The screenshot: an unaligned checkpoint with the keyed operator's subtasks.
+    // The screenshot: the unaligned checkpoint with the subtasks of the operator that persisted
+    // the most in-flight data.
+    int persisted = 0;
+    for (int t = 1; t < w.tasksModel()->rowCount(); ++t) {
+      if (w.tasksModel()->tasks()[t].persistedBytes > w.tasksModel()->tasks()[persisted].persistedBytes) persisted = t;
+    }
+    w.tasksView()->selectRow(persisted);
     QVERIFY(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2; }, kWaitMs));
     QDir().mkpath(QStringLiteral(CKPT_SCREENSHOT_DIR));
     const QString png = QStringLiteral(CKPT_SCREENSHOT_DIR "/live-checkpoints-flink-%1.png").arg(m_line);
@@ -279,6 +292,7 @@ class LiveFlinkViewTest : public QObject {
     MainWindow window;
     window.show();
     LiveCheckpointsWindow* live = openLiveView(window, m_url, 300);
+    live->connection()->setJob(m_job);
     QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(*live) && completedCheckpointOnDisk(*live->historyModel()) >= 0; },
                              kWaitMs),
              qPrintable(live->statusText()));
@@ -291,6 +305,40 @@ class LiveFlinkViewTest : public QObject {
     const int sp = rowOf(*live->historyModel(), live->checkpoints().latestSavepoint->id);
     QVERIFY(sp >= 0);
     openAndCheck(window, *live, sp, localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
+  }
+
+  // The job restored from the savepoint: its restore (id, path, count) is Flink's, its history
+  // continues after the savepoint's id, and none of the first job's rows carry over.
+  void showsTheRestoredJob() {
+    LiveCheckpointsWindow w(m_url, 300);
+    w.show();
+    QAbstractItemModelTester t(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QComboBox* jobs = w.findChild<QComboBox*>();
+    QVERIFY(QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; }, kWaitMs));
+    pickJob(w, m_job);
+    QVERIFY(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs));
+    const qint64 savepointId = w.checkpoints().latestSavepoint->id;
+    pickJob(w, m_restoredJob);
+    QVERIFY2(QTest::qWaitFor([&] { return w.checkpoints().restoredId >= 0 && w.historyModel()->rowCount() > 0; }, kWaitMs),
+             qPrintable(w.statusText()));
+    QCOMPARE(w.connection()->watchedJobId(), m_restoredJob);
+    QCOMPARE(jobs->currentText(), QStringLiteral("live-view-restored — %1 (RUNNING)").arg(m_restoredJob));
+    QString error;
+    const QJsonObject answer = getJson(QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_restoredJob), &error);
+    QVERIFY2(error.isEmpty(), qPrintable(error));
+    const QJsonObject restored = answer.value(QLatin1String("latest")).toObject().value(QLatin1String("restored")).toObject();
+    const LiveCheckpoints c = w.checkpoints();
+    QCOMPARE(c.restoredId, num(restored, "id"));
+    QCOMPARE(c.restoredId, savepointId);
+    QCOMPARE(c.restoredPath, restored.value(QLatin1String("external_path")).toString());
+    QCOMPARE(localSnapshotPath(c.restoredPath), localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
+    QCOMPARE(c.restored, 1);
+    QVERIFY2(w.countsText().endsWith(QStringLiteral("Restored 1")), qPrintable(w.countsText()));
+    QVERIFY(!c.latestSavepoint);
+    for (const LiveHistoryEntry& e : w.historyModel()->entries()) {
+      QVERIFY2(e.id > savepointId, qPrintable(QString::number(e.id)));
+      QVERIFY(!e.savepoint);
+    }
   }
 
   // Flink's error answer ({"errors": ["...Exception: message\n\tat ..."]}) is shown as its message.
@@ -310,6 +358,7 @@ class LiveFlinkViewTest : public QObject {
   // New checkpoints arrive on top while a row is selected: the selection stays on its checkpoint.
   void keepsTheSelectionWhileTheHistoryMoves() {
     LiveCheckpointsWindow w(m_url, 200);
+    w.connection()->setJob(m_job);
     w.show();
     QAbstractItemModelTester t(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
     QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs), qPrintable(w.statusText()));
@@ -326,6 +375,15 @@ class LiveFlinkViewTest : public QObject {
   }
 
  private:
+  // Picks job `id` in the job combo box as a user does.
+  static void pickJob(LiveCheckpointsWindow& w, const QString& id) {
+    QComboBox* jobs = w.findChild<QComboBox*>();
+    const int i = jobs->findData(id);
+    QVERIFY2(i >= 0, qPrintable(id));
+    jobs->setCurrentIndex(i);
+    Q_EMIT jobs->activated(i);
+  }
+
   QString checkpointsUrl() const { return QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_job); }
   QString detailsUrl(qint64 id) const { return checkpointsUrl() + QStringLiteral("/details/%1").arg(id); }
 
@@ -449,7 +507,7 @@ class LiveFlinkViewTest : public QObject {
 
   QTemporaryDir m_dir;
   QProcess m_flink;
-  QString m_line, m_url, m_job;
+  QString m_line, m_url, m_job, m_restoredJob;
   QMap<QString, QString> m_info;
 };
 

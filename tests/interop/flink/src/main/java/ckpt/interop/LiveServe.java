@@ -8,6 +8,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.Map;
 import java.util.TreeMap;
+import org.apache.flink.api.common.functions.MapFunction;
 import org.apache.flink.configuration.CheckpointingOptions;
 import org.apache.flink.configuration.ConfigOptions;
 import org.apache.flink.configuration.Configuration;
@@ -18,6 +19,7 @@ import org.apache.flink.configuration.StateBackendOptions;
 import org.apache.flink.configuration.TaskManagerOptions;
 import org.apache.flink.core.execution.SavepointFormatType;
 import org.apache.flink.runtime.jobgraph.JobGraph;
+import org.apache.flink.runtime.jobgraph.SavepointRestoreSettings;
 import org.apache.flink.runtime.minicluster.MiniCluster;
 import org.apache.flink.runtime.util.EnvironmentInformation;
 import org.apache.flink.shaded.jackson2.com.fasterxml.jackson.databind.JsonNode;
@@ -33,11 +35,13 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * </pre>
  *
  * Starts a MiniCluster with its REST endpoint on 127.0.0.1 (a free port), runs a keyed job
- * (parallelism 2, uids seq / slow / sum / sink) with checkpoints every N ms (default 200) under
- * DIR/checkpoints (every one retained, the last 1000 in the REST history), waits for two
- * completed checkpoints, takes one canonical savepoint into DIR/savepoints, then writes FILE
- * (atomically, "key value" lines: address, job_id, savepoint, flink_version, checkpoint_dir) and
- * serves until its standard input closes (or DIR/stop appears), then cancels the job and exits 0.
+ * "live-view" (parallelism 2, uids seq / slow / sum / sink, about 2000 records/s per subtask)
+ * with checkpoints every N ms (default 200) under DIR/checkpoints (every one retained, the last
+ * 1000 in the REST history), waits for two completed checkpoints, takes one canonical savepoint
+ * into DIR/savepoints, starts a second job "live-view-restored" from that savepoint (left running
+ * beside the first) and waits for its first checkpoint, then writes FILE (atomically, "key value"
+ * lines: address, job_id, savepoint, restored_job_id, flink_version, checkpoint_dir) and serves
+ * until its standard input closes (or DIR/stop appears), then cancels both jobs and exits 0.
  */
 public final class LiveServe {
   static final long TIMEOUT_MS = 300_000;
@@ -80,36 +84,19 @@ public final class LiveServe {
     if (unaligned) c.set(CheckpointingOptions.ALIGNED_CHECKPOINT_TIMEOUT, Duration.ZERO);
 
     try (MiniCluster mc = Harness.startCluster(c)) {
-      StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
-      env.setParallelism(2);
-      env.setMaxParallelism(128);
-      env.fromSequence(0, Long.MAX_VALUE).uid("seq").name("seq")
-          .map(new RestInterop.Slow()).uid("slow").name("slow")
-          .keyBy(v -> v % 16).reduce(Long::sum).uid("sum").name("sum")
-          .sinkTo(new DiscardingSink<>()).uid("sink").name("sink");
-      StreamGraph graph = env.getStreamGraph();
-      graph.setJobName("live-view");
-      JobGraph job = graph.getJobGraph();
+      JobGraph job = jobGraph(c, "live-view");
       mc.submitJob(job).get();
       String address = mc.getRestAddress().get().toString().replaceAll("/$", "");
       String id = job.getJobID().toHexString();
-      java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
-      long deadline = System.currentTimeMillis() + TIMEOUT_MS;
-      while (true) {
-        try {
-          JsonNode cps = RestInterop.get(http, address, "/jobs/" + id + "/checkpoints");
-          if (cps.get("counts").get("completed").asLong() >= 2) break;
-        } catch (IllegalStateException notYet) {
-          // the job is still being scheduled
-        }
-        if (System.currentTimeMillis() > deadline) {
-          throw new IllegalStateException("no checkpoints on the MiniCluster");
-        }
-        Thread.sleep(50);
-      }
+      awaitCompleted(address, id, 2);
       String sp = mc.triggerSavepoint(job.getJobID(), savepoints.toURI().toString(), false,
           SavepointFormatType.CANONICAL).get();
+      JobGraph restored = jobGraph(c, "live-view-restored");
+      restored.setSavepointRestoreSettings(SavepointRestoreSettings.forPath(sp, false));
+      mc.submitJob(restored).get();
+      awaitCompleted(address, restored.getJobID().toHexString(), 1);
       String text = "address " + address + "\njob_id " + id + "\nsavepoint " + sp
+          + "\nrestored_job_id " + restored.getJobID().toHexString()
           + "\nflink_version " + EnvironmentInformation.getVersion()
           + "\ncheckpoint_dir " + checkpoints.getPath() + "\n";
       Path tmp = out.resolveSibling(out.getFileName() + ".tmp");
@@ -131,9 +118,50 @@ public final class LiveServe {
       stdin.start();
       File stop = new File(dir, "stop");
       while (stdin.isAlive() && !stop.exists()) stdin.join(100);
+      mc.cancelJob(restored.getJobID()).get();
       mc.cancelJob(job.getJobID()).get();
     }
     System.exit(0);
+  }
+
+  static JobGraph jobGraph(Configuration c, String name) {
+    StreamExecutionEnvironment env = StreamExecutionEnvironment.getExecutionEnvironment(c);
+    env.setParallelism(2);
+    env.setMaxParallelism(128);
+    env.fromSequence(0, Long.MAX_VALUE).uid("seq").name("seq")
+        .map(new Paced()).uid("slow").name("slow")
+        .keyBy(v -> v % 16).reduce(Long::sum).uid("sum").name("sum")
+        .sinkTo(new DiscardingSink<>()).uid("sink").name("sink");
+    StreamGraph graph = env.getStreamGraph();
+    graph.setJobName(name);
+    return graph.getJobGraph();
+  }
+
+  /** Waits until job `id` has `n` completed checkpoints. */
+  static void awaitCompleted(String address, String id, long n) throws Exception {
+    java.net.http.HttpClient http = java.net.http.HttpClient.newHttpClient();
+    long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+    while (true) {
+      try {
+        JsonNode cps = RestInterop.get(http, address, "/jobs/" + id + "/checkpoints");
+        if (cps.get("counts").get("completed").asLong() >= n) return;
+      } catch (IllegalStateException notYet) {
+        // the job is still being scheduled
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new IllegalStateException("no checkpoints of job " + id + " on the MiniCluster");
+      }
+      Thread.sleep(50);
+    }
+  }
+
+  /** About 2000 records/s per subtask: the two jobs leave the shared machine some CPU. */
+  static final class Paced implements MapFunction<Long, Long> {
+    @Override
+    public Long map(Long v) throws Exception {
+      if (v % 2 == 0) Thread.sleep(1);
+      return v;
+    }
   }
 
   private LiveServe() {}
