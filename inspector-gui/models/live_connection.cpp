@@ -106,14 +106,20 @@ void LiveConnection::poll() {
                         [this](QVector<LiveJob> jobs) {
                           Q_EMIT jobsUpdated(jobs);
                           QString chosen = m_job;
-                          if (chosen.isEmpty()) {
-                            for (const LiveJob& j : jobs) {
-                              if (chosen.isEmpty() && j.state == QLatin1String("RUNNING")) {
-                                chosen = j.id;
-                              }
+                          // Automatic: the watched job while it runs (the listing's order may
+                          // change between polls), else the first RUNNING one, else the first.
+                          for (const LiveJob& j : jobs) {
+                            if (chosen.isEmpty() && j.id == m_watched &&
+                                j.state == QLatin1String("RUNNING")) {
+                              chosen = j.id;
                             }
-                            if (chosen.isEmpty() && !jobs.isEmpty()) chosen = jobs.front().id;
                           }
+                          for (const LiveJob& j : jobs) {
+                            if (chosen.isEmpty() && j.state == QLatin1String("RUNNING")) {
+                              chosen = j.id;
+                            }
+                          }
+                          if (chosen.isEmpty() && !jobs.isEmpty()) chosen = jobs.front().id;
                           if (chosen.isEmpty()) {
                             Q_EMIT failed(tr("No job at %1").arg(m_base.toString()));
                             return;

@@ -267,6 +267,36 @@ class LiveViewTest : public QObject {
     QCOMPARE(rest.hits.value(details), after);
   }
 
+  // Two RUNNING jobs whose listing changes order between polls: the automatic choice stays on
+  // the job it watches.
+  void keepsWatchingItsJobWhenTheListingReorders() {
+    FakeRest rest;
+    QVERIFY(rest.listening());
+    const QByteArray a = R"({"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "RUNNING"})";
+    const QByteArray b = R"({"jid": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "name": "b", "state": "RUNNING"})";
+    const QByteArray stats = R"({"counts": {"restored": 0, "total": 0, "in_progress": 0, "completed": 0, "failed": 0},
+                                 "summary": {}, "latest": {}, "history": []})";
+    for (const char* job : {"/jobs/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "/jobs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}) {
+      rest.routes[QLatin1String(job)] = R"({"vertices": []})";
+      rest.routes[QLatin1String(job) + "/checkpoints/config"] = "{}";
+      rest.routes[QLatin1String(job) + "/checkpoints"] = stats;
+    }
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + a + "," + b + "]}";
+    LiveConnection c(rest.url());
+    c.setInterval(50);
+    c.start();
+    QVERIFY(QTest::qWaitFor([&] { return c.polls() > 0; }, 30000));
+    QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + b + "," + a + "]}";
+    const int overviews = rest.hits.value(QStringLiteral("/jobs/overview"));
+    QVERIFY(QTest::qWaitFor([&] { return rest.hits.value(QStringLiteral("/jobs/overview")) >= overviews + 3 && c.polls() > 3; }, 30000));
+    QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    // Once it no longer runs, the first RUNNING job is watched.
+    rest.routes[QStringLiteral("/jobs/overview")] =
+        R"({"jobs": [{"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "FINISHED"}, )" + b + "]}";
+    QVERIFY(QTest::qWaitFor([&] { return c.watchedJobId() == QLatin1String("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"); }, 30000));
+  }
+
   void reportsAnUnreachableAddress() {
     LiveCheckpointsWindow w(QStringLiteral("127.0.0.1:1"), 200);
     QVERIFY(QTest::qWaitFor([&] { return w.statusText().startsWith(QStringLiteral("GET ")); }, 30000));
