@@ -173,7 +173,8 @@ void LiveCheckpointsWindow::showCheckpoints(const LiveCheckpoints& c) {
   m_last = c;
   for (int i = 0; i < m_jobs->count(); ++i) {
     // The combo box follows the watched job (chosen automatically or by the user).
-    if (m_jobs->currentIndex() != i && m_jobs->itemData(i).toString() == m_connection->watchedJobId()) {
+    if (m_jobs->currentIndex() != i &&
+        m_jobs->itemData(i).toString() == m_connection->watchedJobId()) {
       m_jobs->setCurrentIndex(i);
     }
   }
@@ -236,7 +237,8 @@ void LiveCheckpointsWindow::openCheckpoint(int row) {
   }
   if (e.discarded) {
     m_status->setText(tr("Checkpoint %1 was discarded (subsumed by a newer one): %2 is gone")
-                          .arg(e.id).arg(path));
+                          .arg(e.id)
+                          .arg(path));
     return;
   }
   if (!QFileInfo::exists(path)) {

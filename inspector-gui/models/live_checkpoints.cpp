@@ -1,10 +1,10 @@
 // Parsing Flink's checkpoint REST answers with QJsonDocument, and the live view's table models.
 #include "models/live_checkpoints.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QHash>
 #include <QUrl>
 #include <algorithm>
 #include <cmath>

@@ -32,7 +32,7 @@ struct LiveHistoryEntry {
   qint64 triggerMs = 0, latestAckMs = 0, durationMs = 0;
   qint64 checkpointedBytes = 0, stateBytes = 0, processedBytes = 0, persistedBytes = 0;
   int subtasks = 0, acknowledged = 0;
-  QString path;     // external_path (completed): a plain path (ckpt-engine) or a URI (Flink)
+  QString path;            // external_path (completed): a plain path (ckpt-engine) or a URI (Flink)
   bool discarded = false;  // completed, then subsumed and deleted (Flink's `discarded`)
   QString failure;  // failure_message (failed)
 };

@@ -2,9 +2,9 @@
 #include "models/live_connection.h"
 
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonArray>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
@@ -167,11 +167,15 @@ void LiveConnection::requestDetails(qint64 id) {
 void LiveConnection::requestSubtasks(qint64 id, const QString& vertexId) {
   if (m_watched.isEmpty()) return;
   const QString watched = m_watched;
-  get<QVector<LiveSubtaskStats>>(
-      QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3").arg(watched).arg(id).arg(vertexId),
-      &parseSubtaskDetails, [this, watched, id, vertexId](QVector<LiveSubtaskStats> s) {
-        if (watched == m_watched) Q_EMIT subtasksUpdated(id, vertexId, s);
-      });
+  get<QVector<LiveSubtaskStats>>(QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3")
+                                     .arg(watched)
+                                     .arg(id)
+                                     .arg(vertexId),
+                                 &parseSubtaskDetails,
+                                 [this, watched, id, vertexId](QVector<LiveSubtaskStats> s) {
+                                   if (watched == m_watched)
+                                     Q_EMIT subtasksUpdated(id, vertexId, s);
+                                 });
 }
 
 }  // namespace ckpt::inspector

@@ -52,7 +52,8 @@ QJsonObject getJson(const QString& url, QString* error) {
   }
   const QByteArray body = reply->readAll();
   if (reply->error() != QNetworkReply::NoError) {
-    *error = QStringLiteral("GET %1: %2 %3").arg(url, reply->errorString(), QString::fromUtf8(body));
+    *error =
+        QStringLiteral("GET %1: %2 %3").arg(url, reply->errorString(), QString::fromUtf8(body));
     return {};
   }
   const QJsonDocument doc = QJsonDocument::fromJson(body);
@@ -64,7 +65,9 @@ qint64 num(const QJsonObject& o, const char* key) {
   return static_cast<qint64>(o.value(QLatin1String(key)).toDouble(-1));
 }
 
-QString ms(const QJsonObject& o, const char* key) { return QStringLiteral("%1 ms").arg(num(o, key)); }
+QString ms(const QJsonObject& o, const char* key) {
+  return QStringLiteral("%1 ms").arg(num(o, key));
+}
 QString bytes(const QJsonObject& o, const char* key) {
   return humanBytes(static_cast<uint64_t>(num(o, key)));
 }
@@ -106,7 +109,8 @@ class LiveFlinkViewTest : public QObject {
     m_dir.setAutoRemove(!qEnvironmentVariableIsSet("CKPT_FLINK_KEEP_DIR"));
     QFile opts(QStringLiteral(CKPT_SOURCE_DIR "/tests/interop/flink/jvm-opts.txt"));
     QVERIFY2(opts.open(QIODevice::ReadOnly), qPrintable(opts.fileName()));
-    QStringList args = QString::fromUtf8(opts.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
+    QStringList args =
+        QString::fromUtf8(opts.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts);
     const QString info = m_dir.filePath(QStringLiteral("serve.txt"));
     args << QStringLiteral("-cp") << cp << QStringLiteral("ckpt.interop.LiveServe")
          << QStringLiteral("--dir") << m_dir.filePath(QStringLiteral("flink"))
@@ -117,23 +121,28 @@ class LiveFlinkViewTest : public QObject {
     // LiveServe serves until its standard input closes (cleanupTestCase, or this process dying).
     m_flink.start(QStringLiteral("java"), args);
     QVERIFY2(m_flink.waitForStarted(60000), qPrintable(m_flink.errorString()));
-    QVERIFY2(QTest::qWaitFor([&] { return QFileInfo::exists(info) || m_flink.state() == QProcess::NotRunning; },
-                             kStartMs),
+    QVERIFY2(QTest::qWaitFor(
+                 [&] { return QFileInfo::exists(info) || m_flink.state() == QProcess::NotRunning; },
+                 kStartMs),
              "the Flink MiniCluster did not start within the deadline");
-    QVERIFY2(QFileInfo::exists(info), qPrintable(QStringLiteral("LiveServe exited: %1").arg(serveLog())));
+    QVERIFY2(QFileInfo::exists(info),
+             qPrintable(QStringLiteral("LiveServe exited: %1").arg(serveLog())));
     QFile f(info);
     QVERIFY(f.open(QIODevice::ReadOnly));
-    for (const QString& line : QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+    for (const QString& line :
+         QString::fromUtf8(f.readAll()).split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
       m_info.insert(line.section(QLatin1Char(' '), 0, 0), line.section(QLatin1Char(' '), 1));
     }
     m_url = m_info.value(QStringLiteral("address"));
     m_job = m_info.value(QStringLiteral("job_id"));
     m_restoredJob = m_info.value(QStringLiteral("restored_job_id"));
-    QVERIFY2(!m_url.isEmpty() && m_job.size() == 32 && m_restoredJob.size() == 32, qPrintable(f.fileName()));
+    QVERIFY2(!m_url.isEmpty() && m_job.size() == 32 && m_restoredJob.size() == 32,
+             qPrintable(f.fileName()));
     QVERIFY2(m_info.value(QStringLiteral("flink_version")).startsWith(m_line),
              qPrintable(m_info.value(QStringLiteral("flink_version"))));
-    qInfo("Flink %s MiniCluster at %s, job %s", qPrintable(m_info.value(QStringLiteral("flink_version"))),
-          qPrintable(m_url), qPrintable(m_job));
+    qInfo("Flink %s MiniCluster at %s, job %s",
+          qPrintable(m_info.value(QStringLiteral("flink_version"))), qPrintable(m_url),
+          qPrintable(m_job));
   }
 
   void cleanupTestCase() {
@@ -150,19 +159,27 @@ class LiveFlinkViewTest : public QObject {
     LiveCheckpointsWindow w(m_url, 300);
     w.resize(1400, 820);
     w.show();
-    QAbstractItemModelTester t1(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t2(w.summaryModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t3(w.configModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t4(w.tasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t5(w.subtasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t1(w.historyModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.summaryModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t3(w.configModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t4(w.tasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t5(w.subtasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
     // Both jobs are listed; a RUNNING one is watched automatically; the user picks "live-view".
     QComboBox* jobs = w.findChild<QComboBox*>();
     QVERIFY(jobs);
-    QVERIFY2(QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; }, kWaitMs),
-             qPrintable(w.statusText()));
-    QVERIFY(w.connection()->watchedJobId() == m_job || w.connection()->watchedJobId() == m_restoredJob);
+    QVERIFY2(
+        QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; }, kWaitMs),
+        qPrintable(w.statusText()));
+    QVERIFY(w.connection()->watchedJobId() == m_job ||
+            w.connection()->watchedJobId() == m_restoredJob);
     pickJob(w, m_job);
-    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs), qPrintable(w.statusText()));
+    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs),
+             qPrintable(w.statusText()));
     QCOMPARE(w.connection()->watchedJobId(), m_job);
     QCOMPARE(jobs->currentData().toString(), m_job);
     QVERIFY2(jobs->currentText() == QStringLiteral("live-view — %1 (RUNNING)").arg(m_job),
@@ -192,7 +209,8 @@ class LiveFlinkViewTest : public QObject {
     };
     QVERIFY(!seen.history.isEmpty());
     QVERIFY(newest(before) <= seen.history.front().id && seen.history.front().id <= newest(after));
-    for (int i = 1; i < seen.history.size(); ++i) QVERIFY(seen.history[i].id < seen.history[i - 1].id);
+    for (int i = 1; i < seen.history.size(); ++i)
+      QVERIFY(seen.history[i].id < seen.history[i - 1].id);
 
     // Every completed row the model shows has Flink's fields (a completed checkpoint's
     // statistics never change): the five newest and the savepoint.
@@ -201,9 +219,12 @@ class LiveFlinkViewTest : public QObject {
     QCOMPARE(localSnapshotPath(seen.latestSavepoint->path),
              localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
     int compared = 0;
-    for (int r = 0; r < w.historyModel()->rowCount() && (compared < 5 || r <= rowOf(*w.historyModel(), savepointId)); ++r) {
+    for (int r = 0; r < w.historyModel()->rowCount() &&
+                    (compared < 5 || r <= rowOf(*w.historyModel(), savepointId));
+         ++r) {
       const LiveHistoryEntry e = w.historyModel()->entries()[r];
-      if (e.status != QLatin1String("COMPLETED") || (compared >= 5 && e.id != savepointId)) continue;
+      if (e.status != QLatin1String("COMPLETED") || (compared >= 5 && e.id != savepointId))
+        continue;
       const QJsonObject d = getJson(detailsUrl(e.id), &error);
       QVERIFY2(error.isEmpty(), qPrintable(error));
       QCOMPARE(d.value(QLatin1String("status")).toString(), e.status);
@@ -222,13 +243,17 @@ class LiveFlinkViewTest : public QObject {
       QCOMPARE(m->index(r, LiveHistoryModel::kType).data().toString(),
                d.value(QLatin1String("checkpoint_type")).toString());
       QCOMPARE(m->index(r, LiveHistoryModel::kAcknowledged).data().toString(),
-               QStringLiteral("%1/%2").arg(num(d, "num_acknowledged_subtasks")).arg(num(d, "num_subtasks")));
-      QCOMPARE(m->index(r, LiveHistoryModel::kDuration).data().toString(), ms(d, "end_to_end_duration"));
+               QStringLiteral("%1/%2")
+                   .arg(num(d, "num_acknowledged_subtasks"))
+                   .arg(num(d, "num_subtasks")));
+      QCOMPARE(m->index(r, LiveHistoryModel::kDuration).data().toString(),
+               ms(d, "end_to_end_duration"));
       QCOMPARE(m->index(r, LiveHistoryModel::kFullSize).data().toString(), bytes(d, "state_size"));
       QCOMPARE(m->index(r, LiveHistoryModel::kPathOrFailure).data().toString(),
                d.value(QLatin1String("external_path")).toString());
       QCOMPARE(m->index(r, LiveHistoryModel::kType).data().toString(),
-               e.id == savepointId ? QStringLiteral("SAVEPOINT") : QStringLiteral("UNALIGNED_CHECKPOINT"));
+               e.id == savepointId ? QStringLiteral("SAVEPOINT")
+                                   : QStringLiteral("UNALIGNED_CHECKPOINT"));
       ++compared;
     }
     QVERIFY(compared >= 3);
@@ -245,16 +270,19 @@ class LiveFlinkViewTest : public QObject {
                                    "processed_data", "persisted_data", "alignment_buffered"}));
 
     // Configuration: every leaf of Flink's answer, with its value.
-    const QJsonObject config = getJson(QStringLiteral("%1/jobs/%2/checkpoints/config").arg(m_url, m_job), &error);
+    const QJsonObject config =
+        getJson(QStringLiteral("%1/jobs/%2/checkpoints/config").arg(m_url, m_job), &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
     QMap<QString, QString> shown;
     for (int r = 0; r < w.configModel()->rowCount(); ++r) {
-      shown.insert(w.configModel()->index(r, 0).data().toString(), w.configModel()->index(r, 1).data().toString());
+      shown.insert(w.configModel()->index(r, 0).data().toString(),
+                   w.configModel()->index(r, 1).data().toString());
     }
     QCOMPARE(shown.value(QStringLiteral("interval")), QStringLiteral("200"));
     QCOMPARE(shown.value(QStringLiteral("unaligned_checkpoints")), QStringLiteral("true"));
     QCOMPARE(shown.value(QStringLiteral("mode")), config.value(QLatin1String("mode")).toString());
-    QCOMPARE(shown.value(QStringLiteral("checkpoint_storage")), QStringLiteral("FileSystemCheckpointStorage"));
+    QCOMPARE(shown.value(QStringLiteral("checkpoint_storage")),
+             QStringLiteral("FileSystemCheckpointStorage"));
     QCOMPARE(shown.value(QStringLiteral("externalization.enabled")), QStringLiteral("true"));
     int leaves = 0;
     for (auto it = config.begin(); it != config.end(); ++it) {
@@ -272,12 +300,15 @@ class LiveFlinkViewTest : public QObject {
     // the most in-flight data.
     int persisted = 0;
     for (int t = 1; t < w.tasksModel()->rowCount(); ++t) {
-      if (w.tasksModel()->tasks()[t].persistedBytes > w.tasksModel()->tasks()[persisted].persistedBytes) persisted = t;
+      if (w.tasksModel()->tasks()[t].persistedBytes >
+          w.tasksModel()->tasks()[persisted].persistedBytes)
+        persisted = t;
     }
     w.tasksView()->selectRow(persisted);
     QVERIFY(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2; }, kWaitMs));
     QDir().mkpath(QStringLiteral(CKPT_SCREENSHOT_DIR));
-    const QString png = QStringLiteral(CKPT_SCREENSHOT_DIR "/live-checkpoints-flink-%1.png").arg(m_line);
+    const QString png =
+        QStringLiteral(CKPT_SCREENSHOT_DIR "/live-checkpoints-flink-%1.png").arg(m_line);
     QVERIFY(w.grab().save(png));
     const QImage image(png);
     QVERIFY(!image.isNull());
@@ -293,8 +324,12 @@ class LiveFlinkViewTest : public QObject {
     window.show();
     LiveCheckpointsWindow* live = openLiveView(window, m_url, 300);
     live->connection()->setJob(m_job);
-    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(*live) && completedCheckpointOnDisk(*live->historyModel()) >= 0; },
-                             kWaitMs),
+    QVERIFY2(QTest::qWaitFor(
+                 [&] {
+                   return waitableHistory(*live) &&
+                          completedCheckpointOnDisk(*live->historyModel()) >= 0;
+                 },
+                 kWaitMs),
              qPrintable(live->statusText()));
     const int row = completedCheckpointOnDisk(*live->historyModel());
     const QString path = localSnapshotPath(live->historyModel()->entries()[row].path);
@@ -312,26 +347,37 @@ class LiveFlinkViewTest : public QObject {
   void showsTheRestoredJob() {
     LiveCheckpointsWindow w(m_url, 300);
     w.show();
-    QAbstractItemModelTester t(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t(w.historyModel(),
+                               QAbstractItemModelTester::FailureReportingMode::QtTest);
     QComboBox* jobs = w.findChild<QComboBox*>();
-    QVERIFY(QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; }, kWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return jobs->count() == 2 && w.connection()->polls() > 0; },
+                            kWaitMs));
     pickJob(w, m_job);
     QVERIFY(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs));
     const qint64 savepointId = w.checkpoints().latestSavepoint->id;
     pickJob(w, m_restoredJob);
-    QVERIFY2(QTest::qWaitFor([&] { return w.checkpoints().restoredId >= 0 && w.historyModel()->rowCount() > 0; }, kWaitMs),
-             qPrintable(w.statusText()));
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] { return w.checkpoints().restoredId >= 0 && w.historyModel()->rowCount() > 0; },
+            kWaitMs),
+        qPrintable(w.statusText()));
     QCOMPARE(w.connection()->watchedJobId(), m_restoredJob);
-    QCOMPARE(jobs->currentText(), QStringLiteral("live-view-restored — %1 (RUNNING)").arg(m_restoredJob));
+    QCOMPARE(jobs->currentText(),
+             QStringLiteral("live-view-restored — %1 (RUNNING)").arg(m_restoredJob));
     QString error;
-    const QJsonObject answer = getJson(QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_restoredJob), &error);
+    const QJsonObject answer =
+        getJson(QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_restoredJob), &error);
     QVERIFY2(error.isEmpty(), qPrintable(error));
-    const QJsonObject restored = answer.value(QLatin1String("latest")).toObject().value(QLatin1String("restored")).toObject();
+    const QJsonObject restored = answer.value(QLatin1String("latest"))
+                                     .toObject()
+                                     .value(QLatin1String("restored"))
+                                     .toObject();
     const LiveCheckpoints c = w.checkpoints();
     QCOMPARE(c.restoredId, num(restored, "id"));
     QCOMPARE(c.restoredId, savepointId);
     QCOMPARE(c.restoredPath, restored.value(QLatin1String("external_path")).toString());
-    QCOMPARE(localSnapshotPath(c.restoredPath), localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
+    QCOMPARE(localSnapshotPath(c.restoredPath),
+             localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
     QCOMPARE(c.restored, 1);
     QVERIFY2(w.countsText().endsWith(QStringLiteral("Restored 1")), qPrintable(w.countsText()));
     QVERIFY(!c.latestSavepoint);
@@ -349,9 +395,11 @@ class LiveFlinkViewTest : public QObject {
     c.requestDetails(999999999);
     QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, kWaitMs));
     const QString message = failed.front().front().toString();
-    QVERIFY2(message.contains(QStringLiteral("Could not find checkpointing statistics for checkpoint 999999999")),
+    QVERIFY2(message.contains(QStringLiteral(
+                 "Could not find checkpointing statistics for checkpoint 999999999")),
              qPrintable(message));
-    QVERIFY2(!message.contains(QLatin1Char('\n')) && !message.contains(QStringLiteral("RestHandlerException")),
+    QVERIFY2(!message.contains(QLatin1Char('\n')) &&
+                 !message.contains(QStringLiteral("RestHandlerException")),
              qPrintable(message));
   }
 
@@ -360,13 +408,16 @@ class LiveFlinkViewTest : public QObject {
     LiveCheckpointsWindow w(m_url, 200);
     w.connection()->setJob(m_job);
     w.show();
-    QAbstractItemModelTester t(w.historyModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs), qPrintable(w.statusText()));
+    QAbstractItemModelTester t(w.historyModel(),
+                               QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY2(QTest::qWaitFor([&] { return waitableHistory(w); }, kWaitMs),
+             qPrintable(w.statusText()));
     const int row = 2;
     const qint64 id = w.historyModel()->entries()[row].id;
     w.selectCheckpoint(row);
     const qint64 top = w.historyModel()->entries().front().id;
-    QVERIFY(QTest::qWaitFor([&] { return w.historyModel()->entries().front().id >= top + 3; }, kWaitMs));
+    QVERIFY(QTest::qWaitFor([&] { return w.historyModel()->entries().front().id >= top + 3; },
+                            kWaitMs));
     const QModelIndex current = w.historyView()->currentIndex();
     QVERIFY(current.isValid());
     QVERIFY(current.row() > row);
@@ -384,8 +435,12 @@ class LiveFlinkViewTest : public QObject {
     Q_EMIT jobs->activated(i);
   }
 
-  QString checkpointsUrl() const { return QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_job); }
-  QString detailsUrl(qint64 id) const { return checkpointsUrl() + QStringLiteral("/details/%1").arg(id); }
+  QString checkpointsUrl() const {
+    return QStringLiteral("%1/jobs/%2/checkpoints").arg(m_url, m_job);
+  }
+  QString detailsUrl(qint64 id) const {
+    return checkpointsUrl() + QStringLiteral("/details/%1").arg(id);
+  }
 
   // The history holds the savepoint and at least three completed checkpoints.
   static bool waitableHistory(const LiveCheckpointsWindow& w) {
@@ -429,12 +484,18 @@ class LiveFlinkViewTest : public QObject {
       const QString vid = v.value(QLatin1String("id")).toString();
       const QJsonObject task = d.value(QLatin1String("tasks")).toObject().value(vid).toObject();
       const QAbstractItemModel* tm = w.tasksModel();
-      QCOMPARE(tm->index(t, LiveTasksModel::kOperator).data().toString(), v.value(QLatin1String("name")).toString());
-      QCOMPARE(tm->index(t, LiveTasksModel::kStatus).data().toString(), task.value(QLatin1String("status")).toString());
-      QCOMPARE(tm->index(t, LiveTasksModel::kAcknowledged).data().toString(), QStringLiteral("2/2"));
-      QCOMPARE(tm->index(t, LiveTasksModel::kDuration).data().toString(), ms(task, "end_to_end_duration"));
-      QCOMPARE(tm->index(t, LiveTasksModel::kFullSize).data().toString(), bytes(task, "state_size"));
-      QCOMPARE(tm->index(t, LiveTasksModel::kPersisted).data().toString(), bytes(task, "persisted_data"));
+      QCOMPARE(tm->index(t, LiveTasksModel::kOperator).data().toString(),
+               v.value(QLatin1String("name")).toString());
+      QCOMPARE(tm->index(t, LiveTasksModel::kStatus).data().toString(),
+               task.value(QLatin1String("status")).toString());
+      QCOMPARE(tm->index(t, LiveTasksModel::kAcknowledged).data().toString(),
+               QStringLiteral("2/2"));
+      QCOMPARE(tm->index(t, LiveTasksModel::kDuration).data().toString(),
+               ms(task, "end_to_end_duration"));
+      QCOMPARE(tm->index(t, LiveTasksModel::kFullSize).data().toString(),
+               bytes(task, "state_size"));
+      QCOMPARE(tm->index(t, LiveTasksModel::kPersisted).data().toString(),
+               bytes(task, "persisted_data"));
 
       // The operator's subtasks, as Flink lists them.
       w.tasksView()->selectRow(t);
@@ -442,13 +503,19 @@ class LiveFlinkViewTest : public QObject {
       QVERIFY2(error.isEmpty(), qPrintable(error));
       const QJsonArray subtasks = s.value(QLatin1String("subtasks")).toArray();
       QCOMPARE(subtasks.size(), 2);
-      const auto shown = [&](int r, int c) { return w.subtasksModel()->index(r, c).data().toString(); };
+      const auto shown = [&](int r, int c) {
+        return w.subtasksModel()->index(r, c).data().toString();
+      };
       const QJsonObject last = subtasks[1].toObject();
       // Waits for this operator's rows (the previous operator's may still be shown).
-      QVERIFY2(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2 &&
-                                            shown(1, LiveSubtasksModel::kFullSize) == bytes(last, "state_size") &&
-                                            shown(1, LiveSubtasksModel::kDuration) == ms(last, "end_to_end_duration"); },
-                               kWaitMs),
+      QVERIFY2(QTest::qWaitFor(
+                   [&] {
+                     return w.subtasksModel()->rowCount() == 2 &&
+                            shown(1, LiveSubtasksModel::kFullSize) == bytes(last, "state_size") &&
+                            shown(1, LiveSubtasksModel::kDuration) ==
+                                ms(last, "end_to_end_duration");
+                   },
+                   kWaitMs),
                qPrintable(w.statusText()));
       for (int r = 0; r < 2; ++r) {
         const QJsonObject j = subtasks[r].toObject();
@@ -467,7 +534,8 @@ class LiveFlinkViewTest : public QObject {
         QCOMPARE(shown(r, LiveSubtasksModel::kPersisted), bytes(al, "persisted"));
         QCOMPARE(shown(r, LiveSubtasksModel::kFullSize), bytes(j, "state_size"));
         QCOMPARE(shown(r, LiveSubtasksModel::kUnaligned),
-                 j.value(QLatin1String("unaligned_checkpoint")).toBool() ? QStringLiteral("yes") : QStringLiteral("no"));
+                 j.value(QLatin1String("unaligned_checkpoint")).toBool() ? QStringLiteral("yes")
+                                                                         : QStringLiteral("no"));
         unalignedSubtasks += shown(r, LiveSubtasksModel::kUnaligned) == QLatin1String("yes");
       }
     }
@@ -481,7 +549,8 @@ class LiveFlinkViewTest : public QObject {
     live.openCheckpoint(row);
     QVERIFY2(QTest::qWaitFor([&] { return !loaded.isEmpty() || !failed.isEmpty(); }, kWaitMs),
              qPrintable(live.statusText()));
-    QVERIFY2(failed.isEmpty(), qPrintable(failed.isEmpty() ? QString() : failed.front().front().toString()));
+    QVERIFY2(failed.isEmpty(),
+             qPrintable(failed.isEmpty() ? QString() : failed.front().front().toString()));
     QCOMPARE(QDir(window.currentPath()).canonicalPath(), QDir(path).canonicalPath());
     // Flink's four operators (seq, slow, sum, sink writer) are in the offline views; the head
     // operator of each chain has the id REST gives its vertex.

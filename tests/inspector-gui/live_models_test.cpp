@@ -30,7 +30,8 @@ QVector<LiveHistoryEntry> entries(std::initializer_list<qint64> ids) {
 
 QVector<qint64> ids(const LiveHistoryModel& m) {
   QVector<qint64> out;
-  for (int r = 0; r < m.rowCount(); ++r) out.push_back(m.index(r, LiveHistoryModel::kId).data().toLongLong());
+  for (int r = 0; r < m.rowCount(); ++r)
+    out.push_back(m.index(r, LiveHistoryModel::kId).data().toLongLong());
   return out;
 }
 
@@ -43,17 +44,28 @@ class LiveModelsTest : public QObject {
   void localSnapshotPathTakesFilesOnly_data() {
     QTest::addColumn<QString>("external");
     QTest::addColumn<QString>("local");
-    QTest::newRow("plain path (ckpt-engine)") << "/data/ckpt/j/chk-3" << "/data/ckpt/j/chk-3";
-    QTest::newRow("file:/ (Flink)") << "file:/data/ckpt/j/chk-3" << "/data/ckpt/j/chk-3";
-    QTest::newRow("file:///") << "file:///data/sp/savepoint-1" << "/data/sp/savepoint-1";
-    QTest::newRow("file://localhost/") << "file://localhost/data/x" << "/data/x";
-    QTest::newRow("percent-encoded") << "file:/data/with%20space/chk-1" << "/data/with space/chk-1";
-    QTest::newRow("another host") << "file://other-host/data/x" << "";
-    QTest::newRow("s3") << "s3://bucket/ckpt/chk-1" << "";
-    QTest::newRow("hdfs") << "hdfs://nn:8020/ckpt/chk-1" << "";
-    QTest::newRow("not addressable") << "<checkpoint-not-externally-addressable>" << "";
-    QTest::newRow("relative") << "ckpt/chk-1" << "";
-    QTest::newRow("empty") << "" << "";
+    QTest::newRow("plain path (ckpt-engine)") << "/data/ckpt/j/chk-3"
+                                              << "/data/ckpt/j/chk-3";
+    QTest::newRow("file:/ (Flink)") << "file:/data/ckpt/j/chk-3"
+                                    << "/data/ckpt/j/chk-3";
+    QTest::newRow("file:///") << "file:///data/sp/savepoint-1"
+                              << "/data/sp/savepoint-1";
+    QTest::newRow("file://localhost/") << "file://localhost/data/x"
+                                       << "/data/x";
+    QTest::newRow("percent-encoded") << "file:/data/with%20space/chk-1"
+                                     << "/data/with space/chk-1";
+    QTest::newRow("another host") << "file://other-host/data/x"
+                                  << "";
+    QTest::newRow("s3") << "s3://bucket/ckpt/chk-1"
+                        << "";
+    QTest::newRow("hdfs") << "hdfs://nn:8020/ckpt/chk-1"
+                          << "";
+    QTest::newRow("not addressable") << "<checkpoint-not-externally-addressable>"
+                                     << "";
+    QTest::newRow("relative") << "ckpt/chk-1"
+                              << "";
+    QTest::newRow("empty") << ""
+                           << "";
   }
   void localSnapshotPathTakesFilesOnly() {
     QFETCH(QString, external);
@@ -62,7 +74,8 @@ class LiveModelsTest : public QObject {
   }
 
   void parsesFlinksCheckpointStatistics() {
-    const QByteArray json = R"({"counts": {"restored": 0, "total": 45, "in_progress": 1, "completed": 41, "failed": 3},
+    const QByteArray json =
+        R"({"counts": {"restored": 0, "total": 45, "in_progress": 1, "completed": 41, "failed": 3},
  "summary": {"checkpointed_size": {"min": 1748, "max": 2824, "avg": 2799, "p50": 2824.0, "p90": 2824.0, "p95": 2824.0, "p99": 2824.0, "p999": 2824.0},
              "end_to_end_duration": {"min": 0, "max": 0, "avg": 0, "p50": "NaN", "p90": "NaN", "p95": "NaN", "p99": "NaN", "p999": "NaN"}},
  "latest": {"completed": {"className": "completed", "id": 44, "status": "COMPLETED", "is_savepoint": false, "savepointFormat": null,
@@ -89,7 +102,8 @@ class LiveModelsTest : public QObject {
     QCOMPARE(c->completed, 41);
     QCOMPARE(c->failed, 3);
     QCOMPARE(c->history.size(), 4);
-    QCOMPARE(c->history[1].path, QStringLiteral("file:/tmp/f/checkpoints/439697c95ce1bc06743db7081687da5e/chk-44"));
+    QCOMPARE(c->history[1].path,
+             QStringLiteral("file:/tmp/f/checkpoints/439697c95ce1bc06743db7081687da5e/chk-44"));
     QCOMPARE(c->history[1].persistedBytes, 18460);
     QVERIFY(!c->history[1].discarded);
     QVERIFY(c->history[2].discarded);
@@ -101,7 +115,8 @@ class LiveModelsTest : public QObject {
 
     // "NaN" (Jackson's text for a percentile over too few samples) is not a number: shown as "—".
     LiveSummaryModel summary;
-    QAbstractItemModelTester tester(&summary, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    QAbstractItemModelTester tester(&summary,
+                                    QAbstractItemModelTester::FailureReportingMode::Fatal);
     summary.setRows(c->summary);
     QCOMPARE(summary.rowCount(), 2);
     QCOMPARE(summary.index(0, 4).data().toString(), QStringLiteral("2.76 KiB"));
@@ -119,13 +134,16 @@ class LiveModelsTest : public QObject {
     QString error;
     const auto tasks = parseCheckpointDetails(json, &error);
     QVERIFY2(tasks, qPrintable(error));
-    const QVector<LiveVertex> vertices = {{"5e695f00738be66c275f8a96a14aa10e", "Source: seq -> slow", 2},
-                                          {"239c254b5ff89532b198266322bc819f", "sum -> sink: Writer", 2}};
+    const QVector<LiveVertex> vertices = {
+        {"5e695f00738be66c275f8a96a14aa10e", "Source: seq -> slow", 2},
+        {"239c254b5ff89532b198266322bc819f", "sum -> sink: Writer", 2}};
     LiveTasksModel m;
     QAbstractItemModelTester tester(&m, QAbstractItemModelTester::FailureReportingMode::Fatal);
     m.setTasks(*tasks, vertices);
-    QCOMPARE(m.index(0, LiveTasksModel::kOperator).data().toString(), QStringLiteral("Source: seq -> slow"));
-    QCOMPARE(m.index(1, LiveTasksModel::kOperator).data().toString(), QStringLiteral("sum -> sink: Writer"));
+    QCOMPARE(m.index(0, LiveTasksModel::kOperator).data().toString(),
+             QStringLiteral("Source: seq -> slow"));
+    QCOMPARE(m.index(1, LiveTasksModel::kOperator).data().toString(),
+             QStringLiteral("sum -> sink: Writer"));
     QCOMPARE(m.index(1, LiveTasksModel::kAcknowledged).data().toString(), QStringLiteral("2/2"));
     QCOMPARE(m.index(1, LiveTasksModel::kOperator).data(Qt::UserRole).toString(),
              QStringLiteral("239c254b5ff89532b198266322bc819f"));
@@ -147,10 +165,12 @@ class LiveModelsTest : public QObject {
     QCOMPARE(m.index(0, LiveSubtasksModel::kAsync).data().toString(), QStringLiteral("8 ms"));
     QCOMPARE(m.index(0, LiveSubtasksModel::kAlignment).data().toString(), QStringLiteral("3 ms"));
     QCOMPARE(m.index(0, LiveSubtasksModel::kStartDelay).data().toString(), QStringLiteral("14 ms"));
-    QCOMPARE(m.index(0, LiveSubtasksModel::kPersisted).data().toString(), QStringLiteral("8.33 KiB"));
+    QCOMPARE(m.index(0, LiveSubtasksModel::kPersisted).data().toString(),
+             QStringLiteral("8.33 KiB"));
     QCOMPARE(m.index(0, LiveSubtasksModel::kUnaligned).data().toString(), QStringLiteral("yes"));
     QCOMPARE(m.index(1, LiveSubtasksModel::kIndex).data().toInt(), 1);
-    QCOMPARE(m.index(1, LiveSubtasksModel::kStatus).data().toString(), QStringLiteral("pending_or_failed"));
+    QCOMPARE(m.index(1, LiveSubtasksModel::kStatus).data().toString(),
+             QStringLiteral("pending_or_failed"));
     for (int c = LiveSubtasksModel::kAck; c < LiveSubtasksModel::kColumnCount; ++c) {
       QCOMPARE(m.index(1, c).data().toString(), QStringLiteral("—"));
     }
@@ -176,7 +196,8 @@ class LiveModelsTest : public QObject {
     QCOMPARE(removed.count(), 1);
     QVERIFY(three.isValid());
     QCOMPARE(three.row(), 4);
-    QCOMPARE(m.index(0, LiveHistoryModel::kStatus).data().toString(), QStringLiteral("IN_PROGRESS"));
+    QCOMPARE(m.index(0, LiveHistoryModel::kStatus).data().toString(),
+             QStringLiteral("IN_PROGRESS"));
 
     next = entries({8, 7, 6, 5, 4});  // 7 completed
     m.setEntries(next);

@@ -4,6 +4,8 @@
 // checkpoint opens in the main window; an unreachable address is reported; a screenshot of the
 // view is written (CKPT_SCREENSHOT_DIR/live-checkpoints.png). Against a scripted REST endpoint
 // (FakeRest): the selected checkpoint's details follow it from in progress to completed.
+#include "app/live_view.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
@@ -19,7 +21,6 @@
 #include <QTcpSocket>
 #include <QTemporaryDir>
 
-#include "app/live_view.h"
 #include "app/main_window.h"
 #include "gui_test_util.h"
 
@@ -62,14 +63,16 @@ class FakeRest : public QObject {
     QByteArray& request = m_requests[s];
     request += s->readAll();
     if (!request.contains("\r\n\r\n")) return;
-    const QString path = QString::fromLatin1(request.left(request.indexOf("\r\n")).split(' ').value(1));
+    const QString path =
+        QString::fromLatin1(request.left(request.indexOf("\r\n")).split(' ').value(1));
     m_requests.remove(s);
     ++hits[path];
     const bool found = routes.contains(path);
-    const QByteArray body = found ? routes.value(path) : R"({"errors": ["Not found: )" + path.toUtf8() + R"("]})";
+    const QByteArray body =
+        found ? routes.value(path) : R"({"errors": ["Not found: )" + path.toUtf8() + R"("]})";
     s->write(QByteArray(found ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 404 Not Found\r\n") +
-             "Content-Type: application/json\r\nContent-Length: " + QByteArray::number(body.size()) +
-             "\r\nConnection: close\r\n\r\n" + body);
+             "Content-Type: application/json\r\nContent-Length: " +
+             QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
     s->disconnectFromHost();
   }
 
@@ -207,10 +210,14 @@ class LiveViewTest : public QObject {
                                          {"id": "bb", "name": "sink", "parallelism": 2}]})";
     rest.routes[job + "/checkpoints/config"] = R"({"interval": 100})";
     const auto history = [](const char* status, int acked) {
-      return QStringLiteral(R"({"counts": {"restored": 0, "total": 1, "in_progress": %1, "completed": %2, "failed": 0},
+      return QStringLiteral(
+                 R"({"counts": {"restored": 0, "total": 1, "in_progress": %1, "completed": %2, "failed": 0},
         "summary": {}, "latest": {}, "history": [{"id": 5, "status": "%3", "is_savepoint": false,
         "num_subtasks": 4, "num_acknowledged_subtasks": %4}]})")
-          .arg(acked < 4 ? 1 : 0).arg(acked < 4 ? 0 : 1).arg(QLatin1String(status)).arg(acked)
+          .arg(acked < 4 ? 1 : 0)
+          .arg(acked < 4 ? 0 : 1)
+          .arg(QLatin1String(status))
+          .arg(acked)
           .toUtf8();
     };
     const auto tasks = [](int sinkAcked) {
@@ -235,16 +242,22 @@ class LiveViewTest : public QObject {
 
     LiveCheckpointsWindow w(rest.url(), 100);
     w.show();
-    QAbstractItemModelTester t1(w.tasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QAbstractItemModelTester t2(w.subtasksModel(), QAbstractItemModelTester::FailureReportingMode::QtTest);
-    QVERIFY2(QTest::qWaitFor([&] { return w.historyModel()->rowCount() == 1; }, 30000), qPrintable(w.statusText()));
+    QAbstractItemModelTester t1(w.tasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.subtasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY2(QTest::qWaitFor([&] { return w.historyModel()->rowCount() == 1; }, 30000),
+             qPrintable(w.statusText()));
     w.selectCheckpoint(0);
     QVERIFY(QTest::qWaitFor([&] { return w.tasksModel()->rowCount() == 2; }, 30000));
-    QCOMPARE(w.tasksModel()->index(0, LiveTasksModel::kOperator).data().toString(), QStringLiteral("source"));
-    QCOMPARE(w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString(), QStringLiteral("0/2"));
+    QCOMPARE(w.tasksModel()->index(0, LiveTasksModel::kOperator).data().toString(),
+             QStringLiteral("source"));
+    QCOMPARE(w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString(),
+             QStringLiteral("0/2"));
     w.tasksView()->selectRow(1);  // the sink
     QVERIFY(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2; }, 30000));
-    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString(), QStringLiteral("—"));
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString(),
+             QStringLiteral("—"));
     // In progress: fetched again on refreshes.
     const int fetched = rest.hits.value(details);
     QVERIFY(QTest::qWaitFor([&] { return rest.hits.value(details) >= fetched + 2; }, 30000));
@@ -252,15 +265,23 @@ class LiveViewTest : public QObject {
     rest.routes[details] = tasks(2);
     rest.routes[details + "/subtasks/bb"] = done;
     rest.routes[job + "/checkpoints"] = history("COMPLETED", 4);
-    QVERIFY2(QTest::qWaitFor([&] {
-               return w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString() == QLatin1String("2/2") &&
-                      w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString() == QLatin1String("3 ms");
-             }, 30000),
-             qPrintable(w.statusText()));
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] {
+              return w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString() ==
+                         QLatin1String("2/2") &&
+                     w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString() ==
+                         QLatin1String("3 ms");
+            },
+            30000),
+        qPrintable(w.statusText()));
     QCOMPARE(w.tasksView()->currentIndex().row(), 1);  // still the sink
-    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kStatus).data().toString(), QStringLiteral("completed"));
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kStatus).data().toString(),
+             QStringLiteral("completed"));
     // Completed: no more fetches of its details over further refreshes.
-    QVERIFY(QTest::qWaitFor([&] { return w.historyModel()->entries().front().status == QLatin1String("COMPLETED"); }, 30000));
+    QVERIFY(QTest::qWaitFor(
+        [&] { return w.historyModel()->entries().front().status == QLatin1String("COMPLETED"); },
+        30000));
     const int after = rest.hits.value(details);
     const int polls = w.connection()->polls();
     QVERIFY(QTest::qWaitFor([&] { return w.connection()->polls() >= polls + 3; }, 30000));
@@ -272,11 +293,15 @@ class LiveViewTest : public QObject {
   void keepsWatchingItsJobWhenTheListingReorders() {
     FakeRest rest;
     QVERIFY(rest.listening());
-    const QByteArray a = R"({"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "RUNNING"})";
-    const QByteArray b = R"({"jid": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "name": "b", "state": "RUNNING"})";
-    const QByteArray stats = R"({"counts": {"restored": 0, "total": 0, "in_progress": 0, "completed": 0, "failed": 0},
+    const QByteArray a =
+        R"({"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "RUNNING"})";
+    const QByteArray b =
+        R"({"jid": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "name": "b", "state": "RUNNING"})";
+    const QByteArray stats =
+        R"({"counts": {"restored": 0, "total": 0, "in_progress": 0, "completed": 0, "failed": 0},
                                  "summary": {}, "latest": {}, "history": []})";
-    for (const char* job : {"/jobs/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "/jobs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}) {
+    for (const char* job :
+         {"/jobs/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "/jobs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}) {
       rest.routes[QLatin1String(job)] = R"({"vertices": []})";
       rest.routes[QLatin1String(job) + "/checkpoints/config"] = "{}";
       rest.routes[QLatin1String(job) + "/checkpoints"] = stats;
@@ -289,12 +314,20 @@ class LiveViewTest : public QObject {
     QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
     rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + b + "," + a + "]}";
     const int overviews = rest.hits.value(QStringLiteral("/jobs/overview"));
-    QVERIFY(QTest::qWaitFor([&] { return rest.hits.value(QStringLiteral("/jobs/overview")) >= overviews + 3 && c.polls() > 3; }, 30000));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return rest.hits.value(QStringLiteral("/jobs/overview")) >= overviews + 3 &&
+                 c.polls() > 3;
+        },
+        30000));
     QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
     // Once it no longer runs, the first RUNNING job is watched.
     rest.routes[QStringLiteral("/jobs/overview")] =
-        R"({"jobs": [{"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "FINISHED"}, )" + b + "]}";
-    QVERIFY(QTest::qWaitFor([&] { return c.watchedJobId() == QLatin1String("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"); }, 30000));
+        R"({"jobs": [{"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "FINISHED"}, )" +
+        b + "]}";
+    QVERIFY(QTest::qWaitFor(
+        [&] { return c.watchedJobId() == QLatin1String("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"); },
+        30000));
   }
 
   void reportsAnUnreachableAddress() {

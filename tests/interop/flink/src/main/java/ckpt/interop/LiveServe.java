@@ -54,7 +54,8 @@ public final class LiveServe {
       } else if (args[i].startsWith("--") && i + 1 < args.length) {
         a.put(args[i].substring(2), args[++i]);
       } else {
-        throw new IllegalArgumentException("usage: LiveServe --dir DIR --out FILE [--interval-ms N] [--unaligned]");
+        throw new IllegalArgumentException(
+            "usage: LiveServe --dir DIR --out FILE [--interval-ms N] [--unaligned]");
       }
     }
     File dir = new File(a.get("dir")).getAbsoluteFile();
