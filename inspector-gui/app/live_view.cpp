@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <memory>
 
 #include "app/main_window.h"
 #include "models/display.h"
@@ -28,7 +29,22 @@ QTableView* table(QAbstractItemModel* model, QWidget* parent) {
   v->verticalHeader()->hide();
   v->horizontalHeader()->setStretchLastSection(true);
   v->setAlternatingRowColors(true);
+  // One line per row (timestamps and Flink's file: URIs would wrap); long paths keep both ends.
+  v->setWordWrap(false);
+  v->setTextElideMode(Qt::ElideMiddle);
   return v;
+}
+
+// Sizes the columns to their contents when rows arrive: every time for the small detail
+// tables, once for the history (it refreshes every interval and may hold a thousand rows).
+void fitColumns(QTableView* v, bool once) {
+  auto fit = [v, once, done = std::make_shared<bool>(false)] {
+    if (v->model()->rowCount() == 0 || (once && *done)) return;
+    *done = true;
+    v->resizeColumnsToContents();
+  };
+  QObject::connect(v->model(), &QAbstractItemModel::modelReset, v, fit);
+  QObject::connect(v->model(), &QAbstractItemModel::rowsInserted, v, fit);
 }
 
 QString latestLine(const char* what, const std::optional<LiveHistoryEntry>& e) {
@@ -69,17 +85,28 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
   layout->addWidget(m_latest);
 
   m_tabs = new QTabWidget(this);
+  // History on top, the selected checkpoint's operators and the selected operator's subtasks
+  // below it, each the full width (the subtask table has twelve columns).
   auto* history = new QSplitter(Qt::Vertical, m_tabs);
   m_historyView = table(m_history, history);
-  auto* details = new QSplitter(Qt::Horizontal, history);
-  m_tasksView = table(m_tasks, details);
-  details->addWidget(m_tasksView);
-  details->addWidget(table(m_subtasks, details));
+  m_tasksView = table(m_tasks, history);
+  auto* subtasksView = table(m_subtasks, history);
   history->addWidget(m_historyView);
-  history->addWidget(details);
+  history->addWidget(m_tasksView);
+  history->addWidget(subtasksView);
+  history->setStretchFactor(0, 3);
+  history->setStretchFactor(1, 1);
+  history->setStretchFactor(2, 2);
+  fitColumns(m_historyView, true);
+  fitColumns(m_tasksView, false);
+  fitColumns(subtasksView, false);
   m_tabs->addTab(history, tr("History"));
-  m_tabs->addTab(table(m_summary, m_tabs), tr("Summary"));
-  m_tabs->addTab(table(m_config, m_tabs), tr("Configuration"));
+  auto* summaryView = table(m_summary, m_tabs);
+  auto* configView = table(m_config, m_tabs);
+  fitColumns(summaryView, false);
+  fitColumns(configView, false);
+  m_tabs->addTab(summaryView, tr("Summary"));
+  m_tabs->addTab(configView, tr("Configuration"));
   layout->addWidget(m_tabs, 1);
   m_status = new QLabel(tr("Connecting to %1…").arg(m_connection->baseUrl().toString()), this);
   layout->addWidget(m_status);
@@ -102,6 +129,10 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
   connect(m_connection, &LiveConnection::configUpdated, m_config, &LivePairsModel::setPairs);
   connect(m_connection, &LiveConnection::jobChanged, this, [this] {
     m_selectedId = -1;
+    m_selectedVertex.clear();
+    // Another job's history: its ids may be the same numbers (a restored job continues its
+    // savepoint's), so no row or selection carries over.
+    m_history->setEntries({});
     m_tasks->setTasks({}, {});
     m_subtasks->setSubtasks({});
   });
@@ -109,7 +140,12 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
           [this](qint64 id, const QVector<LiveTaskStats>& tasks) {
             if (id != m_selectedId) return;
             m_tasks->setTasks(tasks, m_vertices);
-            if (!tasks.isEmpty()) m_tasksView->selectRow(0);
+            // A refresh keeps the operator the user chose (selecting it fetches its subtasks).
+            int row = 0;
+            for (int i = 0; i < m_tasks->tasks().size(); ++i) {
+              if (m_tasks->tasks()[i].vertexId == m_selectedVertex) row = i;
+            }
+            if (!tasks.isEmpty()) m_tasksView->selectRow(row);
           });
   connect(m_connection, &LiveConnection::subtasksUpdated, this,
           [this](qint64 id, const QString& vertex, const QVector<LiveSubtaskStats>& s) {
@@ -137,7 +173,8 @@ void LiveCheckpointsWindow::showCheckpoints(const LiveCheckpoints& c) {
   m_last = c;
   for (int i = 0; i < m_jobs->count(); ++i) {
     // The combo box follows the watched job (chosen automatically or by the user).
-    if (m_jobs->currentIndex() != i && m_jobs->itemData(i).toString() == m_connection->jobId()) {
+    if (m_jobs->currentIndex() != i &&
+        m_jobs->itemData(i).toString() == m_connection->watchedJobId()) {
       m_jobs->setCurrentIndex(i);
     }
   }
@@ -149,6 +186,15 @@ void LiveCheckpointsWindow::showCheckpoints(const LiveCheckpoints& c) {
   if (c.restoredId >= 0) latest << tr("Restored: #%1 (%2)").arg(c.restoredId).arg(c.restoredPath);
   m_latest->setText(latest.join(QLatin1Char('\n')));
   m_history->setEntries(c.history);
+  // The selected checkpoint's details follow it while it is in progress and once more when it
+  // completes or fails.
+  for (const LiveHistoryEntry& e : c.history) {
+    if (e.id != m_selectedId) continue;
+    if (e.status == QLatin1String("IN_PROGRESS") || e.status != m_selectedStatus) {
+      m_selectedStatus = e.status;
+      m_connection->requestDetails(m_selectedId);
+    }
+  }
   m_summary->setRows(c.summary);
   m_status->setText(tr("%1 · refreshed every %2 ms · %3 refreshes")
                         .arg(m_connection->baseUrl().toString())
@@ -161,7 +207,9 @@ void LiveCheckpointsWindow::selectCheckpoint(int row) {
   const qint64 id = m_history->entries()[row].id;
   if (id == m_selectedId) return;
   m_selectedId = id;
+  m_selectedStatus = m_history->entries()[row].status;
   m_selectedVertex.clear();
+  m_tasks->setTasks({}, {});  // never another checkpoint's details under this one
   m_subtasks->setSubtasks({});
   if (m_historyView->currentIndex().row() != row) m_historyView->selectRow(row);
   m_connection->requestDetails(id);
@@ -169,19 +217,28 @@ void LiveCheckpointsWindow::selectCheckpoint(int row) {
 
 void LiveCheckpointsWindow::selectTask(int row) {
   if (row < 0 || row >= m_tasks->tasks().size() || m_selectedId < 0) return;
-  m_selectedVertex = m_tasks->tasks()[row].vertexId;
+  const QString vertex = m_tasks->tasks()[row].vertexId;
+  if (vertex != m_selectedVertex) m_subtasks->setSubtasks({});
+  m_selectedVertex = vertex;
   m_connection->requestSubtasks(m_selectedId, m_selectedVertex);
 }
 
 void LiveCheckpointsWindow::openCheckpoint(int row) {
   if (row < 0 || row >= m_history->entries().size()) return;
   const LiveHistoryEntry& e = m_history->entries()[row];
-  QString path = e.path;
-  if (path.startsWith(QLatin1String("file:"))) {
-    path = path.mid(path.startsWith(QLatin1String("file://")) ? 7 : 5);
-  }
-  if (e.status != QLatin1String("COMPLETED") || path.isEmpty()) {
+  if (e.status != QLatin1String("COMPLETED") || e.path.isEmpty()) {
     m_status->setText(tr("Checkpoint %1 is %2: nothing to open").arg(e.id).arg(e.status));
+    return;
+  }
+  const QString path = localSnapshotPath(e.path);
+  if (path.isEmpty()) {
+    m_status->setText(tr("Checkpoint %1: %2 is not a path on this machine").arg(e.id).arg(e.path));
+    return;
+  }
+  if (e.discarded) {
+    m_status->setText(tr("Checkpoint %1 was discarded (subsumed by a newer one): %2 is gone")
+                          .arg(e.id)
+                          .arg(path));
     return;
   }
   if (!QFileInfo::exists(path)) {

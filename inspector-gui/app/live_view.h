@@ -3,9 +3,10 @@
 // Flink cluster): overview counts and the latest checkpoints, the history table, summary
 // percentiles, the configuration, and for the selected checkpoint its per-operator and
 // per-subtask details (sync, async, alignment, start delay, unaligned). Refreshed on an
-// interval by a LiveConnection (network and parsing off the UI thread). Double-clicking a
-// completed checkpoint or savepoint whose path is reachable asks for it to be opened in the
-// offline views (openSnapshotRequested). GUI thread only.
+// interval by a LiveConnection (network and parsing off the UI thread); the selected
+// checkpoint's details are fetched again while it is in progress and when it completes or
+// fails. Double-clicking a completed checkpoint or savepoint whose path is reachable asks for it
+// to be opened in the offline views (openSnapshotRequested). GUI thread only.
 #pragma once
 
 #include <QWidget>
@@ -64,6 +65,7 @@ class LiveCheckpointsWindow : public QWidget {
   QVector<LiveVertex> m_vertices;
   LiveCheckpoints m_last;
   qint64 m_selectedId = -1;
+  QString m_selectedStatus;  // its status when its details were last fetched
   QString m_selectedVertex;
   QComboBox* m_jobs = nullptr;
   QLabel* m_counts = nullptr;

@@ -1,10 +1,14 @@
 // Parsing Flink's checkpoint REST answers with QJsonDocument, and the live view's table models.
 #include "models/live_checkpoints.h"
 
+#include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
+#include <QUrl>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 
 #include "models/display.h"
 
@@ -47,6 +51,7 @@ LiveHistoryEntry entry(const QJsonObject& o) {
   e.subtasks = static_cast<int>(num(o, "num_subtasks"));
   e.acknowledged = static_cast<int>(num(o, "num_acknowledged_subtasks"));
   e.path = o.value(QLatin1String("external_path")).toString();
+  e.discarded = o.value(QLatin1String("discarded")).toBool();
   e.failure = o.value(QLatin1String("failure_message")).toString();
   return e;
 }
@@ -82,7 +87,25 @@ void flatten(const QString& prefix, const QJsonValue& v, QVector<std::pair<QStri
 QString bytes(qint64 n) { return humanBytes(static_cast<uint64_t>(std::max<qint64>(n, 0))); }
 QString ms(qint64 n) { return QStringLiteral("%1 ms").arg(n); }
 
+// Flink writes a percentile it cannot compute as the string "NaN" (Jackson's default).
+double summaryValue(const QJsonValue& v) {
+  return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+}
+
+bool acknowledged(const LiveSubtaskStats& s) { return s.status == QLatin1String("completed"); }
+
 }  // namespace
+
+QString localSnapshotPath(const QString& externalPath) {
+  if (externalPath.startsWith(QLatin1Char('/'))) return externalPath;
+  if (!externalPath.startsWith(QLatin1String("file:"), Qt::CaseInsensitive)) return {};
+  // QUrl takes file:/a, file:///a and file://localhost/a; a file: URI naming another host is not
+  // a path here.
+  const QUrl url(externalPath);
+  if (!url.isValid() || !url.isLocalFile()) return {};
+  if (!url.host().isEmpty() && url.host() != QLatin1String("localhost")) return {};
+  return url.path();  // decoded; toLocalFile() would keep "//localhost" as a UNC prefix
+}
 
 std::optional<QVector<LiveJob>> parseJobsOverview(const QByteArray& json, QString* error) {
   std::optional<QJsonObject> o = object(json, "/jobs/overview", error);
@@ -132,7 +155,7 @@ std::optional<LiveCheckpoints> parseCheckpointingStatistics(const QByteArray& js
     const QJsonObject s = summary.value(QLatin1String(m)).toObject();
     LiveSummaryRow row;
     row.metric = QLatin1String(m);
-    for (int i = 0; i < 8; ++i) row.values[i] = s.value(QLatin1String(stats[i])).toDouble();
+    for (int i = 0; i < 8; ++i) row.values[i] = summaryValue(s.value(QLatin1String(stats[i])));
     c.summary.push_back(row);
   }
   const QJsonObject latest = o->value(QLatin1String("latest")).toObject();
@@ -215,18 +238,53 @@ std::optional<QVector<LiveSubtaskStats>> parseSubtaskDetails(const QByteArray& j
 // --- LiveHistoryModel -------------------------------------------------------------------------
 
 void LiveHistoryModel::setEntries(const QVector<LiveHistoryEntry>& entries) {
-  bool sameRows = entries.size() == m_entries.size();
-  for (int i = 0; sameRows && i < entries.size(); ++i) sameRows = entries[i].id == m_entries[i].id;
-  if (sameRows) {
+  // Where each new id stands; the kept old rows must appear in the new list in the same order
+  // (ids are unique in a history), else the change is not a live update and the model resets.
+  QHash<qint64, int> position;
+  for (int j = 0; j < entries.size(); ++j) position.insert(entries[j].id, j);
+  bool ordered = position.size() == entries.size();
+  int last = -1;
+  for (int i = 0; ordered && i < m_entries.size(); ++i) {
+    const auto it = position.constFind(m_entries[i].id);
+    if (it == position.cend()) continue;
+    ordered = *it > last;
+    last = *it;
+  }
+  if (!ordered) {
+    beginResetModel();
     m_entries = entries;
-    if (!m_entries.isEmpty()) {
-      Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1));
-    }
+    endResetModel();
     return;
   }
-  beginResetModel();
-  m_entries = entries;
-  endResetModel();
+  // Rows that left the history, bottom up, one contiguous run at a time.
+  for (int r = static_cast<int>(m_entries.size()) - 1; r >= 0;) {
+    if (position.contains(m_entries[r].id)) {
+      --r;
+      continue;
+    }
+    const int end = r;
+    while (r >= 0 && !position.contains(m_entries[r].id)) --r;
+    beginRemoveRows({}, r + 1, end);
+    m_entries.remove(r + 1, end - r);
+    endRemoveRows();
+  }
+  // New rows between the kept ones (m_entries is now an ordered subsequence of `entries`).
+  int i = 0;
+  for (int j = 0; j < entries.size();) {
+    if (i < m_entries.size() && m_entries[i].id == entries[j].id) {
+      m_entries[i++] = entries[j++];
+      continue;
+    }
+    const int first = j;
+    while (j < entries.size() && (i >= m_entries.size() || entries[j].id != m_entries[i].id)) ++j;
+    beginInsertRows({}, i, i + (j - first) - 1);
+    m_entries.insert(i, j - first, LiveHistoryEntry());
+    for (int k = first; k < j; ++k) m_entries[i++] = entries[k];
+    endInsertRows();
+  }
+  if (!m_entries.isEmpty()) {
+    Q_EMIT dataChanged(index(0, 0), index(rowCount() - 1, kColumnCount - 1));
+  }
 }
 
 int LiveHistoryModel::rowCount(const QModelIndex& parent) const {
@@ -285,6 +343,7 @@ QVariant LiveSummaryModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole) return {};
   if (index.column() == 0) return r.metric;
   const double v = r.values[index.column() - 1];
+  if (std::isnan(v)) return QStringLiteral("—");
   if (r.metric == QLatin1String("end_to_end_duration")) return ms(static_cast<qint64>(v));
   return bytes(static_cast<qint64>(v));
 }
@@ -321,6 +380,16 @@ void LiveTasksModel::setTasks(const QVector<LiveTaskStats>& tasks,
                               const QVector<LiveVertex>& vertices) {
   beginResetModel();
   m_tasks = tasks;
+  const auto rank = [&vertices](const QString& id) {
+    for (int i = 0; i < vertices.size(); ++i) {
+      if (vertices[i].id == id) return i;
+    }
+    return static_cast<int>(vertices.size());
+  };
+  std::stable_sort(m_tasks.begin(), m_tasks.end(),
+                   [&rank](const LiveTaskStats& a, const LiveTaskStats& b) {
+                     return rank(a.vertexId) < rank(b.vertexId);
+                   });
   m_names.clear();
   for (const LiveTaskStats& t : m_tasks) {
     QString name = t.vertexId;
@@ -377,6 +446,10 @@ int LiveSubtasksModel::columnCount(const QModelIndex& parent) const {
 QVariant LiveSubtasksModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= m_subtasks.size() || role != Qt::DisplayRole) return {};
   const LiveSubtaskStats& s = m_subtasks[index.row()];
+  // A subtask that has not acknowledged has no statistics yet (Flink sends only its index).
+  if (!acknowledged(s) && index.column() != kIndex && index.column() != kStatus) {
+    return QStringLiteral("—");
+  }
   switch (index.column()) {
     case kIndex: return s.index;
     case kStatus: return s.status;

@@ -32,11 +32,18 @@ struct LiveHistoryEntry {
   qint64 triggerMs = 0, latestAckMs = 0, durationMs = 0;
   qint64 checkpointedBytes = 0, stateBytes = 0, processedBytes = 0, persistedBytes = 0;
   int subtasks = 0, acknowledged = 0;
-  QString path;     // external_path (completed)
+  QString path;            // external_path (completed): a plain path (ckpt-engine) or a URI (Flink)
+  bool discarded = false;  // completed, then subsumed and deleted (Flink's `discarded`)
   QString failure;  // failure_message (failed)
 };
 
-// One metric of Flink's summary: min, max, avg and the percentiles p50 .. p99.9.
+// The local file-system path of a snapshot's external_path: a plain absolute path as is, a
+// file: URI (Flink's "file:/a/b", "file:///a/b", percent-encoded) as a path; "" for other
+// schemes (s3://, hdfs://) and Flink's "<checkpoint-not-externally-addressable>".
+QString localSnapshotPath(const QString& externalPath);
+
+// One metric of Flink's summary: min, max, avg and the percentiles p50 .. p99.9. A value Flink
+// sends as "NaN" (a percentile over no or too few samples) or leaves out is NaN, shown as "—".
 struct LiveSummaryRow {
   QString metric;
   double values[8] = {};  // min, max, avg, p50, p90, p95, p99, p999
@@ -63,7 +70,7 @@ struct LiveTaskStats {
 // One subtask of one vertex of one checkpoint (details/:id/subtasks/:vertex "subtasks").
 struct LiveSubtaskStats {
   int index = 0;
-  QString status;
+  QString status;  // "completed", or "pending_or_failed" (then only the index is known)
   qint64 ackMs = 0, durationMs = 0, stateBytes = 0, checkpointedBytes = 0;
   qint64 syncMs = 0, asyncMs = 0, alignmentMs = 0, startDelayMs = 0;
   qint64 processedBytes = 0, persistedBytes = 0;
@@ -91,7 +98,10 @@ class LiveHistoryModel : public QAbstractTableModel {
   enum Column { kId, kStatus, kType, kTriggered, kDuration, kCheckpointed, kFullSize,
                 kProcessed, kPersisted, kAcknowledged, kPathOrFailure, kColumnCount };
   explicit LiveHistoryModel(QObject* parent = nullptr) : QAbstractTableModel(parent) {}
-  // Replaces the rows, keeping rows whose id is unchanged (selection survives a refresh).
+  // Replaces the rows. A refresh that drops old ids and adds new ones around the kept ones in
+  // the same order (the usual live update: a new checkpoint on top, the oldest leaving the
+  // bottom) is applied as row removals and insertions, so the selection and the scroll position
+  // stay on their checkpoint; any other change resets the model.
   void setEntries(const QVector<LiveHistoryEntry>& entries);
   const QVector<LiveHistoryEntry>& entries() const { return m_entries; }
 
@@ -135,7 +145,8 @@ class LivePairsModel : public QAbstractTableModel {
   QVector<std::pair<QString, QString>> m_pairs;
 };
 
-// Per-operator (vertex) statistics of the selected checkpoint; names from the job's vertices.
+// Per-operator (vertex) statistics of the selected checkpoint; names from the job's vertices,
+// rows in the vertices' (topological) order (the REST answer keys them by vertex id).
 class LiveTasksModel : public QAbstractTableModel {
   Q_OBJECT
 

@@ -2,24 +2,36 @@
 #include "models/live_connection.h"
 
 #include <QFutureWatcher>
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QJsonArray>
 #include <QNetworkAccessManager>
 #include <QNetworkReply>
 #include <QNetworkRequest>
+#include <QRegularExpression>
 #include <QtConcurrent/QtConcurrentRun>
 
 namespace ckpt::inspector {
 
 namespace {
 
-// Flink's error body {"errors": ["..."]}, or the transport's message.
+// Flink's error body {"errors": ["..."]}, or the transport's message. A Flink cluster sends the
+// handler's exception with its stack trace ("org.apache...RestHandlerException: Could not find
+// ...\n\tat ..."): the status line keeps the message line without the exception's class name.
 QString describeError(QNetworkReply* reply, const QByteArray& body) {
+  static const QRegularExpression exceptionClass(
+      QStringLiteral("^(?:[a-z_][\\w$]*\\.)+[A-Z][\\w$]*(?:Exception|Error): "));
   const QJsonDocument doc = QJsonDocument::fromJson(body);
   QStringList errors;
   for (const QJsonValue& v : doc.object().value(QLatin1String("errors")).toArray()) {
-    errors << v.toString();
+    // An internal error wraps the trace in "<Exception on server side:\n...": take its next line.
+    QString text;
+    for (const QString& line : v.toString().split(QLatin1Char('\n'), Qt::SkipEmptyParts)) {
+      text = line.trimmed();
+      if (!text.startsWith(QLatin1String("<Exception on server side"))) break;
+    }
+    text.remove(exceptionClass);
+    if (!text.isEmpty()) errors << text;
   }
   return errors.isEmpty() ? reply->errorString() : errors.join(QStringLiteral("; "));
 }
@@ -94,14 +106,20 @@ void LiveConnection::poll() {
                         [this](QVector<LiveJob> jobs) {
                           Q_EMIT jobsUpdated(jobs);
                           QString chosen = m_job;
-                          if (chosen.isEmpty()) {
-                            for (const LiveJob& j : jobs) {
-                              if (chosen.isEmpty() && j.state == QLatin1String("RUNNING")) {
-                                chosen = j.id;
-                              }
+                          // Automatic: the watched job while it runs (the listing's order may
+                          // change between polls), else the first RUNNING one, else the first.
+                          for (const LiveJob& j : jobs) {
+                            if (chosen.isEmpty() && j.id == m_watched &&
+                                j.state == QLatin1String("RUNNING")) {
+                              chosen = j.id;
                             }
-                            if (chosen.isEmpty() && !jobs.isEmpty()) chosen = jobs.front().id;
                           }
+                          for (const LiveJob& j : jobs) {
+                            if (chosen.isEmpty() && j.state == QLatin1String("RUNNING")) {
+                              chosen = j.id;
+                            }
+                          }
+                          if (chosen.isEmpty() && !jobs.isEmpty()) chosen = jobs.front().id;
                           if (chosen.isEmpty()) {
                             Q_EMIT failed(tr("No job at %1").arg(m_base.toString()));
                             return;
@@ -114,15 +132,23 @@ void LiveConnection::poll() {
                         });
 }
 
+// Each answer is dropped if another job is watched by the time it arrives: checkpoint ids of two
+// jobs overlap (a restored job continues its savepoint's), so a late answer would pass for the
+// new job's.
 void LiveConnection::pollJob() {
   if (m_watched.isEmpty()) return;
-  const QString job = QStringLiteral("/jobs/") + m_watched;
-  get<QVector<LiveVertex>>(job, &parseJobVertices,
-                           [this](QVector<LiveVertex> v) { Q_EMIT verticesUpdated(v); });
+  const QString watched = m_watched;
+  const QString job = QStringLiteral("/jobs/") + watched;
+  get<QVector<LiveVertex>>(job, &parseJobVertices, [this, watched](QVector<LiveVertex> v) {
+    if (watched == m_watched) Q_EMIT verticesUpdated(v);
+  });
   get<LivePairs>(job + QStringLiteral("/checkpoints/config"), &parseCheckpointConfig,
-                 [this](LivePairs c) { Q_EMIT configUpdated(c); });
+                 [this, watched](LivePairs c) {
+                   if (watched == m_watched) Q_EMIT configUpdated(c);
+                 });
   get<LiveCheckpoints>(job + QStringLiteral("/checkpoints"), &parseCheckpointingStatistics,
-                       [this](LiveCheckpoints c) {
+                       [this, watched](LiveCheckpoints c) {
+                         if (watched != m_watched) return;
                          ++m_polls;
                          Q_EMIT checkpointsUpdated(c);
                        });
@@ -130,18 +156,26 @@ void LiveConnection::pollJob() {
 
 void LiveConnection::requestDetails(qint64 id) {
   if (m_watched.isEmpty()) return;
+  const QString watched = m_watched;
   get<QVector<LiveTaskStats>>(
-      QStringLiteral("/jobs/%1/checkpoints/details/%2").arg(m_watched).arg(id),
-      &parseCheckpointDetails, [this, id](QVector<LiveTaskStats> t) { Q_EMIT detailsUpdated(id, t); });
+      QStringLiteral("/jobs/%1/checkpoints/details/%2").arg(watched).arg(id),
+      &parseCheckpointDetails, [this, watched, id](QVector<LiveTaskStats> t) {
+        if (watched == m_watched) Q_EMIT detailsUpdated(id, t);
+      });
 }
 
 void LiveConnection::requestSubtasks(qint64 id, const QString& vertexId) {
   if (m_watched.isEmpty()) return;
-  get<QVector<LiveSubtaskStats>>(
-      QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3").arg(m_watched).arg(id).arg(vertexId),
-      &parseSubtaskDetails, [this, id, vertexId](QVector<LiveSubtaskStats> s) {
-        Q_EMIT subtasksUpdated(id, vertexId, s);
-      });
+  const QString watched = m_watched;
+  get<QVector<LiveSubtaskStats>>(QStringLiteral("/jobs/%1/checkpoints/details/%2/subtasks/%3")
+                                     .arg(watched)
+                                     .arg(id)
+                                     .arg(vertexId),
+                                 &parseSubtaskDetails,
+                                 [this, watched, id, vertexId](QVector<LiveSubtaskStats> s) {
+                                   if (watched == m_watched)
+                                     Q_EMIT subtasksUpdated(id, vertexId, s);
+                                 });
 }
 
 }  // namespace ckpt::inspector

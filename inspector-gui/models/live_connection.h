@@ -33,9 +33,13 @@ class LiveConnection : public QObject {
   // Refresh interval. Default: 1000 ms.
   void setInterval(int ms) { m_timer.setInterval(ms); }
   int interval() const { return m_timer.interval(); }
-  // The job to watch; "" (default) = the first RUNNING job, else the first listed.
+  // The job to watch; "" (default) = automatic: the watched job while it runs, else the first
+  // RUNNING job listed, else the first listed.
   void setJob(const QString& jobId);
   QString jobId() const { return m_job; }
+  // The job being polled: the chosen one, or the one picked automatically ("" before the first
+  // answer of /jobs/overview).
+  QString watchedJobId() const { return m_watched; }
   // Polls now, then every interval; stop() ends it.
   void start();
   void stop() { m_timer.stop(); }

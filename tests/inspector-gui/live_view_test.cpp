@@ -2,7 +2,10 @@
 // subprocess (`run --rest-port 0`): the history, counts, summary, configuration and per-operator
 // and per-subtask details of the running job appear and match the snapshots on disk; a completed
 // checkpoint opens in the main window; an unreachable address is reported; a screenshot of the
-// view is written (CKPT_SCREENSHOT_DIR/live-checkpoints.png).
+// view is written (CKPT_SCREENSHOT_DIR/live-checkpoints.png). Against a scripted REST endpoint
+// (FakeRest): the selected checkpoint's details follow it from in progress to completed.
+#include "app/live_view.h"
+
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QDir>
@@ -13,9 +16,11 @@
 #include <QRegularExpression>
 #include <QSignalSpy>
 #include <QTabWidget>
+#include <QTableView>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 
-#include "app/live_view.h"
 #include "app/main_window.h"
 #include "gui_test_util.h"
 
@@ -33,6 +38,47 @@ int completedOnDisk(const LiveHistoryModel& m) {
   }
   return -1;
 }
+
+// A REST endpoint on 127.0.0.1 answering GET PATH with routes[PATH] (404 with Flink's error body
+// otherwise) and counting the requests per path; the test changes the routes as it goes.
+class FakeRest : public QObject {
+ public:
+  FakeRest() {
+    m_server.listen(QHostAddress::LocalHost, 0);
+    connect(&m_server, &QTcpServer::newConnection, this, [this] {
+      while (QTcpSocket* s = m_server.nextPendingConnection()) {
+        connect(s, &QTcpSocket::readyRead, this, [this, s] { serve(s); });
+        connect(s, &QTcpSocket::disconnected, s, &QObject::deleteLater);
+      }
+    });
+  }
+  bool listening() const { return m_server.isListening(); }
+  QString url() const { return QStringLiteral("http://127.0.0.1:%1").arg(m_server.serverPort()); }
+
+  QMap<QString, QByteArray> routes;
+  QMap<QString, int> hits;
+
+ private:
+  void serve(QTcpSocket* s) {
+    QByteArray& request = m_requests[s];
+    request += s->readAll();
+    if (!request.contains("\r\n\r\n")) return;
+    const QString path =
+        QString::fromLatin1(request.left(request.indexOf("\r\n")).split(' ').value(1));
+    m_requests.remove(s);
+    ++hits[path];
+    const bool found = routes.contains(path);
+    const QByteArray body =
+        found ? routes.value(path) : R"({"errors": ["Not found: )" + path.toUtf8() + R"("]})";
+    s->write(QByteArray(found ? "HTTP/1.1 200 OK\r\n" : "HTTP/1.1 404 Not Found\r\n") +
+             "Content-Type: application/json\r\nContent-Length: " +
+             QByteArray::number(body.size()) + "\r\nConnection: close\r\n\r\n" + body);
+    s->disconnectFromHost();
+  }
+
+  QTcpServer m_server;
+  QHash<QTcpSocket*, QByteArray> m_requests;
+};
 
 }  // namespace
 
@@ -148,6 +194,140 @@ class LiveViewTest : public QObject {
     live->openCheckpoint(row);
     QVERIFY(QTest::qWaitFor([&] { return loaded.count() > 0; }, 60000));
     QCOMPARE(QDir(window.currentPath()).canonicalPath(), QDir(path).canonicalPath());
+  }
+
+  // Checkpoint 5 is selected while in progress: its operators and the chosen operator's
+  // subtasks are fetched again on every refresh, and once more when it completes, the chosen
+  // operator staying selected; after that they are not fetched again.
+  void followsTheSelectedCheckpointUntilItCompletes() {
+    FakeRest rest;
+    QVERIFY(rest.listening());
+    const QString job = QStringLiteral("/jobs/0123456789abcdef0123456789abcdef");
+    const QString details = job + QStringLiteral("/checkpoints/details/5");
+    rest.routes[QStringLiteral("/jobs/overview")] =
+        R"({"jobs": [{"jid": "0123456789abcdef0123456789abcdef", "name": "fake", "state": "RUNNING"}]})";
+    rest.routes[job] = R"({"vertices": [{"id": "aa", "name": "source", "parallelism": 2},
+                                         {"id": "bb", "name": "sink", "parallelism": 2}]})";
+    rest.routes[job + "/checkpoints/config"] = R"({"interval": 100})";
+    const auto history = [](const char* status, int acked) {
+      return QStringLiteral(
+                 R"({"counts": {"restored": 0, "total": 1, "in_progress": %1, "completed": %2, "failed": 0},
+        "summary": {}, "latest": {}, "history": [{"id": 5, "status": "%3", "is_savepoint": false,
+        "num_subtasks": 4, "num_acknowledged_subtasks": %4}]})")
+          .arg(acked < 4 ? 1 : 0)
+          .arg(acked < 4 ? 0 : 1)
+          .arg(QLatin1String(status))
+          .arg(acked)
+          .toUtf8();
+    };
+    const auto tasks = [](int sinkAcked) {
+      return QStringLiteral(R"({"id": 5, "tasks": {
+        "bb": {"status": "%1", "num_subtasks": 2, "num_acknowledged_subtasks": %2},
+        "aa": {"status": "%1", "num_subtasks": 2, "num_acknowledged_subtasks": 2}}})")
+          .arg(sinkAcked < 2 ? QStringLiteral("IN_PROGRESS") : QStringLiteral("COMPLETED"))
+          .arg(sinkAcked)
+          .toUtf8();
+    };
+    const QByteArray pending = R"({"subtasks": [{"index": 0, "status": "pending_or_failed"},
+                                                {"index": 1, "status": "pending_or_failed"}]})";
+    const QByteArray done = R"({"subtasks": [
+      {"index": 0, "status": "completed", "end_to_end_duration": 9, "checkpoint": {"sync": 3, "async": 4},
+       "alignment": {"duration": 1}, "start_delay": 2, "unaligned_checkpoint": false},
+      {"index": 1, "status": "completed", "end_to_end_duration": 8, "checkpoint": {"sync": 2, "async": 4},
+       "alignment": {"duration": 1}, "start_delay": 2, "unaligned_checkpoint": false}]})";
+    rest.routes[job + "/checkpoints"] = history("IN_PROGRESS", 2);
+    rest.routes[details] = tasks(0);
+    rest.routes[details + "/subtasks/aa"] = done;
+    rest.routes[details + "/subtasks/bb"] = pending;
+
+    LiveCheckpointsWindow w(rest.url(), 100);
+    w.show();
+    QAbstractItemModelTester t1(w.tasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QAbstractItemModelTester t2(w.subtasksModel(),
+                                QAbstractItemModelTester::FailureReportingMode::QtTest);
+    QVERIFY2(QTest::qWaitFor([&] { return w.historyModel()->rowCount() == 1; }, 30000),
+             qPrintable(w.statusText()));
+    w.selectCheckpoint(0);
+    QVERIFY(QTest::qWaitFor([&] { return w.tasksModel()->rowCount() == 2; }, 30000));
+    QCOMPARE(w.tasksModel()->index(0, LiveTasksModel::kOperator).data().toString(),
+             QStringLiteral("source"));
+    QCOMPARE(w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString(),
+             QStringLiteral("0/2"));
+    w.tasksView()->selectRow(1);  // the sink
+    QVERIFY(QTest::qWaitFor([&] { return w.subtasksModel()->rowCount() == 2; }, 30000));
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString(),
+             QStringLiteral("—"));
+    // In progress: fetched again on refreshes.
+    const int fetched = rest.hits.value(details);
+    QVERIFY(QTest::qWaitFor([&] { return rest.hits.value(details) >= fetched + 2; }, 30000));
+
+    rest.routes[details] = tasks(2);
+    rest.routes[details + "/subtasks/bb"] = done;
+    rest.routes[job + "/checkpoints"] = history("COMPLETED", 4);
+    QVERIFY2(
+        QTest::qWaitFor(
+            [&] {
+              return w.tasksModel()->index(1, LiveTasksModel::kAcknowledged).data().toString() ==
+                         QLatin1String("2/2") &&
+                     w.subtasksModel()->index(0, LiveSubtasksModel::kSync).data().toString() ==
+                         QLatin1String("3 ms");
+            },
+            30000),
+        qPrintable(w.statusText()));
+    QCOMPARE(w.tasksView()->currentIndex().row(), 1);  // still the sink
+    QCOMPARE(w.subtasksModel()->index(0, LiveSubtasksModel::kStatus).data().toString(),
+             QStringLiteral("completed"));
+    // Completed: no more fetches of its details over further refreshes.
+    QVERIFY(QTest::qWaitFor(
+        [&] { return w.historyModel()->entries().front().status == QLatin1String("COMPLETED"); },
+        30000));
+    const int after = rest.hits.value(details);
+    const int polls = w.connection()->polls();
+    QVERIFY(QTest::qWaitFor([&] { return w.connection()->polls() >= polls + 3; }, 30000));
+    QCOMPARE(rest.hits.value(details), after);
+  }
+
+  // Two RUNNING jobs whose listing changes order between polls: the automatic choice stays on
+  // the job it watches.
+  void keepsWatchingItsJobWhenTheListingReorders() {
+    FakeRest rest;
+    QVERIFY(rest.listening());
+    const QByteArray a =
+        R"({"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "RUNNING"})";
+    const QByteArray b =
+        R"({"jid": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "name": "b", "state": "RUNNING"})";
+    const QByteArray stats =
+        R"({"counts": {"restored": 0, "total": 0, "in_progress": 0, "completed": 0, "failed": 0},
+                                 "summary": {}, "latest": {}, "history": []})";
+    for (const char* job :
+         {"/jobs/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "/jobs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}) {
+      rest.routes[QLatin1String(job)] = R"({"vertices": []})";
+      rest.routes[QLatin1String(job) + "/checkpoints/config"] = "{}";
+      rest.routes[QLatin1String(job) + "/checkpoints"] = stats;
+    }
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + a + "," + b + "]}";
+    LiveConnection c(rest.url());
+    c.setInterval(50);
+    c.start();
+    QVERIFY(QTest::qWaitFor([&] { return c.polls() > 0; }, 30000));
+    QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + b + "," + a + "]}";
+    const int overviews = rest.hits.value(QStringLiteral("/jobs/overview"));
+    QVERIFY(QTest::qWaitFor(
+        [&] {
+          return rest.hits.value(QStringLiteral("/jobs/overview")) >= overviews + 3 &&
+                 c.polls() > 3;
+        },
+        30000));
+    QCOMPARE(c.watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    // Once it no longer runs, the first RUNNING job is watched.
+    rest.routes[QStringLiteral("/jobs/overview")] =
+        R"({"jobs": [{"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "FINISHED"}, )" +
+        b + "]}";
+    QVERIFY(QTest::qWaitFor(
+        [&] { return c.watchedJobId() == QLatin1String("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"); },
+        30000));
   }
 
   void reportsAnUnreachableAddress() {
