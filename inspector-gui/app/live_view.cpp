@@ -113,6 +113,11 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
 
   connect(m_historyView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
           [this](const QModelIndex& current) { if (current.isValid()) selectCheckpoint(current.row()); });
+  // One click on a completed snapshot's path (shown as a link), or a double-click anywhere on
+  // its row, opens it in the offline views.
+  connect(m_historyView, &QTableView::clicked, this, [this](const QModelIndex& index) {
+    if (index.column() == LiveHistoryModel::kPathOrFailure) openCheckpoint(index.row());
+  });
   connect(m_historyView, &QTableView::doubleClicked, this,
           [this](const QModelIndex& index) { openCheckpoint(index.row()); });
   connect(m_tasksView->selectionModel(), &QItemSelectionModel::currentRowChanged, this,

@@ -44,8 +44,9 @@ class LiveCheckpointsWindow : public QWidget {
   const LiveCheckpoints& checkpoints() const { return m_last; }
   // Selects history row `row` (fetches its details).
   void selectCheckpoint(int row);
-  // As a double-click on history row `row`: emits openSnapshotRequested if the row is a
-  // completed snapshot whose path exists here; otherwise says why in the status line.
+  // As a click on history row `row`'s path (or a double-click on the row): emits
+  // openSnapshotRequested if the row is a completed snapshot whose path exists here; otherwise
+  // says why in the status line.
   void openCheckpoint(int row);
 
  Q_SIGNALS:

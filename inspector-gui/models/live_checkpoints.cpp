@@ -1,6 +1,7 @@
 // Parsing Flink's checkpoint REST answers with QJsonDocument, and the live view's table models.
 #include "models/live_checkpoints.h"
 
+#include <QFont>
 #include <QHash>
 #include <QJsonArray>
 #include <QJsonDocument>
@@ -298,7 +299,17 @@ QVariant LiveHistoryModel::data(const QModelIndex& index, int role) const {
   if (!index.isValid() || index.row() >= m_entries.size()) return {};
   const LiveHistoryEntry& e = m_entries[index.row()];
   if (role == Qt::UserRole) return e.id;
-  if (role == Qt::ToolTipRole) return e.status == QLatin1String("FAILED") ? e.failure : e.path;
+  const bool openable = e.status == QLatin1String("COMPLETED") && !e.path.isEmpty() && !e.discarded;
+  if (role == Qt::ToolTipRole) {
+    if (e.status == QLatin1String("FAILED")) return e.failure;
+    return openable && index.column() == kPathOrFailure ? tr("%1\nClick to open").arg(e.path)
+                                                        : e.path;
+  }
+  if (role == Qt::FontRole && index.column() == kPathOrFailure && openable) {
+    QFont link;  // the path of a snapshot one click opens, shown as a link
+    link.setUnderline(true);
+    return link;
+  }
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
     case kId: return e.id;
