@@ -230,6 +230,13 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
       p.what = Polled::What::kAvailable;
       return p;
     }
+    // A deadline already past (the task's poll between two elements) returns at once: a
+    // condition wait would still enter the kernel (a futex wait that times out at once, and a
+    // wake on the way out), two system calls per record that cost more than the record itself.
+    if (deadline <= std::chrono::steady_clock::now()) {
+      p.what = Polled::What::kTimeout;
+      return p;
+    }
     const uint64_t seen = wakeups_;
     if (!task_cv_.wait_until(lock, deadline, [&] { return cancelled_ || wakeups_ != seen; })) {
       p.what = Polled::What::kTimeout;
