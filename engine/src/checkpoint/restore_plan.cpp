@@ -53,6 +53,18 @@ std::string Describe(const pb::CheckpointMetadata& md, const std::string& id_byt
 
 namespace {
 
+// The parallelism operator `id` ran at when the checkpoint `md` was taken: its state's, else the
+// recorded job graph's, else (neither recorded) `now`'s.
+uint32_t ParallelismThen(const pb::CheckpointMetadata& md,
+                         const std::map<std::string, const pb::OperatorState*>& old_ops,
+                         const std::string& id, const pb::OperatorInfo& now) {
+  if (auto it = old_ops.find(id); it != old_ops.end()) return it->second->parallelism();
+  for (const auto& op : md.job_graph().operators()) {
+    if (op.operator_id() == id && op.parallelism() > 0) return op.parallelism();
+  }
+  return now.parallelism();
+}
+
 bool HasChannelState(const pb::OperatorState& os, bool output) {
   for (const auto& s : os.subtasks()) {
     if (output ? s.output_channel_state_size() > 0 : s.input_channel_state_size() > 0) return true;
@@ -79,9 +91,10 @@ base::Status CheckChannelStateParallelism(const pb::CheckpointMetadata& md,
     if (!in_flight) continue;
     const pb::OperatorInfo* from = new_ops.at(e.source_operator_id());
     const pb::OperatorInfo* to = new_ops.at(e.target_operator_id());
-    const uint32_t from_was =
-        from_old != old_ops.end() ? from_old->second->parallelism() : from->parallelism();
-    const uint32_t to_was = to_old != old_ops.end() ? to_old->second->parallelism() : to->parallelism();
+    // An operator without state of its own (a stateless producer whose output was all
+    // delivered) has no OperatorState: its parallelism then is the recorded job graph's.
+    const uint32_t from_was = ParallelismThen(md, old_ops, e.source_operator_id(), *from);
+    const uint32_t to_was = ParallelismThen(md, old_ops, e.target_operator_id(), *to);
     const pb::EdgeInfo* was = nullptr;
     for (const pb::EdgeInfo& oe : md.job_graph().edges()) {
       if (oe.source_operator_id() == e.source_operator_id() &&
