@@ -2,7 +2,9 @@
 // raw handles (dump, validate, show --format json, remap). Never included by public headers.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 
 #include "ckpt/flink/metadata.h"
 #include "ckpt/format/proto.h"
@@ -10,14 +12,35 @@
 
 namespace ckpt::ops {
 
+// Safe to share between threads for reading (the lazy protobuf is built under std::call_once).
 struct SnapshotRaw {
-  pb::CheckpointMetadata metadata;
-  // Set for an Apache Flink snapshot (flink_model.h): the Flink metadata `metadata` was built from.
-  std::shared_ptr<const flink::Metadata> flink;
+ public:
+  // Our own format: the metadata as decoded.
+  explicit SnapshotRaw(pb::CheckpointMetadata metadata) : metadata_(std::move(metadata)) {}
+  // An Apache Flink snapshot (flink_model.h): `original` is what was read, and `translate` builds
+  // the protobuf from it the first time metadata() is asked for. The plain model is built
+  // straight from `flink`; only verbs that read the raw handles pay for the per-subtask
+  // messages (a 10,000-subtask `_metadata` is tens of thousands of them).
+  SnapshotRaw(std::shared_ptr<const flink::Metadata> original,
+              std::function<pb::CheckpointMetadata()> translate)
+      : flink(std::move(original)), translate_(std::move(translate)) {}
+
+  const pb::CheckpointMetadata& metadata() const {
+    if (translate_) std::call_once(once_, [this] { metadata_ = translate_(); });
+    return metadata_;
+  }
+
+  // Set for an Apache Flink snapshot: the Flink metadata the model was built from.
+  const std::shared_ptr<const flink::Metadata> flink;
+
+ private:
+  std::function<pb::CheckpointMetadata()> translate_;
+  mutable std::once_flag once_;
+  mutable pb::CheckpointMetadata metadata_;
 };
 
 inline const pb::CheckpointMetadata& RawMetadata(const Snapshot& snapshot) {
-  return snapshot.raw->metadata;
+  return snapshot.raw->metadata();
 }
 
 // Reads and decodes the `_metadata` file at `metadata_path`: the one place every ops reader
@@ -31,6 +54,12 @@ base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
 // file paths). Never fails: unresolvable references keep their resolve_error.
 Snapshot BuildSnapshotModel(pb::CheckpointMetadata metadata, const std::string& dir,
                             const std::string& metadata_path);
+
+// The size model of docs/sizes.md over a model whose file table and handles are filled: each
+// keyed handle's size_bytes, each operator's total_bytes and checkpointed_bytes, each subtask's
+// state_bytes (its share of shared files), and the snapshot's full and checkpointed sizes. One
+// computation for both metadata formats.
+void ComputeModelSizes(Snapshot* snapshot);
 
 // Checks every directory on the way from the snapshot's directory (for EXCLUSIVE files) or its
 // parent (SHARED, TASK_OWNED) to each referenced file with LinkStat, once per directory: a

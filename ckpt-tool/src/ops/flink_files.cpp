@@ -1,0 +1,134 @@
+// FlinkFileTable and SummarizeFlinkMetadata: see flink_files.h.
+#include "flink_files.h"
+
+#include <algorithm>
+
+#include "ckpt/flink/metadata_reader.h"
+
+namespace ckpt::ops::internal {
+
+using flink::KeyedHandle;
+using flink::StreamHandle;
+using Tag = flink::KeyedHandle::Tag;
+
+FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir)
+    : md_(md), dir_(dir) {
+  const std::string job_dir = base::DirName(dir_);
+  shared_dir_ = job_dir + "/shared";
+  task_owned_dir_ = job_dir + "/taskowned";
+  size_t subtasks = 0;
+  for (const auto& op : md.operators) subtasks += op.subtasks.size();
+  // Most subtasks name one or two files of their own.
+  index_.reserve(std::min<size_t>(2 * subtasks + 1, size_t{1} << 20));
+}
+
+uint32_t FlinkFileTable::Add(const StreamHandle& h, FileKind kind) {
+  switch (h.type) {
+    case StreamHandle::Type::kRelativeFile:
+      return Insert(FileScope::kExclusive, h.path, kind, static_cast<uint64_t>(h.size));
+    case StreamHandle::Type::kFile:
+    case StreamHandle::Type::kSegmentFile: {
+      auto local = flink::LocalPath(md_, h);
+      const std::string path = local.ok() ? std::move(local).value() : h.path;
+      const auto [scope, rel] = Place(path);
+      // A segment's physical file holds other segments too: its size is unknown.
+      const uint64_t size =
+          h.type == StreamHandle::Type::kSegmentFile ? 0 : static_cast<uint64_t>(h.size);
+      return Insert(scope, rel, kind, size);
+    }
+    case StreamHandle::Type::kKeyGroups:
+      if (h.nested) return Add(h.nested->delegate, kind);
+      [[fallthrough]];
+    default:
+      return Insert(FileScope::kExclusive, "_metadata", FileKind::kUnspecified, md_.size_bytes);
+  }
+}
+
+std::pair<FileScope, std::string_view> FlinkFileTable::Place(std::string_view path) const {
+  auto under = [&](const std::string& d) {
+    return !d.empty() && path.size() > d.size() + 1 && path.compare(0, d.size(), d) == 0 &&
+           path[d.size()] == '/';
+  };
+  if (under(dir_)) return {FileScope::kExclusive, path.substr(dir_.size() + 1)};
+  if (under(shared_dir_)) return {FileScope::kShared, path.substr(shared_dir_.size() + 1)};
+  if (under(task_owned_dir_)) return {FileScope::kTaskOwned, path.substr(task_owned_dir_.size() + 1)};
+  return {FileScope::kExternal, path};
+}
+
+uint32_t FlinkFileTable::Insert(FileScope scope, std::string_view path, FileKind kind,
+                                uint64_t size_bytes) {
+  auto it = index_.find(Key{scope, path});
+  if (it != index_.end()) {
+    Entry& existing = entries_[it->second];
+    if (existing.kind != kind) existing.kind = FileKind::kUnspecified;
+    return it->second;
+  }
+  const auto idx = static_cast<uint32_t>(entries_.size());
+  Entry& added = entries_.emplace_back(Entry{std::string(path), scope, kind, size_bytes});
+  index_.emplace(Key{scope, added.path}, idx);
+  return idx;
+}
+
+namespace {
+
+std::string JobIdHexFromDir(const std::string& dir) {
+  const std::string base = base::BaseName(dir);
+  if (base.rfind("chk-", 0) != 0) return "";
+  std::string job = base::BaseName(base::DirName(dir));
+  if (job.size() != 32) return "";
+  for (char c : job) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return "";
+  }
+  return job;
+}
+
+}  // namespace
+
+FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string& dir) {
+  FlinkSummary out;
+  out.job_id_hex = JobIdHexFromDir(dir);
+  bool incremental = false, changelog = false, canonical_tag = false;
+  for (const auto& op : md.operators) {
+    out.num_subtasks += static_cast<uint32_t>(op.subtasks.size() + op.finished_subtasks.size());
+    for (const auto& st : op.subtasks) {
+      for (const KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
+        incremental |= kh->tag == Tag::kIncremental || kh->tag == Tag::kIncrementalV2;
+        changelog |= kh->tag == Tag::kChangelog || kh->tag == Tag::kChangelogV2;
+        canonical_tag |= kh->tag == Tag::kSavepointKeyGroups;
+      }
+      out.unaligned |= !st.input_channels.empty() || !st.result_subpartitions.empty();
+    }
+  }
+  if (md.properties) {
+    const auto& p = *md.properties;
+    out.kind = p.is_savepoint ? SnapshotKind::kSavepoint : SnapshotKind::kCheckpoint;
+    if (p.is_savepoint) {
+      out.savepoint_format =
+          p.format_type == "NATIVE" ? SavepointFormat::kNative : SavepointFormat::kCanonical;
+      out.post_action = p.post_action == "SUSPEND"     ? PostAction::kStop
+                        : p.post_action == "TERMINATE" ? PostAction::kTerminate
+                                                       : PostAction::kNone;
+    }
+    out.properties["flink.snapshot_type"] = p.type_name;
+    if (!p.sharing_files.empty()) out.properties["flink.sharing_files_strategy"] = p.sharing_files;
+    out.properties["flink.unclaimed"] = p.unclaimed ? "true" : "false";
+  } else if (canonical_tag) {
+    // v2/v3 carry no properties; tag 7 is written only for canonical savepoints.
+    out.kind = SnapshotKind::kSavepoint;
+    out.savepoint_format = SavepointFormat::kCanonical;
+  }
+  if (!md.properties_error.empty()) out.properties["flink.properties_error"] = md.properties_error;
+  if (out.kind != SnapshotKind::kSavepoint) {
+    out.checkpoint_type =
+        incremental || changelog ? CheckpointType::kIncremental : CheckpointType::kFull;
+  }
+  out.properties["flink.metadata_version"] = std::to_string(md.version);
+  if (!md.master_states.empty()) {
+    std::string names;
+    for (const auto& m : md.master_states) names += (names.empty() ? "" : ",") + m.name;
+    out.properties["flink.master_states"] = names;
+  }
+  return out;
+}
+
+}  // namespace ckpt::ops::internal
