@@ -16,10 +16,14 @@ FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir
   const std::string job_dir = base::DirName(dir_);
   shared_dir_ = job_dir + "/shared";
   task_owned_dir_ = job_dir + "/taskowned";
+  // Most subtasks name one or two files of their own.
   size_t subtasks = 0;
   for (const auto& op : md.operators) subtasks += op.subtasks.size();
-  // Most subtasks name one or two files of their own.
-  index_.reserve(std::min<size_t>(2 * subtasks + 1, size_t{1} << 20));
+  const size_t expected = std::min<size_t>(2 * subtasks + 1, size_t{1} << 20);
+  entries_.reserve(expected);
+  size_t slots = 64;
+  while (slots < 2 * expected) slots *= 2;
+  slots_.assign(slots, 0);
 }
 
 uint32_t FlinkFileTable::Add(const StreamHandle& h, FileKind kind) {
@@ -55,18 +59,38 @@ std::pair<FileScope, std::string_view> FlinkFileTable::Place(std::string_view pa
   return {FileScope::kExternal, path};
 }
 
+size_t FlinkFileTable::Hash(FileScope scope, std::string_view path) {
+  return std::hash<std::string_view>()(path) * 31 + static_cast<size_t>(scope);
+}
+
+void FlinkFileTable::Rehash(size_t slots) {
+  slots_.assign(slots, 0);
+  const size_t mask = slots - 1;
+  for (size_t e = 0; e < entries_.size(); ++e) {
+    size_t i = Hash(entries_[e].scope, entries_[e].path) & mask;
+    while (slots_[i] != 0) i = (i + 1) & mask;
+    slots_[i] = static_cast<uint32_t>(e + 1);
+  }
+}
+
 uint32_t FlinkFileTable::Insert(FileScope scope, std::string_view path, FileKind kind,
                                 uint64_t size_bytes) {
-  auto it = index_.find(Key{scope, path});
-  if (it != index_.end()) {
-    Entry& existing = entries_[it->second];
-    if (existing.kind != kind) existing.kind = FileKind::kUnspecified;
-    return it->second;
+  if (2 * (entries_.size() + 1) > slots_.size()) Rehash(2 * slots_.size());
+  const size_t mask = slots_.size() - 1;
+  for (size_t i = Hash(scope, path) & mask;; i = (i + 1) & mask) {
+    const uint32_t slot = slots_[i];
+    if (slot == 0) {
+      const auto idx = static_cast<uint32_t>(entries_.size());
+      entries_.push_back(Entry{std::string(path), scope, kind, size_bytes});
+      slots_[i] = idx + 1;
+      return idx;
+    }
+    Entry& existing = entries_[slot - 1];
+    if (existing.scope == scope && existing.path == path) {
+      if (existing.kind != kind) existing.kind = FileKind::kUnspecified;
+      return slot - 1;
+    }
   }
-  const auto idx = static_cast<uint32_t>(entries_.size());
-  Entry& added = entries_.emplace_back(Entry{std::string(path), scope, kind, size_bytes});
-  index_.emplace(Key{scope, added.path}, idx);
-  return idx;
 }
 
 namespace {

@@ -111,8 +111,11 @@ class ModelBuilder {
       st.index = static_cast<uint32_t>(idx);
       st.finished = true;
     }
-    std::sort(op->subtasks.begin(), op->subtasks.end(),
-              [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; });
+    auto by_index = [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; };
+    // Flink writes subtasks in index order: sorting 1,000 sorted ones would move each around.
+    if (!std::is_sorted(op->subtasks.begin(), op->subtasks.end(), by_index)) {
+      std::sort(op->subtasks.begin(), op->subtasks.end(), by_index);
+    }
     for (const auto& [name, kind] : op_states) {
       StateInfo& info = op->states.emplace_back();
       info.name = name;
@@ -133,9 +136,11 @@ class ModelBuilder {
   SubtaskInfo Subtask(const flink::SubtaskState& st) {
     SubtaskInfo out;
     out.index = static_cast<uint32_t>(st.index);
+    out.keyed.reserve((st.managed_keyed.is_null() ? 0 : 1) + (st.raw_keyed.is_null() ? 0 : 1));
     for (const flink::KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
-      if (!kh->is_null()) out.keyed.push_back(Keyed(*kh));
+      if (!kh->is_null()) Keyed(*kh, &out.keyed.emplace_back());
     }
+    out.operator_state.reserve(st.managed_operator.has_value() + st.raw_operator.has_value());
     for (const auto* oh : {&st.managed_operator, &st.raw_operator}) {
       if (!oh->has_value()) continue;
       OperatorHandle& h = out.operator_state.emplace_back();
@@ -145,6 +150,7 @@ class ModelBuilder {
         h.partitions.push_back({e.name, DistributionKind(e.mode), e.offsets.size()});
       }
     }
+    out.channels.reserve(st.input_channels.size() + st.result_subpartitions.size());
     for (const auto* list : {&st.input_channels, &st.result_subpartitions}) {
       for (const auto& c : *list) {
         ChannelStateInfo& info = out.channels.emplace_back();
@@ -160,8 +166,8 @@ class ModelBuilder {
     return out;
   }
 
-  KeyedHandle Keyed(const flink::KeyedHandle& h) {
-    KeyedHandle out;
+  void Keyed(const flink::KeyedHandle& h, KeyedHandle* handle) {
+    KeyedHandle& out = *handle;
     switch (h.tag) {
       case Tag::kKeyGroups:
       case Tag::kKeyGroupsV2:
@@ -184,13 +190,12 @@ class ModelBuilder {
         out.kind = KeyedHandleKind::kChangelog;
         break;
       case Tag::kNull:
-        return out;
+        return;
     }
     out.key_group_start = static_cast<uint32_t>(h.kg_start);
     out.key_group_end = static_cast<uint32_t>(h.kg_start + h.kg_count - 1);
     KeyedFiles(h, &out.file_indexes, &out.changelog_segments);
-    SortUnique(&out.file_indexes);
-    return out;
+    if (out.file_indexes.size() > 1) SortUnique(&out.file_indexes);
   }
 
   // Every file `h` references, nested handles included; `segments` counts its own changelog
@@ -243,17 +248,19 @@ class ModelBuilder {
     }
   }
 
+  // Last: the file table is used up.
   void AddFiles(Snapshot* s, SizeOverrides* changelog_sizes) {
-    s->files.reserve(files_.entries().size());
-    for (const auto& e : files_.entries()) {
+    std::vector<FlinkFileTable::Entry> entries = std::move(files_).Release();
+    s->files.reserve(entries.size());
+    for (auto& e : entries) {
       SnapshotFile& f = s->files.emplace_back();
       f.index = static_cast<uint32_t>(s->files.size() - 1);
-      f.path = e.path;
+      f.path = std::move(e.path);
       f.scope = e.scope;
       f.kind = e.kind;
       f.size_bytes = e.size_bytes;
       f.created_by_checkpoint_id = md_.checkpoint_id;
-      auto resolved = format::ResolveFile(dir_, static_cast<pb::FileScope>(e.scope), e.path);
+      auto resolved = format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
       if (resolved.ok()) {
         f.resolved_path = std::move(resolved).value();
         if (f.kind == FileKind::kChangelog) {

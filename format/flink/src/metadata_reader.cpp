@@ -2,6 +2,7 @@
 // Handle decoding lives in handle_reader.cpp.
 #include "ckpt/flink/metadata_reader.h"
 
+#include <memory>
 #include <type_traits>
 
 #include "ckpt/flink/data_input.h"
@@ -221,14 +222,16 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
 base::Result<Metadata> ReadFlinkMetadata(base::Fs& fs, const std::string& metadata_path) {
   CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(metadata_path));
   const uint64_t size = file->Size();
-  std::string bytes(size, '\0');
+  // Not zero-filled first: the read writes every byte (megabytes for 10,000 subtasks).
+  auto bytes = std::make_unique_for_overwrite<char[]>(size);
   uint64_t done = 0;
   while (done < size) {
-    CKPT_ASSIGN_OR_RETURN(size_t n, file->ReadAt(done, size - done, bytes.data() + done));
+    CKPT_ASSIGN_OR_RETURN(size_t n, file->ReadAt(done, size - done, bytes.get() + done));
     if (n == 0) return Status::IOError(metadata_path + ": short read at byte " + std::to_string(done));
     done += n;
   }
-  CKPT_ASSIGN_OR_RETURN(Metadata md, ParseFlinkMetadata(bytes, metadata_path));
+  CKPT_ASSIGN_OR_RETURN(Metadata md,
+                        ParseFlinkMetadata(std::string_view(bytes.get(), size), metadata_path));
   const size_t slash = metadata_path.find_last_of('/');
   md.dir = slash == std::string::npos ? "." : metadata_path.substr(0, slash);
   if (md.dir.empty()) md.dir = "/";
