@@ -2,7 +2,8 @@
 // (src/ops/flink_model.cpp), and the protobuf that dump, validate and show --format json read is
 // translated from the same metadata on first use (src/ops/flink_translate.cpp). These tests hold
 // the two to one model: the model equals what BuildSnapshotModel makes of the protobuf, for every
-// fixture and for hand-built metadata with every handle kind the fixtures lack.
+// fixture and for hand-built metadata with every handle kind the fixtures lack; and a model built
+// from a streamed parse (LoadSnapshot) equals one built from decoded metadata.
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -11,6 +12,7 @@
 #include <vector>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/flink/metadata_reader.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -163,6 +165,19 @@ TEST(FlinkModelTest, EveryFixtureMatchesTheModelOfItsProtobuf) {
                                                     LoadOptions{.state_meta = state_meta}));
       ASSERT_NE(internal::FlinkMetadataOf(s), nullptr);
       ExpectSameModel(s);
+      // LoadSnapshot streams the operators into the model; from decoded metadata it is the same.
+      const std::string dir = FixturePath("flink/" + f);
+      ASSERT_OK_AND_ASSIGN(flink::Metadata md,
+                           flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata"));
+      EXPECT_EQ(Describe(s), Describe(internal::BuildFlinkSnapshotModel(base::Fs::Default(),
+                                                                        std::move(md), dir,
+                                                                        state_meta)));
+      // And the Flink metadata it decodes again on first use is what the reader makes.
+      ASSERT_OK_AND_ASSIGN(flink::Metadata again,
+                           flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata"));
+      EXPECT_EQ(internal::FlinkMetadataOf(s)->operators.size(), again.operators.size());
+      EXPECT_EQ(internal::FlinkMetadataOf(s)->dir, again.dir);
+      EXPECT_EQ(internal::FlinkMetadataOf(s)->size_bytes, again.size_bytes);
     }
   }
 }

@@ -108,21 +108,23 @@ std::string JobIdHexFromDir(const std::string& dir) {
 
 }  // namespace
 
-FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string& dir) {
+void FlinkSummarizer::AddOperator(const flink::OperatorState& op) {
+  num_subtasks_ += static_cast<uint32_t>(op.subtasks.size() + op.finished_subtasks.size());
+  for (const auto& st : op.subtasks) {
+    for (const KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
+      incremental_ |= kh->tag == Tag::kIncremental || kh->tag == Tag::kIncrementalV2;
+      changelog_ |= kh->tag == Tag::kChangelog || kh->tag == Tag::kChangelogV2;
+      canonical_tag_ |= kh->tag == Tag::kSavepointKeyGroups;
+    }
+    unaligned_ |= !st.input_channels.empty() || !st.result_subpartitions.empty();
+  }
+}
+
+FlinkSummary FlinkSummarizer::Finish(const flink::Metadata& md, const std::string& dir) const {
   FlinkSummary out;
   out.job_id_hex = JobIdHexFromDir(dir);
-  bool incremental = false, changelog = false, canonical_tag = false;
-  for (const auto& op : md.operators) {
-    out.num_subtasks += static_cast<uint32_t>(op.subtasks.size() + op.finished_subtasks.size());
-    for (const auto& st : op.subtasks) {
-      for (const KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
-        incremental |= kh->tag == Tag::kIncremental || kh->tag == Tag::kIncrementalV2;
-        changelog |= kh->tag == Tag::kChangelog || kh->tag == Tag::kChangelogV2;
-        canonical_tag |= kh->tag == Tag::kSavepointKeyGroups;
-      }
-      out.unaligned |= !st.input_channels.empty() || !st.result_subpartitions.empty();
-    }
-  }
+  out.num_subtasks = num_subtasks_;
+  out.unaligned = unaligned_;
   if (md.properties) {
     const auto& p = *md.properties;
     out.kind = p.is_savepoint ? SnapshotKind::kSavepoint : SnapshotKind::kCheckpoint;
@@ -136,7 +138,7 @@ FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string
     out.properties["flink.snapshot_type"] = p.type_name;
     if (!p.sharing_files.empty()) out.properties["flink.sharing_files_strategy"] = p.sharing_files;
     out.properties["flink.unclaimed"] = p.unclaimed ? "true" : "false";
-  } else if (canonical_tag) {
+  } else if (canonical_tag_) {
     // v2/v3 carry no properties; tag 7 is written only for canonical savepoints.
     out.kind = SnapshotKind::kSavepoint;
     out.savepoint_format = SavepointFormat::kCanonical;
@@ -144,7 +146,7 @@ FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string
   if (!md.properties_error.empty()) out.properties["flink.properties_error"] = md.properties_error;
   if (out.kind != SnapshotKind::kSavepoint) {
     out.checkpoint_type =
-        incremental || changelog ? CheckpointType::kIncremental : CheckpointType::kFull;
+        incremental_ || changelog_ ? CheckpointType::kIncremental : CheckpointType::kFull;
   }
   out.properties["flink.metadata_version"] = std::to_string(md.version);
   if (!md.master_states.empty()) {
@@ -153,6 +155,12 @@ FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string
     out.properties["flink.master_states"] = names;
   }
   return out;
+}
+
+FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string& dir) {
+  FlinkSummarizer s;
+  for (const auto& op : md.operators) s.AddOperator(op);
+  return s.Finish(md, dir);
 }
 
 }  // namespace ckpt::ops::internal

@@ -71,6 +71,24 @@ struct FlinkSummary {
   uint32_t num_subtasks = 0;   // subtask entries, finished ones included
   std::map<std::string, std::string> properties;  // "flink.*"
 };
+
+// Builds a FlinkSummary from the operators, given one at a time (a streamed parse keeps none),
+// and the rest of the metadata (header and CheckpointProperties trailer).
+class FlinkSummarizer {
+ public:
+  void AddOperator(const flink::OperatorState& op);
+  // `md` holds what follows the operators; its `operators` are not read.
+  FlinkSummary Finish(const flink::Metadata& md, const std::string& dir) const;
+
+ private:
+  bool incremental_ = false;
+  bool changelog_ = false;
+  bool canonical_tag_ = false;
+  bool unaligned_ = false;
+  uint32_t num_subtasks_ = 0;
+};
+
+// The summary of decoded metadata with its operators.
 FlinkSummary SummarizeFlinkMetadata(const flink::Metadata& md, const std::string& dir);
 
 }  // namespace ckpt::ops::internal

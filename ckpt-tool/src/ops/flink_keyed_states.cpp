@@ -29,23 +29,26 @@ std::string Display(const flink::SerializerSnapshot* s) {
 
 }  // namespace
 
+void ReadFlinkKeyedStates(base::Fs& fs, const flink::Metadata& md, const flink::OperatorState& op,
+                          FlinkKeyedStates* out) {
+  int attempts = 0;
+  for (const auto& st : op.subtasks) {
+    const flink::KeyedHandle& h = st.managed_keyed;
+    if (h.is_null()) continue;
+    if (attempts++ == kKeyedMetaAttempts) break;
+    auto meta = ReadKeyedMeta(fs, md, h);
+    if (meta.ok()) {
+      out->by_operator.emplace(op.IdHex(), std::move(meta).value());
+      out->errors.erase(op.IdHex());
+      break;
+    }
+    out->errors[op.IdHex()] = meta.status().message();
+  }
+}
+
 FlinkKeyedStates ReadFlinkKeyedStates(base::Fs& fs, const flink::Metadata& md) {
   FlinkKeyedStates out;
-  for (const auto& op : md.operators) {
-    int attempts = 0;
-    for (const auto& st : op.subtasks) {
-      const flink::KeyedHandle& h = st.managed_keyed;
-      if (h.is_null()) continue;
-      if (attempts++ == kKeyedMetaAttempts) break;
-      auto meta = ReadKeyedMeta(fs, md, h);
-      if (meta.ok()) {
-        out.by_operator.emplace(op.IdHex(), std::move(meta).value());
-        out.errors.erase(op.IdHex());
-        break;
-      }
-      out.errors[op.IdHex()] = meta.status().message();
-    }
-  }
+  for (const auto& op : md.operators) ReadFlinkKeyedStates(fs, md, op, &out);
   return out;
 }
 

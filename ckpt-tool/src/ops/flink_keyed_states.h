@@ -22,6 +22,10 @@ struct FlinkKeyedStates {
 
 // The meta information of the first readable keyed handle of each operator (a few are tried).
 FlinkKeyedStates ReadFlinkKeyedStates(base::Fs& fs, const flink::Metadata& md);
+// The same for one operator `op` of `md` (whose path and dir are read, not its operators),
+// added to `out`.
+void ReadFlinkKeyedStates(base::Fs& fs, const flink::Metadata& md, const flink::OperatorState& op,
+                          FlinkKeyedStates* out);
 
 // One declared keyed state as the model lists it (name, kind, serializer version, timer domain;
 // the type names are filled by FillKeyedStateTypes).

@@ -6,6 +6,7 @@
 #include "flink_model.h"
 
 #include <algorithm>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string_view>
@@ -42,22 +43,40 @@ StateKind DistributionKind(flink::DistributionMode mode) {
 // lower bound of its size. (file index, size on disk) for each such file at least that large.
 using SizeOverrides = std::vector<std::pair<uint32_t, uint64_t>>;
 
+// Takes the operators one at a time (from decoded metadata, or from a streamed parse that keeps
+// none), then the rest of the metadata.
 class ModelBuilder {
  public:
-  ModelBuilder(base::Fs& fs, const flink::Metadata& md, const std::string& dir,
+  // `header` gives the `_metadata` path, directory and size (what the file table and the
+  // keyed-state reader need); `keyed` holds the keyed states of the operators added so far
+  // (the operator being added included).
+  ModelBuilder(base::Fs& fs, const flink::Metadata& header, const std::string& dir,
                const FlinkKeyedStates& keyed)
-      : fs_(fs), md_(md), dir_(dir), keyed_(keyed), files_(md, dir) {}
+      : fs_(fs), dir_(dir), keyed_(keyed), files_(header, dir) {}
 
-  Snapshot Run(SizeOverrides* changelog_sizes) {
-    const FlinkSummary summary = SummarizeFlinkMetadata(md_, dir_);
-    Snapshot s;
+  // No job graph: operators in metadata order, one per operator ID.
+  void AddOperator(const flink::OperatorState& fo) {
+    summarizer_.AddOperator(fo);
+    const std::string id = fo.IdHex();
+    auto it = by_id_.find(id);
+    if (it == by_id_.end()) {
+      it = by_id_.emplace(id, s_.operators.size()).first;
+      s_.operators.emplace_back().id_hex = id;
+    }
+    AddOperator(fo, &s_.operators[it->second]);
+  }
+
+  // `md` is the rest of the metadata (its operators are not read).
+  Snapshot Finish(const flink::Metadata& md, SizeOverrides* changelog_sizes) && {
+    const FlinkSummary summary = summarizer_.Finish(md, dir_);
+    Snapshot& s = s_;
     s.dir = dir_;
-    s.metadata_path = md_.path;
-    s.metadata_size_bytes = md_.size_bytes;
-    s.format_version = md_.version;
+    s.metadata_path = md.path;
+    s.metadata_size_bytes = md.size_bytes;
+    s.format_version = md.version;
     s.engine_name = "Apache Flink";
     s.job_id_hex = summary.job_id_hex;
-    s.checkpoint_id = md_.checkpoint_id;
+    s.checkpoint_id = md.checkpoint_id;
     s.kind = summary.kind;
     s.savepoint_format = summary.savepoint_format;
     s.checkpoint_type = summary.checkpoint_type;
@@ -65,29 +84,17 @@ class ModelBuilder {
     s.metrics.is_unaligned = summary.unaligned;
     s.metrics.num_subtasks = summary.num_subtasks;
     std::map<std::string, std::string> properties = summary.properties;
-
-    // No job graph: operators in metadata order, one per operator ID.
-    std::map<std::string, size_t> by_id;
-    s.operators.reserve(md_.operators.size());
-    for (const auto& fo : md_.operators) {
-      const std::string id = fo.IdHex();
-      auto it = by_id.find(id);
-      if (it == by_id.end()) {
-        it = by_id.emplace(id, s.operators.size()).first;
-        s.operators.emplace_back().id_hex = id;
-      }
-      AddOperator(fo, &s.operators[it->second]);
-      auto err = keyed_.errors.find(id);
-      if (err != keyed_.errors.end()) properties["flink.keyed_meta_error." + id] = err->second;
+    for (const auto& [id, error] : keyed_.errors) {
+      properties["flink.keyed_meta_error." + id] = error;
     }
     for (auto& op : s.operators) {
       auto it = keyed_.by_operator.find(op.id_hex);
       if (it != keyed_.by_operator.end()) FillKeyedStateTypes(it->second, &op);
     }
-    AddFiles(&s, changelog_sizes);
+    AddFiles(&s, md.checkpoint_id, changelog_sizes);
     ComputeModelSizes(&s);
     s.properties.assign(properties.begin(), properties.end());  // a std::map: sorted by key
-    return s;
+    return std::move(s);
   }
 
  private:
@@ -249,7 +256,7 @@ class ModelBuilder {
   }
 
   // Last: the file table is used up.
-  void AddFiles(Snapshot* s, SizeOverrides* changelog_sizes) {
+  void AddFiles(Snapshot* s, int64_t checkpoint_id, SizeOverrides* changelog_sizes) {
     std::vector<FlinkFileTable::Entry> entries = std::move(files_).Release();
     s->files.reserve(entries.size());
     for (auto& e : entries) {
@@ -259,7 +266,7 @@ class ModelBuilder {
       f.scope = e.scope;
       f.kind = e.kind;
       f.size_bytes = e.size_bytes;
-      f.created_by_checkpoint_id = md_.checkpoint_id;
+      f.created_by_checkpoint_id = checkpoint_id;
       auto resolved = format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
       if (resolved.ok()) {
         f.resolved_path = std::move(resolved).value();
@@ -278,11 +285,28 @@ class ModelBuilder {
   }
 
   base::Fs& fs_;
-  const flink::Metadata& md_;
   const std::string& dir_;
   const FlinkKeyedStates& keyed_;
   FlinkFileTable files_;
+  FlinkSummarizer summarizer_;
+  std::map<std::string, size_t> by_id_;  // operator ID -> index in s_.operators
+  Snapshot s_;
 };
+
+// The protobuf of a model: the translation plus what the model read beside `_metadata`.
+std::function<pb::CheckpointMetadata(const flink::Metadata&)> Translation(
+    const std::string& dir, std::shared_ptr<const FlinkKeyedStates> keyed,
+    SizeOverrides changelog_sizes) {
+  return [dir, keyed = std::move(keyed),
+          changelog_sizes = std::move(changelog_sizes)](const flink::Metadata& md) {
+    pb::CheckpointMetadata pbmd = TranslateFlinkMetadata(md, dir);
+    AddKeyedStatesToProto(*keyed, &pbmd);
+    for (const auto& [index, size] : changelog_sizes) {
+      pbmd.mutable_files(static_cast<int>(index))->set_size_bytes(size);
+    }
+    return pbmd;
+  };
+}
 
 }  // namespace
 
@@ -306,32 +330,61 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
 
 Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir,
                                  bool state_meta) {
-  auto flink_md = std::make_shared<const flink::Metadata>(std::move(md));
   auto keyed = std::make_shared<const FlinkKeyedStates>(
-      state_meta ? ReadFlinkKeyedStates(fs, *flink_md) : FlinkKeyedStates{});
+      state_meta ? ReadFlinkKeyedStates(fs, md) : FlinkKeyedStates{});
+  ModelBuilder builder(fs, md, dir, *keyed);
+  for (const auto& op : md.operators) builder.AddOperator(op);
   SizeOverrides changelog_sizes;
-  Snapshot s = ModelBuilder(fs, *flink_md, dir, *keyed).Run(&changelog_sizes);
-  // The protobuf says what the model says: the same keyed states and changelog file sizes.
+  Snapshot s = std::move(builder).Finish(md, &changelog_sizes);
   s.raw = std::make_shared<const SnapshotRaw>(
-      flink_md, [flink_md, dir, keyed, changelog_sizes = std::move(changelog_sizes)] {
-        pb::CheckpointMetadata pbmd = TranslateFlinkMetadata(*flink_md, dir);
-        AddKeyedStatesToProto(*keyed, &pbmd);
-        for (const auto& [index, size] : changelog_sizes) {
-          pbmd.mutable_files(static_cast<int>(index))->set_size_bytes(size);
-        }
-        return pbmd;
-      });
+      [md = std::move(md)]() mutable { return std::move(md); },
+      Translation(dir, std::move(keyed), std::move(changelog_sizes)));
   return s;
 }
 
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
                                          const std::string& metadata_path, bool state_meta) {
-  CKPT_ASSIGN_OR_RETURN(flink::Metadata md, flink::ReadFlinkMetadata(fs, metadata_path));
-  return BuildFlinkSnapshotModel(fs, std::move(md), dir, state_meta);
+  CKPT_ASSIGN_OR_RETURN(std::string read, flink::ReadFlinkMetadataBytes(fs, metadata_path));
+  auto bytes = std::make_shared<const std::string>(std::move(read));
+  flink::Metadata header;
+  header.path = metadata_path;
+  header.dir = flink::FlinkMetadataDir(metadata_path);
+  header.size_bytes = bytes->size();
+  auto keyed = std::make_shared<FlinkKeyedStates>();
+  ModelBuilder builder(fs, header, dir, *keyed);
+  // Streamed: the decoded operators are dropped as soon as the model has them, so a
+  // 10,000-subtask `_metadata` never holds tens of megabytes of decoded handles at once.
+  CKPT_ASSIGN_OR_RETURN(
+      flink::Metadata md,
+      flink::ParseFlinkMetadata(*bytes, metadata_path, [&](flink::OperatorState& op) {
+        if (state_meta) ReadFlinkKeyedStates(fs, header, op, keyed.get());
+        builder.AddOperator(op);
+        return base::Status::OK();
+      }));
+  md.dir = header.dir;
+  SizeOverrides changelog_sizes;
+  Snapshot s = std::move(builder).Finish(md, &changelog_sizes);
+  // Verbs that read the Flink metadata decode it again from the bytes: the same parser over the
+  // same bytes, which decoded them once already.
+  auto decode = [bytes, metadata_path, metadata_dir = header.dir]() {
+    auto again = flink::ParseFlinkMetadata(*bytes, metadata_path);
+    flink::Metadata decoded;
+    if (again.ok()) {
+      decoded = std::move(again).value();
+    } else {  // cannot happen; keep the reason visible rather than crash
+      decoded.path = metadata_path;
+      decoded.properties_error = again.status().ToString();
+    }
+    decoded.dir = metadata_dir;
+    return decoded;
+  };
+  s.raw = std::make_shared<const SnapshotRaw>(
+      std::move(decode), Translation(dir, std::move(keyed), std::move(changelog_sizes)));
+  return s;
 }
 
 const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot) {
-  return snapshot.raw ? snapshot.raw->flink.get() : nullptr;
+  return snapshot.raw ? snapshot.raw->flink_metadata() : nullptr;
 }
 
 }  // namespace ckpt::ops::internal

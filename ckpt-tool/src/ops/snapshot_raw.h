@@ -12,30 +12,41 @@
 
 namespace ckpt::ops {
 
-// Safe to share between threads for reading (the lazy protobuf is built under std::call_once).
+// Safe to share between threads for reading (what is made on first use is made under
+// std::call_once).
 struct SnapshotRaw {
  public:
   // Our own format: the metadata as decoded.
   explicit SnapshotRaw(pb::CheckpointMetadata metadata) : metadata_(std::move(metadata)) {}
-  // An Apache Flink snapshot (flink_model.h): `original` is what was read, and `translate` builds
-  // the protobuf from it the first time metadata() is asked for. The plain model is built
-  // straight from `flink`; only verbs that read the raw handles pay for the per-subtask
-  // messages (a 10,000-subtask `_metadata` is tens of thousands of them).
-  SnapshotRaw(std::shared_ptr<const flink::Metadata> original,
-              std::function<pb::CheckpointMetadata()> translate)
-      : flink(std::move(original)), translate_(std::move(translate)) {}
+  // An Apache Flink snapshot (flink_model.h). The plain model is built straight from the Flink
+  // metadata, so what only some verbs read is made on first use: `decode` makes the Flink
+  // metadata (decoded anew from the retained bytes when the model was built from a streamed
+  // parse), `translate` the protobuf of it (for a 10,000-subtask `_metadata`, tens of thousands
+  // of messages that ls never reads).
+  SnapshotRaw(std::function<flink::Metadata()> decode,
+              std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate)
+      : decode_(std::move(decode)), translate_(std::move(translate)) {}
 
   const pb::CheckpointMetadata& metadata() const {
-    if (translate_) std::call_once(once_, [this] { metadata_ = translate_(); });
+    if (translate_) {
+      std::call_once(metadata_once_, [this] { metadata_ = translate_(*flink_metadata()); });
+    }
     return metadata_;
   }
 
-  // Set for an Apache Flink snapshot: the Flink metadata the model was built from.
-  const std::shared_ptr<const flink::Metadata> flink;
+  // The Flink metadata the model was built from; nullptr for our own format.
+  const flink::Metadata* flink_metadata() const {
+    if (!decode_) return nullptr;
+    std::call_once(flink_once_, [this] { flink_ = decode_(); });
+    return &flink_;
+  }
 
  private:
-  std::function<pb::CheckpointMetadata()> translate_;
-  mutable std::once_flag once_;
+  std::function<flink::Metadata()> decode_;
+  std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate_;
+  mutable std::once_flag flink_once_;
+  mutable std::once_flag metadata_once_;
+  mutable flink::Metadata flink_;
   mutable pb::CheckpointMetadata metadata_;
 };
 
