@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ckpt/base/prefault.h"
 #include "ckpt/flink/metadata_reader.h"
 
 namespace ckpt::ops::internal {
@@ -16,13 +17,17 @@ FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir
   const std::string job_dir = base::DirName(dir_);
   shared_dir_ = job_dir + "/shared";
   task_owned_dir_ = job_dir + "/taskowned";
-  // Most subtasks name one or two files of their own.
+  // Most subtasks name one or two files of their own. Streamed, the operators are not known
+  // yet: a file handle takes some 100 bytes of `_metadata` (a path, a size, the handle around
+  // it), and capacity never filled is never touched.
   size_t subtasks = 0;
   for (const auto& op : md.operators) subtasks += op.subtasks.size();
-  const size_t expected = std::min<size_t>(2 * subtasks + 1, size_t{1} << 20);
+  const size_t expected = std::min<size_t>(
+      std::max<size_t>(2 * subtasks + 1, md.size_bytes / 100), size_t{1} << 20);
   entries_.reserve(expected);
   size_t slots = 64;
   while (slots < 2 * expected) slots *= 2;
+  base::ReservePrefaulted(&slots_, slots);
   slots_.assign(slots, 0);
 }
 

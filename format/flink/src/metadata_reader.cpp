@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/base/prefault.h"
 #include "ckpt/flink/data_input.h"
 #include "handle_reader.h"
 
@@ -244,7 +245,11 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
 base::Result<std::string> ReadFlinkMetadataBytes(base::Fs& fs, const std::string& metadata_path) {
   CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(metadata_path));
   const uint64_t size = file->Size();
-  std::string bytes(size, '\0');
+  std::string bytes;
+  bytes.reserve(size);
+  // Megabytes for 10,000 subtasks: fault the pages in at once, not one trap per page.
+  base::PrefaultForWrite(bytes.data(), size);
+  bytes.resize(size);
   uint64_t done = 0;
   while (done < size) {
     CKPT_ASSIGN_OR_RETURN(size_t n, file->ReadAt(done, size - done, bytes.data() + done));
