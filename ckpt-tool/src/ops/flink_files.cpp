@@ -18,13 +18,14 @@ FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir
   shared_dir_ = job_dir + "/shared";
   task_owned_dir_ = job_dir + "/taskowned";
   // Most subtasks name one or two files of their own. Streamed, the operators are not known
-  // yet: a file handle takes some 100 bytes of `_metadata` (a path, a size, the handle around
-  // it), and capacity never filled is never touched.
+  // yet: a file handle takes 100-200 bytes of `_metadata` (a path, a size, the handle around
+  // it). Entry capacity never filled is never touched; the index is touched whole (and probed
+  // at random: kept small enough for the cache, it grows by rehashing when it must).
   size_t subtasks = 0;
   for (const auto& op : md.operators) subtasks += op.subtasks.size();
-  const size_t expected = std::min<size_t>(
-      std::max<size_t>(2 * subtasks + 1, md.size_bytes / 100), size_t{1} << 20);
-  entries_.reserve(expected);
+  const size_t known = 2 * subtasks + 1;
+  entries_.reserve(std::min<size_t>(std::max<size_t>(known, md.size_bytes / 100), 1 << 20));
+  const size_t expected = std::min<size_t>(std::max<size_t>(known, md.size_bytes / 200), 1 << 20);
   size_t slots = 64;
   while (slots < 2 * expected) slots *= 2;
   base::ReservePrefaulted(&slots_, slots);
