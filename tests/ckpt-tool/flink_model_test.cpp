@@ -4,6 +4,8 @@
 // the two to one model: the model equals what BuildSnapshotModel makes of the protobuf, for every
 // fixture and for hand-built metadata with every handle kind the fixtures lack; and a model built
 // from a streamed parse (LoadSnapshot) equals one built from decoded metadata.
+#include "ops/flink_model.h"
+
 #include <gtest/gtest.h>
 
 #include <memory>
@@ -16,7 +18,6 @@
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
-#include "ops/flink_model.h"
 #include "ops/snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -72,8 +73,8 @@ std::vector<std::string> Describe(const Snapshot& s) {
     for (const auto& st : op.subtasks) {
       std::ostringstream m;
       m << "  subtask " << st.index << " finished " << st.finished << " bytes " << st.state_bytes
-        << " committables " << st.committables.size() << " metrics " << st.metrics.state_size
-        << " " << st.metrics.unaligned_checkpoint;
+        << " committables " << st.committables.size() << " metrics " << st.metrics.state_size << " "
+        << st.metrics.unaligned_checkpoint;
       for (const auto& k : st.keyed) {
         m << " | keyed " << KeyedHandleKindName(k.kind) << " " << k.key_group_start << "-"
           << k.key_group_end << " backend '" << k.backend_id << "' mat " << k.materialization_id
@@ -169,9 +170,8 @@ TEST(FlinkModelTest, EveryFixtureMatchesTheModelOfItsProtobuf) {
       const std::string dir = FixturePath("flink/" + f);
       ASSERT_OK_AND_ASSIGN(flink::Metadata md,
                            flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata"));
-      EXPECT_EQ(Describe(s), Describe(internal::BuildFlinkSnapshotModel(base::Fs::Default(),
-                                                                        std::move(md), dir,
-                                                                        state_meta)));
+      EXPECT_EQ(Describe(s), Describe(internal::BuildFlinkSnapshotModel(
+                                 base::Fs::Default(), std::move(md), dir, state_meta)));
       // And the Flink metadata it decodes again on first use is what the reader makes.
       ASSERT_OK_AND_ASSIGN(flink::Metadata again,
                            flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata"));
@@ -381,7 +381,8 @@ TEST(FlinkModelTest, EveryHandleKindMatchesTheModelOfItsProtobuf) {
   ASSERT_OK(base::WriteFileAtomic(fs, dir + "/dstl-1", std::string(50, 'x')));  // > 10 recorded
   for (bool state_meta : {true, false}) {
     SCOPED_TRACE(state_meta);
-    Snapshot s = internal::BuildFlinkSnapshotModel(fs, EveryHandleKind(job_dir, dir), dir, state_meta);
+    Snapshot s =
+        internal::BuildFlinkSnapshotModel(fs, EveryHandleKind(job_dir, dir), dir, state_meta);
     ExpectSameModel(s);
     // What the test data is for: each of these would be missed by a model without it.
     EXPECT_EQ(s.job_id_hex, "0123456789abcdef0123456789abcdef");
@@ -405,7 +406,8 @@ TEST(FlinkModelTest, EveryHandleKindMatchesTheModelOfItsProtobuf) {
 // ls needs no protobuf: a verb that reads the raw handles gets one made on first use, the same
 // object however often (and from however many threads) it asks.
 TEST(FlinkModelTest, ProtobufIsMadeOnceOnFirstUse) {
-  ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), FixturePath("flink/table-state")));
+  ASSERT_OK_AND_ASSIGN(Snapshot s,
+                       LoadSnapshot(base::Fs::Default(), FixturePath("flink/table-state")));
   const pb::CheckpointMetadata* first = &RawMetadata(s);
   EXPECT_EQ(first, &RawMetadata(s));
   EXPECT_EQ(static_cast<size_t>(first->operators_size()), s.operators.size());

@@ -61,7 +61,8 @@ std::pair<FileScope, std::string_view> FlinkFileTable::Place(std::string_view pa
   };
   if (under(dir_)) return {FileScope::kExclusive, path.substr(dir_.size() + 1)};
   if (under(shared_dir_)) return {FileScope::kShared, path.substr(shared_dir_.size() + 1)};
-  if (under(task_owned_dir_)) return {FileScope::kTaskOwned, path.substr(task_owned_dir_.size() + 1)};
+  if (under(task_owned_dir_))
+    return {FileScope::kTaskOwned, path.substr(task_owned_dir_.size() + 1)};
   return {FileScope::kExternal, path};
 }
 

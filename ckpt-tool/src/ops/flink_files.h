@@ -67,8 +67,10 @@ struct FlinkSummary {
   SavepointFormat savepoint_format = SavepointFormat::kUnspecified;
   PostAction post_action = PostAction::kUnspecified;
   CheckpointType checkpoint_type = CheckpointType::kUnspecified;  // checkpoints only
-  bool unaligned = false;      // some subtask has channel state
-  uint32_t num_subtasks = 0;   // subtask entries, finished ones included
+  // Some subtask has channel state.
+  bool unaligned = false;
+  // Subtask entries, finished ones included.
+  uint32_t num_subtasks = 0;
   std::map<std::string, std::string> properties;  // "flink.*"
 };
 

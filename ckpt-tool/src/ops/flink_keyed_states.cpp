@@ -13,7 +13,8 @@ namespace {
 constexpr int kKeyedMetaAttempts = 3;
 
 StateKind KindOf(const flink::StateMetaInfo& st) {
-  if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue) return StateKind::kTimers;
+  if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue)
+    return StateKind::kTimers;
   const std::string t = st.Option("KEYED_STATE_TYPE");
   if (t == "VALUE") return StateKind::kValue;
   if (t == "LIST") return StateKind::kList;

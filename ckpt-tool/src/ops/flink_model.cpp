@@ -1,8 +1,8 @@
-// Flink metadata → the plain model, built straight from flink::Metadata: what BuildSnapshotModel
-// makes of the protobuf translation (flink_translate.cpp), which the tests hold the two to,
-// without building the per-subtask messages first. `ls` of a 10,000-subtask `_metadata` spent
-// a third of its time building and destroying those; verbs that read the raw handles get the
-// protobuf on first use (SnapshotRaw::metadata).
+// Flink metadata → the plain model, built straight from the decoded operators, one at a time
+// (a streamed parse keeps none). The result is what BuildSnapshotModel makes of the protobuf
+// translation (flink_translate.cpp), and flink_model_test holds the two to that; building the
+// per-subtask messages first was a third of `ls` of a 10,000-subtask `_metadata`. Verbs that
+// read the raw handles get the Flink metadata and the protobuf on first use (SnapshotRaw).
 #include "flink_model.h"
 
 #include <algorithm>
@@ -33,9 +33,12 @@ void SortUnique(std::vector<uint32_t>* v) {
 
 StateKind DistributionKind(flink::DistributionMode mode) {
   switch (mode) {
-    case flink::DistributionMode::kUnion: return StateKind::kOperatorUnion;
-    case flink::DistributionMode::kBroadcast: return StateKind::kBroadcast;
-    case flink::DistributionMode::kSplitDistribute: break;
+    case flink::DistributionMode::kUnion:
+      return StateKind::kOperatorUnion;
+    case flink::DistributionMode::kBroadcast:
+      return StateKind::kBroadcast;
+    case flink::DistributionMode::kSplitDistribute:
+      break;
   }
   return StateKind::kOperatorList;
 }
@@ -333,8 +336,8 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
 
 Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir,
                                  bool state_meta) {
-  auto keyed = std::make_shared<const FlinkKeyedStates>(
-      state_meta ? ReadFlinkKeyedStates(fs, md) : FlinkKeyedStates{});
+  auto keyed = std::make_shared<const FlinkKeyedStates>(state_meta ? ReadFlinkKeyedStates(fs, md)
+                                                                   : FlinkKeyedStates{});
   ModelBuilder builder(fs, md, dir, *keyed);
   for (const auto& op : md.operators) builder.AddOperator(op);
   SizeOverrides changelog_sizes;

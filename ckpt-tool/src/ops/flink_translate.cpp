@@ -29,7 +29,8 @@ class Translator {
     if (!summary.job_id_hex.empty()) out_.set_job_id(HexBytes(summary.job_id_hex));
     size_t subtask_count = 0;
     for (const auto& op : md_.operators) subtask_count += op.subtasks.size();
-    out_.mutable_files()->Reserve(static_cast<int>(std::min<size_t>(2 * subtask_count + 1, 1u << 20)));
+    out_.mutable_files()->Reserve(
+        static_cast<int>(std::min<size_t>(2 * subtask_count + 1, 1u << 20)));
     out_.mutable_operators()->Reserve(static_cast<int>(md_.operators.size()));
     for (const auto& op : md_.operators) {
       pb::OperatorState* os = out_.add_operators();
@@ -42,7 +43,8 @@ class Translator {
         os->mutable_coordinator_state()->set_size_bytes(op.coordinator.data.size());
       }
       std::map<std::string, pb::StateKind> op_states;
-      os->mutable_subtasks()->Reserve(static_cast<int>(op.subtasks.size() + op.finished_subtasks.size()));
+      os->mutable_subtasks()->Reserve(
+          static_cast<int>(op.subtasks.size() + op.finished_subtasks.size()));
       for (const auto& st : op.subtasks) {
         pb::SubtaskState* ps = os->add_subtasks();
         ps->set_subtask_index(static_cast<uint32_t>(st.index));
@@ -57,10 +59,10 @@ class Translator {
           for (const auto& e : (*oh)->states) {
             pb::OperatorStatePartition* part = p->add_partitions();
             part->set_state_name(e.name);
-            const pb::StateKind kind = e.mode == flink::DistributionMode::kUnion ? pb::STATE_OPERATOR_UNION
-                                       : e.mode == flink::DistributionMode::kBroadcast
-                                           ? pb::STATE_BROADCAST
-                                           : pb::STATE_OPERATOR_LIST;
+            const pb::StateKind kind =
+                e.mode == flink::DistributionMode::kUnion       ? pb::STATE_OPERATOR_UNION
+                : e.mode == flink::DistributionMode::kBroadcast ? pb::STATE_BROADCAST
+                                                                : pb::STATE_OPERATOR_LIST;
             part->set_distribution(kind);
             part->mutable_entry_offsets()->Reserve(static_cast<int>(e.offsets.size()));
             for (int64_t off : e.offsets) part->add_entry_offsets(static_cast<uint64_t>(off));
@@ -168,7 +170,8 @@ class Translator {
                              lp.local_path.compare(lp.local_path.size() - 4, 4, ".sst") == 0;
             pb::RocksDbFile* f = sst ? r->add_sst_files() : r->add_meta_files();
             f->set_local_name(lp.local_path);
-            f->set_file_index(files_.Add(lp.handle, sst ? FileKind::kRocksDbSst : FileKind::kRocksDbMeta));
+            f->set_file_index(
+                files_.Add(lp.handle, sst ? FileKind::kRocksDbSst : FileKind::kRocksDbMeta));
           }
         }
         break;

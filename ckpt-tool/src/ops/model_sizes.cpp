@@ -21,7 +21,8 @@ uint64_t SumSizes(const std::vector<uint32_t>& indexes, const std::vector<Snapsh
 // insertion sort, not std::sort).
 void AppendSubtaskFiles(const SubtaskInfo& st, std::vector<uint32_t>* out) {
   const size_t from = out->size();
-  for (const auto& k : st.keyed) out->insert(out->end(), k.file_indexes.begin(), k.file_indexes.end());
+  for (const auto& k : st.keyed)
+    out->insert(out->end(), k.file_indexes.begin(), k.file_indexes.end());
   for (const auto& h : st.operator_state) out->push_back(h.file_index);
   for (const auto& c : st.channels) {
     out->insert(out->end(), c.file_indexes.begin(), c.file_indexes.end());

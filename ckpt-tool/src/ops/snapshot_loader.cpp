@@ -159,8 +159,11 @@ void FillOperatorState(const pb::OperatorState& os, OperatorInfo* op) {
   }
   op->subtasks.reserve(op->subtasks.size() + static_cast<size_t>(os.subtasks_size()));
   for (const auto& st : os.subtasks()) op->subtasks.push_back(ToSubtask(st));
-  std::sort(op->subtasks.begin(), op->subtasks.end(),
-            [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; });
+  auto by_index = [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; };
+  // Usually written in index order already: then left alone (std::sort would move each).
+  if (!std::is_sorted(op->subtasks.begin(), op->subtasks.end(), by_index)) {
+    std::sort(op->subtasks.begin(), op->subtasks.end(), by_index);
+  }
   if (os.has_coordinator_state()) {
     const auto& cs = os.coordinator_state();
     CoordinatorInfo ci;
