@@ -76,6 +76,10 @@ TEST(LayoutTest, ResolvesEachScope) {
   EXPECT_EQ(to, "/ck/job/taskowned/t.state");
   ASSERT_OK_AND_ASSIGN(auto ext, ResolveFile(snap, Entry("/data/blob", pb::EXTERNAL)));
   EXPECT_EQ(ext, "/data/blob");
+  // The same from scope and path, without a FileEntry.
+  ASSERT_OK_AND_ASSIGN(auto sh2, ResolveFile(snap + "/", pb::SHARED, "ab/x.sst"));
+  EXPECT_EQ(sh2, sh);
+  ASSERT_STATUS(ResolveFile(snap, pb::EXCLUSIVE, "../x"), kCorruption, "../x");
 }
 
 TEST(LayoutTest, ResolveRejectsEscapingAndUnknownReferences) {

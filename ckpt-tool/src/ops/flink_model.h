@@ -1,7 +1,7 @@
 // Private to ckpt::ops: Apache Flink snapshots in the one plain model. A Flink `_metadata`
-// (detected by its magic) is read through ckpt::flink and translated into the same decoded
-// metadata our own format yields, so every verb works on both; the Flink original stays
-// available to Flink-aware code (validate, dump) through SnapshotRaw::flink.
+// (detected by its magic) is read through ckpt::flink into the same plain model our own format
+// yields, so every verb works on both; the Flink original (FlinkMetadataOf) and its protobuf
+// translation (RawMetadata) are there for the code that reads raw handles.
 #pragma once
 
 #include <string>
@@ -27,7 +27,9 @@ Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::st
 // 32 lowercase hex digits of 16 ID bytes.
 std::string IdHexOf(const std::string& bytes);
 
-// Reads `metadata_path` with ckpt::flink and builds the model. Errors as ReadFlinkMetadata.
+// Reads `metadata_path` with ckpt::flink and builds the model, one operator at a time (the
+// decoded operators are not kept: FlinkMetadataOf decodes the retained bytes again on first
+// use). Errors as ReadFlinkMetadata.
 base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
                                          const std::string& metadata_path, bool state_meta = true);
 

@@ -55,15 +55,7 @@ void SortUnique(std::vector<uint32_t>* v) {
   v->erase(std::unique(v->begin(), v->end()), v->end());
 }
 
-uint64_t SumSizes(const std::vector<uint32_t>& indexes, const std::vector<SnapshotFile>& files) {
-  uint64_t sum = 0;
-  for (uint32_t i : indexes) {
-    if (i < files.size()) sum += files[i].size_bytes;
-  }
-  return sum;
-}
-
-KeyedHandle ToKeyedHandle(const pb::KeyedStateHandle& h, const std::vector<SnapshotFile>& files) {
+KeyedHandle ToKeyedHandle(const pb::KeyedStateHandle& h) {
   KeyedHandle out;
   switch (h.handle_case()) {
     case pb::KeyedStateHandle::kKeyGroups: {
@@ -93,7 +85,6 @@ KeyedHandle ToKeyedHandle(const pb::KeyedStateHandle& h, const std::vector<Snaps
   }
   CollectKeyedFiles(h, &out.file_indexes);
   SortUnique(&out.file_indexes);
-  out.size_bytes = SumSizes(out.file_indexes, files);
   return out;
 }
 
@@ -111,20 +102,14 @@ ChannelStateInfo ToChannel(bool input, uint32_t a, uint32_t b,
   return c;
 }
 
-SubtaskInfo ToSubtask(const pb::SubtaskState& st, const std::vector<SnapshotFile>& files) {
+SubtaskInfo ToSubtask(const pb::SubtaskState& st) {
   SubtaskInfo out;
   out.index = st.subtask_index();
   out.finished = st.finished();
-  std::vector<uint32_t> all_files;
-  for (const auto& h : st.keyed_state()) {
-    out.keyed.push_back(ToKeyedHandle(h, files));
-    all_files.insert(all_files.end(), out.keyed.back().file_indexes.begin(),
-                     out.keyed.back().file_indexes.end());
-  }
+  for (const auto& h : st.keyed_state()) out.keyed.push_back(ToKeyedHandle(h));
   for (const auto& h : st.operator_state()) {
     OperatorHandle oh;
     oh.file_index = h.file_index();
-    all_files.push_back(h.file_index());
     for (const auto& p : h.partitions()) {
       oh.partitions.push_back({p.state_name(), static_cast<StateKind>(p.distribution()),
                                static_cast<uint64_t>(p.entry_offsets_size())});
@@ -139,9 +124,6 @@ SubtaskInfo ToSubtask(const pb::SubtaskState& st, const std::vector<SnapshotFile
     out.channels.push_back(ToChannel(false, c.partition_index(), c.subpartition_index(),
                                      c.buffers(), c.size_bytes()));
   }
-  for (const auto& c : out.channels) {
-    all_files.insert(all_files.end(), c.file_indexes.begin(), c.file_indexes.end());
-  }
   for (const auto& c : st.committables()) {
     out.committables.push_back({c.pending_path(), c.final_path(), c.size_bytes(),
                                 c.checksum_xxh3(), c.checkpoint_id()});
@@ -151,14 +133,11 @@ SubtaskInfo ToSubtask(const pb::SubtaskState& st, const std::vector<SnapshotFile
                  m.checkpointed_size(), m.sync_duration(),       m.async_duration(),
                  m.alignment_duration(), m.start_delay(),        m.processed_data(),
                  m.persisted_data(),    m.unaligned_checkpoint()};
-  SortUnique(&all_files);
-  out.state_bytes = SumSizes(all_files, files);
   return out;
 }
 
-void FillOperatorState(const pb::OperatorState& os, const std::vector<SnapshotFile>& files,
-                       int64_t checkpoint_id, OperatorInfo* op,
-                       std::vector<uint32_t>* op_files_out) {
+// Sizes are left to ComputeModelSizes.
+void FillOperatorState(const pb::OperatorState& os, OperatorInfo* op) {
   op->has_state = true;
   op->fully_finished = os.fully_finished();
   if (!op->in_job_graph) {
@@ -178,75 +157,21 @@ void FillOperatorState(const pb::OperatorState& os, const std::vector<SnapshotFi
     s.timer_domain = sd.timer_domain();
     op->states.push_back(std::move(s));
   }
-  std::vector<uint32_t> op_files;
   op->subtasks.reserve(op->subtasks.size() + static_cast<size_t>(os.subtasks_size()));
-  for (const auto& st : os.subtasks()) {
-    op->subtasks.push_back(ToSubtask(st, files));
-    for (const auto& h : st.keyed_state()) CollectKeyedFiles(h, &op_files);
-    for (const auto& h : st.operator_state()) op_files.push_back(h.file_index());
-    for (const auto& c : st.input_channel_state()) {
-      for (const auto& b : c.buffers()) op_files.push_back(b.file_index());
-    }
-    for (const auto& c : st.output_channel_state()) {
-      for (const auto& b : c.buffers()) op_files.push_back(b.file_index());
-    }
+  for (const auto& st : os.subtasks()) op->subtasks.push_back(ToSubtask(st));
+  auto by_index = [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; };
+  // Usually written in index order already: then left alone (std::sort would move each).
+  if (!std::is_sorted(op->subtasks.begin(), op->subtasks.end(), by_index)) {
+    std::sort(op->subtasks.begin(), op->subtasks.end(), by_index);
   }
-  std::sort(op->subtasks.begin(), op->subtasks.end(),
-            [](const SubtaskInfo& a, const SubtaskInfo& b) { return a.index < b.index; });
-  uint64_t inline_bytes = 0;
   if (os.has_coordinator_state()) {
     const auto& cs = os.coordinator_state();
     CoordinatorInfo ci;
     ci.is_inline = cs.location_case() == pb::CoordinatorState::kInlineData;
-    if (cs.location_case() == pb::CoordinatorState::kFileIndex) {
-      ci.file_index = cs.file_index();
-      op_files.push_back(cs.file_index());
-    }
+    if (cs.location_case() == pb::CoordinatorState::kFileIndex) ci.file_index = cs.file_index();
     ci.size_bytes = ci.is_inline ? cs.inline_data().size() : cs.size_bytes();
-    if (ci.is_inline) inline_bytes = ci.size_bytes;
     ci.type = TypeNameOrEmpty(cs.has_type(), cs.type());
     op->coordinator = ci;
-  }
-  SortUnique(&op_files);
-  op->total_bytes = SumSizes(op_files, files) + inline_bytes;
-  op->checkpointed_bytes = inline_bytes;
-  for (uint32_t i : op_files) {
-    if (i < files.size() && IsCheckpointedFile(files[i], checkpoint_id)) {
-      op->checkpointed_bytes += files[i].size_bytes;
-    }
-  }
-  *op_files_out = std::move(op_files);
-}
-
-std::vector<uint32_t> SubtaskFiles(const SubtaskInfo& st) {
-  std::vector<uint32_t> files;
-  for (const auto& k : st.keyed) files.insert(files.end(), k.file_indexes.begin(), k.file_indexes.end());
-  for (const auto& h : st.operator_state) files.push_back(h.file_index);
-  for (const auto& c : st.channels) {
-    files.insert(files.end(), c.file_indexes.begin(), c.file_indexes.end());
-  }
-  SortUnique(&files);
-  return files;
-}
-
-// A file referenced by N subtasks (a channel-state file written by up to 5 subtasks, a shared
-// SST) gives each of them 1/N of its size, so subtask sizes add up to the operator's.
-void SplitSharedFiles(Snapshot* s) {
-  std::vector<uint64_t> users(s->files.size());  // by file index
-  for (const auto& op : s->operators) {
-    for (const auto& st : op.subtasks) {
-      for (uint32_t f : SubtaskFiles(st)) {
-        if (f < users.size()) ++users[f];
-      }
-    }
-  }
-  for (auto& op : s->operators) {
-    for (auto& st : op.subtasks) {
-      st.state_bytes = 0;
-      for (uint32_t f : SubtaskFiles(st)) {
-        if (f < s->files.size()) st.state_bytes += s->files[f].size_bytes / users[f];
-      }
-    }
   }
 }
 
@@ -318,8 +243,6 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
     by_id.emplace(op.id_hex, s.operators.size());
     s.operators.push_back(std::move(op));
   }
-  std::vector<uint32_t> referenced;
-  uint64_t inline_bytes = 0;
   for (const auto& os : md.operators()) {
     const std::string id = IdHex(os.operator_id());
     auto it = by_id.find(id);
@@ -329,22 +252,9 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
       it = by_id.emplace(id, s.operators.size()).first;
       s.operators.push_back(std::move(op));
     }
-    std::vector<uint32_t> op_files;
-    FillOperatorState(os, s.files, s.checkpoint_id, &s.operators[it->second], &op_files);
-    referenced.insert(referenced.end(), op_files.begin(), op_files.end());
-    const auto& coord = s.operators[it->second].coordinator;
-    if (coord && coord->is_inline) inline_bytes += coord->size_bytes;
+    FillOperatorState(os, &s.operators[it->second]);
   }
-  SplitSharedFiles(&s);
-  // One size model (docs/sizes.md): each distinct referenced file once, whoever shares it.
-  SortUnique(&referenced);
-  s.full_size_bytes = SumSizes(referenced, s.files) + inline_bytes;
-  s.checkpointed_size_bytes = inline_bytes;
-  for (uint32_t i : referenced) {
-    if (i < s.files.size() && IsCheckpointedFile(s.files[i], s.checkpoint_id)) {
-      s.checkpointed_size_bytes += s.files[i].size_bytes;
-    }
-  }
+  ComputeModelSizes(&s);
   for (const auto& e : md.job_graph().edges()) {
     s.edges.push_back({IdHex(e.source_operator_id()), IdHex(e.target_operator_id()),
                        static_cast<Partitioning>(e.partitioning()), e.target_input()});
@@ -357,9 +267,7 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
   for (const auto& [k, v] : md.properties()) s.properties.emplace_back(k, v);
   std::sort(s.properties.begin(), s.properties.end());
 
-  auto raw = std::make_shared<SnapshotRaw>();
-  raw->metadata = std::move(md);
-  s.raw = std::move(raw);
+  s.raw = std::make_shared<const SnapshotRaw>(std::move(md));
   return s;
 }
 

@@ -2,7 +2,9 @@
 // raw handles (dump, validate, show --format json, remap). Never included by public headers.
 #pragma once
 
+#include <functional>
 #include <memory>
+#include <mutex>
 
 #include "ckpt/flink/metadata.h"
 #include "ckpt/format/proto.h"
@@ -10,14 +12,46 @@
 
 namespace ckpt::ops {
 
+// Safe to share between threads for reading (what is made on first use is made under
+// std::call_once).
 struct SnapshotRaw {
-  pb::CheckpointMetadata metadata;
-  // Set for an Apache Flink snapshot (flink_model.h): the Flink metadata `metadata` was built from.
-  std::shared_ptr<const flink::Metadata> flink;
+ public:
+  // Our own format: the metadata as decoded.
+  explicit SnapshotRaw(pb::CheckpointMetadata metadata) : metadata_(std::move(metadata)) {}
+  // An Apache Flink snapshot (flink_model.h). The plain model is built straight from the Flink
+  // metadata, so what only some verbs read is made on first use: `decode` makes the Flink
+  // metadata (decoded anew from the retained bytes when the model was built from a streamed
+  // parse), `translate` the protobuf of it (for a 10,000-subtask `_metadata`, tens of thousands
+  // of messages that ls never reads).
+  SnapshotRaw(std::function<flink::Metadata()> decode,
+              std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate)
+      : decode_(std::move(decode)), translate_(std::move(translate)) {}
+
+  const pb::CheckpointMetadata& metadata() const {
+    if (translate_) {
+      std::call_once(metadata_once_, [this] { metadata_ = translate_(*flink_metadata()); });
+    }
+    return metadata_;
+  }
+
+  // The Flink metadata the model was built from; nullptr for our own format.
+  const flink::Metadata* flink_metadata() const {
+    if (!decode_) return nullptr;
+    std::call_once(flink_once_, [this] { flink_ = decode_(); });
+    return &flink_;
+  }
+
+ private:
+  std::function<flink::Metadata()> decode_;
+  std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate_;
+  mutable std::once_flag flink_once_;
+  mutable std::once_flag metadata_once_;
+  mutable flink::Metadata flink_;
+  mutable pb::CheckpointMetadata metadata_;
 };
 
 inline const pb::CheckpointMetadata& RawMetadata(const Snapshot& snapshot) {
-  return snapshot.raw->metadata;
+  return snapshot.raw->metadata();
 }
 
 // Reads and decodes the `_metadata` file at `metadata_path`: the one place every ops reader
@@ -31,6 +65,12 @@ base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
 // file paths). Never fails: unresolvable references keep their resolve_error.
 Snapshot BuildSnapshotModel(pb::CheckpointMetadata metadata, const std::string& dir,
                             const std::string& metadata_path);
+
+// The size model of docs/sizes.md over a model whose file table and handles are filled: each
+// keyed handle's size_bytes, each operator's total_bytes and checkpointed_bytes, each subtask's
+// state_bytes (its share of shared files), and the snapshot's full and checkpointed sizes. One
+// computation for both metadata formats.
+void ComputeModelSizes(Snapshot* snapshot);
 
 // Checks every directory on the way from the snapshot's directory (for EXCLUSIVE files) or its
 // parent (SHARED, TASK_OWNED) to each referenced file with LinkStat, once per directory: a

@@ -253,8 +253,9 @@ Status HandleReader::ReadOperatorHandleInto(OperatorHandle* out) {
   }
   h.tag = static_cast<uint8_t>(tag);
   CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("operator state count", 7));
+  h.states.reserve(n);
   for (uint32_t i = 0; i < n; ++i) {
-    OperatorStateEntry e;
+    OperatorStateEntry& e = h.states.emplace_back();
     CKPT_ASSIGN_OR_RETURN(e.name, in_.ReadUtf());
     const uint64_t mode_at = in_.offset();
     CKPT_ASSIGN_OR_RETURN(int8_t mode, in_.ReadI8());
@@ -265,7 +266,6 @@ Status HandleReader::ReadOperatorHandleInto(OperatorHandle* out) {
     e.mode = static_cast<DistributionMode>(mode);
     CKPT_ASSIGN_OR_RETURN(uint32_t n_off, in_.ReadCount("offset count", 8));
     CKPT_RETURN_IF_ERROR(in_.ReadI64Array(n_off, &e.offsets));
-    h.states.push_back(std::move(e));
   }
   if (tag == 17) {
     CKPT_ASSIGN_OR_RETURN(h.task_owned_dir, in_.ReadUtf());
@@ -273,7 +273,7 @@ Status HandleReader::ReadOperatorHandleInto(OperatorHandle* out) {
     CKPT_ASSIGN_OR_RETURN(h.is_empty, in_.ReadBool());
   }
   const uint64_t at = in_.offset();
-  CKPT_ASSIGN_OR_RETURN(h.delegate, ReadStreamHandle());
+  CKPT_RETURN_IF_ERROR(ReadStreamHandleInto(&h.delegate));
   if (tag == 17 && h.delegate.type != StreamHandle::Type::kSegmentFile &&
       h.delegate.type != StreamHandle::Type::kEmptySegment) {
     return in_.Error(at, "file-merging operator state handle without a segment file");

@@ -91,7 +91,9 @@ Status RemoveAll(Fs& fs, const std::string& path) {
 std::string JoinPath(std::string_view a, std::string_view b) {
   if (a.empty()) return std::string(b);
   if (b.empty()) return std::string(a);
-  std::string out(a);
+  std::string out;
+  out.reserve(a.size() + 1 + b.size());  // one allocation: snapshots resolve every file's path
+  out += a;
   if (out.back() != '/') out += '/';
   out += b;
   return out;

@@ -104,9 +104,13 @@ base::Status CheckRelativePath(std::string_view path) {
 }
 
 base::Result<std::string> ResolveFile(std::string_view snapshot_dir, const pb::FileEntry& file) {
-  const std::string& p = file.path();
+  return ResolveFile(snapshot_dir, file.scope(), file.path());
+}
+
+base::Result<std::string> ResolveFile(std::string_view snapshot_dir, pb::FileScope scope,
+                                      std::string_view p) {
   std::string_view dir = StripTrailingSlashes(snapshot_dir);
-  switch (file.scope()) {
+  switch (scope) {
     case pb::EXCLUSIVE:
       CKPT_RETURN_IF_ERROR(CheckRelativePath(p));
       return base::JoinPath(dir, p);
@@ -118,17 +122,18 @@ base::Result<std::string> ResolveFile(std::string_view snapshot_dir, const pb::F
       return base::JoinPath(base::JoinPath(base::DirName(dir), kTaskOwnedDirName), p);
     case pb::EXTERNAL:
       if (p.empty() || p[0] != '/') {
-        return base::Status::Corruption("EXTERNAL file reference '" + p + "' is not absolute");
+        return base::Status::Corruption("EXTERNAL file reference '" + std::string(p) +
+                                        "' is not absolute");
       }
-      if (p.find('\0') != std::string::npos) {
+      if (p.find('\0') != std::string_view::npos) {
         return base::Status::Corruption("file reference contains a NUL byte");
       }
       if (p.size() == 1) return base::Status::Corruption("EXTERNAL file reference is '/'");
-      CKPT_RETURN_IF_ERROR(CheckComponents(p, std::string_view(p).substr(1)));
-      return p;
+      CKPT_RETURN_IF_ERROR(CheckComponents(p, p.substr(1)));
+      return std::string(p);
     default:
-      return base::Status::Corruption("file reference '" + p + "' has unknown scope " +
-                                      std::to_string(static_cast<int>(file.scope())));
+      return base::Status::Corruption("file reference '" + std::string(p) + "' has unknown scope " +
+                                      std::to_string(static_cast<int>(scope)));
   }
 }
 

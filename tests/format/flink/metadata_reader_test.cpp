@@ -9,6 +9,7 @@
 #include "ckpt/base/murmur3.h"
 #include "ckpt/base/posix_fs.h"
 #include "ckpt/flink/metadata_reader.h"
+#include "ckpt/flink/metadata_writer.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 
@@ -60,6 +61,40 @@ TEST(FlinkMetadataReaderTest, ReadsEveryFixtureWithItsVersion) {
       EXPECT_TRUE(md.properties.has_value()) << md.properties_error;
     }
   }
+}
+
+// The streamed parse hands over each operator in turn in one reused object: copies of what it
+// held, put back together with the rest of the metadata, write back the file byte for byte.
+TEST(FlinkMetadataReaderTest, StreamedOperatorsWriteBackTheSameFile) {
+  for (const auto& [name, version] : kFixtures) {
+    SCOPED_TRACE(name);
+    const std::string path = testing::FixturePath("flink/" + name + "/_metadata");
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(Fs(), path));
+    std::vector<OperatorState> seen;
+    ASSERT_OK_AND_ASSIGN(Metadata md, ParseFlinkMetadata(bytes, path, [&](OperatorState& op) {
+                           seen.push_back(op);
+                           return base::Status::OK();
+                         }));
+    EXPECT_TRUE(md.operators.empty());
+    EXPECT_EQ(seen.size(), Load(name).operators.size());
+    md.operators = std::move(seen);
+    ASSERT_OK_AND_ASSIGN(std::string written, SerializeFlinkMetadata(md));
+    EXPECT_TRUE(written == bytes);
+  }
+}
+
+TEST(FlinkMetadataReaderTest, VisitorErrorStopsTheStreamedParse) {
+  const std::string path = testing::FixturePath("flink/table-state/_metadata");
+  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(Fs(), path));
+  int visits = 0;
+  auto md = ParseFlinkMetadata(bytes, path, [&](OperatorState&) {
+    return ++visits == 2 ? base::Status::Cancelled("enough") : base::Status::OK();
+  });
+  EXPECT_EQ(md.status().code(), base::StatusCode::kCancelled);
+  EXPECT_EQ(visits, 2);
+  EXPECT_EQ(FlinkMetadataDir(path), testing::FixturePath("flink/table-state"));
+  EXPECT_EQ(FlinkMetadataDir("_metadata"), ".");
+  EXPECT_EQ(FlinkMetadataDir("/_metadata"), "/");
 }
 
 TEST(FlinkMetadataReaderTest, OperatorIdIsTheMurmur3HashOfTheUid) {

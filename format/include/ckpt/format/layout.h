@@ -51,6 +51,9 @@ base::Status CheckRelativePath(std::string_view path);
 // TASK_OWNED → <snapshot_dir>/../taskowned/<path>; EXTERNAL → path (must be absolute).
 // Corruption (naming the path) if the reference escapes or the scope is unknown.
 base::Result<std::string> ResolveFile(std::string_view snapshot_dir, const pb::FileEntry& file);
+// As above for a reference given as its scope and recorded path (no FileEntry needed).
+base::Result<std::string> ResolveFile(std::string_view snapshot_dir, pb::FileScope scope,
+                                      std::string_view path);
 
 // What a user may point at: a snapshot directory or its `_metadata` file.
 struct SnapshotLocation {

@@ -3,6 +3,7 @@
 // Stateless functions; thread-safe given a thread-safe Fs.
 #pragma once
 
+#include <functional>
 #include <string>
 #include <string_view>
 
@@ -23,9 +24,27 @@ bool HasFlinkMagic(std::string_view head);
 // savepoint, not supported") and for versions newer than 7.
 base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::string& path);
 
+// Receives the operator states of a `_metadata` one at a time, in file order. The object is
+// refilled for the next operator (its memory reused): read it or move from it, but keep no
+// reference into it. A non-OK status stops the parse and is returned.
+using OperatorVisitor = std::function<base::Status(OperatorState&)>;
+
+// As ParseFlinkMetadata, handing each operator state to `visit` instead of keeping it: the
+// result's `operators` stays empty. Decoded, a 10,000-subtask file is tens of megabytes; one
+// operator at a time, what the largest operator needs. Errors as ParseFlinkMetadata, or the
+// first error `visit` returns.
+base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::string& path,
+                                          const OperatorVisitor& visit);
+
 // Reads and decodes `metadata_path` (the `_metadata` file itself). IOError / NotFound from the
 // Fs, otherwise as ParseFlinkMetadata. Sets Metadata::dir to the file's directory.
 base::Result<Metadata> ReadFlinkMetadata(base::Fs& fs, const std::string& metadata_path);
+
+// The bytes of the file at `metadata_path`. IOError / NotFound from the Fs.
+base::Result<std::string> ReadFlinkMetadataBytes(base::Fs& fs, const std::string& metadata_path);
+
+// The directory of `metadata_path`, the base of its relative handles (Metadata::dir).
+std::string FlinkMetadataDir(const std::string& metadata_path);
 
 // The local path of a file handle: tag 6 → <dir>/<relative>; tag 2 and segment files → the
 // path with a "file:" scheme removed. InvalidArgument (naming the path) for a handle of a
