@@ -11,6 +11,7 @@
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/ops/validate.h"
+#include "ckpt/testing/forwarding_fs.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "golden_util.h"
@@ -352,32 +353,11 @@ TEST(RemapTest, CorruptInputFileFailsAndLeavesNoOutput) {
 }
 
 // Fs::Default() without hard links (as across filesystems, or on an object store).
-class NoHardLinkFs final : public base::Fs {
+class NoHardLinkFs final : public testing::ForwardingFs {
  public:
-  base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
-    return t_.OpenRead(p);
+  base::Status HardLink(const std::string& existing, const std::string& link) override {
+    return base::Fs::HardLink(existing, link);  // Unimplemented
   }
-  base::Result<std::unique_ptr<base::WritableFile>> OpenWrite(const std::string& p) override {
-    return t_.OpenWrite(p);
-  }
-  base::Result<std::unique_ptr<base::WritableFile>> OpenWriteExclusive(
-      const std::string& p) override {
-    return t_.OpenWriteExclusive(p);
-  }
-  base::Status Rename(const std::string& from, const std::string& to) override {
-    return t_.Rename(from, to);
-  }
-  base::Status SyncDir(const std::string& d) override { return t_.SyncDir(d); }
-  base::Status CreateDirs(const std::string& d) override { return t_.CreateDirs(d); }
-  base::Status RemoveFile(const std::string& p) override { return t_.RemoveFile(p); }
-  base::Status RemoveDir(const std::string& p) override { return t_.RemoveDir(p); }
-  base::Result<std::vector<base::DirEntry>> ListDir(const std::string& d) override {
-    return t_.ListDir(d);
-  }
-  base::Result<base::FileInfo> Stat(const std::string& p) override { return t_.Stat(p); }
-
- private:
-  base::Fs& t_ = base::Fs::Default();
 };
 
 ino_t Inode(const std::string& path) {

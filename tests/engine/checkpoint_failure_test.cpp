@@ -14,6 +14,7 @@
 #include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/format/value_codec.h"
+#include "ckpt/testing/forwarding_fs.h"
 #include "ckpt/testing/temp_dir.h"
 
 namespace ckpt::engine {
@@ -23,34 +24,13 @@ using format::Value;
 namespace types = format::types;
 
 // Fails the rename that publishes `_metadata`; everything else goes to the real filesystem.
-class FailMetadataRenameFs final : public base::Fs {
+class FailMetadataRenameFs final : public ckpt::testing::ForwardingFs {
  public:
-  explicit FailMetadataRenameFs(base::Fs& target) : t_(target) {}
-  base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
-    return t_.OpenRead(p);
-  }
-  base::Result<std::unique_ptr<base::WritableFile>> OpenWrite(const std::string& p) override {
-    return t_.OpenWrite(p);
-  }
-  base::Result<std::unique_ptr<base::WritableFile>> OpenWriteExclusive(
-      const std::string& p) override {
-    return t_.OpenWriteExclusive(p);
-  }
+  using ForwardingFs::ForwardingFs;
   base::Status Rename(const std::string& from, const std::string& to) override {
     if (base::BaseName(to) == "_metadata") return base::Status::IOError("injected: rename " + to);
-    return t_.Rename(from, to);
+    return target_.Rename(from, to);
   }
-  base::Status SyncDir(const std::string& d) override { return t_.SyncDir(d); }
-  base::Status CreateDirs(const std::string& d) override { return t_.CreateDirs(d); }
-  base::Status RemoveFile(const std::string& p) override { return t_.RemoveFile(p); }
-  base::Status RemoveDir(const std::string& p) override { return t_.RemoveDir(p); }
-  base::Result<std::vector<base::DirEntry>> ListDir(const std::string& d) override {
-    return t_.ListDir(d);
-  }
-  base::Result<base::FileInfo> Stat(const std::string& p) override { return t_.Stat(p); }
-
- private:
-  base::Fs& t_;
 };
 
 TEST(CheckpointFailureTest, FailedMetadataPublicationAbortsAndDeletes) {

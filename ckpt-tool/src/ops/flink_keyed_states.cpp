@@ -1,6 +1,7 @@
 // The keyed states of Flink operators: see flink_keyed_states.h.
 #include "flink_keyed_states.h"
 
+#include "flink_changelog_replay.h"
 #include "flink_model.h"
 #include "flink_streams.h"
 
@@ -11,18 +12,6 @@ namespace {
 // suffices; a few handles are tried (a missing or damaged file), not all of them: a
 // 10,000-subtask snapshot whose state files are gone must not cost 10,000 failed opens.
 constexpr int kKeyedMetaAttempts = 3;
-
-StateKind KindOf(const flink::StateMetaInfo& st) {
-  if (st.backend_type == flink::StateMetaInfo::BackendType::kPriorityQueue)
-    return StateKind::kTimers;
-  const std::string t = st.Option("KEYED_STATE_TYPE");
-  if (t == "VALUE") return StateKind::kValue;
-  if (t == "LIST") return StateKind::kList;
-  if (t == "MAP") return StateKind::kMap;
-  if (t == "REDUCING") return StateKind::kReducing;
-  if (t == "AGGREGATING") return StateKind::kAggregating;
-  return StateKind::kUnspecified;
-}
 
 std::string Display(const flink::SerializerSnapshot* s) {
   return s == nullptr ? std::string() : s->DisplayName();
@@ -56,7 +45,7 @@ FlinkKeyedStates ReadFlinkKeyedStates(base::Fs& fs, const flink::Metadata& md) {
 StateInfo KeyedStateInfo(const flink::StateMetaInfo& st) {
   StateInfo info;
   info.name = st.name;
-  info.kind = KindOf(st);
+  info.kind = FlinkStateKind(st);
   info.keyed = IsKeyedStateKind(info.kind);
   const flink::SerializerSnapshot* v = st.Serializer("VALUE_SERIALIZER");
   if (v != nullptr) info.serializer_version = static_cast<uint32_t>(v->version);
