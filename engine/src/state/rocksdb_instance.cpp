@@ -46,17 +46,19 @@ base::Status FromRocks(const rocksdb::Status& s, const std::string& context) {
   return base::Status::IOError(context + ": RocksDB: " + s.ToString());
 }
 
-rocksdb::ColumnFamilyOptions RocksDbInstance::CfOptions() {
+rocksdb::ColumnFamilyOptions RocksDbInstance::CfOptions(bool auto_compactions) {
   rocksdb::ColumnFamilyOptions o;
   o.merge_operator = std::make_shared<ListAppendOperator>();
+  o.disable_auto_compactions = !auto_compactions;
   return o;
 }
 
 base::Result<std::shared_ptr<RocksDbInstance>> RocksDbInstance::Open(
     const std::string& root, const std::string& db_dir,
-    const std::vector<std::string>& column_families) {
+    const std::vector<std::string>& column_families, bool auto_compactions) {
   std::shared_ptr<RocksDbInstance> inst(new RocksDbInstance());
   inst->root_ = root;
+  inst->auto_compactions_ = auto_compactions;
   inst->db_dir_ = db_dir;
   inst->write_options_.disableWAL = true;
   rocksdb::DBOptions options;
@@ -66,9 +68,11 @@ base::Result<std::shared_ptr<RocksDbInstance>> RocksDbInstance::Open(
   options.info_log_level = rocksdb::WARN_LEVEL;
   options.keep_log_file_num = 2;
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, CfOptions());
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, CfOptions(auto_compactions));
   for (const std::string& n : column_families) {
-    if (n != rocksdb::kDefaultColumnFamilyName) descriptors.emplace_back(n, CfOptions());
+    if (n != rocksdb::kDefaultColumnFamilyName) {
+      descriptors.emplace_back(n, CfOptions(auto_compactions));
+    }
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
@@ -116,10 +120,22 @@ base::Result<rocksdb::ColumnFamilyHandle*> RocksDbInstance::ColumnFamily(const s
   auto it = cfs_.find(name);
   if (it != cfs_.end()) return it->second;
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  CKPT_RETURN_IF_ERROR(FromRocks(db_->CreateColumnFamily(CfOptions(), name, &h),
+  CKPT_RETURN_IF_ERROR(FromRocks(db_->CreateColumnFamily(CfOptions(auto_compactions_), name, &h),
                                  db_dir_ + ": creating column family '" + name + "'"));
   cfs_[name] = h;
   return h;
+}
+
+base::Status RocksDbInstance::SetAutoCompactions(bool on) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto_compactions_ == on) return base::Status::OK();
+  auto_compactions_ = on;
+  for (const auto& [name, h] : cfs_) {
+    CKPT_RETURN_IF_ERROR(FromRocks(
+        db_->SetOptions(h, {{"disable_auto_compactions", on ? "false" : "true"}}),
+        db_dir_ + ": column family '" + name + "'"));
+  }
+  return base::Status::OK();
 }
 
 rocksdb::ColumnFamilyHandle* RocksDbInstance::FindColumnFamily(const std::string& name) const {
@@ -135,8 +151,25 @@ std::vector<std::string> RocksDbInstance::ColumnFamilyNames() const {
   return out;
 }
 
+base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size) {
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, fs.OpenRead(path));
+  base::Xxh3Stream hash;
+  std::string buf(1 << 20, '\0');
+  const uint64_t total = in->Size();
+  uint64_t offset = 0;
+  while (offset < total) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), total - offset));
+    CKPT_ASSIGN_OR_RETURN(size_t got, in->ReadAt(offset, want, buf.data()));
+    if (got == 0) return base::Status::IOError(path + ": short read at " + std::to_string(offset));
+    hash.Update(std::string_view(buf.data(), got));
+    offset += got;
+  }
+  *size = total;
+  return hash.Digest();
+}
+
 base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
-                                       const std::string& to, uint64_t* size) {
+                                       const std::string& to, uint64_t* size, bool sync) {
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, from_fs.OpenRead(from));
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::WritableFile> out, to_fs.OpenWriteExclusive(to));
   base::Xxh3Stream hash;
@@ -152,7 +185,7 @@ base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& fro
     CKPT_RETURN_IF_ERROR(out->Append(chunk));
     offset += got;
   }
-  CKPT_RETURN_IF_ERROR(out->Sync());
+  if (sync) CKPT_RETURN_IF_ERROR(out->Sync());
   CKPT_RETURN_IF_ERROR(out->Close());
   *size = total;
   return hash.Digest();

@@ -25,9 +25,11 @@ class RocksDbInstance {
   // Opens (creating if missing) the database in `db_dir` with `column_families` (besides
   // "default"; for an existing database every column family it has, see ListColumnFamilies); `root` (removed with everything under it when the instance is destroyed) holds
   // `db_dir` and the local checkpoint directories. IOError naming the directory on failure.
+  // `auto_compactions` false opens it with automatic compactions off (a restore that clips and
+  // inserts first; SetAutoCompactions(true) afterwards).
   static base::Result<std::shared_ptr<RocksDbInstance>> Open(
       const std::string& root, const std::string& db_dir,
-      const std::vector<std::string>& column_families);
+      const std::vector<std::string>& column_families, bool auto_compactions = true);
   // Opens a restored copy read-only (no root to remove). `column_families` empty: all the
   // database has (DB::ListColumnFamilies).
   static base::Result<std::shared_ptr<RocksDbInstance>> OpenReadOnly(
@@ -44,13 +46,16 @@ class RocksDbInstance {
   // The column family `name` or null.
   rocksdb::ColumnFamilyHandle* FindColumnFamily(const std::string& name) const;
   std::vector<std::string> ColumnFamilyNames() const;
+  // Switches automatic compactions of every column family (and of those created later).
+  base::Status SetAutoCompactions(bool on);
 
   // Write/read options of the backend: no WAL (checkpoints are the durability).
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
 
  private:
   RocksDbInstance() = default;
-  static rocksdb::ColumnFamilyOptions CfOptions();
+  static rocksdb::ColumnFamilyOptions CfOptions(bool auto_compactions = true);
+  bool auto_compactions_ = true;
   std::string root_;
   std::string db_dir_;
   std::unique_ptr<rocksdb::DB> db_;
@@ -73,9 +78,11 @@ using format::rocksdb_layout::KeyGroupStart;
 using format::rocksdb_layout::ParsedKey;
 using format::rocksdb_layout::ParseStateKey;
 
-// Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively and fsynced) and returns
-// the XXH3-64 of the bytes; `*size` receives their number.
+// Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively, fsynced if `sync`) and
+// returns the XXH3-64 of the bytes; `*size` receives their number.
 base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
-                                       const std::string& to, uint64_t* size);
+                                       const std::string& to, uint64_t* size, bool sync = true);
+// The XXH3-64 of the file `path`; `*size` receives its size.
+base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size);
 
 }  // namespace ckpt::engine::state_internal
