@@ -691,6 +691,8 @@ void Recovery(int64_t keys) {
         sum.clip_seconds += st.clip_seconds;
         sum.insert_seconds += st.insert_seconds;
         sum.canonical_seconds += st.canonical_seconds;
+        sum.finish_seconds += st.finish_seconds;
+        sum.total_seconds += st.total_seconds;
         sum.files_linked += st.files_linked;
         sum.files_copied += st.files_copied;
         sum.bytes_copied += st.bytes_copied;
@@ -709,12 +711,12 @@ void Recovery(int64_t keys) {
                       : "");
     std::printf("      last round: fetch %.3f s (%llu SSTs linked, %llu files copied, %llu B), "
                 "open %.3f s, clip %.3f s, insert %.3f s (%llu keys from native handles), "
-                "canonical %.3f s\n",
+                "canonical %.3f s, finish %.3f s; Restore %.3f s in all\n",
                 st.fetch_seconds, static_cast<unsigned long long>(st.files_linked),
                 static_cast<unsigned long long>(st.files_copied),
                 static_cast<unsigned long long>(st.bytes_copied), st.open_seconds,
                 st.clip_seconds, st.insert_seconds, static_cast<unsigned long long>(st.keys_inserted),
-                st.canonical_seconds);
+                st.canonical_seconds, st.finish_seconds, st.total_seconds);
   }
   std::printf("   -> DeleteRange clipping %.1fx faster than the faster key-by-key way (target >= "
               "3x); %.1fx vs native key by key, %.1fx vs canonical key by key\n",

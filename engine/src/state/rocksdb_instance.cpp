@@ -46,19 +46,17 @@ base::Status FromRocks(const rocksdb::Status& s, const std::string& context) {
   return base::Status::IOError(context + ": RocksDB: " + s.ToString());
 }
 
-rocksdb::ColumnFamilyOptions RocksDbInstance::CfOptions(bool auto_compactions) {
+rocksdb::ColumnFamilyOptions RocksDbInstance::CfOptions() {
   rocksdb::ColumnFamilyOptions o;
   o.merge_operator = std::make_shared<ListAppendOperator>();
-  o.disable_auto_compactions = !auto_compactions;
   return o;
 }
 
 base::Result<std::shared_ptr<RocksDbInstance>> RocksDbInstance::Open(
     const std::string& root, const std::string& db_dir,
-    const std::vector<std::string>& column_families, bool auto_compactions) {
+    const std::vector<std::string>& column_families) {
   std::shared_ptr<RocksDbInstance> inst(new RocksDbInstance());
   inst->root_ = root;
-  inst->auto_compactions_ = auto_compactions;
   inst->db_dir_ = db_dir;
   inst->write_options_.disableWAL = true;
   rocksdb::DBOptions options;
@@ -68,11 +66,9 @@ base::Result<std::shared_ptr<RocksDbInstance>> RocksDbInstance::Open(
   options.info_log_level = rocksdb::WARN_LEVEL;
   options.keep_log_file_num = 2;
   std::vector<rocksdb::ColumnFamilyDescriptor> descriptors;
-  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, CfOptions(auto_compactions));
+  descriptors.emplace_back(rocksdb::kDefaultColumnFamilyName, CfOptions());
   for (const std::string& n : column_families) {
-    if (n != rocksdb::kDefaultColumnFamilyName) {
-      descriptors.emplace_back(n, CfOptions(auto_compactions));
-    }
+    if (n != rocksdb::kDefaultColumnFamilyName) descriptors.emplace_back(n, CfOptions());
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* db = nullptr;
@@ -120,22 +116,10 @@ base::Result<rocksdb::ColumnFamilyHandle*> RocksDbInstance::ColumnFamily(const s
   auto it = cfs_.find(name);
   if (it != cfs_.end()) return it->second;
   rocksdb::ColumnFamilyHandle* h = nullptr;
-  CKPT_RETURN_IF_ERROR(FromRocks(db_->CreateColumnFamily(CfOptions(auto_compactions_), name, &h),
+  CKPT_RETURN_IF_ERROR(FromRocks(db_->CreateColumnFamily(CfOptions(), name, &h),
                                  db_dir_ + ": creating column family '" + name + "'"));
   cfs_[name] = h;
   return h;
-}
-
-base::Status RocksDbInstance::SetAutoCompactions(bool on) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (auto_compactions_ == on) return base::Status::OK();
-  auto_compactions_ = on;
-  for (const auto& [name, h] : cfs_) {
-    CKPT_RETURN_IF_ERROR(FromRocks(
-        db_->SetOptions(h, {{"disable_auto_compactions", on ? "false" : "true"}}),
-        db_dir_ + ": column family '" + name + "'"));
-  }
-  return base::Status::OK();
 }
 
 rocksdb::ColumnFamilyHandle* RocksDbInstance::FindColumnFamily(const std::string& name) const {

@@ -25,11 +25,9 @@ class RocksDbInstance {
   // Opens (creating if missing) the database in `db_dir` with `column_families` (besides
   // "default"; for an existing database every column family it has, see ListColumnFamilies); `root` (removed with everything under it when the instance is destroyed) holds
   // `db_dir` and the local checkpoint directories. IOError naming the directory on failure.
-  // `auto_compactions` false opens it with automatic compactions off (a restore that clips and
-  // inserts first; SetAutoCompactions(true) afterwards).
   static base::Result<std::shared_ptr<RocksDbInstance>> Open(
       const std::string& root, const std::string& db_dir,
-      const std::vector<std::string>& column_families, bool auto_compactions = true);
+      const std::vector<std::string>& column_families);
   // Opens a restored copy read-only (no root to remove). `column_families` empty: all the
   // database has (DB::ListColumnFamilies).
   static base::Result<std::shared_ptr<RocksDbInstance>> OpenReadOnly(
@@ -46,16 +44,13 @@ class RocksDbInstance {
   // The column family `name` or null.
   rocksdb::ColumnFamilyHandle* FindColumnFamily(const std::string& name) const;
   std::vector<std::string> ColumnFamilyNames() const;
-  // Switches automatic compactions of every column family (and of those created later).
-  base::Status SetAutoCompactions(bool on);
 
   // Write/read options of the backend: no WAL (checkpoints are the durability).
   const rocksdb::WriteOptions& write_options() const { return write_options_; }
 
  private:
   RocksDbInstance() = default;
-  static rocksdb::ColumnFamilyOptions CfOptions(bool auto_compactions = true);
-  bool auto_compactions_ = true;
+  static rocksdb::ColumnFamilyOptions CfOptions();
   std::string root_;
   std::string db_dir_;
   std::unique_ptr<rocksdb::DB> db_;

@@ -269,11 +269,10 @@ const RocksDbRestoreStats& RocksDbKeyedStateBackend::last_restore_stats() const 
   return impl_->restore_stats;
 }
 
-base::Status RocksDbKeyedStateBackend::EnsureInstance(bool auto_compactions) {
+base::Status RocksDbKeyedStateBackend::EnsureInstance() {
   if (impl_->inst != nullptr) return base::Status::OK();
-  CKPT_ASSIGN_OR_RETURN(impl_->inst, RocksDbInstance::Open(impl_->root,
-                                                           base::JoinPath(impl_->root, "db"), {},
-                                                           auto_compactions));
+  CKPT_ASSIGN_OR_RETURN(impl_->inst,
+                        RocksDbInstance::Open(impl_->root, base::JoinPath(impl_->root, "db"), {}));
   return base::Status::OK();
 }
 
@@ -297,7 +296,7 @@ base::Status RocksDbKeyedStateBackend::RestoreStateRecord(uint32_t id, uint32_t 
                                                           const format::KeyedRecord& record) {
   const pb::StateDescriptor& d = core()->states[id].descriptor;
   const std::string where = owner() + ": state '" + d.name() + "'";
-  CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(!impl_->in_restore), where);
+  CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(), where);
   CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * cf, impl_->inst->ColumnFamily(d.name()));
   std::string key;
   state_internal::AppendKeyGroup(key_group, &key);

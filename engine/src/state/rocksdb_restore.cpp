@@ -1,6 +1,6 @@
 // RocksDbKeyedStateBackend::Restore: native handles by "DB rebuild" (seed 003): the instance of
 // the overlapping handle with the most owned key groups is fetched (hard links when the snapshot
-// is on the local filesystem) and opened as ours with compactions off, then clipped to our
+// is on the local filesystem) and opened as ours, then clipped to our
 // key-group range with DeleteRange; the owned ranges of the other overlapping instances are
 // inserted from read-only copies. Canonical handles (timers, heap snapshots, canonical
 // savepoints) are inserted record by record afterwards, in write batches.
@@ -150,14 +150,14 @@ double SecondsSince(std::chrono::steady_clock::time_point t0) {
 base::Status RocksDbKeyedStateBackend::Restore(const KeyedRestoreSource& source) {
   if (HasChangelogHandles(source)) return RestoreWithChangelog(source);
   impl_->in_restore = true;
+  const auto t0 = std::chrono::steady_clock::now();
   base::Status st = RestoreImpl(source);
+  const auto t1 = std::chrono::steady_clock::now();
   impl_->in_restore = false;
   if (st.ok()) st = FlushRestoreBatch();
   impl_->restore_batch.Clear();
-  // Compactions were off while the restore clipped and inserted.
-  if (st.ok() && impl_->inst != nullptr) {
-    st = impl_->inst->SetAutoCompactions(true).WithContext(owner() + ": restore");
-  }
+  impl_->restore_stats.finish_seconds = SecondsSince(t1);
+  impl_->restore_stats.total_seconds = SecondsSince(t0);
   return st;
 }
 
@@ -197,8 +197,7 @@ base::Status RocksDbKeyedStateBackend::RestoreImpl(const KeyedRestoreSource& sou
       CKPT_RETURN_IF_ERROR_CTX(Fetch(source, *native[0], base_dir, &stats),
                                owner() + ": restore");
       stats.fetch_seconds += SecondsSince(t0);
-      // The empty instance opened at creation gives way to the restored one, opened with
-      // automatic compactions off until the clipping and copying are done.
+      // The restored instance becomes ours (an instance opened before gives way to it).
       t0 = std::chrono::steady_clock::now();
       if (impl_->inst != nullptr) {
         const std::string old_dir = impl_->inst->db_dir();
@@ -208,8 +207,7 @@ base::Status RocksDbKeyedStateBackend::RestoreImpl(const KeyedRestoreSource& sou
       }
       CKPT_ASSIGN_OR_RETURN(impl_->inst,
                             RocksDbInstance::Open(impl_->root, base_dir,
-                                                  state_internal::ListColumnFamilies(base_dir),
-                                                  /*auto_compactions=*/false));
+                                                  state_internal::ListColumnFamilies(base_dir)));
       stats.open_seconds += SecondsSince(t0);
       t0 = std::chrono::steady_clock::now();
       if (native[0]->key_group_start() < mine.start || native[0]->key_group_end() > mine.end) {
@@ -218,8 +216,7 @@ base::Status RocksDbKeyedStateBackend::RestoreImpl(const KeyedRestoreSource& sou
       stats.clip_seconds += SecondsSince(t0);
     } else {
       auto t0 = std::chrono::steady_clock::now();
-      CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(/*auto_compactions=*/false), owner() + ": restore");
-      CKPT_RETURN_IF_ERROR_CTX(impl_->inst->SetAutoCompactions(false), owner() + ": restore");
+      CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(), owner() + ": restore");
       stats.open_seconds += SecondsSince(t0);
     }
     for (size_t i = first_copied; i < native.size(); ++i) {

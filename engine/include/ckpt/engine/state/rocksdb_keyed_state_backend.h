@@ -52,6 +52,8 @@ struct RocksDbRestoreStats {
   double clip_seconds = 0;       // DeleteRange clipping
   double insert_seconds = 0;     // inserting owned keys of other instances
   double canonical_seconds = 0;  // reading and inserting canonical handles
+  double finish_seconds = 0;     // the last write batch
+  double total_seconds = 0;      // the whole Restore
   uint64_t files_linked = 0;
   uint64_t files_copied = 0;
   uint64_t bytes_copied = 0;
@@ -96,7 +98,7 @@ class RocksDbKeyedStateBackend : public KeyedStateBackend {
                            std::string owner, std::unique_ptr<Impl> impl);
   base::Status RestoreImpl(const KeyedRestoreSource& source);
   // Opens the fresh instance if none is open yet.
-  base::Status EnsureInstance(bool auto_compactions = true);
+  base::Status EnsureInstance();
   base::Status FlushRestoreBatch();
   std::unique_ptr<Impl> impl_;
 };
