@@ -1,16 +1,22 @@
 // Large-state backends side by side (issue 13), every ratio against a baseline measured in this
-// run, on one value state (Int64 key -> Int64 value), max parallelism 128:
+// run, on one value state (Int64 key -> Int64 value), max parallelism 128; the load average is
+// printed with every section (the machine may be shared):
 //  1. RocksDB value-state get+put throughput vs the same Get+Put through RocksDB's own API (same
-//     key and value bytes, the backend's options: no WAL) and vs `db_bench` fillrandom +
-//     readrandom with the same key/value sizes (WAL off, one thread), when db_bench is installed.
+//     key and value bytes, no WAL) and vs `db_bench` run with the engine instance's own OPTIONS
+//     file (WAL off, one thread, the engine's key and value sizes): fillrandom + readrandom (the
+//     issue's baseline) and updaterandom (a read-modify-write, the engine's get+put). Three
+//     rounds interleaved, medians.
 //  2. Bytes uploaded per checkpoint when 1% of the keys change per interval: RocksDB full vs
 //     incremental vs changelog (over incremental RocksDB; materialization only at the first).
-//  3. Checkpoint duration p50/p99 over 50 checkpoints, 1% of the keys changed before each:
-//     RocksDB incremental vs changelog (materialization interval 10 s, the default). Checkpoints
-//     run back to back, each sync + async part + completion, on the benchmark's thread.
-//  4. Recovery time per backend at the same state, and rescale 2 -> 3: the RocksDB backend
-//     restoring native handles (open + DeleteRange clipping) vs canonical ones (key by key).
-// Usage: bench_state [--quick]   (--quick: 200 000 keys instead of 1 000 000).
+//  3. Checkpoint duration p50/p99 over 60 checkpoints at a 1 s interval under steady load (1% of
+//     the keys changed per second on the task thread, async parts on another thread, completed
+//     checkpoints in a completed-checkpoint store retaining 1): RocksDB incremental vs changelog
+//     over incremental RocksDB (materialization interval 10 s, the default, in the background).
+//  4. Recovery time per backend at the same state, and rescale 2 -> 3 (backend creation +
+//     restore of the three new subtasks): DeleteRange clipping vs inserting every owned key
+//     (from the native handles, and from a canonical savepoint), three rounds, medians.
+// Usage: bench_state [--quick] [--only=SECTIONS]   (--quick: 200 000 keys instead of 1 000 000;
+// --only=13: sections 1 and 3 only).
 #include <unistd.h>
 
 #include <algorithm>
