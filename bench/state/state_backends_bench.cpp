@@ -591,7 +591,7 @@ void Durations(int64_t keys) {
     const double p50 = Percentile(ms, 0.5), p99 = Percentile(ms, 0.99);
     if (base_p99 == 0) base_p99 = p99;
     std::printf("   %-34s p50 %8.1f ms  p99 %8.1f ms  max %8.1f ms  (%zu checkpoints in %.1f s, "
-                "%.0f B uploaded per checkpoint by its async part)  p99 = %.2fx of RocksDB "
+                "checkpointed size %.0f B per checkpoint)  p99 = %.2fx of RocksDB "
                 "incremental%s\n",
                 m.name, p50, p99, *std::max_element(ms.begin(), ms.end()), ms.size(),
                 Seconds(run0), static_cast<double>(uploaded) / static_cast<double>(ms.size()),
