@@ -515,7 +515,8 @@ void Publish(Taken& t, int64_t id, const std::string& dir) {
 // thread (the task's). A checkpoint is triggered every `interval_ms` (Flink's
 // max-concurrent-checkpoints 1: not while one is in flight): its sync part runs here, its async
 // part on another thread while the load goes on; its duration is from the trigger to the end of
-// the async part. Completed checkpoints go to a completed-checkpoint store (num-retained 1),
+// the async part (measured on that thread: the acknowledgement does not wait for the task
+// thread). Completed checkpoints go to a completed-checkpoint store (num-retained 1),
 // which deletes subsumed checkpoints and unreferenced shared files, and the backend is notified.
 void Durations(int64_t keys) {
   constexpr int kCheckpoints = 60;
@@ -560,7 +561,8 @@ void Durations(int64_t keys) {
     const auto run0 = Clock::now();
     auto next_trigger = Clock::now() + std::chrono::milliseconds(kIntervalMs);
     int64_t id = 1, changes = 0;
-    std::future<Taken> in_flight;
+    // The async part's result and when it ended (the ack time: the task thread may notice later).
+    std::future<std::pair<Taken, Clock::time_point>> in_flight;
     Clock::time_point triggered;
     while (static_cast<int>(ms.size()) < kCheckpoints) {
       // 1 ms of load.
@@ -568,8 +570,8 @@ void Durations(int64_t keys) {
       for (; changes < due; ++changes) b.Put(pick(rng), changes);
       if (in_flight.valid() &&
           in_flight.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
-        Taken t = in_flight.get();
-        ms.push_back(Seconds(triggered) * 1000);
+        auto [t, ended] = in_flight.get();
+        ms.push_back(std::chrono::duration<double>(ended - triggered).count() * 1000);
         uploaded += t.checkpointed_bytes;
         complete(t, id);
       }
@@ -584,7 +586,10 @@ void Durations(int64_t keys) {
             Take(ckpt::engine::TakeOperatorSnapshot(o, ckpt::format::OperatorId::FromUid("op"), 0,
                                                     b.b.get(), nullptr, {}),
                  "snapshot sync part"));
-        in_flight = std::async(std::launch::async, [o, sync] { return Finish({sync}, o); });
+        in_flight = std::async(std::launch::async, [o, sync] {
+          Taken t = Finish({sync}, o);
+          return std::make_pair(std::move(t), Clock::now());
+        });
       }
       std::this_thread::sleep_for(std::chrono::milliseconds(1));
     }

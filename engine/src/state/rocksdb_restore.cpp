@@ -1,9 +1,9 @@
 // RocksDbKeyedStateBackend::Restore: native handles by "DB rebuild" (seed 003): the instance of
 // the overlapping handle with the most owned key groups is fetched (hard links when the snapshot
-// is on the local filesystem) and opened as ours, then clipped to our
-// key-group range with DeleteRange; the owned ranges of the other overlapping instances are
-// inserted from read-only copies. Canonical handles (timers, heap snapshots, canonical
-// savepoints) are inserted record by record afterwards, in write batches.
+// is on the local filesystem) and opened as ours, then clipped to our key-group range with
+// DeleteRange; the owned ranges of the other overlapping instances are bulk-loaded from
+// read-only copies (SstFileWriter + IngestExternalFile). Canonical handles (timers, heap
+// snapshots, canonical savepoints) are inserted record by record afterwards, in write batches.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +15,7 @@
 #include "ckpt/engine/state/rocksdb_keyed_state_backend.h"
 #include "ckpt/format/layout.h"
 #include "rocksdb/iterator.h"
+#include "rocksdb/sst_file_writer.h"
 #include "rocksdb/write_batch.h"
 #include "state/backend_core.h"
 #include "state/canonical_snapshot.h"
@@ -141,6 +142,52 @@ base::Result<uint64_t> CopyOwned(RocksDbInstance& from, RocksDbInstance& to,
   return keys;
 }
 
+// As CopyOwned, but bulk-loaded: the keys (already sorted, merge operands resolved by the
+// iterator) are written into one SST file per column family with SstFileWriter and ingested into
+// `to` (moved, no memtable inserts). Used when `to` is a clipped instance: the ingested range
+// (owned key groups `from` had) overlaps neither its keys nor its DeleteRange tombstones.
+base::Result<uint64_t> IngestOwned(RocksDbInstance& from, RocksDbInstance& to,
+                                   format::KeyGroupRange mine, const std::string& scratch_dir) {
+  uint64_t keys = 0;
+  int n = 0;
+  for (const std::string& name : from.ColumnFamilyNames()) {
+    if (name == rocksdb::kDefaultColumnFamilyName) continue;
+    rocksdb::ColumnFamilyHandle* src = from.FindColumnFamily(name);
+    CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * dst, to.ColumnFamily(name));
+    const std::string lower = KeyGroupStart(mine.start);
+    std::string upper;
+    rocksdb::Slice upper_slice;
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;
+    ro.readahead_size = 2u << 20;
+    if (mine.end < 0xFFFF) {
+      upper = KeyGroupStart(mine.end + 1);
+      upper_slice = rocksdb::Slice(upper);
+      ro.iterate_upper_bound = &upper_slice;
+    }
+    std::unique_ptr<rocksdb::Iterator> it(from.db()->NewIterator(ro, src));
+    it->Seek(lower);
+    if (!it->Valid()) {
+      CKPT_RETURN_IF_ERROR(FromRocks(it->status(), from.db_dir()));
+      continue;
+    }
+    const std::string file = base::JoinPath(scratch_dir, "ingest-" + std::to_string(n++) + ".sst");
+    rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), to.db()->GetOptions(dst), dst);
+    CKPT_RETURN_IF_ERROR(FromRocks(writer.Open(file), file));
+    for (; it->Valid(); it->Next()) {
+      CKPT_RETURN_IF_ERROR(FromRocks(writer.Put(it->key(), it->value()), file));
+      ++keys;
+    }
+    CKPT_RETURN_IF_ERROR(FromRocks(it->status(), from.db_dir()));
+    CKPT_RETURN_IF_ERROR(FromRocks(writer.Finish(), file));
+    rocksdb::IngestExternalFileOptions io;
+    io.move_files = true;
+    CKPT_RETURN_IF_ERROR(
+        FromRocks(to.db()->IngestExternalFile(dst, {file}, io), "ingesting " + file));
+  }
+  return keys;
+}
+
 double SecondsSince(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -230,8 +277,11 @@ base::Status RocksDbKeyedStateBackend::RestoreImpl(const KeyedRestoreSource& sou
             RocksDbInstance::OpenReadOnly(dir, {});
         stats.open_seconds += SecondsSince(t0);
         t0 = std::chrono::steady_clock::now();
+        // Into a clipped instance: bulk-loaded; into a fresh one (the baseline): key by key.
         base::Result<uint64_t> keys =
-            other.ok() ? CopyOwned(**other, *impl_->inst, mine) : other.status();
+            !other.ok() ? base::Result<uint64_t>(other.status())
+            : impl_->options.rescale_by_clipping ? IngestOwned(**other, *impl_->inst, mine, dir)
+                                                 : CopyOwned(**other, *impl_->inst, mine);
         if (keys.ok()) stats.keys_inserted += *keys;
         st = keys.status();
         stats.insert_seconds += SecondsSince(t0);
