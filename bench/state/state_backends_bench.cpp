@@ -557,6 +557,7 @@ void Durations(int64_t keys) {
     std::mt19937_64 rng(13);
     std::uniform_int_distribution<int64_t> pick(0, keys - 1);
     std::vector<double> ms;
+    std::vector<uint64_t> sizes;
     uint64_t uploaded = 0;
     const auto run0 = Clock::now();
     auto next_trigger = Clock::now() + std::chrono::milliseconds(kIntervalMs);
@@ -572,6 +573,7 @@ void Durations(int64_t keys) {
           in_flight.wait_for(std::chrono::seconds(0)) == std::future_status::ready) {
         auto [t, ended] = in_flight.get();
         ms.push_back(std::chrono::duration<double>(ended - triggered).count() * 1000);
+        sizes.push_back(t.checkpointed_bytes);
         uploaded += t.checkpointed_bytes;
         complete(t, id);
       }
@@ -601,6 +603,16 @@ void Durations(int64_t keys) {
                 m.name, p50, p99, *std::max_element(ms.begin(), ms.end()), ms.size(),
                 Seconds(run0), static_cast<double>(uploaded) / static_cast<double>(ms.size()),
                 p99 / base_p99, base_p99 == p99 ? " (baseline)" : " (target <= 0.33x)");
+    // The slowest checkpoints and what they uploaded.
+    std::vector<size_t> order(ms.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    std::sort(order.begin(), order.end(), [&](size_t a, size_t c) { return ms[a] > ms[c]; });
+    std::printf("      slowest:");
+    for (size_t i = 0; i < std::min<size_t>(5, order.size()); ++i) {
+      std::printf(" #%zu %.0f ms (%llu B)", order[i] + 2, ms[order[i]],
+                  static_cast<unsigned long long>(sizes[order[i]]));
+    }
+    std::printf("\n");
     b = Backend();
     fs::remove_all(Root() + "/durations");
   }
