@@ -17,6 +17,7 @@
 //     (from the native handles, and from a canonical savepoint), three rounds, medians.
 // Usage: bench_state [--quick] [--only=SECTIONS]   (--quick: 200 000 keys instead of 1 000 000;
 // --only=13: sections 1 and 3 only).
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -243,9 +244,22 @@ double Median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
+// CPU seconds (user + system, every thread) of this process or of its waited-for children.
+double CpuSeconds(int who) {
+  rusage u{};
+  getrusage(who, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e6;
+}
+
+// One measured phase: wall-clock and CPU seconds for `ops` operations.
+struct Phase {
+  double wall_s = 0, cpu_s = 0;
+};
+
 struct DbBench {
   bool ran = false;
-  double fill_us = 0, read_us = 0, update_us = 0;  // micros/op
+  Phase fill, read, update;
   std::string error;
 };
 
@@ -253,44 +267,62 @@ struct DbBench {
 // removed: db_bench cannot load ours and get/put never use it), WAL off as in the backend, one
 // thread, keys and values of the engine's sizes. fillrandom writes `keys` random keys (some
 // twice), readrandom then finds about 63% of its reads; updaterandom is a read-modify-write
-// (Get, then Put) of a random key, the engine's get+put.
+// (Get, then Put) of a random key, the engine's get+put. Wall-clock: db_bench's micros/op. CPU:
+// db_bench reports none per benchmark, so it runs three times ("fillrandom",
+// "fillrandom,readrandom", "fillrandom,updaterandom", one process each) and a phase's CPU is the
+// difference to the fill-only run (getrusage of the children).
 DbBench RunDbBench(int64_t keys, int64_t reads, size_t key_size, size_t value_size,
                    const std::string& options_file) {
   DbBench r;
   const std::string dir = Root() + "/db_bench";
-  const std::string cmd = "db_bench --db=" + dir +
-                          " --benchmarks=fillrandom,readrandom,updaterandom --num=" +
-                          std::to_string(keys) + " --reads=" + std::to_string(reads) +
-                          " --key_size=" + std::to_string(key_size) +
-                          " --value_size=" + std::to_string(value_size) +
-                          " --options_file=" + options_file +
-                          " --disable_wal=1 --threads=1 --seed=1 2>&1";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (p == nullptr) return r;
-  char line[4096];
-  std::string all;
-  while (std::fgets(line, sizeof(line), p) != nullptr) {
-    all += line;
-    double us = 0;
-    for (const char* name : {"fillrandom", "readrandom", "updaterandom"}) {
-      const char* at = std::strstr(line, name);
-      if (at == nullptr) continue;
-      const char* colon = std::strchr(at, ':');
-      if (colon == nullptr || std::sscanf(colon + 1, " %lf micros/op", &us) != 1) continue;
-      if (std::strcmp(name, "fillrandom") == 0) r.fill_us = us;
-      if (std::strcmp(name, "readrandom") == 0) r.read_us = us;
-      if (std::strcmp(name, "updaterandom") == 0) r.update_us = us;
+  double cpu[3] = {0, 0, 0};
+  const char* lists[3] = {"fillrandom", "fillrandom,readrandom", "fillrandom,updaterandom"};
+  for (int run = 0; run < 3; ++run) {
+    const std::string cmd = "db_bench --db=" + dir + " --benchmarks=" + lists[run] +
+                            " --num=" + std::to_string(keys) + " --reads=" +
+                            std::to_string(reads) + " --key_size=" + std::to_string(key_size) +
+                            " --value_size=" + std::to_string(value_size) +
+                            " --options_file=" + options_file +
+                            " --disable_wal=1 --threads=1 --seed=1 2>&1";
+    const double c0 = CpuSeconds(RUSAGE_CHILDREN);
+    FILE* p = popen(cmd.c_str(), "r");
+    if (p == nullptr) return r;
+    char line[4096];
+    std::string all;
+    while (std::fgets(line, sizeof(line), p) != nullptr) {
+      all += line;
+      double us = 0;
+      for (const char* name : {"fillrandom", "readrandom", "updaterandom"}) {
+        const char* at = std::strstr(line, name);
+        if (at == nullptr) continue;
+        const char* colon = std::strchr(at, ':');
+        if (colon == nullptr || std::sscanf(colon + 1, " %lf micros/op", &us) != 1) continue;
+        const double wall = us * 1e-6 * static_cast<double>(keys);
+        if (run == 0 && std::strcmp(name, "fillrandom") == 0) r.fill.wall_s = wall;
+        if (run == 1 && std::strcmp(name, "readrandom") == 0) r.read.wall_s = wall;
+        if (run == 2 && std::strcmp(name, "updaterandom") == 0) r.update.wall_s = wall;
+      }
+    }
+    const int rc = pclose(p);
+    cpu[run] = CpuSeconds(RUSAGE_CHILDREN) - c0;
+    fs::remove_all(dir);
+    if (rc != 0) {
+      r.error = all.substr(all.size() > 600 ? all.size() - 600 : 0);
+      return r;
     }
   }
-  r.ran = pclose(p) == 0 && r.fill_us > 0 && r.read_us > 0 && r.update_us > 0;
-  if (!r.ran) r.error = all.substr(all.size() > 600 ? all.size() - 600 : 0);
-  fs::remove_all(dir);
+  r.fill.cpu_s = cpu[0];
+  r.read.cpu_s = cpu[1] - cpu[0];
+  r.update.cpu_s = cpu[2] - cpu[0];
+  r.ran = r.fill.wall_s > 0 && r.read.wall_s > 0 && r.update.wall_s > 0 && r.read.cpu_s > 0 &&
+          r.update.cpu_s > 0;
+  if (!r.ran) r.error = "could not parse db_bench's output";
   return r;
 }
 
 // The backend's value state: load `keys` keys, then `ops` random get+put pairs.
 struct EngineRun {
-  double fill_s = 0, get_put_s = 0;
+  Phase fill, get_put;
   int64_t found = 0;
   std::string options_file;  // the instance's OPTIONS, for db_bench (first run only)
 };
@@ -298,18 +330,20 @@ EngineRun RunEngine(int64_t keys, int64_t ops, bool keep_options) {
   EngineRun r;
   Backend b = Backend::Make(Config(StateBackendKind::kRocksDb, false, false), {0, kMaxP - 1}, 0);
   auto t0 = Clock::now();
+  double c0 = CpuSeconds(RUSAGE_SELF);
   Load(b, keys);
-  r.fill_s = Seconds(t0);
+  r.fill = {Seconds(t0), CpuSeconds(RUSAGE_SELF) - c0};
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int64_t> pick(0, keys - 1);
   t0 = Clock::now();
+  c0 = CpuSeconds(RUSAGE_SELF);
   for (int64_t i = 0; i < ops; ++i) {
     b.SetKey(pick(rng));
     const Value* cur = b.v.Get();
     r.found += cur != nullptr;
     Check(b.v.Update(Value(cur != nullptr ? std::get<int64_t>(cur->v) + 1 : 0)), "update");
   }
-  r.get_put_s = Seconds(t0);
+  r.get_put = {Seconds(t0), CpuSeconds(RUSAGE_SELF) - c0};
   if (keep_options) {
     auto* rocks = dynamic_cast<ckpt::engine::RocksDbKeyedStateBackend*>(b.b.get());
     const std::string db = rocks->working_dir() + "/db";
@@ -331,7 +365,7 @@ EngineRun RunEngine(int64_t keys, int64_t ops, bool keep_options) {
 // The same key and value bytes straight through RocksDB's API (default column family, the
 // backend's DB options: no WAL, max_open_files 256).
 struct DirectRun {
-  double fill_s = 0, get_put_s = 0;
+  Phase fill, get_put;
   size_t avg_key = 0, value_bytes = 0;
 };
 DirectRun RunDirect(int64_t keys, int64_t ops) {
@@ -360,6 +394,7 @@ DirectRun RunDirect(int64_t keys, int64_t ops) {
   std::string key, value;
   size_t key_bytes = 0;
   auto t0 = Clock::now();
+  double c0 = CpuSeconds(RUSAGE_SELF);
   for (int64_t k = 0; k < keys; ++k) {
     key_of(k, &key);
     key_bytes += key.size();
@@ -367,13 +402,14 @@ DirectRun RunDirect(int64_t keys, int64_t ops) {
     Check(ckpt::format::EncodeValue(ckpt::format::types::Int64(), Value(k), &value), "encode");
     db->Put(wo, key, value).PermitUncheckedError();
   }
-  r.fill_s = Seconds(t0);
+  r.fill = {Seconds(t0), CpuSeconds(RUSAGE_SELF) - c0};
   r.value_bytes = value.size();
   std::mt19937_64 rng(7);
   std::uniform_int_distribution<int64_t> pick(0, keys - 1);
   rocksdb::PinnableSlice got;
   rocksdb::ReadOptions ro;
   t0 = Clock::now();
+  c0 = CpuSeconds(RUSAGE_SELF);
   for (int64_t i = 0; i < ops; ++i) {
     key_of(pick(rng), &key);
     got.Reset();
@@ -386,7 +422,7 @@ DirectRun RunDirect(int64_t keys, int64_t ops) {
     got.Reset();
     db->Put(wo, key, value).PermitUncheckedError();
   }
-  r.get_put_s = Seconds(t0);
+  r.get_put = {Seconds(t0), CpuSeconds(RUSAGE_SELF) - c0};
   db->Close().PermitUncheckedError();
   db.reset();
   fs::remove_all(dir);
@@ -401,23 +437,32 @@ void Throughput(int64_t keys) {
               "(engine, RocksDB API, db_bench interleaved), medians; load average %s\n",
               static_cast<long long>(keys), static_cast<long long>(ops), kRounds,
               LoadAverage().c_str());
-  std::vector<double> e_fill, e_gp, d_fill, d_gp, b_fill, b_read, b_update;
+  // Per system: fill and get+put, wall-clock ops/s and ops per CPU second.
+  struct Rates {
+    std::vector<double> fill_wall, fill_cpu, op_wall, op_cpu;
+    void Add(const Phase& fill, const Phase& op, double n_fill, double n_op) {
+      fill_wall.push_back(n_fill / fill.wall_s);
+      fill_cpu.push_back(n_fill / fill.cpu_s);
+      op_wall.push_back(n_op / op.wall_s);
+      op_cpu.push_back(n_op / op.cpu_s);
+    }
+  };
+  Rates engine, direct, bench_fill_read, bench_update;
   std::string options_file;
   size_t avg_key = 0, value_bytes = 0;
   int64_t found = 0;
   bool bench_ok = true;
+  const double n = static_cast<double>(keys);
   for (int round = 0; round < kRounds; ++round) {
     EngineRun e = RunEngine(keys, ops, round == 0);
     if (round == 0) options_file = e.options_file;
     found = e.found;
-    e_fill.push_back(static_cast<double>(keys) / e.fill_s);
-    e_gp.push_back(static_cast<double>(ops) / e.get_put_s);
+    engine.Add(e.fill, e.get_put, n, static_cast<double>(ops));
     fs::remove_all(Root() + "/local");
     DirectRun d = RunDirect(keys, ops);
     avg_key = d.avg_key;
     value_bytes = d.value_bytes;
-    d_fill.push_back(static_cast<double>(keys) / d.fill_s);
-    d_gp.push_back(static_cast<double>(ops) / d.get_put_s);
+    direct.Add(d.fill, d.get_put, n, static_cast<double>(ops));
     if (!bench_ok) continue;
     const DbBench db = RunDbBench(keys, ops, avg_key, value_bytes, options_file);
     if (!db.ran) {
@@ -425,28 +470,34 @@ void Throughput(int64_t keys) {
       bench_ok = false;
       continue;
     }
-    b_fill.push_back(1e6 / db.fill_us);
-    b_read.push_back(1e6 / db.read_us);
-    b_update.push_back(1e6 / db.update_us);
+    // One get+put = one readrandom op + one fillrandom op.
+    const Phase pair{db.fill.wall_s + db.read.wall_s, db.fill.cpu_s + db.read.cpu_s};
+    bench_fill_read.Add(db.fill, pair, n, static_cast<double>(ops));
+    bench_update.Add(db.fill, db.update, n, static_cast<double>(ops));
   }
   std::printf("   key %zu bytes (average), value %zu bytes; %lld of %lld engine gets found a value\n",
               avg_key, value_bytes, static_cast<long long>(found), static_cast<long long>(ops));
-  std::printf("   %-44s %12s %14s\n", "", "fill ops/s", "get+put ops/s");
-  const double engine = Median(e_gp);
-  std::printf("   %-44s %12.0f %14.0f\n", "engine RocksDB value state", Median(e_fill), engine);
-  std::printf("   %-44s %12.0f %14.0f   -> engine = %.0f%%\n", "RocksDB API, same keys/values",
-              Median(d_fill), Median(d_gp), 100.0 * engine / Median(d_gp));
+  std::printf("   %-42s %11s %11s %13s %13s\n", "", "fill/s", "fill/cpu-s", "get+put/s",
+              "get+put/cpu-s");
+  auto row = [](const char* name, const Rates& r) {
+    std::printf("   %-42s %11.0f %11.0f %13.0f %13.0f\n", name, Median(r.fill_wall),
+                Median(r.fill_cpu), Median(r.op_wall), Median(r.op_cpu));
+  };
+  auto ratio = [&](const char* what, const Rates& base, const char* target) {
+    std::printf("   -> engine get+put = %3.0f%% of %s per CPU second, %3.0f%% by wall clock%s\n",
+                100.0 * Median(engine.op_cpu) / Median(base.op_cpu), what,
+                100.0 * Median(engine.op_wall) / Median(base.op_wall), target);
+  };
+  row("engine RocksDB value state", engine);
+  row("RocksDB API, same keys/values", direct);
+  ratio("the RocksDB API", direct, "");
   if (bench_ok) {
-    // One get+put = one readrandom op + one fillrandom op.
-    const double pair = 1.0 / (1.0 / Median(b_fill) + 1.0 / Median(b_read));
-    std::printf("   %-44s %12.0f %14.0f   -> engine = %.0f%% (target >= 80%%)\n",
-                "db_bench fillrandom + readrandom", Median(b_fill), pair, 100.0 * engine / pair);
-    std::printf("   %-44s %12s %14.0f   -> engine = %.0f%%\n",
-                "db_bench updaterandom (read-modify-write)", "", Median(b_update),
-                100.0 * engine / Median(b_update));
-    std::printf("   (db_bench readrandom alone %.0f ops/s; fill column: engine and API insert "
-                "keys 0..n-1, db_bench n random keys)\n",
-                Median(b_read));
+    row("db_bench fillrandom + readrandom", bench_fill_read);
+    row("db_bench updaterandom (read-modify-write)", bench_update);
+    ratio("db_bench fillrandom + readrandom", bench_fill_read, " (target >= 80%)");
+    ratio("db_bench updaterandom", bench_update, "");
+    std::printf("   (fill: engine and API insert keys 0..n-1, db_bench n random keys; db_bench's "
+                "CPU includes its process start and DB open)\n");
   }
   fs::remove_all(options_file);
 }
