@@ -13,10 +13,12 @@
 // an EXCLUSIVE file; incremental ones (checkpoints only) upload only SSTs not uploaded by a
 // confirmed earlier checkpoint into the job's shared/<operator>-<subtask>/ directory and reference
 // the others (`created_by_checkpoint_id` of their uploader). Canonical savepoints iterate a
-// RocksDB snapshot into a KEYED_STATE container. Restore opens the instance of the first
-// overlapping native handle, clips it to the owned key groups with DeleteRange, and copies the
-// owned ranges of any other overlapping instance in; canonical handles are inserted record by
-// record, so any snapshot of the heap backend restores here and vice versa.
+// RocksDB snapshot into a KEYED_STATE container. Restore opens the instance of the overlapping
+// native handle with the most owned key groups (its SSTs hard-linked from a local snapshot,
+// copied otherwise), clips it to the owned key groups with DeleteRange, and bulk-loads the owned
+// ranges of any other overlapping instance (SstFileWriter + IngestExternalFile); canonical
+// handles are inserted record by record in write batches, so any snapshot of the heap backend
+// restores here and vice versa.
 //
 // Thread-safety: as KeyedStateBackend; snapshot parts may run on another thread.
 #pragma once
