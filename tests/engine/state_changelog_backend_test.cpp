@@ -25,6 +25,7 @@
 #include "ckpt/format/value_codec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 
 namespace ckpt::engine {
 namespace {
@@ -77,14 +78,22 @@ base::Status Change(KeyedStateBackend* b, Handles& h, int64_t from, int64_t to, 
 
 class ChangelogBackendTest : public ::testing::Test {
  protected:
+  // Segments are uploaded at checkpoints only unless `upload_interval_ms` or
+  // `upload_size_bytes` says otherwise; materializations: the first and forced ones unless
+  // `materialization_ms` says otherwise.
   std::unique_ptr<ChangelogKeyedStateBackend> Make(StateBackendKind inner,
-                                                   format::KeyGroupRange range = {0, kMaxP - 1}) {
+                                                   format::KeyGroupRange range = {0, kMaxP - 1},
+                                                   uint64_t materialization_ms = 24 * 3600 * 1000,
+                                                   uint64_t upload_interval_ms = 0,
+                                                   uint64_t upload_size_bytes = 0) {
     StateBackendConfig c;
     c.kind = inner;
     c.incremental = inner == StateBackendKind::kRocksDb;
     c.local_dir = tmp_.Sub("local");
     c.changelog = true;
-    c.materialization_interval_ms = 24 * 3600 * 1000;  // only the first and forced ones
+    c.materialization_interval_ms = materialization_ms;
+    c.changelog_upload_interval_ms = upload_interval_ms;
+    c.changelog_upload_size_bytes = upload_size_bytes;
     auto b = CreateKeyedStateBackend(c, kMaxP, range, "t", "op", range.start);
     EXPECT_OK(b.status());
     if (!b.ok()) return nullptr;
@@ -295,12 +304,16 @@ TEST_P(ChangelogBackendKindTest, MaterializationTruncatesTheLogAndTheStoreDelete
   EXPECT_EQ(HandleOf(mds[5]).materialization_id(), 4);
   EXPECT_EQ(HandleOf(mds[5]).segments_size(), 2);
   EXPECT_EQ(b->stats().materializations, 2u);
-  // No segment from before materialization 4 is left.
-  for (const auto& p : FilesUnder(shared)) {
-    EXPECT_EQ(p.find("changelog-2-"), std::string::npos) << p;
-    EXPECT_EQ(p.find("changelog-3-"), std::string::npos) << p;
-    EXPECT_EQ(p.find("materialized-1-"), std::string::npos) << p;
+  // No segment from before materialization 4, and not materialization 1, is left.
+  std::set<std::string> before;
+  for (int64_t id : {2, 3}) {
+    const pb::CheckpointMetadata& md = mds[static_cast<size_t>(id - 1)];
+    for (const auto& f : md.files()) {
+      if (f.kind() == pb::CHANGELOG) before.insert(*format::ResolveFile(Dir(id), f));
+    }
   }
+  ASSERT_FALSE(before.empty());
+  for (const auto& p : FilesUnder(shared)) EXPECT_EQ(before.count(p), 0u) << p;
   const std::vector<std::string> expected = Dump(*b->Snapshot());
   auto restored = Make(GetParam());
   ASSERT_OK(RestoreInto(restored.get(), mds.back(), 6));
@@ -320,8 +333,11 @@ TEST_P(ChangelogBackendKindTest, RestoreAfterFailureWithAnAbortedCheckpointInBet
   ASSERT_OK(Change(b.get(), h, 20, 60, 3));
   pb::CheckpointMetadata md3 = Take({b.get()}, 3);
   Complete(store, b.get(), 3);
-  // chk-3's segment carries the changes of the aborted interval too.
-  ASSERT_EQ(HandleOf(md3).segments_size(), 1);
+  // The aborted checkpoint's tail was uploaded as a segment of the log: chk-3 references it
+  // and its own tail.
+  ASSERT_EQ(HandleOf(md3).segments_size(), 2);
+  EXPECT_EQ(HandleOf(md3).segments(1).from_sequence(),
+            HandleOf(md3).segments(0).to_sequence() + 1);
   const std::vector<std::string> at3 = Dump(*b->Snapshot());
   // More changes, a checkpoint that never completes, and the process "fails".
   ASSERT_OK(Change(b.get(), h, 0, 300, 4));
@@ -375,6 +391,117 @@ TEST_P(ChangelogBackendKindTest, RescaleTwoToThreeFiltersTheLogByKeyGroup) {
   }
   std::sort(got.begin(), got.end());
   EXPECT_EQ(got, expected);
+}
+
+
+// The background writer uploads segments between checkpoints (time trigger); a checkpoint then
+// references them and uploads only its tail; restore replays them exactly.
+TEST_P(ChangelogBackendKindTest, WriterUploadsSegmentsBetweenCheckpoints) {
+  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
+  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
+  ASSERT_OK(Change(b.get(), h, 0, 200, 1));
+  pb::CheckpointMetadata md1 = Take({b.get()}, 1);  // materializes; tells the writer where to go
+  Complete(store, b.get(), 1);
+  const uint64_t before = b->stats().segments_uploaded;
+  ASSERT_OK(Change(b.get(), h, 0, 40, 2));
+  // Uploaded without any checkpoint.
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return b->stats().segments_uploaded > before; }));
+  const std::string shared = base::JoinPath(tmp_.Sub("job"), "shared");
+  std::set<std::string> uploaded_early = FilesUnder(shared);
+  for (const auto& p : SharedOf(md1, 1)) uploaded_early.erase(p);
+  ASSERT_FALSE(uploaded_early.empty());
+  ASSERT_OK(Change(b.get(), h, 40, 60, 3));
+  pb::CheckpointMetadata md2 = Take({b.get()}, 2);
+  const std::set<std::string> in2 = SharedOf(md2, 2);
+  for (const auto& p : uploaded_early) EXPECT_EQ(in2.count(p), 1u) << p;
+  // Segments are contiguous from the materialization on.
+  const pb::ChangelogStateHandle& cl = HandleOf(md2);
+  ASSERT_GE(cl.segments_size(), 1);
+  for (int i = 1; i < cl.segments_size(); ++i) {
+    EXPECT_EQ(cl.segments(i).from_sequence(), cl.segments(i - 1).to_sequence() + 1);
+  }
+  Complete(store, b.get(), 2);
+  const std::vector<std::string> expected = Dump(*b->Snapshot());
+  auto restored = Make(GetParam());
+  ASSERT_OK(RestoreInto(restored.get(), md2, 2));
+  EXPECT_EQ(Dump(*restored->Snapshot()), expected);
+  // The store holds exactly what chk-2 references.
+  EXPECT_EQ(FilesUnder(shared), in2);
+}
+
+// The size trigger seals segments while changes are made.
+TEST_P(ChangelogBackendKindTest, WriterUploadsASegmentPerSizeThreshold) {
+  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, 0, /*upload_size_bytes=*/2048);
+  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
+  Take({b.get()}, 1);
+  Complete(store, b.get(), 1);
+  ASSERT_OK(Change(b.get(), h, 0, 300, 2));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return b->stats().segments_uploaded >= 3; }));
+  pb::CheckpointMetadata md2 = Take({b.get()}, 2);
+  EXPECT_GE(HandleOf(md2).segments_size(), 3);
+  const std::vector<std::string> expected = Dump(*b->Snapshot());
+  auto restored = Make(GetParam());
+  ASSERT_OK(RestoreInto(restored.get(), md2, 2));
+  EXPECT_EQ(Dump(*restored->Snapshot()), expected);
+}
+
+// Periodic materialization runs in the background: the checkpoint that finds it due does not
+// include it; a later one references it and no segment it covers; the store and the backend
+// then keep exactly what the retained checkpoint references.
+TEST_P(ChangelogBackendKindTest, PeriodicMaterializationRunsInTheBackground) {
+  auto b = Make(GetParam(), {0, kMaxP - 1}, /*materialization_ms=*/0);
+  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
+  ASSERT_OK(Change(b.get(), h, 0, 200, 1));
+  Take({b.get()}, 1);
+  Complete(store, b.get(), 1);
+  ASSERT_OK(Change(b.get(), h, 0, 50, 2));
+  pb::CheckpointMetadata md2 = Take({b.get()}, 2);
+  EXPECT_EQ(HandleOf(md2).materialization_id(), 1);
+  EXPECT_EQ(HandleOf(md2).segments_size(), 1);
+  Complete(store, b.get(), 2);
+  EXPECT_FALSE(b->stats().materialization_in_flight);
+  // The first change after chk-2 starts the due materialization (id 2, after that change).
+  ASSERT_OK(Change(b.get(), h, 50, 80, 3));
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return b->stats().materialization_ready; }));
+  pb::CheckpointMetadata md3 = Take({b.get()}, 3);
+  EXPECT_EQ(HandleOf(md3).materialization_id(), 2);
+  ASSERT_EQ(HandleOf(md3).segments_size(), 1);  // the changes after the materialization started
+  EXPECT_GT(HandleOf(md3).segments(0).from_sequence(), b->stats().last_materialized_sequence);
+  EXPECT_EQ(b->stats().materializations, 2u);
+  Complete(store, b.get(), 3);
+  const std::string shared = base::JoinPath(tmp_.Sub("job"), "shared");
+  EXPECT_EQ(FilesUnder(shared), SharedOf(md3, 3));
+  const std::vector<std::string> expected = Dump(*b->Snapshot());
+  auto restored = Make(GetParam());
+  ASSERT_OK(RestoreInto(restored.get(), md3, 3));
+  EXPECT_EQ(Dump(*restored->Snapshot()), expected);
+}
+
+// Files no completed checkpoint references are the backend's: an aborted materializing
+// checkpoint's and the segments uploaded after the last checkpoint are deleted (when aborted /
+// when the backend goes), so only prune-visible leftovers of a kill remain.
+TEST_P(ChangelogBackendKindTest, FilesNoCompletedCheckpointReferencesAreDeleted) {
+  const std::string shared = base::JoinPath(tmp_.Sub("job"), "shared");
+  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
+  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
+  ASSERT_OK(Change(b.get(), h, 0, 200, 1));
+  pb::CheckpointMetadata md1 = Take({b.get()}, 1);
+  ASSERT_FALSE(SharedOf(md1, 1).empty());
+  b->NotifyCheckpointAborted(1);
+  EXPECT_TRUE(FilesUnder(shared).empty());
+  pb::CheckpointMetadata md2 = Take({b.get()}, 2);  // materializes again
+  Complete(store, b.get(), 2);
+  const uint64_t uploaded = b->stats().segments_uploaded;
+  ASSERT_OK(Change(b.get(), h, 0, 40, 3));
+  ASSERT_TRUE(
+      ckpt::testing::WaitUntil([&] { return b->stats().segments_uploaded > uploaded; }));
+  EXPECT_NE(FilesUnder(shared), SharedOf(md2, 2));
+  b.reset();  // e.g. cancelled: nothing references the segments uploaded after chk-2
+  EXPECT_EQ(FilesUnder(shared), SharedOf(md2, 2));
 }
 
 INSTANTIATE_TEST_SUITE_P(Inner, ChangelogBackendKindTest,

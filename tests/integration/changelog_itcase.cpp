@@ -5,6 +5,7 @@
 //     checkpoints both materialize and append segments;
 //   - a checkpoint written with changelog on restores with changelog off, and one written
 //     without changelog restores with it on (from heap also switching to RocksDB);
+//   - a retained changelog checkpoint taken at parallelism 2 restores at parallelism 3;
 //   - kill -9 of the ckpt-engine process while it checkpoints, resumed with --from-latest, for
 //     heap, RocksDB full, RocksDB incremental, changelog over heap and changelog over RocksDB:
 //     the committed output is exact and every retained snapshot is intact.
@@ -152,6 +153,15 @@ TEST_P(ChangelogITCase, ChangelogOnThenOffAcrossARestore) {
 TEST_P(ChangelogITCase, ChangelogOffThenOnAcrossARestoreIntoRocksDb) {
   testing::TempDir tmp;
   SwitchAcrossRestore(tmp, Options(tmp, GetParam(), false), Options(tmp, "rocksdb", true));
+}
+
+// Rescale 2 -> 3 of a retained changelog checkpoint (materialization + log filtered by key
+// group), changelog still on.
+TEST_P(ChangelogITCase, RetainedCheckpointRescalesFromTwoToThree) {
+  testing::TempDir tmp;
+  JobRunnerOptions second = Options(tmp, GetParam(), true);
+  second.parallelism = 3;
+  SwitchAcrossRestore(tmp, Options(tmp, GetParam(), true), second);
 }
 
 INSTANTIATE_TEST_SUITE_P(Inner, ChangelogITCase, ::testing::Values("heap", "rocksdb"),

@@ -8,10 +8,15 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/ops/prune.h"
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
@@ -81,16 +86,40 @@ void WriteSpec(const std::string& path, const std::string& out) {
   std::ofstream(path) << spec;
 }
 
-TEST(PruneEngineITCase, PrunedCheckpointsOfAKilledJobStillRestoreExactlyOnce) {
+// Every file under `dir` (recursively), relative to `dir`.
+std::set<std::string> FilesBelow(const std::string& dir) {
+  namespace fs = std::filesystem;
+  std::set<std::string> out;
+  std::error_code ec;
+  for (fs::recursive_directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+    if (it->is_regular_file()) out.insert(fs::relative(it->path(), dir).string());
+  }
+  return out;
+}
+
+struct BackendCase {
+  const char* name;
+  std::vector<std::string> flags;
+};
+
+class PruneEngineITCase : public ::testing::TestWithParam<BackendCase> {};
+
+// Killed (-9) while checkpointing every 100 ms, for every backend: after prune --keep-last 1 the
+// job directory holds exactly the retained checkpoint's `_metadata` and the files it references
+// (whatever the kill interrupted: uploads of SSTs, changelog segments, materializations), and
+// that checkpoint restores exactly once.
+TEST_P(PruneEngineITCase, PrunedCheckpointsOfAKilledJobStillRestoreExactlyOnce) {
   const std::string engine = EngineBinary();
   ASSERT_FALSE(engine.empty()) << "ckpt-engine is not built (CKPT_ENGINE_BINARY unset)";
   ASSERT_TRUE(base::Fs::Default().Stat(engine).ok()) << "ckpt-engine missing: " << engine;
   testing::TempDir tmp;
   const std::string t = tmp.path();
   WriteSpec(t + "/job.json", t + "/out");
+  std::vector<std::string> run = {engine, "run", t + "/job.json", "--checkpoint-dir", t + "/ckpt",
+                                  "--state-local-dir", t + "/local"};
+  for (const std::string& f : GetParam().flags) run.push_back(f);
   // Run until at least three checkpoints completed, then kill -9 (a crash: nothing cleaned up).
-  pid_t pid = Spawn({engine, "run", t + "/job.json", "--checkpoint-dir", t + "/ckpt"},
-                    t + "/run1.log");
+  pid_t pid = Spawn(run, t + "/run1.log");
   ASSERT_GT(pid, 0);
   const bool three = ckpt::testing::WaitUntil([&] { return PublishedCheckpoints(t + "/ckpt") >= 3; });
   kill(pid, SIGKILL);
@@ -115,14 +144,28 @@ TEST(PruneEngineITCase, PrunedCheckpointsOfAKilledJobStillRestoreExactlyOnce) {
   ASSERT_OK_AND_ASSIGN(ops::ValidateReport report,
                        ops::Validate(base::Fs::Default(), retained, deep));
   EXPECT_FALSE(ops::HasErrors(report.findings));
+  // Nothing is left that the retained checkpoint does not reference.
+  const std::string job_dir = base::DirName(retained);
+  ASSERT_OK_AND_ASSIGN(pb::CheckpointMetadata md,
+                       format::ReadMetadataFile(base::Fs::Default(),
+                                                base::JoinPath(retained, format::kMetadataFileName)));
+  std::set<std::string> referenced = {base::BaseName(retained) + "/" +
+                                      std::string(format::kMetadataFileName)};
+  for (const auto& f : md.files()) {
+    ASSERT_OK_AND_ASSIGN(std::string p, format::ResolveFile(retained, f));
+    referenced.insert(std::filesystem::relative(p, job_dir).string());
+  }
+  std::set<std::string> left = FilesBelow(job_dir);
+  left.erase(std::string(format::kJobLockFileName));
+  EXPECT_EQ(left, referenced);
 
   // The engine restores the one retained checkpoint and finishes; the committed output of both
   // runs holds every input exactly once.
-  ASSERT_EQ(WaitExit(Spawn({engine, "run", t + "/job.json", "-s", retained, "--checkpoint-dir",
-                            t + "/ckpt2"},
-                           t + "/run2.log")),
-            0)
-      << ReadFile(t + "/run2.log");
+  std::vector<std::string> resume = {engine, "run", t + "/job.json", "-s", retained,
+                                     "--checkpoint-dir", t + "/ckpt2", "--state-local-dir",
+                                     t + "/local2"};
+  for (const std::string& f : GetParam().flags) resume.push_back(f);
+  ASSERT_EQ(WaitExit(Spawn(resume, t + "/run2.log")), 0) << ReadFile(t + "/run2.log");
   std::map<int64_t, int> seen;
   ASSERT_OK_AND_ASSIGN(auto entries, base::Fs::Default().ListDir(t + "/out"));
   for (const auto& e : entries) {
@@ -143,7 +186,19 @@ TEST(PruneEngineITCase, PrunedCheckpointsOfAKilledJobStillRestoreExactlyOnce) {
   }
 }
 
-TEST(PruneEngineITCase, PruneBesideARunningEngineDeletesNothingOfItsJob) {
+INSTANTIATE_TEST_SUITE_P(
+    Backends, PruneEngineITCase,
+    ::testing::Values(
+        BackendCase{"Heap", {}},
+        BackendCase{"RocksDbIncremental", {"--state-backend", "rocksdb", "--incremental", "true"}},
+        BackendCase{"ChangelogHeap",
+                    {"--changelog", "on", "--changelog-materialization-interval", "200"}},
+        BackendCase{"ChangelogRocksDb",
+                    {"--state-backend", "rocksdb", "--incremental", "true", "--changelog", "on",
+                     "--changelog-materialization-interval", "200"}}),
+    [](const auto& i) { return std::string(i.param.name); });
+
+TEST(PruneEngineBesideITCase, PruneBesideARunningEngineDeletesNothingOfItsJob) {
   const std::string engine = EngineBinary();
   ASSERT_FALSE(engine.empty()) << "ckpt-engine is not built (CKPT_ENGINE_BINARY unset)";
   testing::TempDir tmp;

@@ -1,7 +1,8 @@
 // RocksDB backend ITCases: the keyed-sum job (sequence source -> failure injector -> keyed sum ->
 // two-phase-commit file sink) with --state-backend rocksdb, full and incremental: committed
-// output is exactly-once across an injected failure, and a retained native checkpoint taken at
-// parallelism 2 restores at parallelism 3 (DeleteRange clipping) with exact output.
+// output is exactly-once across an injected failure, a retained native checkpoint taken at
+// parallelism 2 restores at parallelism 3 (DeleteRange clipping) with exact output, and a
+// canonical savepoint resumes on the heap backend (with and without changelog).
 #include <gtest/gtest.h>
 
 #include <functional>
@@ -127,6 +128,43 @@ TEST_P(RocksDbITCase, RetainedCheckpointRescalesFromTwoToThree) {
   JobResult r2 = resumed->Wait();
   ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
   ExpectExact(VerifyCommitted({first.sink_dir, second.sink_dir}, second, /*check_sums=*/true));
+}
+
+// Switching backend: a canonical savepoint of the RocksDB job resumes on the heap backend (and
+// on changelog over heap), with exact output across both runs.
+TEST_P(RocksDbITCase, CanonicalSavepointResumesOnTheHeapBackend) {
+  for (bool changelog : {false, true}) {
+    SCOPED_TRACE(changelog ? "changelog over heap" : "heap");
+    testing::TempDir tmp;
+    KeyedSumJob first = Job(tmp.Sub("out-rocksdb"));
+    first.job_id = JobIdFor(std::string("switch-") + (changelog ? "c" : "h") +
+                            (GetParam() ? "i" : "f"));
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
+                         JobRunner::Create(KeyedSumJobSpec(first), Options(tmp, 2, GetParam())));
+    ASSERT_OK(runner->Start());
+    JobRunner* r0 = runner.get();
+    ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 2; }));
+    ASSERT_OK_AND_ASSIGN(std::string savepoint,
+                         runner->StopWithSavepoint(/*drain=*/false, tmp.Sub("savepoints"),
+                                                   pb::CANONICAL));
+    JobResult r = runner->Wait();
+    ASSERT_EQ(r.outcome, JobOutcome::kStopped) << r.status.ToString();
+
+    KeyedSumJob second = first;
+    second.sink_dir = tmp.Sub("out-heap");
+    second.rate_per_second = 0;
+    JobRunnerOptions o = Options(tmp, 2, false);
+    o.state_backend = "heap";
+    o.changelog = changelog;
+    o.checkpoint_dir = tmp.Sub("checkpoints-heap");
+    o.restore_path = savepoint;
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> resumed,
+                         JobRunner::Create(KeyedSumJobSpec(second), o));
+    ASSERT_OK(resumed->Start());
+    JobResult r2 = resumed->Wait();
+    ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
+    ExpectExact(VerifyCommitted({first.sink_dir, second.sink_dir}, second, /*check_sums=*/true));
+  }
 }
 
 INSTANTIATE_TEST_SUITE_P(FullAndIncremental, RocksDbITCase, ::testing::Bool(),

@@ -78,6 +78,9 @@ struct BackendCore {
   std::string current_ns;
   uint64_t ns_hash = 0;
   uint64_t hash = 0;  // combination of key_hash and ns_hash
+  // Incremented whenever the current key or namespace changes: a backend that derives bytes from
+  // them (RocksDB's key prefix) rebuilds those only when this moved.
+  uint64_t key_version = 0;
 
   // Key type declared for states that did not declare one: learned from the first key.
   pb::TypeDescriptor key_type;

@@ -1,14 +1,14 @@
-// ChangelogKeyedStateBackend: logging internals, the log and its truncation, materialization and
-// the checkpoint async part (see changelog_keyed_state_backend.h).
+// ChangelogKeyedStateBackend: logging internals, checkpoints (materialization handle + segments),
+// background and synchronous materializations, and their adoption (see
+// changelog_keyed_state_backend.h; the log and its writer are changelog_log.h).
 #include "ckpt/engine/state/changelog_keyed_state_backend.h"
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <map>
 #include <mutex>
-#include <random>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -19,102 +19,50 @@
 #include "ckpt/engine/state/snapshot_async_part.h"
 #include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/format/records.h"
-#include "ckpt/format/state_file_writer.h"
 #include "ckpt/format/value_codec.h"
 #include "state/backend_core.h"
+#include "state/changelog_log.h"
 
 namespace ckpt::engine {
 
 using state_internal::BackendCore;
+using state_internal::BasePtr;
+using state_internal::ChangelogBase;
 using state_internal::InternalKeyedState;
+using state_internal::SegmentPtr;
 
 namespace {
 
 using Clock = std::chrono::steady_clock;
 
-std::string RandomToken() {
-  static const char* kHex = "0123456789abcdef";
-  std::random_device rd;
-  std::mt19937_64 gen((static_cast<uint64_t>(rd()) << 32) ^ rd());
-  std::string s;
-  for (int i = 0; i < 8; ++i) s.push_back(kHex[gen() & 15]);
-  return s;
-}
-
-// A materialized base: handles whose file indexes refer to `files`.
-struct Base {
-  bool valid = false;
-  int64_t checkpoint_id = 0;  // the checkpoint that materialized it
-  uint64_t sequence = 0;      // every change up to here is in it
-  std::vector<pb::KeyedStateHandle> handles;
-  std::vector<pb::FileEntry> files;
-};
-
-struct Segment {
-  pb::FileEntry file;
-  uint64_t offset = 0, length = 0;
-  uint64_t from = 0, to = 0;
-};
-
-struct Pending {
-  bool materializing = false;
-  uint64_t materialized_sequence = 0;
-  bool done = false;  // Run() succeeded
-  Base result;        // materializing
-  bool has_segment = false;
-  Segment segment;    // otherwise
+// A synchronous materialization (the first checkpoint of a backend, a FULL checkpoint, a forced
+// one): written by its checkpoint's async part.
+struct SyncMaterialization {
+  uint64_t sequence = 0;
+  BasePtr result;  // once the async part succeeded
 };
 
 }  // namespace
 
 struct ChangelogKeyedStateBackend::Log {
-  // Random per backend instance: names of files a killed earlier attempt may have left under the
-  // same checkpoint id never collide.
-  std::string token = RandomToken();
+  explicit Log(state_internal::ChangelogLogOptions o) : dstl(o) {}
+  state_internal::ChangelogLog dstl;
+
   // Task thread only.
-  std::deque<std::string> records;  // encoded ChangelogRecords, sequences first_seq...
-  uint64_t first_seq = 1;
-  uint64_t next_seq = 1;
-  uint64_t appended = 0;
-  Base base;                      // last confirmed materialization
-  std::vector<Segment> segments;  // confirmed, contiguous after base.sequence
-  uint64_t confirmed_to = 0;      // max(base.sequence, last segment's to)
-  bool materialization_in_flight = false;
   bool force_materialization = false;
+  bool materialization_due = false;  // a background materialization starts at the next change
+  std::function<void()> start_materialization;
   int64_t last_synced = 0;  // newest checkpoint whose sync phase ran
   Clock::time_point last_materialization_start{};
   uint64_t materializations = 0;
-  std::string scratch;
+  std::thread materializer;
 
-  // Shared with the async parts.
+  // Shared with async parts and the materializer thread.
   std::mutex mu;
-  std::map<int64_t, std::shared_ptr<Pending>> pending;
-
-  void Append(format::ChangeOp op, uint32_t state, uint32_t key_group, std::string_view key,
-              std::string_view ns, std::string_view user_key, std::string_view value) {
-    format::ChangelogRecord r;
-    r.sequence = next_seq++;
-    r.op = op;
-    r.key_group = key_group;
-    r.change.state_index = state;
-    r.change.key = key;
-    r.change.ns = ns;
-    r.change.user_key = user_key;
-    r.change.value = value;
-    std::string bytes;
-    format::EncodeChangelogRecord(r, &bytes);
-    if (records.empty()) first_seq = r.sequence;
-    records.push_back(std::move(bytes));
-    ++appended;
-  }
-
-  void TruncateUpTo(uint64_t sequence) {
-    while (!records.empty() && first_seq <= sequence) {
-      records.pop_front();
-      ++first_seq;
-    }
-    if (records.empty()) first_seq = next_seq;
-  }
+  std::map<int64_t, std::shared_ptr<SyncMaterialization>> sync_pending;
+  bool background_in_flight = false;
+  BasePtr background_ready;      // done, not yet adopted
+  int64_t background_failed = 0;  // id of a failed one, not yet cleaned up
 };
 
 namespace {
@@ -199,8 +147,11 @@ class LoggingState : public InternalKeyedState {
 
  private:
   void Record(format::ChangeOp op, std::string_view user_key, std::string_view value) {
-    log_->Append(op, id_, core_->current_key_group, core_->current_encoded_key, core_->current_ns,
-                 user_key, value);
+    log_->dstl.Append(op, id_, core_->current_key_group, core_->current_encoded_key,
+                      core_->current_ns, user_key, value);
+    // A due materialization starts between two changes (as Flink's runs between two mailbox
+    // actions), not inside a checkpoint's synchronous phase.
+    if (log_->materialization_due) log_->start_materialization();
   }
 
   InternalKeyedState* inner_;
@@ -209,160 +160,128 @@ class LoggingState : public InternalKeyedState {
   Log* log_;
 };
 
-std::string SharedRoot(const CheckpointOptions& options) {
-  return base::JoinPath(base::DirName(options.snapshot_dir), "shared");
+// Moves the EXCLUSIVE files a wrapped backend wrote into `dir` to
+// shared/<stem>/materialized-<id>-<token>-<name> (later checkpoints reference them; the store
+// counts references there) and returns the base. On error the files are removed.
+base::Result<BasePtr> ToSharedBase(base::Fs& fs, const std::string& dir,
+                                   const std::string& shared_dir, const std::string& stem,
+                                   const std::string& token, int64_t id, uint64_t sequence,
+                                   KeyedSnapshotResult r) {
+  std::vector<std::string> moved;
+  for (pb::FileEntry& f : r.files) {
+    if (f.scope() != pb::EXCLUSIVE) continue;
+    const std::string rel =
+        stem + "/materialized-" + std::to_string(id) + "-" + token + "-" + f.path();
+    const std::string src = base::JoinPath(dir, f.path());
+    const std::string dst = base::JoinPath(shared_dir, rel);
+    base::Status st = fs.CreateDirs(base::DirName(dst));
+    if (st.ok()) st = fs.Rename(src, dst);
+    if (!st.ok()) {
+      for (const std::string& to : moved) fs.RemoveFile(to).IgnoreError();
+      for (const pb::FileEntry& g : r.files) {
+        if (g.scope() == pb::EXCLUSIVE) fs.RemoveFile(base::JoinPath(dir, g.path())).IgnoreError();
+      }
+      return st.WithContext("moving the materialized state into shared/");
+    }
+    moved.push_back(dst);
+    f.set_scope(pb::SHARED);
+    f.set_path(rel);
+  }
+  auto b = std::make_shared<ChangelogBase>();
+  b->id = id;
+  b->sequence = sequence;
+  b->handles = std::move(r.handles);
+  b->files = std::move(r.files);
+  for (const pb::FileEntry& f : b->files) {
+    if (f.created_by_checkpoint_id() == id) b->created_bytes += f.size_bytes();
+  }
+  return b;
+}
+
+// The ChangelogStateHandle of `base` plus `segments` (durable), and the files it references.
+void BuildHandle(const ChangelogBase& base, const std::vector<SegmentPtr>& segments,
+                 const state_internal::ChangelogLog& dstl, format::KeyGroupRange range,
+                 KeyedSnapshotResult* out) {
+  pb::ChangelogStateHandle h;
+  h.set_key_group_start(range.start);
+  h.set_key_group_end(range.end);
+  h.set_materialization_id(base.id);
+  for (const pb::KeyedStateHandle& m : base.handles) *h.add_materialized() = m;
+  out->files = base.files;
+  for (const SegmentPtr& s : segments) {
+    pb::ChangelogSegment* seg = h.add_segments();
+    seg->mutable_slice()->set_file_index(static_cast<uint32_t>(out->files.size()));
+    seg->mutable_slice()->set_offset(s->offset);
+    seg->mutable_slice()->set_length(s->length);
+    seg->set_from_sequence(s->from);
+    seg->set_to_sequence(s->to);
+    out->files.push_back(dstl.EntryOf(*s));
+  }
+  for (const pb::FileEntry& f : out->files) out->state_size_bytes += f.size_bytes();
+  *out->handles.emplace_back().mutable_changelog() = std::move(h);
 }
 
 class ChangelogAsyncPart : public SnapshotAsyncPart {
  public:
-  ChangelogAsyncPart(std::shared_ptr<Log> log, std::shared_ptr<Pending> pending,
-                     std::vector<pb::StateDescriptor> states, format::KeyGroupRange range)
-      : log_(std::move(log)),
-        pending_(std::move(pending)),
-        states_(std::move(states)),
-        range_(range) {}
+  ChangelogAsyncPart(std::shared_ptr<Log> log, std::vector<pb::StateDescriptor> states,
+                     format::KeyGroupRange range)
+      : log_(std::move(log)), states_(std::move(states)), range_(range) {}
 
-  // Materializing checkpoint.
+  // Materializing checkpoint: the wrapped backend's part and where the log stood.
   std::unique_ptr<SnapshotAsyncPart> inner;
-  // Otherwise: the confirmed base and segments, and the changes not in a confirmed segment.
-  Base base;
-  std::vector<Segment> segments;
-  std::vector<std::string> changes;
-  uint64_t changes_from = 0, changes_to = 0;
+  std::shared_ptr<SyncMaterialization> materialization;
+  // Otherwise: the current base and the segments after it (the tail sealed at the sync phase).
+  BasePtr base;
+  std::vector<SegmentPtr> segments;
 
   const std::vector<pb::StateDescriptor>& states() const override {
     return inner ? inner->states() : states_;
   }
   bool empty() const override {
-    if (inner) return inner->empty();
-    return base.handles.empty() && segments.empty() && changes.empty();
+    return inner ? inner->empty() : base->handles.empty() && segments.empty();
   }
 
   base::Result<KeyedSnapshotResult> Run(base::Fs& fs, const CheckpointOptions& options,
                                         const SnapshotWriteOptions& write,
                                         const std::string& stem) override {
+    state_internal::ChangelogLog& dstl = log_->dstl;
+    dstl.SetTarget(&fs, options.SharedDir(), stem, write);
     if (inner) return Materialize(fs, options, write, stem);
+    // Only the tail sealed at the sync phase can still be uploading.
+    CKPT_RETURN_IF_ERROR(dstl.WaitDurable(segments));
     KeyedSnapshotResult out;
-    pb::ChangelogStateHandle h;
-    h.set_key_group_start(range_.start);
-    h.set_key_group_end(range_.end);
-    h.set_materialization_id(base.checkpoint_id);
-    for (const pb::KeyedStateHandle& m : base.handles) *h.add_materialized() = m;
-    out.files = base.files;
-    auto add_segment = [&](const Segment& s) {
-      pb::ChangelogSegment* seg = h.add_segments();
-      seg->mutable_slice()->set_file_index(static_cast<uint32_t>(out.files.size()));
-      seg->mutable_slice()->set_offset(s.offset);
-      seg->mutable_slice()->set_length(s.length);
-      seg->set_from_sequence(s.from);
-      seg->set_to_sequence(s.to);
-      out.files.push_back(s.file);
-    };
-    for (const Segment& s : segments) add_segment(s);
-    if (!changes.empty()) {
-      CKPT_ASSIGN_OR_RETURN(Segment s, WriteSegment(fs, options, write, stem));
-      out.checkpointed_size_bytes += s.file.size_bytes();
-      add_segment(s);
-      std::lock_guard<std::mutex> lock(log_->mu);
-      pending_->has_segment = true;
-      pending_->segment = s;
+    BuildHandle(*base, segments, dstl, range_, &out);
+    // Checkpointed size: what this checkpoint is the first to reference.
+    if (base->first_checkpoint == options.checkpoint_id) {
+      out.checkpointed_size_bytes += base->created_bytes;
     }
-    for (const pb::FileEntry& f : out.files) out.state_size_bytes += f.size_bytes();
-    *out.handles.emplace_back().mutable_changelog() = std::move(h);
-    std::lock_guard<std::mutex> lock(log_->mu);
-    pending_->done = true;
+    for (const SegmentPtr& s : segments) {
+      if (s->first_checkpoint == options.checkpoint_id) out.checkpointed_size_bytes += s->size_bytes;
+    }
     return out;
   }
 
  private:
-  base::Result<Segment> WriteSegment(base::Fs& fs, const CheckpointOptions& options,
-                                     const SnapshotWriteOptions& write, const std::string& stem) {
-    const std::string rel = stem + "/changelog-" + std::to_string(options.checkpoint_id) + "-" +
-                            log_->token + "-" + std::to_string(changes_from) + ".log";
-    const std::string path = base::JoinPath(SharedRoot(options), rel);
-    CKPT_RETURN_IF_ERROR(fs.CreateDirs(base::DirName(path)));
-    format::StateFileWriterOptions wo;
-    wo.kind = pb::CHANGELOG;
-    wo.compression = write.compression;
-    wo.block_size_bytes = write.block_size_bytes;
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileWriter> w,
-                          format::StateFileWriter::Create(fs, path, wo));
-    Segment s;
-    base::Status st = w->BeginSection(0);
-    s.offset = w->logical_offset();
-    for (size_t i = 0; st.ok() && i < changes.size(); ++i) st = w->Add(changes[i]).status();
-    s.length = w->logical_offset() - s.offset;
-    if (!st.ok()) {
-      w->Abandon();
-      return st.WithContext(path);
-    }
-    base::Result<format::StateFileSummary> done = w->Finish();
-    if (!done.ok()) {
-      w->Abandon();
-      return done.status();
-    }
-    s.from = changes_from;
-    s.to = changes_to;
-    s.file.set_path(rel);
-    s.file.set_scope(pb::SHARED);
-    s.file.set_kind(pb::CHANGELOG);
-    s.file.set_size_bytes(done->size_bytes);
-    s.file.set_checksum_xxh3(done->checksum_xxh3);
-    s.file.set_compression(done->compression);
-    s.file.set_created_by_checkpoint_id(options.checkpoint_id);
-    return s;
-  }
-
   base::Result<KeyedSnapshotResult> Materialize(base::Fs& fs, const CheckpointOptions& options,
                                                 const SnapshotWriteOptions& write,
                                                 const std::string& stem) {
     CKPT_ASSIGN_OR_RETURN(KeyedSnapshotResult r, inner->Run(fs, options, write, stem));
-    // The wrapped backend wrote its private files into the checkpoint directory; later
-    // checkpoints reference them, so they move into shared/ (reference counted there).
-    std::vector<std::pair<std::string, std::string>> moved;
-    for (pb::FileEntry& f : r.files) {
-      if (f.scope() != pb::EXCLUSIVE) continue;
-      const std::string rel = stem + "/materialized-" + std::to_string(options.checkpoint_id) +
-                              "-" + log_->token + "-" + f.path();
-      const std::string src = base::JoinPath(options.snapshot_dir, f.path());
-      const std::string dst = base::JoinPath(SharedRoot(options), rel);
-      base::Status st = fs.CreateDirs(base::DirName(dst));
-      if (st.ok()) st = fs.Rename(src, dst);
-      if (!st.ok()) {
-        for (const auto& [from, to] : moved) fs.RemoveFile(to).IgnoreError();
-        for (const pb::FileEntry& g : r.files) {
-          if (g.scope() == pb::EXCLUSIVE) {
-            fs.RemoveFile(base::JoinPath(options.snapshot_dir, g.path())).IgnoreError();
-          }
-        }
-        return st.WithContext("moving the materialized state into shared/");
-      }
-      moved.emplace_back(src, dst);
-      f.set_scope(pb::SHARED);
-      f.set_path(rel);
-    }
+    const uint64_t checkpointed = r.checkpointed_size_bytes;
+    CKPT_ASSIGN_OR_RETURN(
+        BasePtr b, ToSharedBase(fs, options.snapshot_dir, options.SharedDir(), stem,
+                                log_->dstl.token(), options.checkpoint_id,
+                                materialization->sequence, std::move(r)));
+    b->first_checkpoint = options.checkpoint_id;
     KeyedSnapshotResult out;
-    pb::ChangelogStateHandle h;
-    h.set_key_group_start(range_.start);
-    h.set_key_group_end(range_.end);
-    h.set_materialization_id(options.checkpoint_id);
-    for (const pb::KeyedStateHandle& m : r.handles) *h.add_materialized() = m;
-    out.files = r.files;
-    out.state_size_bytes = r.state_size_bytes;
-    out.checkpointed_size_bytes = r.checkpointed_size_bytes;
-    *out.handles.emplace_back().mutable_changelog() = std::move(h);
+    BuildHandle(*b, {}, log_->dstl, range_, &out);
+    out.checkpointed_size_bytes = checkpointed;
+    log_->dstl.SetPendingBase(options.checkpoint_id, b);
     std::lock_guard<std::mutex> lock(log_->mu);
-    pending_->result.valid = true;
-    pending_->result.checkpoint_id = options.checkpoint_id;
-    pending_->result.sequence = pending_->materialized_sequence;
-    pending_->result.handles = std::move(r.handles);
-    pending_->result.files = std::move(r.files);
-    pending_->done = true;
+    materialization->result = std::move(b);
     return out;
   }
 
   std::shared_ptr<Log> log_;
-  std::shared_ptr<Pending> pending_;
   std::vector<pb::StateDescriptor> states_;
   format::KeyGroupRange range_;
 };
@@ -374,7 +293,8 @@ ChangelogKeyedStateBackend::ChangelogKeyedStateBackend(std::unique_ptr<KeyedStat
     : KeyedStateBackend(*inner),
       inner_(std::move(inner)),
       options_(options),
-      log_(std::make_shared<Log>()) {
+      log_(std::make_shared<Log>(state_internal::ChangelogLogOptions{
+          options.upload_size_bytes, options.upload_interval_ms})) {
   Log* log = log_.get();
   BackendCore* c = core();
   c->timer_observer = [log, c](bool event_time, const state_internal::TimerEntry& t, bool added) {
@@ -382,22 +302,35 @@ ChangelogKeyedStateBackend::ChangelogKeyedStateBackend(std::unique_ptr<KeyedStat
     if (id < 0) return;
     std::string ts;
     format::EncodeValue(format::types::Int64(), format::Value{t.timestamp}, &ts).IgnoreError();
-    log->Append(added ? format::ChangeOp::kPut : format::ChangeOp::kDelete,
-                static_cast<uint32_t>(id), t.key_group, t.key, t.ns, ts, {});
+    log->dstl.Append(added ? format::ChangeOp::kPut : format::ChangeOp::kDelete,
+                     static_cast<uint32_t>(id), t.key_group, t.key, t.ns, ts, {});
   };
+  log->start_materialization = [this] { StartMaterialization(); };
 }
 
-ChangelogKeyedStateBackend::~ChangelogKeyedStateBackend() { core()->timer_observer = nullptr; }
+ChangelogKeyedStateBackend::~ChangelogKeyedStateBackend() {
+  core()->timer_observer = nullptr;
+  if (log_->materializer.joinable()) log_->materializer.join();
+  AdoptBackgroundMaterialization();
+  log_->dstl.Shutdown();
+}
 
 StateBackendKind ChangelogKeyedStateBackend::kind() const { return inner_->kind(); }
 
 ChangelogStats ChangelogKeyedStateBackend::stats() const {
+  const state_internal::ChangelogLog::Stats d = log_->dstl.stats();
   ChangelogStats s;
-  s.changes_appended = log_->appended;
-  s.changes_in_memory = log_->records.size();
-  s.segments_referenced = log_->segments.size();
+  s.changes_appended = d.appended;
+  s.changes_in_memory = d.in_memory;
+  s.segments_referenced = d.current_segments;
+  s.segments_uploaded = d.durable_segments;
+  s.files_deleted = d.files_deleted;
   s.materializations = log_->materializations;
-  s.last_materialized_sequence = log_->base.valid ? log_->base.sequence : 0;
+  const BasePtr b = log_->dstl.base();
+  s.last_materialized_sequence = b ? b->sequence : 0;
+  std::lock_guard<std::mutex> lock(log_->mu);
+  s.materialization_in_flight = log_->background_in_flight;
+  s.materialization_ready = log_->background_ready != nullptr;
   return s;
 }
 
@@ -422,102 +355,186 @@ base::Status ChangelogKeyedStateBackend::RestoreStateRecord(uint32_t id, uint32_
 }
 
 base::Status ChangelogKeyedStateBackend::Restore(const KeyedRestoreSource& source) {
-  // Restored state is not in the log: the first checkpoint materializes (base_ is invalid).
+  // Restored state is not in the log: the first checkpoint materializes (there is no base).
   return inner_->RestoreWithChangelog(source);
+}
+
+void ChangelogKeyedStateBackend::StartMaterialization() {
+  Log& log = *log_;
+  log.materialization_due = false;
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    if (log.background_in_flight || log.background_ready) return;
+  }
+  if (!log.dstl.has_target()) return;
+  if (log.materializer.joinable()) log.materializer.join();
+  const state_internal::ChangelogLog::Target target = log.dstl.target();
+  const int64_t id = log.last_synced;
+  // Segments never straddle a materialization: the open batch ends here.
+  log.dstl.Seal();
+  const uint64_t sequence = log.dstl.last_sequence();
+  CheckpointOptions mo;
+  mo.checkpoint_id = id;
+  mo.kind = pb::CHECKPOINT;
+  mo.shared_dir = target.shared_dir;
+  mo.snapshot_dir = base::JoinPath(
+      target.shared_dir,
+      target.stem + "/materializing-" + std::to_string(id) + "-" + log.dstl.token());
+  if (!target.fs->CreateDirs(mo.snapshot_dir).ok()) return;  // retried at a later checkpoint
+  base::Result<std::unique_ptr<SnapshotAsyncPart>> part = inner_->SnapshotSync(mo);
+  if (!part.ok()) {
+    target.fs->RemoveDir(mo.snapshot_dir).IgnoreError();
+    return;
+  }
+  log.last_materialization_start = Clock::now();
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    log.background_in_flight = true;
+  }
+  std::shared_ptr<Log> shared = log_;
+  std::shared_ptr<SnapshotAsyncPart> p(std::move(*part));
+  log.materializer = std::thread([shared, p, mo, target, id, sequence] {
+    base::Fs& fs = *target.fs;
+    base::Result<KeyedSnapshotResult> r = p->Run(fs, mo, target.write, target.stem);
+    base::Result<BasePtr> b =
+        r.ok() ? ToSharedBase(fs, mo.snapshot_dir, target.shared_dir, target.stem,
+                              shared->dstl.token(), id, sequence, std::move(*r))
+               : base::Result<BasePtr>(r.status());
+    base::RemoveAll(fs, mo.snapshot_dir).IgnoreError();
+    std::lock_guard<std::mutex> lock(shared->mu);
+    shared->background_in_flight = false;
+    if (b.ok()) {
+      shared->background_ready = std::move(*b);
+    } else {
+      shared->background_failed = id;
+    }
+  });
+}
+
+void ChangelogKeyedStateBackend::AdoptBackgroundMaterialization() {
+  Log& log = *log_;
+  BasePtr ready;
+  int64_t failed = 0;
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    ready = std::move(log.background_ready);
+    log.background_ready.reset();
+    failed = log.background_failed;
+    log.background_failed = 0;
+  }
+  if (failed != 0) {
+    inner_->NotifyCheckpointAborted(failed);  // the wrapped backend drops its uploads
+    log.last_materialization_start = Clock::time_point{};  // due again
+  }
+  if (!ready) return;
+  const BasePtr current = log.dstl.base();
+  if (current && ready->sequence <= current->sequence) {
+    log.dstl.Discard(ready);
+    inner_->NotifyCheckpointAborted(ready->id);
+    return;
+  }
+  // Current from now on: every later checkpoint references it, and the segments it covers
+  // leave (truncation); the wrapped backend may build the next materialization on it.
+  log.dstl.Adopt(ready);
+  inner_->NotifyCheckpointComplete(ready->id);
+  ++log.materializations;
 }
 
 base::Result<std::unique_ptr<SnapshotAsyncPart>> ChangelogKeyedStateBackend::SnapshotSync(
     const CheckpointOptions& options) {
   if (options.is_savepoint()) return inner_->SnapshotSync(options);  // self-contained
   Log& log = *log_;
-  auto pending = std::make_shared<Pending>();
-  auto part = std::make_unique<ChangelogAsyncPart>(log_, pending, state_internal::DescribeStates(*core()),
+  if (log.materialization_due) StartMaterialization();  // no change came since it became due
+  AdoptBackgroundMaterialization();
+  const int64_t id = options.checkpoint_id;
+  auto part = std::make_unique<ChangelogAsyncPart>(log_, state_internal::DescribeStates(*core()),
                                                    key_group_range());
   const Clock::time_point now = Clock::now();
-  const bool due =
-      options.full || !log.base.valid || log.force_materialization ||
-      (!log.materialization_in_flight &&
-       now - log.last_materialization_start >=
-           std::chrono::milliseconds(options_.materialization_interval_ms));
-  if (due) {
+  const BasePtr base = log.dstl.base();
+  if (options.full || !base || log.force_materialization) {
+    // Synchronous: the first checkpoint (no base yet: fresh or restored), a FULL checkpoint, or
+    // a forced one materializes as part of the checkpoint.
+    log.dstl.Seal();
+    auto m = std::make_shared<SyncMaterialization>();
+    m->sequence = log.dstl.last_sequence();
     CKPT_ASSIGN_OR_RETURN(part->inner, inner_->SnapshotSync(options));
-    pending->materializing = true;
-    pending->materialized_sequence = log.next_seq - 1;
-    log.materialization_in_flight = true;
+    part->materialization = m;
     log.force_materialization = false;
     log.last_materialization_start = now;
+    log.dstl.AddPending(id, nullptr, {});
+    std::lock_guard<std::mutex> lock(log.mu);
+    log.sync_pending[id] = std::move(m);
   } else {
-    part->base = log.base;
-    part->segments = log.segments;
-    const uint64_t from = log.confirmed_to + 1;
-    for (uint64_t seq = std::max(from, log.first_seq); seq < log.next_seq; ++seq) {
-      part->changes.push_back(log.records[seq - log.first_seq]);
+    part->segments = log.dstl.SealForCheckpoint(id);
+    if (base->first_checkpoint == 0) base->first_checkpoint = id;
+    part->base = base;
+    log.dstl.AddPending(id, base, part->segments);
+    bool in_flight = false;
+    {
+      std::lock_guard<std::mutex> lock(log.mu);
+      in_flight = log.background_in_flight || log.background_ready != nullptr;
     }
-    if (!part->changes.empty()) {
-      part->changes_from = std::max(from, log.first_seq);
-      part->changes_to = log.next_seq - 1;
+    if (!in_flight && now - log.last_materialization_start >=
+                          std::chrono::milliseconds(options_.materialization_interval_ms)) {
+      log.materialization_due = true;
     }
   }
-  log.last_synced = std::max(log.last_synced, options.checkpoint_id);
-  std::lock_guard<std::mutex> lock(log.mu);
-  log.pending[options.checkpoint_id] = std::move(pending);
+  log.last_synced = std::max(log.last_synced, id);
   return std::unique_ptr<SnapshotAsyncPart>(std::move(part));
 }
 
 void ChangelogKeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id) {
   Log& log = *log_;
-  bool materialized = false;
+  AdoptBackgroundMaterialization();
+  std::shared_ptr<SyncMaterialization> m;
   {
     std::lock_guard<std::mutex> lock(log.mu);
-    auto it = log.pending.find(checkpoint_id);
-    if (it != log.pending.end() && it->second->done) {
-      Pending& p = *it->second;
-      // A materialization (or segment) is adopted only if no later checkpoint was already taken
-      // without it: such a checkpoint, once retained, would subsume this one and the store
-      // would delete the files the next checkpoints reference. Not adopted, a materialization
-      // is retried at the next checkpoint and a segment's changes are uploaded again.
-      const bool later_on_old_base = log.last_synced > checkpoint_id;
-      if (p.materializing && p.result.valid && later_on_old_base) {
-        log.last_materialization_start = Clock::time_point{};
-      } else if (p.materializing && p.result.valid) {
-        log.base = std::move(p.result);
-        log.segments.clear();
-        log.confirmed_to = log.base.sequence;
-        ++log.materializations;
-        materialized = true;
-      } else if (p.has_segment && p.segment.from == log.confirmed_to + 1 && !later_on_old_base) {
-        log.confirmed_to = p.segment.to;
-        log.segments.push_back(std::move(p.segment));
-      }
-    }
-    // This checkpoint subsumes every earlier pending one.
-    log.pending.erase(log.pending.begin(), log.pending.upper_bound(checkpoint_id));
-    log.materialization_in_flight = false;
-    for (const auto& [id, p] : log.pending) {
-      if (p->materializing) log.materialization_in_flight = true;
+    auto it = log.sync_pending.find(checkpoint_id);
+    if (it != log.sync_pending.end()) m = it->second;
+    log.sync_pending.erase(log.sync_pending.begin(), log.sync_pending.upper_bound(checkpoint_id));
+  }
+  BasePtr result;
+  if (m) {
+    std::lock_guard<std::mutex> lock(log.mu);
+    result = m->result;
+  }
+  if (result) {
+    // Adopted only if no later checkpoint was taken without it: such a checkpoint, once
+    // retained, would subsume this one and the store would delete the files later checkpoints
+    // reference. Not adopted, it is retried (its files belong to the store now).
+    const BasePtr current = log.dstl.base();
+    if (log.last_synced > checkpoint_id) {
+      log.last_materialization_start = Clock::time_point{};
+    } else if (!current || result->sequence > current->sequence) {
+      log.dstl.Adopt(result);
+      inner_->NotifyCheckpointComplete(checkpoint_id);
+      ++log.materializations;
     }
   }
-  // Truncation: what a confirmed materialization or segment holds leaves the memory; the files
-  // of older segments are deleted by the checkpoint store once no retained checkpoint needs them.
-  log.TruncateUpTo(log.confirmed_to);
-  if (materialized) inner_->NotifyCheckpointComplete(checkpoint_id);
+  log.dstl.Complete(checkpoint_id);
 }
 
 void ChangelogKeyedStateBackend::NotifyCheckpointAborted(int64_t checkpoint_id) {
   Log& log = *log_;
-  bool was_materializing = false;
+  std::shared_ptr<SyncMaterialization> m;
   {
     std::lock_guard<std::mutex> lock(log.mu);
-    auto it = log.pending.find(checkpoint_id);
-    if (it == log.pending.end()) return;
-    was_materializing = it->second->materializing;
-    log.pending.erase(it);
-    if (was_materializing) {
-      log.materialization_in_flight = false;
-      log.last_materialization_start = Clock::time_point{};  // due again at the next checkpoint
+    auto it = log.sync_pending.find(checkpoint_id);
+    if (it != log.sync_pending.end()) {
+      m = it->second;
+      log.sync_pending.erase(it);
     }
   }
-  if (was_materializing) inner_->NotifyCheckpointAborted(checkpoint_id);
+  log.dstl.Abort(checkpoint_id);
+  if (!m) return;
+  BasePtr result;
+  {
+    std::lock_guard<std::mutex> lock(log.mu);
+    result = m->result;
+  }
+  if (result) log.dstl.Discard(result);  // nothing else references its files
+  inner_->NotifyCheckpointAborted(checkpoint_id);
+  log.last_materialization_start = Clock::time_point{};  // due again
 }
 
 }  // namespace ckpt::engine

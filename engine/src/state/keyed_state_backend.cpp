@@ -154,6 +154,7 @@ void KeyedStateBackend::SetCurrentKey(const format::Value& key, std::string_view
   c.kg_index = c.key_in_range ? key_group - c.range.start : 0;
   c.key_hash = state_internal::HashBytes(encoded_key);
   c.UpdateHash();
+  ++c.key_version;
   if (!c.key_type_known) {
     base::Result<pb::TypeDescriptor> type = KeyTypeOf(key);
     if (type.ok()) {
@@ -184,6 +185,7 @@ void KeyedStateBackend::SetCurrentNamespace(std::string_view encoded_namespace) 
   c.current_ns.assign(encoded_namespace);
   c.ns_hash = state_internal::HashBytes(encoded_namespace);
   c.UpdateHash();
+  ++c.key_version;
 }
 
 std::string_view KeyedStateBackend::current_namespace() const { return core_->current_ns; }

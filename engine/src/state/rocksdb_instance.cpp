@@ -135,8 +135,25 @@ std::vector<std::string> RocksDbInstance::ColumnFamilyNames() const {
   return out;
 }
 
+base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size) {
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, fs.OpenRead(path));
+  base::Xxh3Stream hash;
+  std::string buf(1 << 20, '\0');
+  const uint64_t total = in->Size();
+  uint64_t offset = 0;
+  while (offset < total) {
+    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), total - offset));
+    CKPT_ASSIGN_OR_RETURN(size_t got, in->ReadAt(offset, want, buf.data()));
+    if (got == 0) return base::Status::IOError(path + ": short read at " + std::to_string(offset));
+    hash.Update(std::string_view(buf.data(), got));
+    offset += got;
+  }
+  *size = total;
+  return hash.Digest();
+}
+
 base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
-                                       const std::string& to, uint64_t* size) {
+                                       const std::string& to, uint64_t* size, bool sync) {
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, from_fs.OpenRead(from));
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::WritableFile> out, to_fs.OpenWriteExclusive(to));
   base::Xxh3Stream hash;
@@ -152,7 +169,7 @@ base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& fro
     CKPT_RETURN_IF_ERROR(out->Append(chunk));
     offset += got;
   }
-  CKPT_RETURN_IF_ERROR(out->Sync());
+  if (sync) CKPT_RETURN_IF_ERROR(out->Sync());
   CKPT_RETURN_IF_ERROR(out->Close());
   *size = total;
   return hash.Digest();

@@ -73,9 +73,11 @@ using format::rocksdb_layout::KeyGroupStart;
 using format::rocksdb_layout::ParsedKey;
 using format::rocksdb_layout::ParseStateKey;
 
-// Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively and fsynced) and returns
-// the XXH3-64 of the bytes; `*size` receives their number.
+// Copies `from` (on `from_fs`) to `to` (on `to_fs`, created exclusively, fsynced if `sync`) and
+// returns the XXH3-64 of the bytes; `*size` receives their number.
 base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
-                                       const std::string& to, uint64_t* size);
+                                       const std::string& to, uint64_t* size, bool sync = true);
+// The XXH3-64 of the file `path`; `*size` receives its size.
+base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size);
 
 }  // namespace ckpt::engine::state_internal

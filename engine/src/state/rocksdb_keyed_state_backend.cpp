@@ -13,6 +13,7 @@
 #include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/format/value_codec.h"
 #include "rocksdb/iterator.h"
+#include "rocksdb/slice.h"
 #include "rocksdb/write_batch.h"
 #include "state/backend_core.h"
 #include "state/canonical_snapshot.h"
@@ -28,6 +29,8 @@ using state_internal::RocksDbInstance;
 
 namespace {
 
+constexpr size_t kRestoreBatchBytes = 2u << 20;
+
 std::string RandomHex(int digits) {
   static const char* kHex = "0123456789abcdef";
   std::random_device rd;
@@ -37,29 +40,24 @@ std::string RandomHex(int digits) {
   return s;
 }
 
-// Per-state internals: every access builds the (key group, key, namespace) prefix of the current
-// key and talks to the state's column family.
+// Per-state internals over the state's column family. The hot path (value get and put) reuses
+// the shared key prefix, a pinned read buffer and one encode buffer: no allocation per access
+// beyond RocksDB's own.
 class RocksDbInternalState : public state_internal::InternalKeyedState {
  public:
   RocksDbInternalState(BackendCore* core, RocksDbInstance* inst, rocksdb::ColumnFamilyHandle* cf,
-                       uint32_t id)
-      : c_(core), inst_(inst), cf_(cf), id_(id) {}
+                       uint32_t id, state_internal::KeyPrefix* prefix)
+      : c_(core), inst_(inst), cf_(cf), id_(id), prefix_(prefix) {}
 
   const format::Value* Get() override {
-    if (!BuildKey()) return nullptr;
-    rocksdb::Status s = inst_->db()->Get(rocksdb::ReadOptions(), cf_, key_, &value_buf_);
-    if (!s.ok()) return nullptr;  // NotFound (and, for reads, a storage error reads as absent)
-    const pb::StateDescriptor& d = desc();
-    base::Result<format::Value> v =
-        d.kind() == pb::STATE_LIST ? state_internal::DecodeListValue(d.value_type(), value_buf_, d.name())
-                                   : format::DecodeValueExact(d.value_type(), value_buf_);
-    if (!v.ok()) return nullptr;
-    cache_ = std::move(*v);
-    return &cache_;
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return nullptr;
+    return Read(*key);
   }
 
   base::Status Put(format::Value value) override {
-    if (!BuildKey()) return c_->NotOwned();
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return c_->NotOwned();
     const pb::StateDescriptor& d = desc();
     value_buf_.clear();
     if (d.kind() == pb::STATE_LIST) {
@@ -69,27 +67,29 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
     } else {
       CKPT_RETURN_IF_ERROR(Encode(value, &value_buf_));
     }
-    return FromRocks(inst_->db()->Put(inst_->write_options(), cf_, key_, value_buf_), Where());
+    return Write(inst_->db()->Put(inst_->write_options(), cf_, *key, value_buf_));
   }
 
   base::Status Clear() override {
-    if (!BuildKey()) return c_->NotOwned();
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return c_->NotOwned();
     if (desc().kind() != pb::STATE_MAP) {
-      return FromRocks(inst_->db()->Delete(inst_->write_options(), cf_, key_), Where());
+      return Write(inst_->db()->Delete(inst_->write_options(), cf_, *key));
     }
     rocksdb::WriteBatch batch;
-    ForEachMapKey([&](const rocksdb::Slice& k, const rocksdb::Slice&) {
+    ForEachMapEntry(*key, [&](const rocksdb::Slice& k, const rocksdb::Slice&) {
       batch.Delete(cf_, k);
       return true;
     });
-    return FromRocks(inst_->db()->Write(inst_->write_options(), &batch), Where());
+    return Write(inst_->db()->Write(inst_->write_options(), &batch));
   }
 
   base::Status AddToList(format::Value element) override {
-    if (!BuildKey()) return c_->NotOwned();
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return c_->NotOwned();
     value_buf_.clear();
     CKPT_RETURN_IF_ERROR(Encode(element, &value_buf_));
-    return FromRocks(inst_->db()->Merge(inst_->write_options(), cf_, key_, value_buf_), Where());
+    return Write(inst_->db()->Merge(inst_->write_options(), cf_, *key, value_buf_));
   }
 
   base::Status Fold(const format::Value& input) override {
@@ -110,37 +110,32 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   }
 
   const format::Value* MapGet(const format::Value& user_key) override {
-    if (!BuildKey()) return nullptr;
-    if (!format::EncodeValue(desc().user_key_type(), user_key, &key_).ok()) return nullptr;
-    rocksdb::Status s = inst_->db()->Get(rocksdb::ReadOptions(), cf_, key_, &value_buf_);
-    if (!s.ok()) return nullptr;
-    base::Result<format::Value> v = format::DecodeValueExact(desc().value_type(), value_buf_);
-    if (!v.ok()) return nullptr;
-    cache_ = std::move(*v);
-    return &cache_;
+    if (!MapKey(user_key)) return nullptr;
+    return Read(map_key_);
   }
 
   base::Status MapPut(const format::Value& user_key, format::Value value) override {
-    if (!BuildKey()) return c_->NotOwned();
-    base::Status st = format::EncodeValue(desc().user_key_type(), user_key, &key_);
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return c_->NotOwned();
+    map_key_.assign(*key);
+    base::Status st = format::EncodeValue(desc().user_key_type(), user_key, &map_key_);
     if (!st.ok()) return st.WithContext(Where() + " user key");
     value_buf_.clear();
     CKPT_RETURN_IF_ERROR(Encode(value, &value_buf_));
-    return FromRocks(inst_->db()->Put(inst_->write_options(), cf_, key_, value_buf_), Where());
+    return Write(inst_->db()->Put(inst_->write_options(), cf_, map_key_, value_buf_));
   }
 
   base::Status MapRemove(const format::Value& user_key) override {
-    if (!BuildKey()) return c_->NotOwned();
-    if (!format::EncodeValue(desc().user_key_type(), user_key, &key_).ok()) {
-      return base::Status::OK();
-    }
-    return FromRocks(inst_->db()->Delete(inst_->write_options(), cf_, key_), Where());
+    if (prefix_->Get() == nullptr) return c_->NotOwned();
+    if (!MapKey(user_key)) return base::Status::OK();  // a key of the wrong type is never stored
+    return Write(inst_->db()->Delete(inst_->write_options(), cf_, map_key_));
   }
 
   size_t MapSize() override {
-    if (!BuildKey()) return 0;
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return 0;
     size_t n = 0;
-    ForEachMapKey([&](const rocksdb::Slice&, const rocksdb::Slice&) {
+    ForEachMapEntry(*key, [&](const rocksdb::Slice&, const rocksdb::Slice&) {
       ++n;
       return true;
     });
@@ -149,9 +144,10 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
 
   void MapForEach(const std::function<bool(const format::Value& user_key,
                                            const format::Value& value)>& fn) override {
-    if (!BuildKey()) return;
-    const size_t prefix = key_.size();
-    ForEachMapKey([&](const rocksdb::Slice& k, const rocksdb::Slice& v) {
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return;
+    const size_t prefix = key->size();
+    ForEachMapEntry(*key, [&](const rocksdb::Slice& k, const rocksdb::Slice& v) {
       std::string_view uk(k.data() + prefix, k.size() - prefix);
       base::Result<format::Value> user_key = format::DecodeValueExact(desc().user_key_type(), uk);
       base::Result<format::Value> value =
@@ -169,6 +165,10 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   base::Status Mismatch(const char* what) const {
     return base::Status::InvalidArgument(Where() + ": value is not " + std::string(what));
   }
+  base::Status Write(const rocksdb::Status& s) const {
+    if (s.ok()) return base::Status::OK();
+    return FromRocks(s, Where());
+  }
   base::Status Encode(const format::Value& v, std::string* out) const {
     base::Status st = format::EncodeValue(desc().value_type(), v, out);
     if (!st.ok()) {
@@ -178,18 +178,33 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
     }
     return base::Status::OK();
   }
-  bool BuildKey() {
-    if (!c_->key_in_range) return false;
-    key_.clear();
-    state_internal::AppendKeyGroup(c_->current_key_group, &key_);
-    state_internal::AppendEscaped(c_->current_encoded_key, &key_);
-    state_internal::AppendEscaped(c_->current_ns, &key_);
-    return true;
+  // map_key_ = prefix | encoded user key; false if the key group is not owned or the user key
+  // does not match the declared type.
+  bool MapKey(const format::Value& user_key) {
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return false;
+    map_key_.assign(*key);
+    return format::EncodeValue(desc().user_key_type(), user_key, &map_key_).ok();
   }
-  // Entries of the current (key, namespace) map; key_ holds the prefix (BuildKey first).
+  // The decoded value stored under `key`, or nullptr (absent; a storage error or bytes this
+  // backend did not write read as absent).
+  const format::Value* Read(const std::string& key) {
+    pinned_.Reset();
+    rocksdb::Status s = inst_->db()->Get(read_options_, cf_, key, &pinned_);
+    if (!s.ok()) return nullptr;
+    const pb::StateDescriptor& d = desc();
+    const std::string_view bytes(pinned_.data(), pinned_.size());
+    base::Result<format::Value> v =
+        d.kind() == pb::STATE_LIST ? state_internal::DecodeListValue(d.value_type(), bytes, d.name())
+                                   : format::DecodeValueExact(d.value_type(), bytes);
+    pinned_.Reset();
+    if (!v.ok()) return nullptr;
+    cache_ = std::move(*v);
+    return &cache_;
+  }
+  // Entries of the (key, namespace) map whose prefix is `prefix`.
   template <typename Fn>
-  void ForEachMapKey(Fn&& fn) {
-    const std::string prefix = key_.substr(0, PrefixLength());
+  void ForEachMapEntry(const std::string& prefix, Fn&& fn) {
     std::string upper = prefix;
     upper.back() = static_cast<char>(upper.back() + 1);  // ... 0x00 0x01 -> 0x00 0x02
     rocksdb::Slice upper_slice(upper);
@@ -200,21 +215,15 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
       if (!fn(it->key(), it->value())) break;
     }
   }
-  size_t PrefixLength() const {
-    size_t n = 2;
-    for (std::string_view s : {std::string_view(c_->current_encoded_key),
-                               std::string_view(c_->current_ns)}) {
-      for (char ch : s) n += ch == '\0' ? 2 : 1;
-      n += 2;
-    }
-    return n;
-  }
 
   BackendCore* c_;
   RocksDbInstance* inst_;
   rocksdb::ColumnFamilyHandle* cf_;
   uint32_t id_;
-  std::string key_;
+  state_internal::KeyPrefix* prefix_;
+  rocksdb::ReadOptions read_options_;
+  rocksdb::PinnableSlice pinned_;
+  std::string map_key_;
   std::string value_buf_;
   format::Value cache_;
 };
@@ -246,8 +255,7 @@ base::Result<std::unique_ptr<RocksDbKeyedStateBackend>> RocksDbKeyedStateBackend
   impl->root = base::JoinPath(parent, options.instance_name + "-" + impl->backend_id.substr(0, 8));
   CKPT_RETURN_IF_ERROR_CTX(base::Fs::Default().CreateDirs(impl->root),
                            owner + ": rocksdb working directory");
-  CKPT_ASSIGN_OR_RETURN(impl->inst,
-                        RocksDbInstance::Open(impl->root, base::JoinPath(impl->root, "db"), {}));
+  // The instance itself is opened on first use: a restore opens the restored one instead.
   impl->options = std::move(options);
   return std::unique_ptr<RocksDbKeyedStateBackend>(new RocksDbKeyedStateBackend(
       max_parallelism, key_groups, std::move(owner), std::move(impl)));
@@ -257,12 +265,30 @@ StateBackendKind RocksDbKeyedStateBackend::kind() const { return StateBackendKin
 
 const std::string& RocksDbKeyedStateBackend::working_dir() const { return impl_->root; }
 
+const RocksDbRestoreStats& RocksDbKeyedStateBackend::last_restore_stats() const {
+  return impl_->restore_stats;
+}
+
+base::Status RocksDbKeyedStateBackend::EnsureInstance() {
+  if (impl_->inst != nullptr) return base::Status::OK();
+  CKPT_ASSIGN_OR_RETURN(impl_->inst,
+                        RocksDbInstance::Open(impl_->root, base::JoinPath(impl_->root, "db"), {}));
+  return base::Status::OK();
+}
+
+RocksDbKeyedStateBackend::Impl::~Impl() {
+  // Without an instance nobody else removes the working directory.
+  if (inst == nullptr && !root.empty()) base::RemoveAll(base::Fs::Default(), root).IgnoreError();
+}
+
 base::Result<std::unique_ptr<state_internal::InternalKeyedState>>
 RocksDbKeyedStateBackend::CreateInternalState(uint32_t id) {
+  CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(), owner());
   CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * cf,
                         impl_->inst->ColumnFamily(core()->states[id].descriptor.name()));
-  std::unique_ptr<state_internal::InternalKeyedState> s =
-      std::make_unique<RocksDbInternalState>(core(), impl_->inst.get(), cf, id);
+  if (impl_->key_prefix == nullptr) impl_->key_prefix = std::make_unique<state_internal::KeyPrefix>(core());
+  std::unique_ptr<state_internal::InternalKeyedState> s = std::make_unique<RocksDbInternalState>(
+      core(), impl_->inst.get(), cf, id, impl_->key_prefix.get());
   return s;
 }
 
@@ -270,6 +296,7 @@ base::Status RocksDbKeyedStateBackend::RestoreStateRecord(uint32_t id, uint32_t 
                                                           const format::KeyedRecord& record) {
   const pb::StateDescriptor& d = core()->states[id].descriptor;
   const std::string where = owner() + ": state '" + d.name() + "'";
+  CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(), where);
   CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * cf, impl_->inst->ColumnFamily(d.name()));
   std::string key;
   state_internal::AppendKeyGroup(key_group, &key);
@@ -307,10 +334,27 @@ base::Status RocksDbKeyedStateBackend::RestoreStateRecord(uint32_t id, uint32_t 
       return base::Status::Corruption(where + ": kind " + pb::StateKind_Name(d.kind()) +
                                       " is not keyed state");
   }
-  return FromRocks(impl_->inst->db()->Put(impl_->inst->write_options(), cf, key, value), where);
+  if (!impl_->in_restore) {
+    return FromRocks(impl_->inst->db()->Put(impl_->inst->write_options(), cf, key, value), where);
+  }
+  // Inside Restore: batched (Flink's RocksDBWriteBatchWrapper), written every ~2 MiB and at
+  // the end of Restore.
+  impl_->restore_batch.Put(cf, key, value);
+  if (impl_->restore_batch.GetDataSize() < kRestoreBatchBytes) return base::Status::OK();
+  return FlushRestoreBatch();
+}
+
+base::Status RocksDbKeyedStateBackend::FlushRestoreBatch() {
+  if (impl_->restore_batch.Count() == 0) return base::Status::OK();
+  base::Status st = FromRocks(
+      impl_->inst->db()->Write(impl_->inst->write_options(), &impl_->restore_batch),
+      owner() + ": restore");
+  impl_->restore_batch.Clear();
+  return st;
 }
 
 std::unique_ptr<KeyedStateSnapshot> RocksDbKeyedStateBackend::Snapshot() {
+  // No instance yet: no state was ever written, the snapshot holds the timers only.
   return state_internal::MakeRocksDbCanonicalSnapshot(impl_->inst, *core());
 }
 
@@ -320,6 +364,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> RocksDbKeyedStateBackend::Snaps
     return KeyedStateBackend::SnapshotSync(options);  // canonical: iterate into format/ files
   }
   const bool incremental = impl_->options.incremental && !options.is_savepoint();
+  CKPT_RETURN_IF_ERROR_CTX(EnsureInstance(), owner());
   return state_internal::MakeRocksDbNativePart(impl_->inst, *core(), impl_->backend_id,
                                                incremental, options.checkpoint_id,
                                                impl_->tracker);
@@ -352,6 +397,7 @@ void RocksDbKeyedStateBackend::NotifyCheckpointAborted(int64_t checkpoint_id) {
 
 uint64_t RocksDbKeyedStateBackend::NumEntries() const {
   uint64_t n = core()->event_timers.table->size() + core()->processing_timers.table->size();
+  if (impl_->inst == nullptr) return n;
   for (rocksdb::ColumnFamilyHandle* cf : state_internal::ColumnFamiliesOf(*core(), *impl_->inst)) {
     if (cf == nullptr) continue;
     std::unique_ptr<rocksdb::Iterator> it(impl_->inst->db()->NewIterator(rocksdb::ReadOptions(), cf));
@@ -361,6 +407,7 @@ uint64_t RocksDbKeyedStateBackend::NumEntries() const {
 }
 
 base::Status RocksDbKeyedStateBackend::CompactAll() {
+  if (impl_->inst == nullptr) return base::Status::OK();
   rocksdb::DB* db = impl_->inst->db();
   for (const std::string& name : impl_->inst->ColumnFamilyNames()) {
     rocksdb::ColumnFamilyHandle* cf = impl_->inst->FindColumnFamily(name);

@@ -31,10 +31,13 @@ class RocksDbCanonicalSnapshot : public KeyedStateSnapshot {
  public:
   RocksDbCanonicalSnapshot(std::shared_ptr<RocksDbInstance> inst, BackendCore& core)
       : inst_(std::move(inst)),
-        snapshot_(inst_->db()->GetSnapshot()),
+        snapshot_(inst_ != nullptr ? inst_->db()->GetSnapshot() : nullptr),
         timers_(std::make_unique<HeapKeyedStateSnapshot>(Freeze(core))),
-        cfs_(ColumnFamiliesOf(core, *inst_)) {}
-  ~RocksDbCanonicalSnapshot() override { inst_->db()->ReleaseSnapshot(snapshot_); }
+        cfs_(inst_ != nullptr ? ColumnFamiliesOf(core, *inst_)
+                              : std::vector<rocksdb::ColumnFamilyHandle*>(core.states.size())) {}
+  ~RocksDbCanonicalSnapshot() override {
+    if (inst_ != nullptr) inst_->db()->ReleaseSnapshot(snapshot_);
+  }
 
   const std::vector<pb::StateDescriptor>& states() const override { return timers_->states(); }
   uint32_t max_parallelism() const override { return timers_->max_parallelism(); }
@@ -168,7 +171,7 @@ class RocksDbNativePart : public SnapshotAsyncPart {
               [](const base::DirEntry& a, const base::DirEntry& b) { return a.name < b.name; });
     const std::string shared_rel = stem;
     const std::string shared_dir =
-        base::JoinPath(base::JoinPath(base::DirName(options.snapshot_dir), "shared"), shared_rel);
+        base::JoinPath(options.SharedDir(), shared_rel);
     UploadTracker::Pending pending;
     pending.fs = &fs;
     for (const base::DirEntry& e : entries) {

@@ -41,6 +41,7 @@ struct UploadTracker {
 std::vector<rocksdb::ColumnFamilyHandle*> ColumnFamiliesOf(const BackendCore& core,
                                                            const RocksDbInstance& inst);
 
+// `inst` may be null (the backend never opened its instance: no state was written): timers only.
 std::unique_ptr<KeyedStateSnapshot> MakeRocksDbCanonicalSnapshot(
     std::shared_ptr<RocksDbInstance> inst, BackendCore& core);
 

@@ -55,6 +55,8 @@ base::Result<std::unique_ptr<KeyedStateBackend>> CreateKeyedStateBackend(
                                                   subtask_index));
     ChangelogBackendOptions o;
     o.materialization_interval_ms = config.materialization_interval_ms;
+    o.upload_size_bytes = config.changelog_upload_size_bytes;
+    o.upload_interval_ms = config.changelog_upload_interval_ms;
     return std::unique_ptr<KeyedStateBackend>(
         std::make_unique<ChangelogKeyedStateBackend>(std::move(inner), o));
   }

@@ -67,6 +67,7 @@ base::Status Fire(BackendCore* c, bool event_time, int64_t up_to,
     c->current_ns = t.ns;
     c->ns_hash = state_internal::HashBytes(c->current_ns);
     c->UpdateHash();
+    ++c->key_version;
     Timer timer;
     timer.domain = event_time ? TimeDomain::kEventTime : TimeDomain::kProcessingTime;
     timer.timestamp = t.timestamp;

@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <string>
 
+#include "ckpt/base/fs.h"
 #include "ckpt/format/proto.h"
 
 namespace ckpt::engine {
@@ -28,6 +29,15 @@ struct CheckpointOptions {
   // changelog backend materializes); later incremental checkpoints may reference its files.
   // Default: false (as configured).
   bool full = false;
+  // Where SHARED files go (the job's shared/ directory). Default: "" = shared/ beside
+  // snapshot_dir (FORMAT.md §1). Set when a backend writes a snapshot of its own outside a
+  // checkpoint directory (the changelog backend's background materialization).
+  std::string shared_dir;
+
+  // shared_dir, or its default.
+  std::string SharedDir() const {
+    return shared_dir.empty() ? base::JoinPath(base::DirName(snapshot_dir), "shared") : shared_dir;
+  }
 
   bool is_savepoint() const { return kind == pb::SAVEPOINT; }
   // Stop-with-savepoint: the job stops after it; sinks commit on its completion.

@@ -3,28 +3,32 @@
 //
 // Every state change (value put, list append, map put/remove, clear, reducing/aggregating fold,
 // timer registered/deleted/fired) is applied to the wrapped backend and appended, tagged with its
-// key group and a sequence number, to this subtask's in-memory log (FORMAT.md "Changelog
-// records"). A checkpoint is a ChangelogStateHandle: the last confirmed materialization of the
-// wrapped backend plus the log segments appended since. Its async part uploads only the changes
-// not yet in a confirmed segment, as one CHANGELOG container in the job's
-// shared/<operator>-<subtask>/ directory, and references the earlier segments (SHARED,
-// `created_by_checkpoint_id` of their uploader), so the completed-checkpoint store's reference
-// counts delete a segment once no retained checkpoint references it.
+// key group and a sequence number, to this subtask's changelog (FORMAT.md "Changelog records";
+// state/changelog_log.h). A background writer uploads the log continuously in segments (one
+// CHANGELOG container each, in the job's shared/<operator>-<subtask>/ directory) when
+// `upload_size_bytes` of changes accumulated or the oldest is `upload_interval_ms` old, so a
+// checkpoint uploads only the tail since the last segment. A checkpoint is a
+// ChangelogStateHandle: the current materialization of the wrapped backend plus the segments
+// after it (SHARED, `created_by_checkpoint_id` = the first checkpoint that referenced them), so
+// the completed-checkpoint store's reference counts delete them once no retained checkpoint
+// references them; files no completed checkpoint ever referenced are deleted by the backend.
 //
-// Materialization: the first checkpoint, and then a checkpoint at least
-// `materialization_interval_ms` after the previous materialization started, snapshots the
-// wrapped backend with its own strategy (heap: canonical; RocksDB: native, incremental if
-// configured); the files it writes are moved into shared/ so later checkpoints can reference
-// them. When that checkpoint completes, the log up to the materialization's sequence number is
-// truncated (dropped from memory and from later handles). Savepoints are the wrapped backend's
-// (self-contained, no log).
+// Materialization: the first checkpoint of a backend (fresh or restored), a FULL checkpoint and
+// a forced one (MaterializeAtNextCheckpoint) snapshot the wrapped backend as part of the
+// checkpoint. After that, once `materialization_interval_ms` passed since the last one started,
+// a materialization runs in the background: its synchronous phase at the next state change (as
+// Flink's runs between two mailbox actions), its upload on its own thread; checkpoints meanwhile
+// keep referencing the previous one. When it is done, later checkpoints reference it and the
+// segments it covers are truncated (dropped from later handles). Savepoints are the wrapped
+// backend's (self-contained, no log).
 //
 // Restore: materialized handles through the wrapped backend, then replay of the segments' changes
 // of the owned key groups (rescaling filters by key group). Plain canonical or RocksDB handles
 // restore too (changelog switched on across a restore), and the wrapped backends restore
 // changelog handles themselves (switched off).
 //
-// Thread-safety: as KeyedStateBackend; async parts may run on another thread.
+// Thread-safety: as KeyedStateBackend; async parts may run on another thread. The backend runs
+// a writer thread and, while a materialization uploads, a materializer thread.
 #pragma once
 
 #include <cstdint>
@@ -36,18 +40,28 @@
 namespace ckpt::engine {
 
 struct ChangelogBackendOptions {
-  // Minimum time between two materializations. Default: 10000. 0: every checkpoint
-  // materializes.
+  // Minimum time between the starts of two materializations (checked at each checkpoint; the
+  // materialization then runs in the background). Default: 10000. 0: after every checkpoint.
   uint64_t materialization_interval_ms = 10000;
+  // The writer uploads a segment when the changes not yet uploaded reach this many bytes
+  // (Flink's dstl.dfs.preemptive-persist-threshold). Default: 5 MiB. 0: no size trigger.
+  uint64_t upload_size_bytes = 5u << 20;
+  // ... or when the oldest of them is this old. Default: 500. 0: no time trigger (segments are
+  // then uploaded at the size trigger and at checkpoints only).
+  uint64_t upload_interval_ms = 500;
 };
 
 // What the log holds and uploaded (tests, metrics).
 struct ChangelogStats {
-  uint64_t changes_appended = 0;    // since the backend was created
-  uint64_t changes_in_memory = 0;   // not yet truncated
-  uint64_t segments_referenced = 0; // confirmed segments on top of the materialization
-  uint64_t materializations = 0;    // confirmed
+  uint64_t changes_appended = 0;     // since the backend was created
+  uint64_t changes_in_memory = 0;    // not yet uploaded
+  uint64_t segments_referenced = 0;  // current segments on top of the materialization
+  uint64_t segments_uploaded = 0;    // since the backend was created
+  uint64_t files_deleted = 0;        // files no completed checkpoint referenced, deleted
+  uint64_t materializations = 0;     // adopted
   uint64_t last_materialized_sequence = 0;
+  bool materialization_in_flight = false;  // a background materialization uploads
+  bool materialization_ready = false;      // done, adopted at the next checkpoint or notice
 };
 
 class ChangelogKeyedStateBackend : public KeyedStateBackend {
@@ -81,6 +95,11 @@ class ChangelogKeyedStateBackend : public KeyedStateBackend {
                                   const format::KeyedRecord& record) override;
 
  private:
+  // Starts a background materialization (task thread).
+  void StartMaterialization();
+  // Makes a finished background materialization current (or drops it if older than the current).
+  void AdoptBackgroundMaterialization();
+
   std::unique_ptr<KeyedStateBackend> inner_;
   ChangelogBackendOptions options_;
   std::shared_ptr<Log> log_;

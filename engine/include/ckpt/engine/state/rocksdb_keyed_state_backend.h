@@ -13,10 +13,12 @@
 // an EXCLUSIVE file; incremental ones (checkpoints only) upload only SSTs not uploaded by a
 // confirmed earlier checkpoint into the job's shared/<operator>-<subtask>/ directory and reference
 // the others (`created_by_checkpoint_id` of their uploader). Canonical savepoints iterate a
-// RocksDB snapshot into a KEYED_STATE container. Restore opens the instance of the first
-// overlapping native handle, clips it to the owned key groups with DeleteRange, and copies the
-// owned ranges of any other overlapping instance in; canonical handles are inserted record by
-// record, so any snapshot of the heap backend restores here and vice versa.
+// RocksDB snapshot into a KEYED_STATE container. Restore opens the instance of the overlapping
+// native handle with the most owned key groups (its SSTs hard-linked from a local snapshot,
+// copied otherwise), clips it to the owned key groups with DeleteRange, and bulk-loads the owned
+// ranges of any other overlapping instance (SstFileWriter + IngestExternalFile); canonical
+// handles are inserted record by record in write batches, so any snapshot of the heap backend
+// restores here and vice versa.
 //
 // Thread-safety: as KeyedStateBackend; snapshot parts may run on another thread.
 #pragma once
@@ -38,11 +40,33 @@ struct RocksDbBackendOptions {
   // Name of this subtask's instance ("<operator id hex>-<subtask>"); a random suffix keeps
   // instances of concurrent attempts apart. Default: "instance".
   std::string instance_name = "instance";
+  // Restore of native handles that cover more key groups than this subtask owns (rescaling):
+  // true opens the best-overlapping instance as this one and clips it with DeleteRange (seed
+  // 003's "DB rebuild"); false inserts every owned key, from every overlapping instance, into
+  // the fresh instance (the baseline the benchmark compares with). Default: true.
+  bool rescale_by_clipping = true;
+};
+
+// Where the last Restore spent its time (benchmarks, logs).
+struct RocksDbRestoreStats {
+  double fetch_seconds = 0;      // placing the native handles' files locally (links or copies)
+  double open_seconds = 0;       // opening the instances
+  double clip_seconds = 0;       // DeleteRange clipping
+  double insert_seconds = 0;     // inserting owned keys of other instances
+  double canonical_seconds = 0;  // reading and inserting canonical handles
+  double finish_seconds = 0;     // the last write batch
+  double total_seconds = 0;      // the whole Restore
+  uint64_t files_linked = 0;
+  uint64_t files_copied = 0;
+  uint64_t bytes_copied = 0;
+  uint64_t keys_inserted = 0;  // from native handles
 };
 
 class RocksDbKeyedStateBackend : public KeyedStateBackend {
  public:
-  // Opens a fresh, empty instance. IOError naming the directory if RocksDB cannot open it.
+  // Creates the working directory; the fresh, empty instance in it is opened on first use (a
+  // restore opens the restored instance instead). IOError naming the directory if it cannot be
+  // created, or (on first use) if RocksDB cannot open the instance.
   static base::Result<std::unique_ptr<RocksDbKeyedStateBackend>> Open(
       uint32_t max_parallelism, format::KeyGroupRange key_groups, std::string owner,
       RocksDbBackendOptions options);
@@ -59,6 +83,7 @@ class RocksDbKeyedStateBackend : public KeyedStateBackend {
 
   // The instance's directory (tests, tools).
   const std::string& working_dir() const;
+  const RocksDbRestoreStats& last_restore_stats() const;
   // Flushes the memtables and compacts every column family fully (tests: compactions between
   // incremental checkpoints replace SST files).
   base::Status CompactAll();
@@ -73,6 +98,10 @@ class RocksDbKeyedStateBackend : public KeyedStateBackend {
   struct Impl;
   RocksDbKeyedStateBackend(uint32_t max_parallelism, format::KeyGroupRange key_groups,
                            std::string owner, std::unique_ptr<Impl> impl);
+  base::Status RestoreImpl(const KeyedRestoreSource& source);
+  // Opens the fresh instance if none is open yet.
+  base::Status EnsureInstance();
+  base::Status FlushRestoreBatch();
   std::unique_ptr<Impl> impl_;
 };
 

@@ -30,8 +30,14 @@ struct StateBackendConfig {
   // Default: false.
   bool changelog = false;
   // Changelog only: minimum time between two materializations of the wrapped backend (checked
-  // at each checkpoint; the first checkpoint always materializes). Default: 10000.
+  // at each checkpoint, run in the background; the first checkpoint always materializes).
+  // Default: 10000.
   uint64_t materialization_interval_ms = 10000;
+  // Changelog only: the background writer uploads a segment when this many bytes of changes
+  // accumulated (Default: 5 MiB; 0: no size trigger) or when the oldest is
+  // changelog_upload_interval_ms old (Default: 500; 0: no time trigger).
+  uint64_t changelog_upload_size_bytes = 5u << 20;
+  uint64_t changelog_upload_interval_ms = 500;
   // RocksDB only: local working directory for the instances (one subdirectory per operator
   // subtask, removed when the backend is destroyed). Default: "" = <system temp>/ckpt-engine-rocksdb.
   std::string local_dir;
