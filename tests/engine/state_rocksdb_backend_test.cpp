@@ -248,6 +248,7 @@ TEST_F(RocksDbBackendTest, RescaleByClippingAndKeyByKeyRestoreTheSameStateAndLea
       for (int64_t k = 0; k < 3000; ++k) {
         if (!n->SetCurrentKey(Value(k)).ok()) continue;  // another subtask's key
         ASSERT_OK(v2.Update(Value(k)));
+        ASSERT_OK(m2.Put(Value("written-after-restore"), Value(k)));
       }
       ASSERT_OK(n->CompactAll());
     }
