@@ -167,10 +167,13 @@ TEST_P(ChangelogITCase, RetainedCheckpointRescalesFromTwoToThree) {
 INSTANTIATE_TEST_SUITE_P(Inner, ChangelogITCase, ::testing::Values("heap", "rocksdb"),
                          [](const auto& i) { return std::string(i.param); });
 
-// kill -9 campaign per backend (the pattern of kill_itcase.cpp, fewer kills per backend).
+// kill -9 campaign per backend (the pattern of kill_itcase.cpp, fewer kills per backend), and
+// one that switches backend and changelog on every resume.
 struct KillCase {
   const char* name;
-  std::vector<std::string> flags;
+  // The backend flags of run r: rounds[min(r, rounds.size() - 1)] (run 0 is the first start,
+  // each later one a --from-latest resume after a kill).
+  std::vector<std::vector<std::string>> rounds;
 };
 
 class BackendKillITCase : public ::testing::TestWithParam<KillCase> {};
@@ -207,10 +210,21 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
   const std::string ckpt = tmp.Sub("checkpoints");
   const std::string job_dir = ckpt + "/" + job.job_id;
   const std::string log = tmp.Sub("engine.log");
-  std::vector<std::string> base = {CKPT_ENGINE_BINARY, "run", spec, "--checkpoint-dir", ckpt,
-                                   "--interval", "50", "-p", "2", "--num-retained", "2",
-                                   "--state-local-dir", tmp.Sub("local")};
-  for (const auto& f : GetParam().flags) base.push_back(f);
+  const std::vector<std::string> base = {CKPT_ENGINE_BINARY, "run", spec, "--checkpoint-dir",
+                                         ckpt, "--interval", "50", "-p", "2", "--num-retained",
+                                         "2", "--state-local-dir", tmp.Sub("local")};
+  const auto run_args = [&](int round) {
+    const auto& rounds = GetParam().rounds;
+    std::vector<std::string> args = base;
+    for (const auto& f : rounds[std::min<size_t>(static_cast<size_t>(round), rounds.size() - 1)]) {
+      args.push_back(f);
+    }
+    if (round > 0) {
+      args.push_back("--from-latest");
+      args.push_back(job_dir);
+    }
+    return args;
+  };
 
   // A checkpoint every 50 ms: a kill at a random moment lands in one most of the time.
   std::mt19937 rng(777);
@@ -218,12 +232,7 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
   constexpr int kKills = 4;
   int64_t published = 0;
   for (int round = 0; round < kKills; ++round) {
-    std::vector<std::string> args = base;
-    if (round > 0) {
-      args.push_back("--from-latest");
-      args.push_back(job_dir);
-    }
-    pid_t pid = Spawn(args, log);
+    pid_t pid = Spawn(run_args(round), log);
     ASSERT_GT(pid, 0);
     // Kill only once this run published a checkpoint (a loaded machine starts slowly), then at
     // a random moment: with a checkpoint every 50 ms it lands in one most of the time.
@@ -236,10 +245,7 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
     ASSERT_EQ(kill(pid, SIGKILL), 0);
     ASSERT_EQ(WaitExit(pid), 128 + SIGKILL) << ReadFile(log);
   }
-  std::vector<std::string> args = base;
-  args.push_back("--from-latest");
-  args.push_back(job_dir);
-  pid_t pid = Spawn(args, log);
+  pid_t pid = Spawn(run_args(kKills), log);
   ASSERT_EQ(WaitExit(pid), 0) << ReadFile(log);
 
   const std::string output = ReadFile(log);
@@ -265,15 +271,26 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
 INSTANTIATE_TEST_SUITE_P(
     Backends, BackendKillITCase,
     ::testing::Values(
-        KillCase{"Heap", {"--state-backend", "heap"}},
-        KillCase{"RocksDbFull", {"--state-backend", "rocksdb", "--incremental", "false"}},
-        KillCase{"RocksDbIncremental", {"--state-backend", "rocksdb", "--incremental", "true"}},
+        KillCase{"Heap", {{"--state-backend", "heap"}}},
+        KillCase{"RocksDbFull", {{"--state-backend", "rocksdb", "--incremental", "false"}}},
+        KillCase{"RocksDbIncremental", {{"--state-backend", "rocksdb", "--incremental", "true"}}},
         KillCase{"ChangelogHeap",
-                 {"--state-backend", "heap", "--changelog", "on",
-                  "--changelog-materialization-interval", "200"}},
+                 {{"--state-backend", "heap", "--changelog", "on",
+                   "--changelog-materialization-interval", "200"}}},
         KillCase{"ChangelogRocksDb",
-                 {"--state-backend", "rocksdb", "--incremental", "true", "--changelog", "on",
-                  "--changelog-materialization-interval", "200"}}),
+                 {{"--state-backend", "rocksdb", "--incremental", "true", "--changelog", "on",
+                   "--changelog-materialization-interval", "200"}}},
+        // Each resume switches: heap, changelog on (over heap), off again, onto RocksDB
+        // (a heap checkpoint is canonical), changelog on over RocksDB. (A native RocksDB
+        // checkpoint restores into RocksDB only, so RocksDB comes last.)
+        KillCase{"SwitchingBackendAndChangelog",
+                 {{"--state-backend", "heap"},
+                  {"--state-backend", "heap", "--changelog", "on",
+                   "--changelog-materialization-interval", "200"},
+                  {"--state-backend", "heap", "--changelog", "off"},
+                  {"--state-backend", "rocksdb", "--incremental", "true"},
+                  {"--state-backend", "rocksdb", "--incremental", "true", "--changelog", "on",
+                   "--changelog-materialization-interval", "200"}}}),
     [](const auto& i) { return std::string(i.param.name); });
 
 }  // namespace
