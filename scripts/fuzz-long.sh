@@ -5,22 +5,27 @@
 # a crash, leak, timeout or out-of-memory stops that target and the script exits 1 with the
 # reproducer's path (kept in build/fuzz/artifacts/).
 #
-#   scripts/fuzz-long.sh [--runs N] [--target NAME]... [--no-build]
+#   scripts/fuzz-long.sh [--runs N] [--target NAME]... [--no-build] [--merge]
 #     --runs N       executions per target (default 10000000)
 #     --target NAME  only this target, e.g. fuzz_value (repeatable; default: every fuzz_*)
 #     --no-build     use the existing build/fuzz (default: configure and build the fuzz preset)
+#     --merge        after a clean run, add to tests/fuzz/corpus/<target> the inputs of the grown
+#                    corpus that reach coverage the committed seeds do not (libFuzzer -merge=1),
+#                    so the next run, and CI's 30 s, start from there
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 runs=10000000
 targets=()
 build=1
+merge=0
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --runs) runs="$2"; shift 2 ;;
     --target) targets+=("$2"); shift 2 ;;
     --no-build) build=0; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    --merge) merge=1; shift ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) echo "fuzz-long: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -60,6 +65,14 @@ for t in "${targets[@]}"; do
   size=$(find "$corpus" -type f | wc -l)
   if [[ $rc -eq 0 ]]; then
     result=ok
+    if [[ $merge -eq 1 ]]; then
+      seeds=tests/fuzz/corpus/"$short"
+      mkdir -p "$seeds"
+      before=$(find "$seeds" -type f | wc -l)
+      "$bin" -merge=1 -rss_limit_mb=2048 -timeout=10 "$seeds" "$corpus" >"$scratch/$t.merge.log" 2>&1 ||
+        { echo "fuzz-long: merging $t's corpus failed (see $scratch/$t.merge.log)" >&2; failed=1; }
+      result="ok, corpus $before -> $(find "$seeds" -type f | wc -l) seeds"
+    fi
   else
     result="FAILED (exit $rc): $(grep -E 'ERROR|SUMMARY|artifact' "$log" | head -n 3 | tr '\n' ' ')"
     failed=1
