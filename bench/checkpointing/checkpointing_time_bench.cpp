@@ -10,7 +10,7 @@
 // bounds the in-flight data, and with the default 256-byte minimum, where at 10 ms/record the
 // floor does (5 buffers x 256 B per channel hold about 55 of this job's records). Then the throughput of the same
 // pipeline without the slow sink, checkpoints every 100 ms aligned vs unaligned (30 M records,
-// median of three runs each).
+// median of seven runs each).
 // Targets (issue 12): unaligned >= 300x faster than aligned at 10 ms/record; debloated aligned
 // <= 2 x debloat target per exchange; aligned-with-timeout <= timeout + 2 x unaligned;
 // unaligned costs <= 5% throughput without backpressure.
@@ -181,7 +181,7 @@ double Median(std::vector<int64_t> v) {
 // Records per second of the pipeline without the slow sink, kThroughputRecords records,
 // checkpoints every 100 ms.
 constexpr int64_t kThroughputRecords = 30'000'000;
-constexpr int kThroughputRuns = 3;
+constexpr int kThroughputRuns = 7;
 
 double CpuSeconds() {
   rusage u{};
