@@ -89,8 +89,8 @@ struct BackendCore {
   std::string scratch;  // reusable encoding buffer (map user keys)
   CowStats cow;
 
-  CowSlot<TimerSet> event_timers{std::make_shared<TimerSet>(), true};
-  CowSlot<TimerSet> processing_timers{std::make_shared<TimerSet>(), true};
+  CowSlot<TimerSet> event_timers{NewCowTable<TimerSet>(), true};
+  CowSlot<TimerSet> processing_timers{NewCowTable<TimerSet>(), true};
   int64_t timer_event_state = -1;       // state ids of the TIMERS states, -1 until used
   int64_t timer_processing_state = -1;
   pb::TypeDescriptor timer_ns_type;
@@ -128,9 +128,9 @@ struct FrozenKeyedState {
   uint32_t max_parallelism = 0;
   format::KeyGroupRange range;
   std::vector<pb::StateDescriptor> states;
-  std::vector<std::vector<std::shared_ptr<const ValueTable>>> values;  // per state, per group
-  std::vector<std::vector<std::shared_ptr<const MapTable>>> maps;
-  std::vector<std::shared_ptr<const TimerSet>> timers;  // per state (TIMERS kinds only)
+  std::vector<std::vector<CowRef<ValueTable>>> values;  // per state, per group
+  std::vector<std::vector<CowRef<MapTable>>> maps;
+  std::vector<CowRef<TimerSet>> timers;  // per state (TIMERS kinds only)
   uint64_t num_entries = 0;
 
   // Timers by key group, built on first use by the (single) async reader.

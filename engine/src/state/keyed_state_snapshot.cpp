@@ -193,9 +193,8 @@ std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
     state_internal::KeyedStateInfo& s = c.states[i];
     frozen->states.push_back(Described(c, s.descriptor, timer_ns));
     if (s.timers != nullptr) {
-      s.timers->exclusive = false;
-      frozen->timers[i] = s.timers->table;
       frozen->num_entries += s.timers->table->size();
+      frozen->timers[i] = ShareWithSnapshot(*s.timers);
       continue;
     }
     auto& vals = frozen->values[i];
@@ -203,18 +202,16 @@ std::unique_ptr<FrozenKeyedState> Freeze(BackendCore& c) {
     for (size_t g = 0; g < s.values.size(); ++g) {
       auto& slot = s.values[g];
       if (!slot.table) continue;
-      slot.exclusive = false;
       frozen->num_entries += slot.table->size();
-      vals[g] = slot.table;
+      vals[g] = ShareWithSnapshot(slot);
     }
     auto& maps = frozen->maps[i];
     maps.resize(s.maps.size());
     for (size_t g = 0; g < s.maps.size(); ++g) {
       auto& slot = s.maps[g];
       if (!slot.table) continue;
-      slot.exclusive = false;
       slot.table->ForEach([&](const auto& e) { frozen->num_entries += e.payload.size(); });
-      maps[g] = slot.table;
+      maps[g] = ShareWithSnapshot(slot);
     }
   }
   ++c.cow.snapshots;

@@ -46,9 +46,9 @@ base::Result<uint32_t> OperatorStoreCore::Declare(const pb::StateDescriptor& des
   info.descriptor = descriptor;
   info.registered = registered;
   if (kind == pb::STATE_BROADCAST) {
-    info.broadcast.table = std::make_shared<BroadcastMap>();
+    info.broadcast.table = state_internal::NewCowTable<BroadcastMap>();
   } else {
-    info.list.table = std::make_shared<ElementList>();
+    info.list.table = state_internal::NewCowTable<ElementList>();
   }
   const uint32_t id = static_cast<uint32_t>(states.size());
   by_name.emplace(descriptor.name(), id);
@@ -100,10 +100,8 @@ std::unique_ptr<OperatorStateSnapshot> OperatorStateStore::Snapshot() {
   auto frozen = std::make_unique<state_internal::FrozenOperatorState>();
   for (auto& s : core_->states) {
     frozen->states.push_back(s.descriptor);
-    s.list.exclusive = false;
-    s.broadcast.exclusive = false;
-    frozen->lists.push_back(s.list.table);
-    frozen->broadcasts.push_back(s.broadcast.table);
+    frozen->lists.push_back(state_internal::ShareWithSnapshot(s.list));
+    frozen->broadcasts.push_back(state_internal::ShareWithSnapshot(s.broadcast));
   }
   ++core_->cow.snapshots;
   return std::make_unique<OperatorStateSnapshot>(std::move(frozen));

@@ -46,8 +46,8 @@ struct OperatorStoreCore {
 
 struct FrozenOperatorState {
   std::vector<pb::StateDescriptor> states;
-  std::vector<std::shared_ptr<const ElementList>> lists;       // per state (null if broadcast)
-  std::vector<std::shared_ptr<const BroadcastMap>> broadcasts;  // per state (null if list)
+  std::vector<CowRef<ElementList>> lists;       // per state (null if broadcast)
+  std::vector<CowRef<BroadcastMap>> broadcasts;  // per state (null if list)
 };
 
 }  // namespace ckpt::engine::state_internal
