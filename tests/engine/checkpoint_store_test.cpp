@@ -71,6 +71,26 @@ TEST_F(CheckpointStoreTest, KeepsNumRetainedAndDeletesSubsumed) {
   EXPECT_EQ(store.Latest()->checkpoint_id, 4);
 }
 
+TEST_F(CheckpointStoreTest, ReportsEachDeletedCheckpointAfterItsDirectoryIsGone) {
+  CompletedCheckpointStore store(fs_, 1);
+  std::vector<int64_t> deleted;
+  store.OnDeleted([&](const CompletedCheckpoint& c) {
+    EXPECT_FALSE(Exists(c.dir)) << c.dir;
+    deleted.push_back(c.checkpoint_id);
+  });
+  CompletedCheckpoint kept = MakeSnapshot(dir_.Sub("restored"), 1);
+  kept.restored = true;
+  kept.owned = false;  // NO_CLAIM: subsumed but never deleted, so never reported
+  ASSERT_OK(store.Add(kept));
+  for (int64_t id = 2; id <= 4; ++id) {
+    ASSERT_OK(store.Add(MakeSnapshot(dir_.Sub("chk-" + std::to_string(id)), id)));
+  }
+  EXPECT_EQ(deleted, (std::vector<int64_t>{2, 3}));
+  ASSERT_OK(store.Shutdown(JobTermination::kCancelled));
+  EXPECT_EQ(deleted, (std::vector<int64_t>{2, 3, 4}));
+  EXPECT_TRUE(Exists(kept.dir));
+}
+
 TEST_F(CheckpointStoreTest, NoClaimRestoredSnapshotIsNeverDeletedClaimIs) {
   for (pb::ClaimMode mode : {pb::NO_CLAIM, pb::CLAIM}) {
     ckpt::testing::TempDir d;

@@ -113,7 +113,14 @@ CheckpointCoordinator::CheckpointCoordinator(base::Fs& fs, Clock& clock,
       store_(fs, options_.num_retained, options_.retention),
       next_checkpoint_id_(options_.first_checkpoint_id < 1 ? 1 : options_.first_checkpoint_id),
       last_trigger_ms_(clock.NowMs()),
-      rng_(static_cast<uint64_t>(clock.NowMs()) ^ reinterpret_cast<uintptr_t>(this)) {}
+      rng_(static_cast<uint64_t>(clock.NowMs()) ^ reinterpret_cast<uintptr_t>(this)) {
+  // The history says which completed checkpoints are gone (Flink's `discarded`).
+  if (options_.stats) {
+    store_.OnDeleted([stats = options_.stats](const CompletedCheckpoint& c) {
+      stats->ReportDiscarded(c.checkpoint_id);
+    });
+  }
+}
 
 CheckpointCoordinator::~CheckpointCoordinator() { Stop(); }
 

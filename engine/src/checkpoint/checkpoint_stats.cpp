@@ -108,6 +108,15 @@ void CheckpointStatsTracker::ReportCompleted(int64_t checkpoint_id,
   }
 }
 
+void CheckpointStatsTracker::ReportDiscarded(int64_t checkpoint_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (CheckpointStatsEntry* e = FindLocked(checkpoint_id)) e->discarded = true;
+  for (std::optional<CheckpointStatsEntry>* latest :
+       {&counters_.latest_completed, &counters_.latest_savepoint}) {
+    if (*latest && (*latest)->checkpoint_id == checkpoint_id) (*latest)->discarded = true;
+  }
+}
+
 void CheckpointStatsTracker::ReportFailed(int64_t checkpoint_id, int64_t failure_timestamp_ms,
                                           const std::string& message) {
   std::lock_guard<std::mutex> lock(mu_);

@@ -55,7 +55,10 @@ base::Status CompletedCheckpointStore::RegisterSharedFiles(const CompletedCheckp
 
 base::Status CompletedCheckpointStore::Discard(const CompletedCheckpoint& c) {
   base::Status first;
-  if (Deletable(c)) first = DeleteSnapshotDir(fs_, c.dir);
+  if (Deletable(c)) {
+    first = DeleteSnapshotDir(fs_, c.dir);
+    if (first.ok() && on_deleted_) on_deleted_(c);
+  }
   // Shared files go when no retained snapshot references them (never those of a snapshot the
   // engine does not own: the registry protects them).
   for (const std::string& path : registry_.Release(c.dir)) {

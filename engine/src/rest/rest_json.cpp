@@ -131,7 +131,7 @@ json CheckpointJson(const JobRunner& job, const CheckpointStatsEntry& e, bool wi
   };
   if (e.status == CheckpointStatsStatus::kCompleted) {
     j["external_path"] = e.external_path;
-    j["discarded"] = false;
+    j["discarded"] = e.discarded;
   }
   if (e.status == CheckpointStatsStatus::kFailed) {
     j["failure_timestamp"] = e.failure_timestamp_ms;

@@ -40,6 +40,9 @@ struct CheckpointStatsEntry {
   int64_t failure_timestamp_ms = 0;
   // Rebuilt from a snapshot of an earlier run (not taken by this one).
   bool from_earlier_run = false;
+  // Completed, then subsumed (or ended with the job) and its directory deleted: `external_path`
+  // no longer exists (Flink's `discarded`).
+  bool discarded = false;
 };
 
 struct RestoredCheckpointStats {
@@ -91,6 +94,8 @@ class CheckpointStatsTracker {
   // It failed or was aborted.
   void ReportFailed(int64_t checkpoint_id, int64_t failure_timestamp_ms,
                     const std::string& message);
+  // A completed snapshot's directory was deleted (subsumed, or the job ended).
+  void ReportDiscarded(int64_t checkpoint_id);
   // The job started from this snapshot.
   void ReportRestored(const RestoredCheckpointStats& restored);
   // A completed snapshot of an earlier run of the job (rebuilt from its `_metadata`): enters the

@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -29,6 +30,12 @@ class CompletedCheckpointStore {
   // `num_retained` >= 1 (0 is treated as 1). Default policy as in Flink: NO_EXTERNALIZED.
   CompletedCheckpointStore(base::Fs& fs, uint32_t num_retained,
                            pb::RetentionPolicy retention = pb::NO_EXTERNALIZED);
+
+  // Called with each checkpoint whose directory the store deleted (subsumed or at Shutdown),
+  // after the deletion, outside the store's lock. Set before the first Add.
+  void OnDeleted(std::function<void(const CompletedCheckpoint&)> callback) {
+    on_deleted_ = std::move(callback);
+  }
 
   // Adds a newly completed checkpoint (or the snapshot a job was restored from) and subsumes the
   // oldest beyond num_retained: owned ones are deleted from disk. Returns the first deletion
@@ -69,6 +76,7 @@ class CompletedCheckpointStore {
   mutable std::mutex mu_;
   std::deque<CompletedCheckpoint> checkpoints_;
   SharedStateRegistry registry_;
+  std::function<void(const CompletedCheckpoint&)> on_deleted_;
 };
 
 }  // namespace ckpt::engine
