@@ -76,7 +76,10 @@ while (( n_kill < kills )); do
     2) args+=(--mode aligned-with-timeout --aligned-checkpoint-timeout $(( RANDOM % 20 )))
        n_timeout=$(( n_timeout + 1 )) ;;
   esac
-  (( round > 0 )) && args+=(--from-latest "$job_id")
+  # Resumed from the job directory once the engine has made it; a run killed before that (at
+  # start-up) left nothing to resume — no checkpoint, no commit — so the job starts again as
+  # round 0 did (--from-latest refuses a job directory that does not exist).
+  [[ -d "$ckpt/$job_id" ]] && args+=(--from-latest "$job_id")
   echo "--- round $round: ${args[*]}" >> "$log"
   "$engine" "${args[@]}" >> "$log" 2>&1 &
   engine_pid=$!
@@ -112,8 +115,10 @@ done
 # The last run completes (unless the job already finished).
 if (( finished_early == 0 )); then
   echo "--- final run" >> "$log"
+  resume=()
+  [[ -d "$ckpt/$job_id" ]] && resume=(--from-latest "$job_id")
   if ! "$engine" run "$work/job.json" --checkpoint-dir "$ckpt" --interval 100 \
-       -p $(( RANDOM % 4 + 1 )) --from-latest "$job_id" >> "$log" 2>&1; then
+       -p $(( RANDOM % 4 + 1 )) "${resume[@]}" >> "$log" 2>&1; then
     echo "final run failed:" >&2; tail -n 5 "$log" >&2
     failed=$(( failed + 1 ))
   fi
