@@ -15,43 +15,17 @@ if [[ $# -ne 2 ]]; then
   echo "usage: $0 CKPT_TOOL SCRATCH_PARENT" >&2
   exit 2
 fi
-tool="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-parent="$2"
-repo="${CKPT_MAVEN_REPO:-$HOME/.m2/repository}"
-profiles=(${CKPT_INTEROP_PROFILES:-flink-1.20 flink-2})
-
-fail() { echo "FAIL: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
-[[ -x "$tool" ]] || fail "ckpt-tool not found or not executable: $tool"
-command -v java >/dev/null || fail "java not found: run scripts/install-deps.sh (openjdk-17-jdk-headless)"
-command -v mvn >/dev/null || fail "mvn not found: run scripts/install-deps.sh (maven)"
-command -v python3 >/dev/null || fail "python3 not found"
-
-mkdir -p "$parent" "$repo"
-parent="$(cd "$parent" && pwd)"  # Maven resolves relative paths against the pom's directory
-repo="$(cd "$repo" && pwd)"
-scratch="$(mktemp -d "$parent/run.XXXXXX")"
+source "$here/harness-lib.sh"
+interop_init "$1" "$2" run python3
+tool="$binary"
 echo "interop: scratch $scratch, Maven repository $repo" >&2
 t0=$(date +%s.%N)
 elapsed() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$t0" "$(date +%s.%N)"; }
 
-mapfile -t jvm_opts < "$here/jvm-opts.txt"
 for profile in "${profiles[@]}"; do
-  line="${profile#flink-}"
-  log="$scratch/mvn-$line.log"
-  # CKPT_MAVEN_ARGS: extra Maven arguments, e.g. -o to use only the local repository.
-  # shellcheck disable=SC2086
-  if ! mvn -B -q ${CKPT_MAVEN_ARGS:-} -f "$here/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$parent/maven-build" \
-       -P"$profile" package >"$log" 2>&1; then
-    if grep -Eqi "could not (transfer|resolve)|unknown ?host|connection (refused|timed out)|network is unreachable|failed to read artifact descriptor|offline mode|no route to host|temporary failure in name resolution" "$log"; then
-      grep -Ei "could not|unknown ?host|connection|unreachable" "$log" | head -5 >&2
-      fail "Maven Central cannot be reached and the local repository $repo lacks the harness's artifacts (profile $profile); see $log"
-    fi
-    tail -40 "$log" >&2
-    fail "Maven build of the harness failed (profile $profile); see $log"
-  fi
+  build_harness "$profile"
   echo "interop: [$(elapsed) s] built $profile" >&2
-  build="$parent/maven-build/target-$line"
-  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.Harness \
+  if ! java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.Harness \
        --out "$scratch/snapshots" 2> >(grep -v '^SLF4J' >&2); then
     fail "the Flink harness ($profile) failed"
   fi
@@ -59,7 +33,7 @@ for profile in "${profiles[@]}"; do
   # Issue 11 §3: remap verified by Flink (RemapCheck.java): refused before, restored after.
   for variant in "hashmap canonical" "rocksdb native"; do
     read -r backend format <<<"$variant"
-    if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RemapCheck \
+    if ! java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.RemapCheck \
          --out "$scratch/remap-check" --ckpt-tool "$tool" --backend "$backend" --format "$format" \
          2> >(grep -v '^SLF4J' >&2); then
       remap_failed=1
@@ -69,7 +43,7 @@ for profile in "${profiles[@]}"; do
   # Issue 11 §3: rescale-max-parallelism 128 -> 256 verified by Flink (RescaleCheck.java).
   for variant in "hashmap string" "rocksdb long" "hashmap tuple" "rocksdb row"; do
     read -r backend key <<<"$variant"
-    if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RescaleCheck \
+    if ! java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.RescaleCheck \
          --out "$scratch/rescale-check" --ckpt-tool "$tool" --backend "$backend" --key "$key" \
          2> >(grep -v '^SLF4J' >&2); then
       rescale_failed=1
@@ -77,13 +51,13 @@ for profile in "${profiles[@]}"; do
   done
   echo "interop: [$(elapsed) s] rescale check $profile done" >&2
   # Issue 11 §3: validate --against vs a real Flink restore, change by change (ValidateMatrix.java).
-  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.ValidateMatrix \
+  if ! java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.ValidateMatrix \
        --out "$scratch/validate-matrix" --ckpt-tool "$tool" 2> >(grep -v '^SLF4J' >&2); then
     matrix_failed=1
   fi
   echo "interop: [$(elapsed) s] validate matrix $profile done" >&2
   # Issue 11 §3: prune --keep-last 1 on a RocksDB incremental directory, then Flink restores (PruneCheck.java).
-  if ! java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.PruneCheck \
+  if ! java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.PruneCheck \
        --out "$scratch/prune-check" --ckpt-tool "$tool" 2> >(grep -v '^SLF4J' >&2); then
     prune_failed=1
   fi

@@ -20,23 +20,11 @@ if [[ $# -ne 2 ]]; then
   echo "usage: $0 CKPT_ENGINE SCRATCH_PARENT" >&2
   exit 2
 fi
-engine="$(cd "$(dirname "$1")" && pwd)/$(basename "$1")"
-parent="$2"
-repo="${CKPT_MAVEN_REPO:-$HOME/.m2/repository}"
-profiles=(${CKPT_INTEROP_PROFILES:-flink-1.20 flink-2})
-
-fail() { echo "FAIL: $*" >&2; echo "0 passed, 1 failed"; exit 1; }
-[[ -x "$engine" ]] || fail "ckpt-engine not found or not executable: $engine"
-command -v java >/dev/null || fail "java not found: run scripts/install-deps.sh (openjdk-17-jdk-headless)"
-command -v mvn >/dev/null || fail "mvn not found: run scripts/install-deps.sh (maven)"
-
-mkdir -p "$parent" "$repo"
-parent="$(cd "$parent" && pwd)"
-repo="$(cd "$repo" && pwd)"
-scratch="$(mktemp -d "$parent/rest.XXXXXX")"
+source "$here/harness-lib.sh"
+interop_init "$1" "$2" rest python3
+engine="$binary"
 echo "rest interop: scratch $scratch" >&2
 export CKPT_ENGINE_STATE_FILE="$scratch/engine-state.json"
-mapfile -t jvm_opts < "$here/jvm-opts.txt"
 pids=()
 cleanup() { for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done; }
 trap cleanup EXIT
@@ -108,19 +96,8 @@ expected_sums() {
 status=0
 for profile in "${profiles[@]}"; do
   sp=""
-  line="${profile#flink-}"
-  log="$scratch/mvn-$line.log"
-  # shellcheck disable=SC2086
-  if ! mvn -B -q ${CKPT_MAVEN_ARGS:-} -f "$here/pom.xml" -Dmaven.repo.local="$repo" \
-       -Dharness.build.root="$parent/maven-build" -P"$profile" package >"$log" 2>&1; then
-    if grep -Eqi "could not (transfer|resolve)|unknown ?host|connection (refused|timed out)|network is unreachable|offline mode" "$log"; then
-      fail "Maven Central cannot be reached and $repo lacks the harness's artifacts (profile $profile); see $log"
-    fi
-    tail -40 "$log" >&2
-    fail "Maven build of the harness failed (profile $profile); see $log"
-  fi
-  build="$parent/maven-build/target-$line"
-  java_run() { java "${jvm_opts[@]}" -cp "$build/classes:$(cat "$build/classpath.txt")" ckpt.interop.RestInterop "$@"; }
+  build_harness "$profile"
+  java_run() { java "${jvm_opts[@]}" -cp "$(harness_cp)" ckpt.interop.RestInterop "$@"; }
 
   # 1. list, savepoint, stop --savepointPath with Flink's RestClusterClient.
   run="$scratch/$line-client"
