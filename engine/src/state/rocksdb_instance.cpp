@@ -135,44 +135,45 @@ std::vector<std::string> RocksDbInstance::ColumnFamilyNames() const {
   return out;
 }
 
-base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size) {
-  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, fs.OpenRead(path));
+namespace {
+
+// Reads `in` whole in 1 MiB chunks, appending each to `out` unless null; returns its XXH3.
+base::Result<uint64_t> ReadHashing(const base::RandomAccessFile& in, const std::string& path,
+                                   base::WritableFile* out) {
   base::Xxh3Stream hash;
   std::string buf(1 << 20, '\0');
-  const uint64_t total = in->Size();
+  const uint64_t total = in.Size();
   uint64_t offset = 0;
   while (offset < total) {
     const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), total - offset));
-    CKPT_ASSIGN_OR_RETURN(size_t got, in->ReadAt(offset, want, buf.data()));
+    CKPT_ASSIGN_OR_RETURN(size_t got, in.ReadAt(offset, want, buf.data()));
     if (got == 0) return base::Status::IOError(path + ": short read at " + std::to_string(offset));
-    hash.Update(std::string_view(buf.data(), got));
+    const std::string_view chunk(buf.data(), got);
+    hash.Update(chunk);
+    if (out != nullptr) CKPT_RETURN_IF_ERROR(out->Append(chunk));
     offset += got;
   }
-  *size = total;
   return hash.Digest();
+}
+
+}  // namespace
+
+base::Result<uint64_t> HashFile(base::Fs& fs, const std::string& path, uint64_t* size) {
+  CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, fs.OpenRead(path));
+  CKPT_ASSIGN_OR_RETURN(uint64_t digest, ReadHashing(*in, path, nullptr));
+  *size = in->Size();
+  return digest;
 }
 
 base::Result<uint64_t> CopyFileBetween(base::Fs& from_fs, const std::string& from, base::Fs& to_fs,
                                        const std::string& to, uint64_t* size, bool sync) {
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::RandomAccessFile> in, from_fs.OpenRead(from));
   CKPT_ASSIGN_OR_RETURN(std::unique_ptr<base::WritableFile> out, to_fs.OpenWriteExclusive(to));
-  base::Xxh3Stream hash;
-  std::string buf(1 << 20, '\0');
-  const uint64_t total = in->Size();
-  uint64_t offset = 0;
-  while (offset < total) {
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(buf.size(), total - offset));
-    CKPT_ASSIGN_OR_RETURN(size_t got, in->ReadAt(offset, want, buf.data()));
-    if (got == 0) return base::Status::IOError(from + ": short read at " + std::to_string(offset));
-    std::string_view chunk(buf.data(), got);
-    hash.Update(chunk);
-    CKPT_RETURN_IF_ERROR(out->Append(chunk));
-    offset += got;
-  }
+  CKPT_ASSIGN_OR_RETURN(uint64_t digest, ReadHashing(*in, from, out.get()));
   if (sync) CKPT_RETURN_IF_ERROR(out->Sync());
   CKPT_RETURN_IF_ERROR(out->Close());
-  *size = total;
-  return hash.Digest();
+  *size = in->Size();
+  return digest;
 }
 
 }  // namespace ckpt::engine::state_internal

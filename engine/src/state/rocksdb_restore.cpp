@@ -8,6 +8,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -106,6 +107,33 @@ base::Status ClipTo(RocksDbInstance& inst, format::KeyGroupRange mine) {
   return base::Status::OK();
 }
 
+// The keys of key groups `mine` in one column family of `from`, positioned at the first; each
+// block read once (not cached), with readahead. Not movable: the iterator points at its bound.
+class OwnedRange {
+ public:
+  OwnedRange(RocksDbInstance& from, rocksdb::ColumnFamilyHandle* cf, format::KeyGroupRange mine) {
+    rocksdb::ReadOptions ro;
+    ro.fill_cache = false;
+    ro.readahead_size = 2u << 20;
+    if (mine.end < 0xFFFF) {
+      upper_ = KeyGroupStart(mine.end + 1);
+      upper_slice_ = rocksdb::Slice(upper_);
+      ro.iterate_upper_bound = &upper_slice_;
+    }
+    it_.reset(from.db()->NewIterator(ro, cf));
+    it_->Seek(KeyGroupStart(mine.start));
+  }
+  OwnedRange(const OwnedRange&) = delete;
+  OwnedRange& operator=(const OwnedRange&) = delete;
+
+  rocksdb::Iterator& it() { return *it_; }
+
+ private:
+  std::string upper_;
+  rocksdb::Slice upper_slice_;
+  std::unique_ptr<rocksdb::Iterator> it_;
+};
+
 // Inserts the keys of key groups `mine` of every column family of `from` into `to`, in write
 // batches of about 2 MiB (Flink's RocksDBWriteBatchWrapper). Returns the number of keys.
 base::Result<uint64_t> CopyOwned(RocksDbInstance& from, RocksDbInstance& to,
@@ -113,30 +141,19 @@ base::Result<uint64_t> CopyOwned(RocksDbInstance& from, RocksDbInstance& to,
   uint64_t keys = 0;
   for (const std::string& name : from.ColumnFamilyNames()) {
     if (name == rocksdb::kDefaultColumnFamilyName) continue;
-    rocksdb::ColumnFamilyHandle* src = from.FindColumnFamily(name);
     CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * dst, to.ColumnFamily(name));
-    const std::string lower = KeyGroupStart(mine.start);
-    std::string upper;
-    rocksdb::Slice upper_slice;
-    rocksdb::ReadOptions ro;
-    ro.fill_cache = false;  // read once
-    ro.readahead_size = 2u << 20;
-    if (mine.end < 0xFFFF) {
-      upper = KeyGroupStart(mine.end + 1);
-      upper_slice = rocksdb::Slice(upper);
-      ro.iterate_upper_bound = &upper_slice;
-    }
-    std::unique_ptr<rocksdb::Iterator> it(from.db()->NewIterator(ro, src));
+    OwnedRange range(from, from.FindColumnFamily(name), mine);
+    rocksdb::Iterator& it = range.it();
     rocksdb::WriteBatch batch;
-    for (it->Seek(lower); it->Valid(); it->Next()) {
-      batch.Put(dst, it->key(), it->value());
+    for (; it.Valid(); it.Next()) {
+      batch.Put(dst, it.key(), it.value());
       ++keys;
       if (batch.GetDataSize() > (2u << 20)) {
         CKPT_RETURN_IF_ERROR(FromRocks(to.db()->Write(to.write_options(), &batch), name));
         batch.Clear();
       }
     }
-    CKPT_RETURN_IF_ERROR(FromRocks(it->status(), from.db_dir()));
+    CKPT_RETURN_IF_ERROR(FromRocks(it.status(), from.db_dir()));
     CKPT_RETURN_IF_ERROR(FromRocks(to.db()->Write(to.write_options(), &batch), name));
   }
   return keys;
@@ -152,33 +169,21 @@ base::Result<uint64_t> IngestOwned(RocksDbInstance& from, RocksDbInstance& to,
   int n = 0;
   for (const std::string& name : from.ColumnFamilyNames()) {
     if (name == rocksdb::kDefaultColumnFamilyName) continue;
-    rocksdb::ColumnFamilyHandle* src = from.FindColumnFamily(name);
     CKPT_ASSIGN_OR_RETURN(rocksdb::ColumnFamilyHandle * dst, to.ColumnFamily(name));
-    const std::string lower = KeyGroupStart(mine.start);
-    std::string upper;
-    rocksdb::Slice upper_slice;
-    rocksdb::ReadOptions ro;
-    ro.fill_cache = false;
-    ro.readahead_size = 2u << 20;
-    if (mine.end < 0xFFFF) {
-      upper = KeyGroupStart(mine.end + 1);
-      upper_slice = rocksdb::Slice(upper);
-      ro.iterate_upper_bound = &upper_slice;
-    }
-    std::unique_ptr<rocksdb::Iterator> it(from.db()->NewIterator(ro, src));
-    it->Seek(lower);
-    if (!it->Valid()) {
-      CKPT_RETURN_IF_ERROR(FromRocks(it->status(), from.db_dir()));
+    OwnedRange range(from, from.FindColumnFamily(name), mine);
+    rocksdb::Iterator& it = range.it();
+    if (!it.Valid()) {
+      CKPT_RETURN_IF_ERROR(FromRocks(it.status(), from.db_dir()));
       continue;
     }
     const std::string file = base::JoinPath(scratch_dir, "ingest-" + std::to_string(n++) + ".sst");
     rocksdb::SstFileWriter writer(rocksdb::EnvOptions(), to.db()->GetOptions(dst), dst);
     CKPT_RETURN_IF_ERROR(FromRocks(writer.Open(file), file));
-    for (; it->Valid(); it->Next()) {
-      CKPT_RETURN_IF_ERROR(FromRocks(writer.Put(it->key(), it->value()), file));
+    for (; it.Valid(); it.Next()) {
+      CKPT_RETURN_IF_ERROR(FromRocks(writer.Put(it.key(), it.value()), file));
       ++keys;
     }
-    CKPT_RETURN_IF_ERROR(FromRocks(it->status(), from.db_dir()));
+    CKPT_RETURN_IF_ERROR(FromRocks(it.status(), from.db_dir()));
     CKPT_RETURN_IF_ERROR(FromRocks(writer.Finish(), file));
     rocksdb::IngestExternalFileOptions io;
     io.move_files = true;
