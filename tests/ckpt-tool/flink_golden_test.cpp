@@ -18,22 +18,6 @@
 namespace ckpt::testing {
 namespace {
 
-const std::vector<std::string> kFixtures = {
-    "complexKeyed-flink1.9",
-    "complexKeyed-flink1.14",
-    "complexKeyed-flink1.20",
-    "complexKeyed-flink2.0",
-    "nonKeyed-flink2.0",
-    "new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint",
-    "new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
-    "new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint-native",
-    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint",
-    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint",
-    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native",
-    "table-state",
-    "semi-anti-join-with-literal-agg-savepoint",
-};
-
 // Short golden names: "udf-hashmap-checkpoint" for the long ITCase names.
 std::string Short(const std::string& name) {
   const std::string p = "new-stateful-udf-migration-itcase-flink2.0-";
@@ -49,7 +33,7 @@ void Golden(const std::string& name, const std::vector<std::string>& args, int e
 }
 
 TEST(FlinkGoldenTest, LsShowFilesValidateEveryFixture) {
-  for (const std::string& f : kFixtures) {
+  for (const std::string& f : FlinkFixtureNames()) {
     const std::string dir = "flink/" + f;
     Golden("flink-ls-" + Short(f) + ".text", {"ls", dir}, 0);
     Golden("flink-show-" + Short(f) + ".text", {"show", dir}, 0);

@@ -1,5 +1,6 @@
 #include "ckpt/testing/temp_dir.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
@@ -20,6 +21,16 @@ TempDir::~TempDir() {
 
 std::string FixturePath(const std::string& rel) {
   return std::string(CKPT_SOURCE_DIR) + "/fixtures/" + rel;
+}
+
+std::vector<std::string> FlinkFixtureNames() {
+  std::vector<std::string> names;
+  for (const auto& e : std::filesystem::directory_iterator(FixturePath("flink"))) {
+    if (e.is_directory()) names.push_back(e.path().filename().string());
+  }
+  std::sort(names.begin(), names.end());
+  if (names.empty()) throw std::runtime_error("no snapshot in " + FixturePath("flink"));
+  return names;
 }
 
 void CopyTree(const std::string& from, const std::string& to) {

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace ckpt::testing {
 
@@ -22,6 +23,10 @@ class TempDir {
 
 // <source dir>/fixtures/<rel>
 std::string FixturePath(const std::string& rel);
+
+// The real Apache Flink snapshots of fixtures/flink (each directory's name), sorted: every test
+// that runs over all of them takes its list from here, so a new fixture joins each one.
+std::vector<std::string> FlinkFixtureNames();
 
 // Copies a directory tree (files and subdirectories) from `from` to `to` (created).
 void CopyTree(const std::string& from, const std::string& to);
