@@ -14,7 +14,8 @@
 # Usage: bench/flink/run_side_by_side.sh [CKPT_TOOL [CKPT_ENGINE]]
 # Env: CKPT_MAVEN_REPO (Maven local repository, default ~/.m2/repository), FLINK_PROFILE
 # (flink-2 | flink-1.20, default flink-2), RECORDS (default 1500000), KEYS (default 10000),
-# CKPT_HARNESS_BUILD (a harness build root to reuse), SKIP_REMAP=1 / SKIP_KEYED=1.
+# CKPT_HARNESS_BUILD (a harness build root to reuse), SKIP_REMAP=1 / SKIP_KEYED=1, REMAP_RUNS
+# (runs of each remap, default 3: the table shows the medians).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 root="$PWD"
@@ -71,9 +72,14 @@ PY
   # Flink 1.20's _metadata carries no uids: ckpt-tool maps the old operator ID (Flink's hash of
   # uid synthetic-3) to the new uid; both outputs must then hold the new uid's operator ID.
   mapfile -t ids < <(java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchRemapSpa --uid-hash synthetic-3 synthetic-3-v2 2>/dev/null)
-  timed remap_ckpt "$work/remap-ckpt.log" "$tool" -q remap "$work/sp" --to "$work/out-ckpt" --map "id:${ids[0]}=synthetic-3-v2"
-  timed remap_spa "$work/remap-spa.log" java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchRemapSpa \
-    "$work/sp" "$work/out-spa" synthetic-3 synthetic-3-v2
+  # REMAP_RUNS runs of each, taking turns (the table takes the median): one JVM run can be 25%
+  # faster or slower than the next on an idle machine.
+  for ((run = 1; run <= ${REMAP_RUNS:-3}; run++)); do
+    rm -rf "$work/out-ckpt" "$work/out-spa"
+    timed remap_ckpt "$work/remap-ckpt.log" "$tool" -q remap "$work/sp" --to "$work/out-ckpt" --map "id:${ids[0]}=synthetic-3-v2"
+    timed remap_spa "$work/remap-spa.log" java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchRemapSpa \
+      "$work/sp" "$work/out-spa" synthetic-3 synthetic-3-v2
+  done
   for o in out-ckpt out-spa; do
     "$tool" ls "$work/$o" | grep -q "${ids[1]}" || { echo "run_side_by_side: $o lacks operator ${ids[1]} (uid synthetic-3-v2)" >&2; exit 1; }
     if "$tool" ls "$work/$o" | grep -q "${ids[0]}"; then

@@ -9,18 +9,23 @@ RESULT line) and keyed_engine-cp.json / keyed_engine_paced-cp.json (ckpt-engine'
 import json
 import os
 import re
+import statistics
 import sys
 
 res_path, work, records, nproc, load = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
-t = {}
+runs = {}
 for line in open(res_path):
     name, wall, user, sys_ = line.split()
-    t[name] = (float(wall), float(user) + float(sys_))
+    runs.setdefault(name, []).append((float(wall), float(user) + float(sys_)))
+# A name measured more than once (the remaps) shows the median wall and the median CPU.
+t = {name: (statistics.median(w for w, _ in r), statistics.median(c for _, c in r))
+     for name, r in runs.items()}
 
 print(f"machine: {nproc} cores, load average (1/5/15 min) at the end: {load}")
 if "remap_ckpt" in t:
     (cw, cc), (sw, sc) = t["remap_ckpt"], t["remap_spa"]
-    print("\n1. remap of a 10,000-subtask Flink savepoint (whole process)")
+    print(f"\n1. remap of a 10,000-subtask Flink savepoint (whole process, median of "
+          f"{len(runs['remap_ckpt'])} runs each, taking turns)")
     print(f"{'':44}{'wall s':>9}{'CPU s':>9}")
     print(f"{'ckpt-tool remap':44}{cw:9.2f}{cc:9.2f}")
     print(f"{'State Processor API changeOperatorIdentifier':44}{sw:9.2f}{sc:9.2f}")
