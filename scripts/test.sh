@@ -2,13 +2,13 @@
 # README command 2: set up (Debian 12, as root), build and run every test.
 #   1. release preset: all unit, golden and integration tests (ctest), then the corruption
 #      campaign (scripts/corruption-campaign.sh, 200 bit flips per fixture kind)
-#   2. asan-ubsan preset: the format and ops suites under AddressSanitizer + UBSan (the engine's
-#      suites join once they have run clean under it)
+#   2. asan-ubsan preset: the format, ops and engine unit suites under AddressSanitizer + UBSan
 #   3. fuzz preset: each libFuzzer target for 30 s
-#   4. tsan preset (only with CKPT_TSAN=1, until it has run clean): the engine unit tests and the
-#      integration ITCases under ThreadSanitizer
+#   4. tsan preset: the engine unit tests and the integration ITCases under ThreadSanitizer
 #   5. kill campaign: 20 random kill -9s of ckpt-engine resumed with --from-latest (release)
-# Fails on the first failure.
+# Fails on the first failure. The release, asan-ubsan and tsan presets are unity builds (a few
+# source files per compiler run), which keeps this whole run within CI's time on two cores; the
+# dev preset compiles each file on its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
@@ -47,28 +47,22 @@ echo "=== corruption campaign: ${CKPT_CORRUPTION_FLIPS:-200} bit flips per fixtu
 fresh bash scripts/corruption-campaign.sh --flips "${CKPT_CORRUPTION_FLIPS:-200}" \
   --tool build/release/ckpt-tool/ckpt-tool
 
-echo "=== asan-ubsan: format and ops suites" >&2
+echo "=== asan-ubsan: format, ops and engine unit suites" >&2
 cmake --preset asan-ubsan >/dev/null
-# Only what the format and ops suites run: the engine's objects and tests under ASan would double
-# this stage's build for tests it does not run yet.
+# Only what these suites run (the integration ITCases run under TSan below, and in release).
 cmake --build --preset asan-ubsan -j "$jobs" --target ops_test format_test base_test flink_test \
-  ckpt-tool ckpt-fixture-gen ckpt-format-demo
-fresh ctest --preset asan-ubsan -j "$jobs" -L 'format|ops' --timeout 900
+  engine_test ckpt-tool ckpt-fixture-gen ckpt-format-demo
+fresh ctest --preset asan-ubsan -j "$jobs" -L 'format|ops|engine' --timeout 900
 
 echo "=== fuzz: each target ${CKPT_FUZZ_SECONDS:-30} s" >&2
 cmake --preset fuzz -DCKPT_FUZZ_SECONDS="${CKPT_FUZZ_SECONDS:-30}" >/dev/null
 cmake --build --preset fuzz -j "$jobs"
 fresh ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
 
-# --- reliability (issue 8): TSan over the engine and the ITCases, and the kill campaign ---
-# The TSan stage has not yet had a clean run on record (issue 8 stays open until it has): it runs
-# only when asked, CKPT_TSAN=1 bash scripts/test.sh, and joins the default run once it is clean.
-if [[ ${CKPT_TSAN:-0} == 1 ]]; then
-  echo "=== tsan: engine unit tests and integration ITCases" >&2
-  cmake --preset tsan >/dev/null
-  cmake --build --preset tsan -j "$jobs" --target engine_test integration_test ckpt-engine
-  fresh ctest --preset tsan -j "$jobs" -L 'engine|integration' --timeout 900
-fi
+echo "=== tsan: engine unit tests and integration ITCases" >&2
+cmake --preset tsan >/dev/null
+cmake --build --preset tsan -j "$jobs" --target engine_test integration_test ckpt-engine
+fresh ctest --preset tsan -j "$jobs" -L 'engine|integration' --timeout 900
 
 echo "=== kill campaign: ${CKPT_KILLS:-20} kills" >&2
 fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \

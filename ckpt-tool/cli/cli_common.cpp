@@ -69,6 +69,15 @@ CommandResult CommandResult::Error(const base::Status& status) {
   return {Outcome::kError, status.ToString()};
 }
 
+std::string Join(const std::vector<std::string>& v, std::string_view sep) {
+  std::string out;
+  for (const auto& s : v) {
+    if (!out.empty()) out += sep;
+    out += s;
+  }
+  return out;
+}
+
 std::string_view OutputFormatName(OutputFormat f) {
   switch (f) {
     case OutputFormat::kText: return "text";

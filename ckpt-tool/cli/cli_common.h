@@ -116,6 +116,14 @@ void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 
 std::string_view OutputFormatName(OutputFormat f);
 
+// Table cells: `s`, or `fallback` when it is empty.
+inline std::string OrDash(const std::string& s, const char* fallback = "-") {
+  return s.empty() ? fallback : s;
+}
+
+// `v` joined with `sep` between the items.
+std::string Join(const std::vector<std::string>& v, std::string_view sep);
+
 // The --format values `verb` supports (what its command passes to FormatAmong; sarif for
 // validate only). Empty for verbs whose output has no format (help, completion).
 // Shown in the verb's --help and man page.

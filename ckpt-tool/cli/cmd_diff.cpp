@@ -17,30 +17,19 @@ struct DiffArgs {
   bool no_state_sizes = false;
 };
 
-std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
-
 std::string Delta(uint64_t a, uint64_t b) {
   if (a == b) return "0";
   return b > a ? "+" + std::to_string(b - a) : "-" + std::to_string(a - b);
 }
 
 std::string Both(const std::string& a, const std::string& b) {
-  if (a == b) return Or(a);
-  return Or(a) + " -> " + Or(b);
+  if (a == b) return OrDash(a);
+  return OrDash(a) + " -> " + OrDash(b);
 }
 
 std::string Both(uint32_t a, uint32_t b) {
   if (a == b) return std::to_string(a);
   return (a ? std::to_string(a) : "-") + " -> " + (b ? std::to_string(b) : "-");
-}
-
-std::string Join(const std::vector<std::string>& v) {
-  std::string out;
-  for (const auto& s : v) {
-    if (!out.empty()) out += "; ";
-    out += s;
-  }
-  return out.empty() ? "-" : out;
 }
 
 void PrintText(const ops::DiffResult& r, std::ostream& out) {
@@ -50,10 +39,11 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                        "BYTES A", "BYTES B", "DELTA", "DETAILS"},
                       {false, false, false, false, false, false, true, true, true, false});
   for (const auto& d : r.operators) {
-    ops_table.AddRow({std::string(ops::DiffChangeName(d.change)), Or(d.name), Both(d.id_a, d.id_b),
-                      Both(d.uid_a, d.uid_b), Both(d.parallelism_a, d.parallelism_b),
-                      Both(d.max_parallelism_a, d.max_parallelism_b), std::to_string(d.bytes_a),
-                      std::to_string(d.bytes_b), Delta(d.bytes_a, d.bytes_b), Join(d.changes)});
+    ops_table.AddRow(
+        {std::string(ops::DiffChangeName(d.change)), OrDash(d.name), Both(d.id_a, d.id_b),
+         Both(d.uid_a, d.uid_b), Both(d.parallelism_a, d.parallelism_b),
+         Both(d.max_parallelism_a, d.max_parallelism_b), std::to_string(d.bytes_a),
+         std::to_string(d.bytes_b), Delta(d.bytes_a, d.bytes_b), OrDash(Join(d.changes, "; "))});
   }
   ops_table.Print(out);
   out << "\nstates\n";
@@ -62,7 +52,7 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                    {false, false, false, false, true, true, true, true, true});
   for (const auto& d : r.operators) {
     for (const auto& s : d.states) {
-      states.AddRow({std::string(ops::DiffChangeName(s.change)), Or(d.name), s.name,
+      states.AddRow({std::string(ops::DiffChangeName(s.change)), OrDash(d.name), s.name,
                      Both(s.kind_a, s.kind_b), std::to_string(s.entries_a),
                      std::to_string(s.entries_b), std::to_string(s.bytes_a),
                      std::to_string(s.bytes_b), Delta(s.bytes_a, s.bytes_b)});

@@ -25,8 +25,6 @@ struct RemapArgs {
   bool copy = false;
 };
 
-std::string Or(const std::string& s) { return s.empty() ? "-" : s; }
-
 void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     for (const auto& e : r.operators) {
@@ -68,9 +66,10 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
                "COORDINATOR", "BYTES", "WHY"},
               {false, false, false, false, false, false, true, false, true, false});
   for (const auto& e : r.operators) {
-    t.AddRow({std::string(ops::RemapActionName(e.action)), Or(e.name), e.old_id_hex, Or(e.old_uid),
-              Or(e.new_id_hex), Or(e.new_uid), std::to_string(e.subtasks_with_state),
-              e.has_coordinator_state ? "yes" : "no", std::to_string(e.state_bytes), Or(e.reason)});
+    t.AddRow({std::string(ops::RemapActionName(e.action)), OrDash(e.name), e.old_id_hex,
+              OrDash(e.old_uid), OrDash(e.new_id_hex), OrDash(e.new_uid),
+              std::to_string(e.subtasks_with_state), e.has_coordinator_state ? "yes" : "no",
+              std::to_string(e.state_bytes), OrDash(e.reason)});
   }
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";

@@ -19,8 +19,6 @@ struct ShowArgs {
   std::string path;
 };
 
-std::string Or(const std::string& s, const char* fallback = "-") { return s.empty() ? fallback : s; }
-
 std::string FileList(const std::vector<uint32_t>& indexes) {
   std::string s;
   for (uint32_t i : indexes) s += (s.empty() ? "#" : ", #") + std::to_string(i);
@@ -38,9 +36,10 @@ void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
   t.AddRow({"checkpointing mode", std::string(ops::CheckpointingModeName(s.mode))});
   t.AddRow({"checkpoint id", std::to_string(s.checkpoint_id)});
   t.AddRow({"job id", s.job_id_hex});
-  t.AddRow({"job name", Or(s.job_name)});
+  t.AddRow({"job name", OrDash(s.job_name)});
   t.AddRow({"format version", std::to_string(s.format_version)});
-  t.AddRow({"writer", Or(s.engine_name + (s.engine_version.empty() ? "" : " " + s.engine_version))});
+  t.AddRow(
+      {"writer", OrDash(s.engine_name + (s.engine_version.empty() ? "" : " " + s.engine_version))});
   t.AddRow({"triggered", IsoTime(s.trigger_timestamp_ms)});
   t.AddRow({"completed", IsoTime(s.completion_timestamp_ms)});
   if (s.kind == ops::SnapshotKind::kCheckpoint) {
@@ -86,11 +85,11 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
   TextTable t({"OPERATOR ID", "UID", "NAME", "KIND", "P", "MAXP", "CHAIN", "IN GRAPH"},
               {false, false, false, false, true, true, false, false});
   for (const auto& op : s.operators) {
-    t.AddRow({op.id_hex, Or(op.uid), Or(op.name), Or(op.kind), std::to_string(op.parallelism),
-              std::to_string(op.max_parallelism),
-              op.in_job_graph ? std::to_string(op.chain_index) + "." +
-                                    std::to_string(op.position_in_chain)
-                              : "-",
+    t.AddRow({op.id_hex, OrDash(op.uid), OrDash(op.name), OrDash(op.kind),
+              std::to_string(op.parallelism), std::to_string(op.max_parallelism),
+              op.in_job_graph
+                  ? std::to_string(op.chain_index) + "." + std::to_string(op.position_in_chain)
+                  : "-",
               op.in_job_graph ? "yes" : "no (state only)"});
   }
   t.Print(out);
@@ -128,7 +127,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << Or(op.uid.empty() ? op.name : op.uid) << " [" << op.id_hex << "]"
+  out << "\nOperator " << OrDash(op.uid.empty() ? op.name : op.uid) << " [" << op.id_hex << "]"
       << (op.fully_finished ? " (fully finished)" : "") << ": " << op.total_bytes << " bytes ("
       << op.checkpointed_bytes << " checkpointed)\n";
   if (!op.states.empty()) {
@@ -137,8 +136,9 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
     for (const auto& st : op.states) {
       std::string kind(ops::StateKindName(st.kind));
       if (!st.timer_domain.empty()) kind += " (" + st.timer_domain + ")";
-      t.AddRow({st.name, kind, Or(st.key_type), Or(st.namespace_type), Or(st.user_key_type),
-                Or(st.value_type), "v" + std::to_string(st.serializer_version)});
+      t.AddRow({st.name, kind, OrDash(st.key_type), OrDash(st.namespace_type),
+                OrDash(st.user_key_type), OrDash(st.value_type),
+                "v" + std::to_string(st.serializer_version)});
     }
     t.Print(out);
   }
@@ -184,7 +184,7 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
                   std::string(ops::StateKindName(p.distribution)) + "): " +
                   std::to_string(p.entry_count);
       }
-      row("operator", "-", FileList({h.file_index}), Or(detail));
+      row("operator", "-", FileList({h.file_index}), OrDash(detail));
     }
     for (const auto& c : st.channels) {
       row(c.input ? "input-channel" : "output-subpartition",
@@ -210,7 +210,7 @@ void PrintFiles(const ops::Snapshot& s, std::ostream& out) {
   for (const auto& f : s.files) {
     t.AddRow({std::to_string(f.index), f.path, std::string(ops::FileScopeName(f.scope)),
               std::string(ops::FileKindName(f.kind)), std::to_string(f.size_bytes),
-              base::ChecksumHex(f.checksum_xxh3), Or(f.compression),
+              base::ChecksumHex(f.checksum_xxh3), OrDash(f.compression),
               std::to_string(f.created_by_checkpoint_id)});
   }
   t.Print(out);

@@ -9,13 +9,12 @@
 namespace ckpt::testing {
 namespace {
 
-const std::string kJob = "1a2b3c4d5e6f708192a3b4c5d6e7f801";
-
 TEST(CliAnswersTest, LsFindsTheThreeSnapshotSetsOfFixturesV1) {
   ToolRun run = RunTool({"ls", "v1", "--format", "json"}, FixturePath(""));
   EXPECT_EQ(run.exit_code, 0) << run.err;
-  for (const std::string& path : std::vector<std::string>{"checkpoints/" + kJob + "/chk-1", "checkpoints/" + kJob + "/chk-2",
-                                 std::string("savepoint"), "unaligned/" + kJob + "/chk-5"}) {
+  for (const std::string& path : std::vector<std::string>{
+           "checkpoints/" + kFixtureV1Job + "/chk-1", "checkpoints/" + kFixtureV1Job + "/chk-2",
+           std::string("savepoint"), "unaligned/" + kFixtureV1Job + "/chk-5"}) {
     EXPECT_NE(run.out.find("\"path\":\"" + path + "\""), std::string::npos) << path << "\n"
                                                                           << run.out;
   }
@@ -49,8 +48,8 @@ TEST(CliAnswersTest, DumpSaysNoEntriesMatchAndExitsOne) {
 }
 
 TEST(CliAnswersTest, DiffNeverSaysSameWithoutComparingValues) {
-  const std::string a = "v1/checkpoints/" + kJob + "/chk-1";
-  const std::string b = "v1/checkpoints/" + kJob + "/chk-2";
+  const std::string a = "v1/checkpoints/" + kFixtureV1Job + "/chk-1";
+  const std::string b = "v1/checkpoints/" + kFixtureV1Job + "/chk-2";
   ToolRun sizes = RunTool({"diff", a, a}, FixturePath(""));
   EXPECT_EQ(sizes.exit_code, 0) << sizes.err;
   EXPECT_EQ(sizes.out.find("\nsame "), std::string::npos) << sizes.out;

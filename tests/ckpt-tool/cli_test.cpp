@@ -14,9 +14,8 @@
 namespace ckpt::testing {
 namespace {
 
-const std::string kJob = "1a2b3c4d5e6f708192a3b4c5d6e7f801";
-const std::string kChk2 = "v1/checkpoints/" + kJob + "/chk-2";
-const std::string kUnaligned = "v1/unaligned/" + kJob + "/chk-5";
+const std::string kChk2 = "v1/checkpoints/" + kFixtureV1Job + "/chk-2";
+const std::string kUnaligned = "v1/unaligned/" + kFixtureV1Job + "/chk-5";
 
 std::string Fixtures() { return FixturePath(""); }
 

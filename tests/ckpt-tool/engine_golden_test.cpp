@@ -15,11 +15,11 @@
 namespace ckpt::testing {
 namespace {
 
-const std::string kJob = "e0e1e2e3e4e5e6e7e8e9eaebecedeeef";
+const std::string kEngineJob = "e0e1e2e3e4e5e6e7e8e9eaebecedeeef";
 const std::string kSavepoint = "engine-v1/savepoint-e0e1e2-30e19071c9cd";
 const std::string kRoot = "engine-v1/checkpoints";
-const std::string kChk4 = kRoot + "/" + kJob + "/chk-4";
-const std::string kChk5 = kRoot + "/" + kJob + "/chk-5";
+const std::string kChk4 = kRoot + "/" + kEngineJob + "/chk-4";
+const std::string kChk5 = kRoot + "/" + kEngineJob + "/chk-5";
 const std::string kSpec = "engine-v1/keyed_sum.job.json";
 const std::vector<std::string> kAllFormats = {"text", "json", "junit", "github-actions"};
 

@@ -22,10 +22,8 @@ using flink::StreamHandle;
 using testing::TempDir;
 namespace fs = std::filesystem;
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
-const char kNative[] = "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint";
-const char kJob[] = "0123456789abcdef0123456789abcdef";
+const char kPruneFixture[] = "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint";
+const char kPruneJob[] = "0123456789abcdef0123456789abcdef";
 
 // Writes <job>/chk-<id> from the RocksDB checkpoint fixture in the shape of a Flink incremental
 // checkpoint: every handle absolute; `.sst` files in <job>/shared/ (named `<prefix><n>.sst` for
@@ -33,10 +31,10 @@ const char kJob[] = "0123456789abcdef0123456789abcdef";
 // Returns the shared paths it references.
 std::set<std::string> WriteCheckpoint(const std::string& job, int id, size_t reuse) {
   const std::string chk = job + "/chk-" + std::to_string(id);
-  const std::string fixture = testing::FixturePath(std::string("flink/") + kNative);
+  const std::string fixture = testing::FixturePath(std::string("flink/") + kPruneFixture);
   fs::create_directories(chk);
   fs::create_directories(job + "/shared");
-  auto md = flink::ReadFlinkMetadata(Fs(), fixture + "/_metadata");
+  auto md = flink::ReadFlinkMetadata(base::Fs::Default(), fixture + "/_metadata");
   EXPECT_OK(md);
   std::set<std::string> shared;
   size_t sst = 0;
@@ -69,13 +67,13 @@ std::set<std::string> WriteCheckpoint(const std::string& job, int id, size_t reu
     }
   }
   md->checkpoint_id = id;
-  EXPECT_OK(flink::WriteFlinkMetadata(Fs(), *md, chk + "/_metadata"));
+  EXPECT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), *md, chk + "/_metadata"));
   return shared;
 }
 
 TEST(FlinkPruneTest, KeepLastOneKeepsSharedFilesTheRetainedCheckpointReferences) {
   TempDir tmp;
-  const std::string job = tmp.Sub(kJob);
+  const std::string job = tmp.Sub(kPruneJob);
   const auto old_shared = WriteCheckpoint(job, 1, 0);
   ASSERT_GE(old_shared.size(), 2u) << "the fixture has SST files";
   const size_t reuse = old_shared.size() / 2;
@@ -87,7 +85,7 @@ TEST(FlinkPruneTest, KeepLastOneKeepsSharedFilesTheRetainedCheckpointReferences)
   options.keep_last = 1;
   options.min_orphan_age_ms = 0;
   options.now_ms = int64_t{1} << 52;  // far after every file's mtime
-  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(Fs(), tmp.path(), options));
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), options));
   bool chk1_subsumed = false;
   for (const auto& s : plan.snapshots) {
     if (s.path.ends_with("chk-1")) chk1_subsumed = s.verdict == SnapshotVerdict::kSubsumed;
@@ -115,11 +113,11 @@ TEST(FlinkPruneTest, KeepLastOneKeepsSharedFilesTheRetainedCheckpointReferences)
   }
   EXPECT_TRUE(why_kept) << "a kept shared file says why";
 
-  ASSERT_OK(ExecutePrune(Fs(), plan));
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
   EXPECT_FALSE(fs::exists(job + "/chk-1/_metadata"));
   EXPECT_TRUE(fs::exists(job + "/taskowned/changelog-segment"));
   for (const auto& s : new_shared) EXPECT_TRUE(fs::exists(s)) << s;
-  ASSERT_OK_AND_ASSIGN(ValidateReport v, Validate(Fs(), job + "/chk-2", {}));
+  ASSERT_OK_AND_ASSIGN(ValidateReport v, Validate(base::Fs::Default(), job + "/chk-2", {}));
   for (const auto& f : v.findings) EXPECT_NE(f.severity, Severity::kError) << f.rule_id << ": " << f.message;
 }
 

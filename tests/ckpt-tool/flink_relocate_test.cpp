@@ -20,15 +20,8 @@ namespace {
 using flink::StreamHandle;
 using testing::TempDir;
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
-const char kNative[] = "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native";
-
-std::string Bytes(const std::string& path) {
-  auto b = base::ReadFileToString(Fs(), path);
-  EXPECT_OK(b);
-  return b.ok() ? *b : std::string();
-}
+const char kRelocateFixture[] =
+    "new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native";
 
 // Every stream handle of the snapshot that names a file.
 void ForEachFileHandle(flink::Metadata* md, const std::function<void(StreamHandle*)>& fn) {
@@ -61,8 +54,8 @@ void ForEachFileHandle(flink::Metadata* md, const std::function<void(StreamHandl
 // (tag 2): the shape of a Flink retained checkpoint. Returns the number of file handles.
 size_t WriteAbsoluteCopy(const std::string& dir) {
   const std::string chk = dir + "/chk-7";
-  testing::CopyTree(testing::FixturePath(std::string("flink/") + kNative), chk);
-  auto md = flink::ReadFlinkMetadata(Fs(), chk + "/_metadata");
+  testing::CopyTree(testing::FixturePath(std::string("flink/") + kRelocateFixture), chk);
+  auto md = flink::ReadFlinkMetadata(base::Fs::Default(), chk + "/_metadata");
   EXPECT_OK(md);
   size_t n = 0;
   ForEachFileHandle(&*md, [&](StreamHandle* h) {
@@ -71,7 +64,7 @@ size_t WriteAbsoluteCopy(const std::string& dir) {
     h->path = "file:" + chk + "/" + h->path;
     ++n;
   });
-  EXPECT_OK(flink::WriteFlinkMetadata(Fs(), *md, chk + "/_metadata"));
+  EXPECT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), *md, chk + "/_metadata"));
   return n;
 }
 
@@ -80,16 +73,19 @@ TEST(FlinkRelocateTest, AbsoluteHandlesBecomeRelativeAndTheCopySurvivesAMove) {
   const size_t handles = WriteAbsoluteCopy(tmp.Sub("job"));
   ASSERT_GT(handles, 0u);
   const std::string src = tmp.Sub("job/chk-7");
-  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(Fs(), src, tmp.Sub("out")));
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), src, tmp.Sub("out")));
   EXPECT_FALSE(r.files.empty());
   EXPECT_EQ(r.bytes_copied, r.total_bytes);
   for (const auto& f : r.files) {
-    EXPECT_EQ(Bytes(tmp.Sub("out/" + f.output_path)), Bytes(f.source_path)) << f.output_path;
+    EXPECT_EQ(testing::ReadBytes(tmp.Sub("out/" + f.output_path)),
+              testing::ReadBytes(f.source_path))
+        << f.output_path;
   }
   // Move the copy, remove the source: the copy alone must hold everything.
   std::filesystem::rename(tmp.Sub("out"), tmp.Sub("moved"));
   std::filesystem::remove_all(tmp.Sub("job"));
-  ASSERT_OK_AND_ASSIGN(flink::Metadata out, flink::ReadFlinkMetadata(Fs(), tmp.Sub("moved/_metadata")));
+  ASSERT_OK_AND_ASSIGN(flink::Metadata out,
+                       flink::ReadFlinkMetadata(base::Fs::Default(), tmp.Sub("moved/_metadata")));
   size_t relative = 0;
   ForEachFileHandle(&out, [&](StreamHandle* h) {
     EXPECT_NE(h->type, StreamHandle::Type::kFile) << h->path;
@@ -100,9 +96,10 @@ TEST(FlinkRelocateTest, AbsoluteHandlesBecomeRelativeAndTheCopySurvivesAMove) {
   });
   EXPECT_EQ(relative, handles);
   // Only the handles changed: the copy is byte-identical to the fixture Flink wrote.
-  EXPECT_EQ(Bytes(tmp.Sub("moved/_metadata")),
-            Bytes(testing::FixturePath(std::string("flink/") + kNative + "/_metadata")));
-  ASSERT_OK_AND_ASSIGN(ValidateReport v, Validate(Fs(), tmp.Sub("moved"), {}));
+  EXPECT_EQ(testing::ReadBytes(tmp.Sub("moved/_metadata")),
+            testing::ReadBytes(
+                testing::FixturePath(std::string("flink/") + kRelocateFixture + "/_metadata")));
+  ASSERT_OK_AND_ASSIGN(ValidateReport v, Validate(base::Fs::Default(), tmp.Sub("moved"), {}));
   for (const auto& f : v.findings) EXPECT_NE(f.severity, Severity::kError) << f.rule_id << ": " << f.message;
 }
 
@@ -110,23 +107,24 @@ TEST(FlinkRelocateTest, AMovedSnapshotWithDanglingAbsoluteReferencesIsRefused) {
   TempDir tmp;
   WriteAbsoluteCopy(tmp.Sub("job"));
   std::filesystem::rename(tmp.Sub("job"), tmp.Sub("job-moved"));
-  auto r = Relocate(Fs(), tmp.Sub("job-moved/chk-7"), tmp.Sub("out"));
+  auto r = Relocate(base::Fs::Default(), tmp.Sub("job-moved/chk-7"), tmp.Sub("out"));
   ASSERT_STATUS(r.status(), kCorruption, "does not exist");
   ASSERT_STATUS(r.status(), kCorruption, tmp.Sub("job/chk-7"));
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("out")));
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("out.tmp")));
   RelocateOptions dry;
   dry.dry_run = true;
-  ASSERT_STATUS(Relocate(Fs(), tmp.Sub("job-moved/chk-7"), tmp.Sub("out"), dry).status(),
-                kCorruption, "moved");
+  ASSERT_STATUS(
+      Relocate(base::Fs::Default(), tmp.Sub("job-moved/chk-7"), tmp.Sub("out"), dry).status(),
+      kCorruption, "moved");
 }
 
 TEST(FlinkRelocateTest, ASelfContainedSavepointIsCopiedByteForByte) {
   TempDir tmp;
-  const std::string src = testing::FixturePath(std::string("flink/") + kNative);
-  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(Fs(), src, tmp.Sub("out")));
+  const std::string src = testing::FixturePath(std::string("flink/") + kRelocateFixture);
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), src, tmp.Sub("out")));
   EXPECT_EQ(r.output_type, "savepoint (native, self-contained)");
-  EXPECT_EQ(Bytes(tmp.Sub("out/_metadata")), Bytes(src + "/_metadata"));
+  EXPECT_EQ(testing::ReadBytes(tmp.Sub("out/_metadata")), testing::ReadBytes(src + "/_metadata"));
   for (const auto& f : r.files) EXPECT_EQ(f.original_scope, "exclusive");
 }
 

@@ -22,18 +22,10 @@ namespace {
 using format::OperatorId;
 using testing::TempDir;
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
 std::string Fixture(const std::string& name) { return testing::FixturePath("flink/" + name); }
 
-std::string Bytes(const std::string& path) {
-  auto b = base::ReadFileToString(Fs(), path);
-  EXPECT_OK(b);
-  return b.ok() ? *b : std::string();
-}
-
 flink::Metadata Read(const std::string& dir) {
-  auto md = flink::ReadFlinkMetadata(Fs(), dir + "/_metadata");
+  auto md = flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata");
   EXPECT_OK(md);
   return md.ok() ? std::move(md).value() : flink::Metadata{};
 }
@@ -43,7 +35,8 @@ std::map<std::string, std::string> Tree(const std::string& dir) {
   std::map<std::string, std::string> out;
   for (const auto& e : std::filesystem::recursive_directory_iterator(dir)) {
     if (e.is_regular_file()) {
-      out[std::filesystem::relative(e.path(), dir).string()] = Bytes(e.path().string());
+      out[std::filesystem::relative(e.path(), dir).string()] =
+          testing::ReadBytes(e.path().string());
     }
   }
   return out;
@@ -72,7 +65,7 @@ TEST(FlinkRemapTest, MapByUidRewritesOnlyTheIdAndUidAndKeepsCoordinatorState) {
 
   RemapOptions options;
   options.mappings.push_back({source->uid, new_uid});
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   EXPECT_TRUE(r.written);
   EXPECT_TRUE(r.unmatched.empty());
 
@@ -85,9 +78,9 @@ TEST(FlinkRemapTest, MapByUidRewritesOnlyTheIdAndUidAndKeepsCoordinatorState) {
     SetId(&op, OperatorId::FromUid(new_uid));
   }
   ASSERT_OK_AND_ASSIGN(std::string expected_bytes, flink::SerializeFlinkMetadata(expected));
-  const std::string out_bytes = Bytes(tmp.Sub("out/_metadata"));
+  const std::string out_bytes = testing::ReadBytes(tmp.Sub("out/_metadata"));
   EXPECT_EQ(out_bytes, expected_bytes);
-  EXPECT_EQ(out_bytes.size(), Bytes(src + "/_metadata").size() + 3);
+  EXPECT_EQ(out_bytes.size(), testing::ReadBytes(src + "/_metadata").size() + 3);
 
   const flink::Metadata out = Read(tmp.Sub("out"));
   const flink::OperatorState* moved = WithUidAndCoordinator(out);
@@ -126,7 +119,7 @@ TEST(FlinkRemapTest, RelativeStateFilesAreCopiedUnchangedAndTheOutputValidates) 
   RemapOptions options;
   options.uid_suffix_rewrites.push_back({uid.substr(uid.size() - 1), uid.substr(uid.size() - 1) + "-renamed"});
   options.verify_output = true;
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   ASSERT_TRUE(r.written) << r.refused;
   EXPECT_TRUE(r.bytes_copied > 0 || r.files_linked > 0);  // linked where the filesystem allows
 
@@ -159,7 +152,7 @@ TEST(FlinkRemapTest, DropLeavesTheOperatorAndItsFilesOut) {
   ASSERT_NE(keyed, nullptr);
   RemapOptions options;
   options.drop.push_back(keyed->IdHex());
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   ASSERT_TRUE(r.written);
   const flink::Metadata out = Read(tmp.Sub("out"));
   EXPECT_EQ(out.operators.size(), in.operators.size() - 1);
@@ -179,7 +172,7 @@ TEST(FlinkRemapTest, DryRunAndUnmatchedRequestsWriteNothing) {
   RemapOptions options;
   options.uid_prefix_rewrites.push_back({"win", "v2-win"});
   options.dry_run = true;
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   EXPECT_FALSE(r.written);
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("out")));
   bool planned = false;
@@ -194,7 +187,7 @@ TEST(FlinkRemapTest, DryRunAndUnmatchedRequestsWriteNothing) {
 
   RemapOptions unmatched;
   unmatched.mappings.push_back({"no-such-uid", "x"});
-  ASSERT_OK_AND_ASSIGN(RemapResult u, Remap(Fs(), src, tmp.Sub("out"), unmatched));
+  ASSERT_OK_AND_ASSIGN(RemapResult u, Remap(base::Fs::Default(), src, tmp.Sub("out"), unmatched));
   EXPECT_FALSE(u.written);
   EXPECT_NE(u.refused, "");
   EXPECT_FALSE(std::filesystem::exists(tmp.Sub("out")));
@@ -208,13 +201,14 @@ TEST(FlinkRemapTest, PreV5SnapshotsGetTheNewIdWithoutAUid) {
   const std::string old_id = in.operators.front().IdHex();
   RemapOptions options;
   options.mappings.push_back({old_id, "window-v2"});
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   ASSERT_TRUE(r.written);
   const flink::Metadata out = Read(tmp.Sub("out"));
   EXPECT_EQ(out.version, 4u);
   EXPECT_EQ(out.operators.front().IdHex(), OperatorId::FromUid("window-v2").ToHex());
   EXPECT_EQ(out.operators.front().uid, "");
-  EXPECT_EQ(Bytes(tmp.Sub("out/_metadata")).size(), Bytes(src + "/_metadata").size());
+  EXPECT_EQ(testing::ReadBytes(tmp.Sub("out/_metadata")).size(),
+            testing::ReadBytes(src + "/_metadata").size());
 }
 
 TEST(FlinkRemapTest, AUidThePreV5FileDoesNotStoreIsFoundByItsHash) {
@@ -228,7 +222,7 @@ TEST(FlinkRemapTest, AUidThePreV5FileDoesNotStoreIsFoundByItsHash) {
   options.mappings.push_back({"window", "window-v2"});
   options.uid_prefix_rewrites.push_back({"win", "v2-win"});
   options.dry_run = true;
-  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(Fs(), src, tmp.Sub("out"), options));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), src, tmp.Sub("out"), options));
   bool renamed = false;
   for (const auto& e : r.operators) {
     if (e.old_id_hex == old_id) {
@@ -246,11 +240,13 @@ TEST(FlinkRemapTest, AUidThePreV5FileDoesNotStoreIsFoundByItsHash) {
 
 TEST(FlinkRemapTest, AnExistingOutputIsNeverOverwritten) {
   TempDir tmp;
-  ASSERT_OK(Fs().CreateDirs(tmp.Sub("out")));
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("out")));
   RemapOptions options;
   options.uid_prefix_rewrites.push_back({"win", "v2-win"});
-  ASSERT_STATUS(Remap(Fs(), Fixture("complexKeyed-flink2.0"), tmp.Sub("out"), options).status(),
-                kAlreadyExists, "out");
+  ASSERT_STATUS(
+      Remap(base::Fs::Default(), Fixture("complexKeyed-flink2.0"), tmp.Sub("out"), options)
+          .status(),
+      kAlreadyExists, "out");
 }
 
 TEST(FlinkRemapTest, CliRemapsAFlinkSavepoint) {

@@ -32,8 +32,6 @@ namespace {
 using testing::FixturePath;
 using testing::TempDir;
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
 const char kHeapCanonical[] = "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint";
 const char kRocksCanonical[] = "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint";
 
@@ -49,10 +47,10 @@ struct Dumped {
 
 Dumped DumpAll(const std::string& dir) {
   Dumped d;
-  auto s = LoadSnapshot(Fs(), dir);
+  auto s = LoadSnapshot(base::Fs::Default(), dir);
   EXPECT_OK(s);
   if (!s.ok()) return d;
-  auto n = Dump(Fs(), *s, {}, [&](const DumpEntry& e) {
+  auto n = Dump(base::Fs::Default(), *s, {}, [&](const DumpEntry& e) {
     EntryKey k{e.operator_id, e.state, e.key_json, e.namespace_json, e.user_key_json, e.value_json,
                e.timestamp_json};
     ++d.entries[k];
@@ -81,7 +79,7 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   const Dumped original = DumpAll(src);
   ASSERT_GT(original.keyed, 0u);
 
-  auto r = RescaleMaxParallelism(Fs(), src, tmp.Sub("256"), To(256));
+  auto r = RescaleMaxParallelism(base::Fs::Default(), src, tmp.Sub("256"), To(256));
   ASSERT_OK(r);
   EXPECT_TRUE(r->written);
   ASSERT_FALSE(r->operators.empty());
@@ -93,7 +91,7 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   EXPECT_GE(entries, original.keyed);  // a map state's entry is one per user key in dump
   EXPECT_EQ(testing::FileTree(src), before) << "the input changed";
 
-  auto md = flink::ReadFlinkMetadata(Fs(), tmp.Sub("256") + "/_metadata");
+  auto md = flink::ReadFlinkMetadata(base::Fs::Default(), tmp.Sub("256") + "/_metadata");
   ASSERT_OK(md);
   for (const auto& op : md->operators) {
     EXPECT_EQ(op.max_parallelism, 256) << op.IdHex();
@@ -120,7 +118,7 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   }
   // The new key group modulo the old max parallelism (which divides 256) is the original one
   // (murmur % 256 % old == murmur % old), and some keys did move beyond the old range.
-  auto before_md = flink::ReadFlinkMetadata(Fs(), src + "/_metadata");
+  auto before_md = flink::ReadFlinkMetadata(base::Fs::Default(), src + "/_metadata");
   ASSERT_OK(before_md);
   const uint32_t old_max = static_cast<uint32_t>(before_md->operators.front().max_parallelism);
   ASSERT_EQ(256 % old_max, 0u);
@@ -133,7 +131,8 @@ void ExpectRescaleKeepsEveryEntry(const char* fixture) {
   EXPECT_GT(moved, 0u);
 
   // Back to the old max parallelism: every entry in its original key group, as Flink put it.
-  auto back = RescaleMaxParallelism(Fs(), tmp.Sub("256"), tmp.Sub("128"), To(static_cast<int32_t>(old_max)));
+  auto back = RescaleMaxParallelism(base::Fs::Default(), tmp.Sub("256"), tmp.Sub("128"),
+                                    To(static_cast<int32_t>(old_max)));
   ASSERT_OK(back);
   const Dumped again = DumpAll(tmp.Sub("128"));
   EXPECT_EQ(again.entries, original.entries);
@@ -155,66 +154,77 @@ TEST(FlinkRescaleTest, Flink114And120CanonicalSavepointsKeepEveryEntry) {
 
 TEST(FlinkRescaleTest, PreFlink113KeyGroupsHandlesAreRefused) {
   TempDir tmp;
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath("flink/complexKeyed-flink1.9"), tmp.Sub("out"), To(256)).status(),
-                kUnimplemented, "tag 3");
+  ASSERT_STATUS(
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath("flink/complexKeyed-flink1.9"),
+                            tmp.Sub("out"), To(256))
+          .status(),
+      kUnimplemented, "tag 3");
 }
 
 TEST(FlinkRescaleTest, DryRunReassignsEveryKeyAndWritesNothing) {
   TempDir tmp;
   RescaleOptions o = To(512);
   o.dry_run = true;
-  auto r = RescaleMaxParallelism(Fs(), FixturePath(kHeapCanonical), tmp.Sub("out"), o);
+  auto r =
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath(kHeapCanonical), tmp.Sub("out"), o);
   ASSERT_OK(r);
   EXPECT_FALSE(r->written);
   ASSERT_FALSE(r->operators.empty());
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out") + ".tmp").ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out") + ".tmp").ok());
 }
 
 TEST(FlinkRescaleTest, NativeSavepointsAndCheckpointsAreRefusedWithTheReason) {
   TempDir tmp;
   for (const char* f : {"flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint-native",
                         "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint-native"}) {
-    ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(f), tmp.Sub("out"), To(256)).status(),
-                  kUnimplemented, "NATIVE savepoint");
+    ASSERT_STATUS(
+        RescaleMaxParallelism(base::Fs::Default(), FixturePath(f), tmp.Sub("out"), To(256))
+            .status(),
+        kUnimplemented, "NATIVE savepoint");
   }
   for (const char* f : {"flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint",
                         "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"}) {
-    ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(f), tmp.Sub("out"), To(256)).status(),
-                  kUnimplemented, "checkpoint");
+    ASSERT_STATUS(
+        RescaleMaxParallelism(base::Fs::Default(), FixturePath(f), tmp.Sub("out"), To(256))
+            .status(),
+        kUnimplemented, "checkpoint");
   }
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
 }
 
 TEST(FlinkRescaleTest, ImpossibleMaxParallelismOrOperatorIsRefused) {
   TempDir tmp;
   const std::string src = FixturePath(kHeapCanonical);
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), src, tmp.Sub("out"), To(0)).status(), kInvalidArgument,
-                "1..32768");
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), src, tmp.Sub("out"), To(40000)).status(), kInvalidArgument,
-                "1..32768");
-  auto md = flink::ReadFlinkMetadata(Fs(), src + "/_metadata");
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), src, tmp.Sub("out"), To(0)).status(),
+                kInvalidArgument, "1..32768");
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), src, tmp.Sub("out"), To(40000)).status(),
+                kInvalidArgument, "1..32768");
+  auto md = flink::ReadFlinkMetadata(base::Fs::Default(), src + "/_metadata");
   ASSERT_OK(md);
   int32_t p = 0;
   for (const auto& op : md->operators) p = std::max(p, op.parallelism);
   if (p > 1) {
-    ASSERT_STATUS(RescaleMaxParallelism(Fs(), src, tmp.Sub("out"), To(p - 1)).status(), kInvalidArgument,
-                  "parallelism");
+    ASSERT_STATUS(
+        RescaleMaxParallelism(base::Fs::Default(), src, tmp.Sub("out"), To(p - 1)).status(),
+        kInvalidArgument, "parallelism");
   }
   RescaleOptions o = To(256);
   o.operators = {"no-such-operator"};
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), src, tmp.Sub("out"), o).status(), kInvalidArgument,
-                "no-such-operator");
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), src, tmp.Sub("out"), o).status(),
+                kInvalidArgument, "no-such-operator");
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
 }
 
 TEST(FlinkRescaleTest, AnExistingOutputIsNeverOverwritten) {
   TempDir tmp;
-  ASSERT_OK(Fs().CreateDirs(tmp.Sub("out")));
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("out")));
   testing::WriteTextFile(tmp.Sub("out") + "/keep", "mine");
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kHeapCanonical), tmp.Sub("out"), To(256)).status(),
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), FixturePath(kHeapCanonical),
+                                      tmp.Sub("out"), To(256))
+                    .status(),
                 kAlreadyExists, "");
-  auto kept = base::ReadFileToString(Fs(), tmp.Sub("out") + "/keep");
+  auto kept = base::ReadFileToString(base::Fs::Default(), tmp.Sub("out") + "/keep");
   ASSERT_OK(kept);
   EXPECT_EQ(*kept, "mine");
 }

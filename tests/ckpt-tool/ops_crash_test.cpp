@@ -43,8 +43,6 @@ std::map<std::string, uint64_t> Tree(const std::string& root) {
   return out;
 }
 
-bool Exists(const std::string& path) { return base::Fs::Default().Stat(path).ok(); }
-
 // validate --deep reports no error for the snapshot in `dir`.
 void ExpectValid(const std::string& dir) {
   ValidateOptions deep;
@@ -66,7 +64,7 @@ PruneOptions Options() {
 
 // chk-1..chk-5 of the counter job sharing files in shared/, a leaked shared file and an
 // incomplete chk-6.
-void WriteRoot(const std::string& root) {
+void WriteCrashRoot(const std::string& root) {
   const std::string job = opsw::CounterJobDir(root);
   for (int64_t id = 1; id <= 5; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id, 12));
   testing::WriteTextFile(job + "/shared/leaked.state", "leak");
@@ -77,7 +75,7 @@ void WriteRoot(const std::string& root) {
 TEST(OpsCrashTest, PrunePowerLossAtEveryOperationKeepsEverySnapshotOldOrNew) {
   TempDir tmp;
   const std::string tmpl = tmp.Sub("template");
-  WriteRoot(tmpl);
+  WriteCrashRoot(tmpl);
   base::PosixFs posix;
 
   // The reference run: how many mutating operations, and the final tree.
@@ -109,7 +107,7 @@ TEST(OpsCrashTest, PrunePowerLossAtEveryOperationKeepsEverySnapshotOldOrNew) {
     const std::string job = opsw::CounterJobDir(root);
     for (int id = 1; id <= 5; ++id) {
       const std::string dir = job + "/chk-" + std::to_string(id);
-      if (!Exists(dir + "/_metadata")) {
+      if (!testing::Exists(dir + "/_metadata")) {
         EXPECT_LE(id, 3) << "retained chk-" << id << " lost its _metadata";
         continue;
       }
@@ -163,10 +161,11 @@ void ExpectCopyIsAllOrNothing(const std::string& what, Write write, const std::s
     EXPECT_EQ(Tree(src_root), input) << "the input changed";
     // A copy that reported success is durable: it survives the power loss.
     if (st.ok()) {
-      EXPECT_TRUE(Exists(out + "/_metadata")) << "a completed copy vanished";
+      EXPECT_TRUE(testing::Exists(out + "/_metadata")) << "a completed copy vanished";
     }
-    if (Exists(out)) {
-      EXPECT_TRUE(Exists(out + "/_metadata")) << out << " exists but is not a complete snapshot";
+    if (testing::Exists(out)) {
+      EXPECT_TRUE(testing::Exists(out + "/_metadata"))
+          << out << " exists but is not a complete snapshot";
       ExpectValid(out);
     }
   }

@@ -33,6 +33,13 @@ inline constexpr char kCounterJobSpec[] = R"({
   "checkpointing": {"intervalMs": 500}
 })";
 
+// The metadata of the snapshot in `dir`; a test failure and an empty message when unreadable.
+inline pb::CheckpointMetadata ReadMetadata(const std::string& dir) {
+  auto m = format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
+  EXPECT_TRUE(m.ok()) << m.status().ToString();
+  return m.ok() ? *m : pb::CheckpointMetadata();
+}
+
 // Checks what a restore relies on. Returns the first problem (Corruption naming the file).
 inline base::Status VerifySnapshot(base::Fs& fs, const std::string& dir, bool deep = true) {
   CKPT_ASSIGN_OR_RETURN(auto m, format::ReadMetadataFile(

@@ -36,15 +36,13 @@ constexpr int64_t kHourMs = 3600 * 1000;
 
 // A root with chk-1..chk-6 of the counter job, a stray file in shared/, and an incomplete chk-7
 // holding a leftover file.
-void WriteRoot(const std::string& root) {
+void WritePruneRoot(const std::string& root) {
   const std::string job = opsw::CounterJobDir(root);
   for (int64_t id = 1; id <= 6; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
   testing::WriteTextFile(job + "/shared/leaked-by-a-crashed-job.sst", "leak");
   ASSERT_OK(base::Fs::Default().CreateDirs(job + "/chk-7"));
   testing::WriteTextFile(job + "/chk-7/partial-upload.state", "partial");
 }
-
-bool Exists(const std::string& path) { return base::Fs::Default().Stat(path).ok(); }
 
 const PruneSnapshot* FindSnapshot(const PrunePlan& plan, const std::string& suffix) {
   for (const auto& s : plan.snapshots) {
@@ -82,7 +80,7 @@ PruneOptions OldEnough(uint32_t keep_last) {
 
 TEST(PruneTest, PlansSubsumedCheckpointsMetadataFirstThenFilesThenOrphans) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
 
   for (int id = 1; id <= 4; ++id) {
@@ -129,7 +127,7 @@ TEST(PruneTest, PlansSubsumedCheckpointsMetadataFirstThenFilesThenOrphans) {
 TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
   TempDir tmp;
   const std::string tmpl = tmp.Sub("template");
-  WriteRoot(tmpl);
+  WritePruneRoot(tmpl);
   ASSERT_OK_AND_ASSIGN(PrunePlan probe, PlanPrune(base::Fs::Default(), tmpl, OldEnough(2)));
   const size_t steps = probe.steps.size();
   ASSERT_GE(steps, 20u);
@@ -153,7 +151,7 @@ TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
     const std::string job = opsw::CounterJobDir(root);
     for (int id = 1; id <= 6; ++id) {
       const std::string dir = job + "/chk-" + std::to_string(id);
-      if (!Exists(dir + "/_metadata")) {
+      if (!testing::Exists(dir + "/_metadata")) {
         EXPECT_LE(id, 4) << "retained chk-" << id << " lost its _metadata";
         continue;
       }
@@ -176,10 +174,11 @@ TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
     // Re-running after the crash finishes the job and leaves exactly the retained state.
     ASSERT_OK_AND_ASSIGN(PrunePlan again, PlanPrune(posix, root, OldEnough(2)));
     ASSERT_OK(ExecutePrune(posix, again));
-    for (int id = 1; id <= 4; ++id) EXPECT_FALSE(Exists(job + "/chk-" + std::to_string(id)));
-    EXPECT_FALSE(Exists(job + "/chk-7"));
-    EXPECT_FALSE(Exists(job + "/shared/count-1-0.state"));
-    EXPECT_FALSE(Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
+    for (int id = 1; id <= 4; ++id)
+      EXPECT_FALSE(testing::Exists(job + "/chk-" + std::to_string(id)));
+    EXPECT_FALSE(testing::Exists(job + "/chk-7"));
+    EXPECT_FALSE(testing::Exists(job + "/shared/count-1-0.state"));
+    EXPECT_FALSE(testing::Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
     for (int id : {5, 6}) {
       EXPECT_OK(opsw::VerifySnapshot(posix, job + "/chk-" + std::to_string(id), /*deep=*/true));
     }
@@ -190,7 +189,7 @@ TEST(PruneTest, CrashAfterEveryStepLeavesEveryCompleteSnapshotValid) {
 
 TEST(PruneTest, AgeGuardKeepsYoungOrphansButStillDeletesSubsumedCheckpoints) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   PruneOptions options;
   options.keep_last = 2;
   options.now_ms = NowMs();  // everything was written just now
@@ -207,7 +206,7 @@ TEST(PruneTest, AgeGuardKeepsYoungOrphansButStillDeletesSubsumedCheckpoints) {
 
 TEST(PruneTest, FilesOfUnknownAgeAreKept) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string leak = opsw::CounterJobDir(tmp.path()) + "/shared/leaked-by-a-crashed-job.sst";
   // An mtime of the epoch is what some object stores report when they do not know.
   const timeval epoch[2] = {{0, 0}, {0, 0}};
@@ -220,7 +219,7 @@ TEST(PruneTest, FilesOfUnknownAgeAreKept) {
 
 TEST(PruneTest, OlderThanKeepsRecentCheckpoints) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   PruneOptions options;
   options.keep_last = 1;
   options.older_than_ms = 3 * 1000;
@@ -237,7 +236,7 @@ TEST(PruneTest, OlderThanKeepsRecentCheckpoints) {
 
 TEST(PruneTest, NeverTouchesSavepoints) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string sp = tmp.Sub("savepoint-1a2b3c-0123456789ab");
   ASSERT_OK(testing::WriteSampleSavepoint(sp));
   testing::WriteTextFile(sp + "/stray.bin", "not referenced");
@@ -249,7 +248,7 @@ TEST(PruneTest, NeverTouchesSavepoints) {
   }
   ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
-  EXPECT_TRUE(Exists(sp + "/stray.bin"));
+  EXPECT_TRUE(testing::Exists(sp + "/stray.bin"));
   // Savepoints one level down (the engine's default <checkpoint-dir>/savepoints/) are listed.
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("savepoints/savepoint-1a2b3c-aaaaaaaaaaaa")));
   ASSERT_OK_AND_ASSIGN(PrunePlan again, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
@@ -260,7 +259,7 @@ TEST(PruneTest, NeverTouchesSavepoints) {
 
 TEST(PruneTest, ASavepointInAChkDirectoryIsNeverDeleted) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string chk3 = opsw::CounterJobDir(tmp.path()) + "/chk-3";
   ASSERT_OK(testing::RewriteMetadata(chk3, [](pb::CheckpointMetadata& m) {
     m.set_kind(pb::SAVEPOINT);
@@ -276,7 +275,7 @@ TEST(PruneTest, ASavepointInAChkDirectoryIsNeverDeleted) {
 
 TEST(PruneTest, FilesReferencedFromOtherSnapshotsAndJobsAreKept) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string job = opsw::CounterJobDir(tmp.path());
   // A second job beside the first, and a savepoint that references (EXTERNAL) a file inside
   // the first job's subsumed chk-1.
@@ -302,8 +301,8 @@ TEST(PruneTest, FilesReferencedFromOtherSnapshotsAndJobsAreKept) {
   EXPECT_EQ(KeptReason(plan, "1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1/source-0.state"),
             "referenced by savepoint-1a2b3c-0123456789ab");
   ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
-  EXPECT_TRUE(Exists(borrowed));
-  EXPECT_FALSE(Exists(job + "/chk-1/_metadata"));
+  EXPECT_TRUE(testing::Exists(borrowed));
+  EXPECT_FALSE(testing::Exists(job + "/chk-1/_metadata"));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), sp));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), other + "/chk-2"));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-6"));
@@ -311,7 +310,7 @@ TEST(PruneTest, FilesReferencedFromOtherSnapshotsAndJobsAreKept) {
 
 TEST(PruneTest, UnreadableMetadataKeepsItsFilesAndBlocksSharedOrphans) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string job = opsw::CounterJobDir(tmp.path());
   testing::FlipByte(job + "/chk-3/_metadata", 30);
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
@@ -327,7 +326,7 @@ TEST(PruneTest, UnreadableMetadataKeepsItsFilesAndBlocksSharedOrphans) {
 
 TEST(PruneTest, StrayFilesInRetainedCheckpointsAreOrphans) {
   TempDir tmp;
-  WriteRoot(tmp.path());
+  WritePruneRoot(tmp.path());
   const std::string job = opsw::CounterJobDir(tmp.path());
   testing::WriteTextFile(job + "/chk-6/_metadata.tmp-0badf00d", "torn");
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(2)));
@@ -367,7 +366,7 @@ TEST(PruneTest, ParsesAndFormatsDurations) {
 TEST(PruneTest, LiveJobKeepsEverythingIncludingItsInFlightTmpFiles) {
   TempDir tmp;
   const std::string root = tmp.Sub("root");
-  WriteRoot(root);
+  WritePruneRoot(root);
   const std::string job = opsw::CounterJobDir(root);
   // The in-flight checkpoint of a running engine: `_metadata` not yet renamed into place.
   testing::WriteTextFile(job + "/chk-7/_metadata.tmp-1a2b3c", "in flight");
@@ -386,8 +385,8 @@ TEST(PruneTest, LiveJobKeepsEverythingIncludingItsInFlightTmpFiles) {
     ASSERT_NE(chk1, nullptr);
     EXPECT_EQ(chk1->verdict, SnapshotVerdict::kRetained);
     ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
-    EXPECT_TRUE(Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
-    EXPECT_TRUE(Exists(job + "/chk-1/_metadata"));
+    EXPECT_TRUE(testing::Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
+    EXPECT_TRUE(testing::Exists(job + "/chk-1/_metadata"));
   }
   // A plan made while the job was stopped is refused if the job started meanwhile.
   ASSERT_OK_AND_ASSIGN(PrunePlan stale, PlanPrune(base::Fs::Default(), root, o));
@@ -397,22 +396,22 @@ TEST(PruneTest, LiveJobKeepsEverythingIncludingItsInFlightTmpFiles) {
                          base::Fs::Default().TryLockFile(job + "/_job.lock"));
     ASSERT_STATUS(ExecutePrune(base::Fs::Default(), stale), kFailedPrecondition,
                   "started running since the plan");
-    EXPECT_TRUE(Exists(job + "/chk-1/_metadata"));
+    EXPECT_TRUE(testing::Exists(job + "/chk-1/_metadata"));
   }
   // Stopped for good: the dead job's leftovers go.
   ASSERT_OK(ExecutePrune(base::Fs::Default(), stale));
-  EXPECT_FALSE(Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
-  EXPECT_FALSE(Exists(job + "/chk-1"));
-  EXPECT_TRUE(Exists(job + "/chk-6/_metadata"));
+  EXPECT_FALSE(testing::Exists(job + "/chk-7/_metadata.tmp-1a2b3c"));
+  EXPECT_FALSE(testing::Exists(job + "/chk-1"));
+  EXPECT_TRUE(testing::Exists(job + "/chk-6/_metadata"));
 }
 
 TEST(PruneCliTest, DryRunShowsThePlanAndDeletesNothing) {
   TempDir tmp;
-  WriteRoot(tmp.Sub("root"));
+  WritePruneRoot(tmp.Sub("root"));
   auto run = testing::RunTool({"prune", "root", "--keep-last", "4"}, tmp.path());
   EXPECT_EQ(run.exit_code, 0) << run.err;
   testing::ExpectGolden("prune-dry-run.text", run.out);
-  EXPECT_TRUE(Exists(opsw::CounterJobDir(tmp.Sub("root")) + "/chk-1/_metadata"));
+  EXPECT_TRUE(testing::Exists(opsw::CounterJobDir(tmp.Sub("root")) + "/chk-1/_metadata"));
   auto json = testing::RunTool({"prune", "root", "--keep-last", "4", "--format", "json"},
                                tmp.path());
   EXPECT_EQ(json.exit_code, 0) << json.err;
@@ -421,14 +420,14 @@ TEST(PruneCliTest, DryRunShowsThePlanAndDeletesNothing) {
 
 TEST(PruneCliTest, YesDeletesAndRetainedCheckpointsStayValid) {
   TempDir tmp;
-  WriteRoot(tmp.Sub("root"));
+  WritePruneRoot(tmp.Sub("root"));
   auto run = testing::RunTool({"prune", "root", "--keep-last", "2", "--yes", "-q"}, tmp.path());
   EXPECT_EQ(run.exit_code, 0) << run.err;
   const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
-  EXPECT_FALSE(Exists(job + "/chk-1"));
-  EXPECT_TRUE(Exists(job + "/chk-6/_metadata"));
+  EXPECT_FALSE(testing::Exists(job + "/chk-1"));
+  EXPECT_TRUE(testing::Exists(job + "/chk-6/_metadata"));
   // Young orphans (the leak was written a moment ago) survive the default 1h guard.
-  EXPECT_TRUE(Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
+  EXPECT_TRUE(testing::Exists(job + "/shared/leaked-by-a-crashed-job.sst"));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-5"));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-6"));
   auto usage = testing::RunTool({"prune", "root", "--older-than", "soon"}, tmp.path());

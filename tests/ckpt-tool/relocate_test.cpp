@@ -18,12 +18,6 @@ namespace {
 using testing::TempDir;
 namespace opsw = testing::opsw;
 
-pb::CheckpointMetadata Read(const std::string& dir) {
-  auto m = format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return m.ok() ? *m : pb::CheckpointMetadata();
-}
-
 TEST(RelocateTest, CopiesASavepointByteForByte) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
@@ -31,8 +25,8 @@ TEST(RelocateTest, CopiesASavepointByteForByte) {
                                                   tmp.Sub("copy")));
   EXPECT_FALSE(r.converted_checkpoint);
   EXPECT_EQ(r.bytes_copied, r.total_bytes);
-  const pb::CheckpointMetadata in = Read(tmp.Sub("sp"));
-  const pb::CheckpointMetadata out = Read(tmp.Sub("copy"));
+  const pb::CheckpointMetadata in = opsw::ReadMetadata(tmp.Sub("sp"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("copy"));
   ASSERT_EQ(in.files_size(), out.files_size());
   for (int i = 0; i < in.files_size(); ++i) {
     EXPECT_EQ(out.files(i).path(), in.files(i).path());
@@ -46,7 +40,7 @@ TEST(RelocateTest, TurnsAnIncrementalCheckpointIntoASelfContainedSavepoint) {
   TempDir tmp;
   const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
   for (int64_t id = 1; id <= 3; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
-  const pb::CheckpointMetadata in = Read(job + "/chk-3");
+  const pb::CheckpointMetadata in = opsw::ReadMetadata(job + "/chk-3");
   ASSERT_EQ(in.checkpoint_type(), pb::INCREMENTAL);
 
   ASSERT_OK_AND_ASSIGN(RelocateResult r,
@@ -58,7 +52,7 @@ TEST(RelocateTest, TurnsAnIncrementalCheckpointIntoASelfContainedSavepoint) {
 
   // The checkpoint storage can go away entirely: the savepoint stands alone.
   ASSERT_OK(base::RemoveAll(base::Fs::Default(), tmp.Sub("root")));
-  const pb::CheckpointMetadata out = Read(tmp.Sub("sp"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("sp"));
   EXPECT_EQ(out.kind(), pb::SAVEPOINT);
   EXPECT_EQ(out.checkpoint_type(), pb::FULL);
   EXPECT_EQ(out.savepoint_format(), pb::CANONICAL);

@@ -50,12 +50,6 @@ void WriteSavepoint(const std::string& dir) {
   }));
 }
 
-pb::CheckpointMetadata Read(const std::string& dir) {
-  auto m = format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
-  EXPECT_TRUE(m.ok()) << m.status().ToString();
-  return m.ok() ? *m : pb::CheckpointMetadata();
-}
-
 const pb::OperatorState* StateOf(const pb::CheckpointMetadata& m, const std::string& uid) {
   const std::string id = OperatorId::FromUid(uid).ToBytes();
   for (const auto& op : m.operators()) {
@@ -80,7 +74,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
   const std::string in = tmp.Sub("sp");
   WriteSavepoint(in);
   const std::string before = ReadBytes(in + "/_metadata");
-  const pb::CheckpointMetadata old = Read(in);
+  const pb::CheckpointMetadata old = opsw::ReadMetadata(in);
   const std::string inline_coordinator = StateOf(old, "orders-source")->coordinator_state().inline_data();
   ASSERT_FALSE(inline_coordinator.empty());
 
@@ -90,7 +84,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
                                    {"uid:watermark-tracker", "watermarks-v2"}})));
   EXPECT_TRUE(r.unmatched.empty());
   EXPECT_EQ(r.files_linked, r.files);  // input and output on one filesystem: all hard links
-  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("out"));
   EXPECT_EQ(StateOf(out, "orders-source"), nullptr);
   EXPECT_EQ(StateOf(out, "watermark-tracker"), nullptr);
   const pb::OperatorState* src = StateOf(out, "orders-source-v2");
@@ -157,7 +151,7 @@ TEST(RemapTest, AgainstNewJobMatchesBySpecIdOrName) {
     }
   }
   EXPECT_EQ(renamed, 3u);
-  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("out"));
   EXPECT_NE(StateOf(out, "per-user-aggregate-v2"), nullptr);
   EXPECT_NE(StateOf(out, "file-sink"), nullptr);
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
@@ -232,7 +226,7 @@ TEST(RemapTest, ReportsMappingsThatMatchedNothing) {
   ASSERT_OK_AND_ASSIGN(RemapResult retry, Remap(base::Fs::Default(), in, tmp.Sub("out"),
                                                 Maps({{"file-sink", "file-sink-v2"}})));
   EXPECT_TRUE(retry.written);
-  EXPECT_NE(StateOf(Read(tmp.Sub("out")), "file-sink-v2"), nullptr);
+  EXPECT_NE(StateOf(opsw::ReadMetadata(tmp.Sub("out")), "file-sink-v2"), nullptr);
 }
 
 TEST(RemapTest, BuildsInDotTmpAndRefusesALeftoverOne) {
@@ -291,13 +285,13 @@ TEST(RemapTest, UidRewritesAndDropLeaveOutTheDroppedFiles) {
   TempDir tmp;
   const std::string in = tmp.Sub("sp");
   WriteSavepoint(in);
-  const pb::CheckpointMetadata old = Read(in);
+  const pb::CheckpointMetadata old = opsw::ReadMetadata(in);
   RemapOptions options;
   options.uid_prefix_rewrites = {{"orders-", "shop-orders-"}};
   options.uid_suffix_rewrites = {{"-tracker", "-tracker-v2"}};
   options.drop = {"Per-user aggregate"};  // by name
   ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"), options));
-  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("out"));
   EXPECT_NE(StateOf(out, "shop-orders-source"), nullptr);
   EXPECT_NE(StateOf(out, "watermark-tracker-v2"), nullptr);
   EXPECT_EQ(StateOf(out, "per-user-aggregate"), nullptr);
@@ -317,7 +311,7 @@ TEST(RemapTest, RemapsARetainedIncrementalCheckpointIntoASelfContainedSavepoint)
                                             Maps({{"counter", "counter-v2"}})));
   EXPECT_EQ(r.files, 4u);
   ASSERT_OK(base::RemoveAll(base::Fs::Default(), tmp.Sub("root")));
-  const pb::CheckpointMetadata out = Read(tmp.Sub("out"));
+  const pb::CheckpointMetadata out = opsw::ReadMetadata(tmp.Sub("out"));
   EXPECT_EQ(out.kind(), pb::SAVEPOINT);
   EXPECT_EQ(out.checkpoint_type(), pb::FULL);
   EXPECT_NE(StateOf(out, "counter-v2"), nullptr);

@@ -29,8 +29,6 @@ namespace {
 using testing::FixturePath;
 using testing::TempDir;
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
 // (operator, state, key, namespace, user key, value, timestamp), in dump order per key.
 using Entry = std::tuple<std::string, std::string, std::string, std::string, std::string, std::string, std::string>;
 struct Dumped {
@@ -42,10 +40,10 @@ struct Dumped {
 
 Dumped DumpAll(const std::string& dir, uint32_t max_p, uint32_t parallelism) {
   Dumped d;
-  auto s = LoadSnapshot(Fs(), dir);
+  auto s = LoadSnapshot(base::Fs::Default(), dir);
   EXPECT_OK(s);
   if (!s.ok()) return d;
-  auto n = Dump(Fs(), *s, {}, [&](const DumpEntry& e) {
+  auto n = Dump(base::Fs::Default(), *s, {}, [&](const DumpEntry& e) {
     Entry k{e.operator_id, e.state, e.key_json, e.namespace_json, e.user_key_json, e.value_json,
             e.timestamp_json};
     if (!e.key_group) {
@@ -92,7 +90,7 @@ TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
   for (int32_t max : {256, 64, 2}) {
     SCOPED_TRACE(max);
     const std::string out = tmp.Sub("maxp-" + std::to_string(max));
-    auto r = RescaleMaxParallelism(Fs(), src, out, To(max));
+    auto r = RescaleMaxParallelism(base::Fs::Default(), src, out, To(max));
     ASSERT_OK(r);
     EXPECT_TRUE(r->written);
     ASSERT_FALSE(r->operators.empty());
@@ -106,7 +104,7 @@ TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
     ExpectNoErrors(r->verification);
     EXPECT_EQ(testing::FileTree(src), before) << "the input changed";
 
-    auto md = format::ReadMetadataFile(Fs(), out + "/_metadata");
+    auto md = format::ReadMetadataFile(base::Fs::Default(), out + "/_metadata");
     ASSERT_OK(md);
     for (const auto& op : md->operators()) EXPECT_EQ(op.max_parallelism(), static_cast<uint32_t>(max));
     for (const auto& info : md->job_graph().operators()) {
@@ -129,7 +127,8 @@ TEST(RescaleTest, CanonicalSavepointKeepsEveryEntryInItsNewKeyGroupUpAndDown) {
   }
 
   // Back from 256 to 128: every key in its original group.
-  auto back = RescaleMaxParallelism(Fs(), tmp.Sub("maxp-256"), tmp.Sub("back"), To(128));
+  auto back =
+      RescaleMaxParallelism(base::Fs::Default(), tmp.Sub("maxp-256"), tmp.Sub("back"), To(128));
   ASSERT_OK(back);
   const Dumped again = DumpAll(tmp.Sub("back"), 128, 2);
   EXPECT_EQ(again.by_key, original.by_key);
@@ -140,12 +139,12 @@ TEST(RescaleTest, OnlyTheNamedOperatorIsRescaled) {
   TempDir tmp;
   RescaleOptions o = To(256);
   o.operators = {kAggregate};
-  auto r = RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), o);
+  auto r = RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), tmp.Sub("out"), o);
   ASSERT_OK(r);
   ASSERT_EQ(r->operators.size(), 1u);
   EXPECT_EQ(r->operators[0].uid, kAggregate);
   EXPECT_EQ(r->operators[0].output_files.size(), 2u);
-  auto md = format::ReadMetadataFile(Fs(), tmp.Sub("out") + "/_metadata");
+  auto md = format::ReadMetadataFile(base::Fs::Default(), tmp.Sub("out") + "/_metadata");
   ASSERT_OK(md);
   size_t at_256 = 0;
   for (const auto& op : md->operators()) at_256 += op.max_parallelism() == 256;
@@ -156,49 +155,55 @@ TEST(RescaleTest, DryRunReassignsEveryKeyAndWritesNothing) {
   TempDir tmp;
   RescaleOptions o = To(512);
   o.dry_run = true;
-  auto r = RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), o);
+  auto r = RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), tmp.Sub("out"), o);
   ASSERT_OK(r);
   EXPECT_FALSE(r->written);
   ASSERT_FALSE(r->operators.empty());
   uint64_t entries = 0;
   for (const auto& op : r->operators) entries += op.keyed_entries;
   EXPECT_GT(entries, 0u);
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out") + ".tmp").ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out") + ".tmp").ok());
 }
 
 TEST(RescaleTest, CheckpointsImpossibleMaxParallelismAndUnknownOperatorsAreRefused) {
   TempDir tmp;
   const std::string out = tmp.Sub("out");
   const std::string checkpoint = FixturePath("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-1");
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), checkpoint, out, To(256)).status(), kUnimplemented,
-                "it is a checkpoint");
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, To(1)).status(),
-                kInvalidArgument, "parallelism 2 is outside [1, max parallelism 1]");
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, To(40000)).status(),
-                kInvalidArgument, "out of range");
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), checkpoint, out, To(256)).status(),
+                kUnimplemented, "it is a checkpoint");
+  ASSERT_STATUS(
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), out, To(1)).status(),
+      kInvalidArgument, "parallelism 2 is outside [1, max parallelism 1]");
+  ASSERT_STATUS(
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), out, To(40000)).status(),
+      kInvalidArgument, "out of range");
   RescaleOptions o = To(256);
   o.operators = {"no-such-operator"};
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), out, o).status(), kInvalidArgument,
-                "no-such-operator");
-  EXPECT_FALSE(Fs().Stat(out).ok());
-  EXPECT_FALSE(Fs().Stat(out + ".tmp").ok());
+  ASSERT_STATUS(
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), out, o).status(),
+      kInvalidArgument, "no-such-operator");
+  EXPECT_FALSE(base::Fs::Default().Stat(out).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(out + ".tmp").ok());
 }
 
 TEST(RescaleTest, AKeyInTheWrongKeyGroupIsCorruptionNamingTheFile) {
   TempDir tmp;
   ASSERT_OK(testing::WriteMisplacedKeySavepoint(tmp.Sub("misplaced")));
-  auto r = RescaleMaxParallelism(Fs(), tmp.Sub("misplaced"), tmp.Sub("out"), To(256));
+  auto r =
+      RescaleMaxParallelism(base::Fs::Default(), tmp.Sub("misplaced"), tmp.Sub("out"), To(256));
   ASSERT_STATUS(r.status(), kCorruption, "belongs to");
   EXPECT_NE(r.status().message().find(".state"), std::string::npos) << r.status().ToString();
-  EXPECT_FALSE(Fs().Stat(tmp.Sub("out")).ok());
+  EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
 }
 
 TEST(RescaleTest, ExistingOutputIsNeverOverwritten) {
   TempDir tmp;
-  ASSERT_OK(Fs().CreateDirs(tmp.Sub("out")));
-  ASSERT_STATUS(RescaleMaxParallelism(Fs(), FixturePath(kSavepoint), tmp.Sub("out"), To(256)).status(),
-                kAlreadyExists, "out");
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("out")));
+  ASSERT_STATUS(
+      RescaleMaxParallelism(base::Fs::Default(), FixturePath(kSavepoint), tmp.Sub("out"), To(256))
+          .status(),
+      kAlreadyExists, "out");
 }
 
 }  // namespace

@@ -17,8 +17,6 @@
 namespace ckpt::ops {
 namespace {
 
-const std::string kJob = "1a2b3c4d5e6f708192a3b4c5d6e7f801";
-
 uint64_t FileTableBytes(const Snapshot& s) {
   uint64_t sum = 0;
   for (const auto& f : s.files) sum += f.size_bytes;
@@ -27,7 +25,7 @@ uint64_t FileTableBytes(const Snapshot& s) {
 
 TEST(SizesTest, ASharedChannelStateFileCountsOnceInLsFilesAndStats) {
   const std::string root = testing::FixturePath("v1/unaligned");
-  const std::string dir = root + "/" + kJob + "/chk-5";
+  const std::string dir = root + "/" + testing::kFixtureV1Job + "/chk-5";
   ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), dir));
   // The fixture's channel-state file is shared by several subtasks' channels.
   std::map<uint32_t, int> users;
@@ -95,7 +93,7 @@ TEST(SizesTest, EveryStateGetsItsOwnBytesNeverMoreThanItsOperator) {
 }
 
 TEST(SizesTest, CheckpointedSizeCountsOnlyFilesThisCheckpointCreated) {
-  const std::string job = testing::FixturePath("v1/checkpoints/" + kJob);
+  const std::string job = testing::FixturePath("v1/checkpoints/" + testing::kFixtureV1Job);
   ASSERT_OK_AND_ASSIGN(Snapshot chk2, LoadSnapshot(base::Fs::Default(), job + "/chk-2"));
   uint64_t own = 0;
   for (const auto& f : chk2.files) {

@@ -43,12 +43,11 @@ ValidateReport MustValidate(const std::string& path, ValidateOptions options = {
   return r.ok() ? *r : ValidateReport{};
 }
 
-const std::string kJob = "1a2b3c4d5e6f708192a3b4c5d6e7f801";
-
 TEST(ValidateTest, FrozenFixturesAreCleanEvenWhenDeep) {
-  for (const std::string& rel : std::vector<std::string>{"v1/savepoint", "v1/checkpoints/" + kJob + "/chk-1",
-                                "v1/checkpoints/" + kJob + "/chk-2",
-                                "v1/unaligned/" + kJob + "/chk-5"}) {
+  for (const std::string& rel : std::vector<std::string>{
+           "v1/savepoint", "v1/checkpoints/" + testing::kFixtureV1Job + "/chk-1",
+           "v1/checkpoints/" + testing::kFixtureV1Job + "/chk-2",
+           "v1/unaligned/" + testing::kFixtureV1Job + "/chk-5"}) {
     ValidateOptions o;
     o.deep = true;
     ValidateReport r = MustValidate(FixturePath(rel), o);
@@ -97,7 +96,8 @@ TEST(ValidateTest, CorruptionMatrixYieldsExpectedRules) {
 // Defect 13 of issue 9: fixtures/v1 chk-2 records the task-owned changelog segment it shares
 // with chk-1 as CREATED BY checkpoint 2 (chk-1 says 1). Validate reports it on the frozen bytes.
 TEST(ValidateTest, TaskOwnedFileWithTwoCreatorsAcrossCheckpointsIsF012) {
-  ValidateReport r = MustValidate(FixturePath("v1/checkpoints/" + kJob + "/chk-2"));
+  ValidateReport r =
+      MustValidate(FixturePath("v1/checkpoints/" + testing::kFixtureV1Job + "/chk-2"));
   std::vector<Finding> f012;
   for (const auto& f : r.findings) {
     if (f.rule_id == "CKPT-F012") f012.push_back(f);
@@ -113,13 +113,15 @@ TEST(ValidateTest, TaskOwnedFileWithTwoCreatorsAcrossCheckpointsIsF012) {
   for (const char* chk : {"/chk-1", "/chk-2"}) {
     ValidateOptions deep;
     deep.deep = true;
-    ValidateReport fixed = MustValidate(FixturePath("v1-r2/checkpoints/" + kJob + chk), deep);
+    ValidateReport fixed =
+        MustValidate(FixturePath("v1-r2/checkpoints/" + testing::kFixtureV1Job + chk), deep);
     EXPECT_TRUE(fixed.findings.empty()) << chk << "\n" << Dump(fixed);
   }
   // Consistent records: the sample root written by the ops test writer.
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
-  EXPECT_FALSE(HasRule(MustValidate(tmp.Sub("root/" + kJob + "/chk-2")), "CKPT-F012"));
+  EXPECT_FALSE(
+      HasRule(MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2")), "CKPT-F012"));
 }
 
 TEST(ValidateTest, MissingPathIsNotFoundNotAFinding) {
@@ -290,7 +292,7 @@ TEST(ValidateTest, SavepointWithSharedFileIsNotSelfContained) {
 TEST(ValidateTest, SharedFileFromLaterCheckpointIsF007) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
-  const std::string chk2 = tmp.Sub("root/" + kJob + "/chk-2");
+  const std::string chk2 = tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2");
   ASSERT_OK(testing::RewriteMetadata(chk2, [](pb::CheckpointMetadata& m) {
     for (auto& f : *m.mutable_files()) {
       if (f.scope() == pb::SHARED) f.set_created_by_checkpoint_id(5);
@@ -298,7 +300,7 @@ TEST(ValidateTest, SharedFileFromLaterCheckpointIsF007) {
   }));
   ValidateReport r = MustValidate(chk2);
   EXPECT_TRUE(HasRule(r, "CKPT-F007")) << Dump(r);
-  ValidateReport clean = MustValidate(tmp.Sub("root/" + kJob + "/chk-1"));
+  ValidateReport clean = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-1"));
   EXPECT_TRUE(clean.findings.empty()) << Dump(clean);
 }
 
@@ -341,7 +343,7 @@ TEST(ValidateTest, AgainstSameJobIsClean) {
   ASSERT_OK(testing::WriteSampleCheckpointRoot(tmp.Sub("root")));
   ValidateOptions o;
   o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(), {});
-  ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  ValidateReport r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
   EXPECT_FALSE(HasErrors(r.findings)) << Dump(r);
   EXPECT_FALSE(HasRule(r, "CKPT-A006"));
 }
@@ -352,7 +354,7 @@ TEST(ValidateTest, AgainstRenamedUidIsUnmappedStateUnlessAllowed) {
   ValidateOptions o;
   o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
                             {{"\"uid\": \"counter\"", "\"uid\": \"counter-v2\""}});
-  const std::string chk = tmp.Sub("root/" + kJob + "/chk-2");
+  const std::string chk = tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2");
   ValidateReport r = MustValidate(chk, o);
   ASSERT_TRUE(HasRule(r, "CKPT-A001")) << Dump(r);
   EXPECT_TRUE(HasRule(r, "CKPT-A008")) << Dump(r);  // counter-v2 starts empty
@@ -373,13 +375,13 @@ TEST(ValidateTest, AgainstChangedMaxParallelismAndTooHighParallelism) {
       tmp, "job.json", testing::CounterJobSpec(),
       {{"\"uid\": \"counter\", \"name\": \"Counter\"",
         "\"uid\": \"counter\", \"name\": \"Counter\", \"maxParallelism\": 256"}});
-  ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  ValidateReport r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
   EXPECT_TRUE(HasRule(r, "CKPT-A002")) << Dump(r);
   o.against_job = WriteSpec(
       tmp, "job2.json", testing::CounterJobSpec(),
       {{"\"uid\": \"counter\", \"name\": \"Counter\"",
         "\"uid\": \"counter\", \"name\": \"Counter\", \"parallelism\": 200, \"maxParallelism\": 256"}});
-  r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
   EXPECT_TRUE(HasRule(r, "CKPT-A007")) << Dump(r);
 }
 
@@ -389,7 +391,7 @@ TEST(ValidateTest, AgainstOperatorWithoutUidWarns) {
   ValidateOptions o;
   o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
                             {{"\"uid\": \"numbers\", ", ""}});
-  ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  ValidateReport r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
   EXPECT_TRUE(HasRule(r, "CKPT-A006")) << Dump(r);
   EXPECT_TRUE(HasRule(r, "CKPT-A001")) << Dump(r);  // "numbers" state is now unmapped
 }
@@ -553,7 +555,7 @@ TEST(ValidateTest, EveryFindingHasItsRulesOneSeverity) {
     o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
                               {{"\"uid\": \"counter\"", "\"uid\": \"counter-v2\""},
                                {"\"uid\": \"numbers\", ", ""}});
-    ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+    ValidateReport r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
     ASSERT_FALSE(r.findings.empty());
     for (const auto& f : r.findings) {
       ASSERT_EQ(severity.count(f.rule_id), 1u) << f.rule_id;
@@ -570,7 +572,7 @@ TEST(ValidateTest, AgainstChangedMaxParallelismOfOperatorWithoutKeyedStateIsFine
   ValidateOptions o;
   o.against_job = WriteSpec(tmp, "job.json", testing::CounterJobSpec(),
                             {{"\"uid\": \"numbers\", ", "\"uid\": \"numbers\", \"maxParallelism\": 64, "}});
-  ValidateReport r = MustValidate(tmp.Sub("root/" + kJob + "/chk-2"), o);
+  ValidateReport r = MustValidate(tmp.Sub("root/" + testing::kFixtureV1Job + "/chk-2"), o);
   EXPECT_FALSE(HasRule(r, "CKPT-A002")) << Dump(r);
   EXPECT_FALSE(HasErrors(r.findings)) << Dump(r);
 }

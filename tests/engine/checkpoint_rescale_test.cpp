@@ -27,7 +27,7 @@ using testing::Id;
 using testing::MakeGraph;
 namespace types = format::types;
 
-constexpr uint32_t kMaxP = 128;
+constexpr uint32_t kRescaleMaxP = 128;
 constexpr int64_t kKeys = 1000;
 
 // "prefix" + number, built with append: GCC 12 at -O3 warns falsely (-Wrestrict) on
@@ -41,7 +41,7 @@ std::string Cat(const char* prefix, int64_t n, const char* suffix = "") {
 uint32_t GroupOf(int64_t key) {
   std::string enc;
   EXPECT_OK(EncodeRecordKey(Value(key), &enc));
-  return KeyGroupOfEncodedKey(enc, kMaxP);
+  return KeyGroupOfEncodedKey(enc, kRescaleMaxP);
 }
 
 // The state one subtask of the "sum" operator holds.
@@ -53,7 +53,8 @@ struct Subtask {
 Subtask MakeSubtask(uint32_t p, uint32_t i) {
   Subtask s;
   s.keyed = std::make_unique<HeapKeyedStateBackend>(
-      kMaxP, format::RangeForSubtask(kMaxP, p, i), Cat("sum (", i + 1, "/").append(Cat("", p, ")")));
+      kRescaleMaxP, format::RangeForSubtask(kRescaleMaxP, p, i),
+      Cat("sum (", i + 1, "/").append(Cat("", p, ")")));
   s.ops = std::make_unique<OperatorStateStore>("sum");
   return s;
 }
@@ -67,14 +68,14 @@ class CheckpointRescaleTest : public ::testing::TestWithParam<uint32_t> {
     CheckpointCoordinatorOptions o;
     o.job_id = testing::JobId();
     o.job_name = "rescale";
-    o.job_graph = MakeGraph({{"sum", "Keyed Sum", 4, kMaxP}});
+    o.job_graph = MakeGraph({{"sum", "Keyed Sum", 4, kRescaleMaxP}});
     o.checkpoint_dir = dir_.Sub("chk");
     auto coordinator = CheckpointCoordinator::Create(fs_, clock, runtime, o);
     EXPECT_TRUE(coordinator.ok());
     std::vector<Subtask> subtasks;
     for (uint32_t i = 0; i < 4; ++i) subtasks.push_back(MakeSubtask(4, i));
     for (int64_t k = 0; k < kKeys; ++k) {
-      Subtask& s = subtasks[format::SubtaskForKeyGroup(kMaxP, 4, GroupOf(k))];
+      Subtask& s = subtasks[format::SubtaskForKeyGroup(kRescaleMaxP, 4, GroupOf(k))];
       EXPECT_OK(s.keyed->SetCurrentKey(Value(k)));
       auto v = s.keyed->GetValueState(ValueStateDescriptor("sum", types::Int64()));
       EXPECT_OK(v->Update(Value(k * 2)));
@@ -115,9 +116,9 @@ class CheckpointRescaleTest : public ::testing::TestWithParam<uint32_t> {
 TEST_P(CheckpointRescaleTest, EveryKeyRestoredExactlyOnceInItsSubtask) {
   const uint32_t p = GetParam();
   const std::string snapshot = TakeSnapshot();
-  ASSERT_OK_AND_ASSIGN(auto plan, RestorePlan::Create(fs_, snapshot,
-                                                      MakeGraph({{"sum", "Keyed Sum", p, kMaxP}}),
-                                                      {}));
+  ASSERT_OK_AND_ASSIGN(
+      auto plan,
+      RestorePlan::Create(fs_, snapshot, MakeGraph({{"sum", "Keyed Sum", p, kRescaleMaxP}}), {}));
   std::vector<Subtask> restored;
   for (uint32_t i = 0; i < p; ++i) {
     restored.push_back(MakeSubtask(p, i));
@@ -133,7 +134,7 @@ TEST_P(CheckpointRescaleTest, EveryKeyRestoredExactlyOnceInItsSubtask) {
   EXPECT_EQ(entries, 2 * kKeys + kKeys / 10);  // value + list per key, plus the timers
   EXPECT_EQ(timers, static_cast<size_t>(kKeys / 10));
   for (int64_t k = 0; k < kKeys; ++k) {
-    const uint32_t owner = format::SubtaskForKeyGroup(kMaxP, p, GroupOf(k));
+    const uint32_t owner = format::SubtaskForKeyGroup(kRescaleMaxP, p, GroupOf(k));
     Subtask& s = restored[owner];
     ASSERT_OK(s.keyed->SetCurrentKey(Value(k)));
     ASSERT_OK_AND_ASSIGN(ValueState v,
@@ -148,7 +149,8 @@ TEST_P(CheckpointRescaleTest, EveryKeyRestoredExactlyOnceInItsSubtask) {
   // Timers fire in the subtask owning their key.
   for (uint32_t i = 0; i < p; ++i) {
     ASSERT_OK(restored[i].keyed->timer_service()->AdvanceWatermark(kKeys, [&](const Timer& t) {
-      EXPECT_EQ(format::SubtaskForKeyGroup(kMaxP, p, restored[i].keyed->current_key_group()), i);
+      EXPECT_EQ(format::SubtaskForKeyGroup(kRescaleMaxP, p, restored[i].keyed->current_key_group()),
+                i);
       EXPECT_EQ(std::get<int64_t>(restored[i].keyed->current_key().v), t.timestamp);
       return base::Status::OK();
     }));

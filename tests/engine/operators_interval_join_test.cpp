@@ -16,7 +16,7 @@ using testing::KV;
 using testing::OperatorHarness;
 using testing::SubtaskSnapshot;
 
-using Pair = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // key, left, right, timestamp
+using JoinedPair = std::tuple<int64_t, int64_t, int64_t, int64_t>;  // key, left, right, timestamp
 
 TEST(IntervalJoinTest, JoinsWithinTheIntervalAcrossARestoreAndExpiresBuffers) {
   const std::string params = R"({"lower_ms": -5, "upper_ms": 10})";
@@ -30,7 +30,7 @@ TEST(IntervalJoinTest, JoinsWithinTheIntervalAcrossARestoreAndExpiresBuffers) {
   // Interleave by timestamp, as two inputs with aligned event time would arrive; the watermark
   // trails by 20 ms.
   size_t li = 0, ri = 0;
-  std::multiset<Pair> got;
+  std::multiset<JoinedPair> got;
   std::unique_ptr<OperatorHarness> current = std::move(h);
   bool restored = false;
   while (li < left.size() || ri < right.size()) {
@@ -60,7 +60,7 @@ TEST(IntervalJoinTest, JoinsWithinTheIntervalAcrossARestoreAndExpiresBuffers) {
     got.insert({std::get<int64_t>(o.key.v), std::get<int64_t>(f[0].v), std::get<int64_t>(f[1].v),
                 o.timestamp});
   }
-  std::multiset<Pair> expected;
+  std::multiset<JoinedPair> expected;
   for (int64_t t = 0; t < 120; t += 3) {
     for (int64_t s = 0; s < 120; s += 7) {
       if (t % 2 == s % 2 && s - t >= -5 && s - t <= 10) {

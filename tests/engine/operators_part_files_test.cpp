@@ -17,7 +17,7 @@ namespace {
 
 using base::Fs;
 
-std::vector<std::string> Names(const std::string& dir) {
+std::vector<std::string> PartDirNames(const std::string& dir) {
   std::vector<std::string> out;
   auto entries = Fs::Default().ListDir(dir);
   EXPECT_TRUE(entries.ok());
@@ -55,10 +55,10 @@ TEST(PartFileNamesTest, IgnoresOtherNames) {
 }
 
 TEST(PartFileWriterTest, WritesDotFileAndClosesItIntoPendingWithSizeAndChecksum) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   PartFileWriter w(Fs::Default(), dir.path(), "sink", 1, 0, /*buffer_bytes=*/4);
   ASSERT_OK(w.WriteLine("1"));
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{".part-sink-1-0.inprogress"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{".part-sink-1-0.inprogress"}));
   ASSERT_OK(w.WriteLine("22"));
   ASSERT_OK_AND_ASSIGN(std::optional<PendingPartFile> p, w.CloseForCommit(7));
   ASSERT_TRUE(p.has_value());
@@ -75,25 +75,25 @@ TEST(PartFileWriterTest, WritesDotFileAndClosesItIntoPendingWithSizeAndChecksum)
 }
 
 TEST(PartFileWriterTest, RefusesToOverwriteAnExistingInProgressFile) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   ASSERT_OK(base::WriteFileAtomic(Fs::Default(), dir.Sub(".part-s-0-0.inprogress"), "old"));
   PartFileWriter w(Fs::Default(), dir.path(), "s", 0, 0);
   ASSERT_STATUS(w.WriteLine("x"), kAlreadyExists, ".part-s-0-0.inprogress");
 }
 
 TEST(PartFileCommitterTest, CommitRenamesAndIsIdempotent) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   PartFileWriter w(Fs::Default(), dir.path(), "s", 0, 0);
   PendingPartFile p = WriteAndClose(w, {"a", "b"}, 1);
   ASSERT_OK(CommitPendingPartFile(Fs::Default(), p));
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
   EXPECT_EQ(Read(dir.Sub("part-s-0-0")), "a\nb\n");
   ASSERT_OK(CommitPendingPartFile(Fs::Default(), p));  // e.g. replayed after a restore
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
 }
 
 TEST(PartFileCommitterTest, CommitDetectsTruncatedAndLostFiles) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   PartFileWriter w(Fs::Default(), dir.path(), "s", 0, 0);
   PendingPartFile p = WriteAndClose(w, {"abc"}, 1);
   ASSERT_OK(base::WriteFileAtomic(Fs::Default(), p.pending_path, "ab"));
@@ -103,23 +103,23 @@ TEST(PartFileCommitterTest, CommitDetectsTruncatedAndLostFiles) {
 }
 
 TEST(PartFileCommitterTest, CommitAfterACrashMidRenameCompletesOnRetry) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   PartFileWriter w(Fs::Default(), dir.path(), "s", 0, 0);
   PendingPartFile p = WriteAndClose(w, {"x"}, 1);
   base::FaultInjectionFs faulty(Fs::Default());
   faulty.CrashAfter(0);  // the rename itself fails
   EXPECT_FALSE(CommitPendingPartFile(faulty, p).ok());
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{".part-s-0-0.inprogress"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{".part-s-0-0.inprogress"}));
   base::FaultInjectionFs faulty2(Fs::Default());
   faulty2.CrashAfter(1);  // the rename succeeds, the directory sync "crashes"
   EXPECT_FALSE(CommitPendingPartFile(faulty2, p).ok());
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
   ASSERT_OK(CommitPendingPartFile(Fs::Default(), p));
-  EXPECT_EQ(Names(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
+  EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
 }
 
 TEST(PartFileCommitterTest, RecoveryCommitsRestoredPendingAndDiscardsLaterInProgress) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   PendingPartFile committed_before, pending_at_snapshot;
   {
     PartFileWriter w(Fs::Default(), dir.path(), "s", 0, 0);
@@ -141,7 +141,7 @@ TEST(PartFileCommitterTest, RecoveryCommitsRestoredPendingAndDiscardsLaterInProg
   EXPECT_EQ(r.discarded, (std::vector<std::string>{dir.Sub(".part-s-0-2.inprogress"),
                                                    dir.Sub(".part-s-0-3.inprogress")}));
   EXPECT_EQ(r.next_part_number, 2u);
-  EXPECT_EQ(Names(dir.path()),
+  EXPECT_EQ(PartDirNames(dir.path()),
             (std::vector<std::string>{".part-other-0-0.inprogress", ".part-s-1-0.inprogress",
                                       "part-s-0-0", "part-s-0-1"}));
   EXPECT_EQ(Read(dir.Sub("part-s-0-1")), "3\n");
@@ -156,7 +156,7 @@ TEST(PartFileCommitterTest, RecoveryCommitsRestoredPendingAndDiscardsLaterInProg
 }
 
 TEST(PartFileCommitterTest, RecoveryAfterScaleDownCleansOrphanedSubtasksByModulo) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   for (uint32_t k = 0; k < 5; ++k) {
     PartFileWriter w(Fs::Default(), dir.path(), "s", k, 0);
     ASSERT_OK(w.WriteLine("x"));
@@ -168,11 +168,11 @@ TEST(PartFileCommitterTest, RecoveryAfterScaleDownCleansOrphanedSubtasksByModulo
   EXPECT_EQ(r.discarded, (std::vector<std::string>{dir.Sub(".part-s-1-0.inprogress"),
                                                    dir.Sub(".part-s-3-0.inprogress")}));
   EXPECT_EQ(r.next_part_number, 0u);
-  EXPECT_EQ(Names(dir.path()).size(), 3u);
+  EXPECT_EQ(PartDirNames(dir.path()).size(), 3u);
 }
 
 TEST(PartFileCommitterTest, NextPartNumberNeverReusesACommittedName) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   ASSERT_OK(base::WriteFileAtomic(Fs::Default(), dir.Sub("part-s-0-9"), "old\n"));
   ASSERT_OK_AND_ASSIGN(PartFileRecovery r,
                        RecoverPartFiles(Fs::Default(), dir.path(), "s", 0, 1, {}));
@@ -180,7 +180,7 @@ TEST(PartFileCommitterTest, NextPartNumberNeverReusesACommittedName) {
 }
 
 TEST(PartFileCommitterTest, RecoveryCreatesAMissingDirectory) {
-  testing::TempDir dir;
+  ckpt::testing::TempDir dir;
   ASSERT_OK_AND_ASSIGN(PartFileRecovery r,
                        RecoverPartFiles(Fs::Default(), dir.Sub("a/b"), "s", 0, 1, {}));
   EXPECT_EQ(r.next_part_number, 0u);

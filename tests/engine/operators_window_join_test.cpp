@@ -15,10 +15,10 @@ using testing::KV;
 using testing::OperatorHarness;
 using testing::SubtaskSnapshot;
 
-using Pair = std::tuple<int64_t, int64_t, int64_t>;  // key, left, right
+using WindowPair = std::tuple<int64_t, int64_t, int64_t>;  // key, left, right
 
-std::multiset<Pair> Pairs(const std::vector<Record>& records) {
-  std::multiset<Pair> out;
+std::multiset<WindowPair> Pairs(const std::vector<Record>& records) {
+  std::multiset<WindowPair> out;
   for (const Record& r : records) {
     const auto& f = std::get<format::Tuple>(r.value.v).fields;
     out.insert({std::get<int64_t>(r.key.v), std::get<int64_t>(f[0].v),
@@ -46,7 +46,7 @@ TEST(WindowJoinTest, JoinsSameKeySameWindowAcrossARestore) {
   ASSERT_OK(r->Process(KV(Value(int64_t{0}), Value(int64_t{5000}), 3), 1));  // late
   ASSERT_OK(r->Watermark(kMaxWatermark));
 
-  std::multiset<Pair> expected;
+  std::multiset<WindowPair> expected;
   for (int64_t l = 0; l < 15; ++l) {
     for (int64_t rt = 0; rt < 15; ++rt) {
       if (l / 10 == rt / 10 && l % 3 == rt % 2) expected.insert({l % 3, l, 1000 + rt});

@@ -5,7 +5,8 @@
 namespace ckpt::engine::runtime {
 namespace {
 
-std::shared_ptr<const CheckpointOptions> Barrier(int64_t id, pb::SnapshotKind kind = pb::CHECKPOINT) {
+std::shared_ptr<const CheckpointOptions> BarrierOptions(int64_t id,
+                                                        pb::SnapshotKind kind = pb::CHECKPOINT) {
   auto o = std::make_shared<CheckpointOptions>();
   o->checkpoint_id = id;
   o->kind = kind;
@@ -14,13 +15,13 @@ std::shared_ptr<const CheckpointOptions> Barrier(int64_t id, pb::SnapshotKind ki
 
 TEST(BarrierHandlerTest, AlignedBlocksEachChannelUntilAllDeliveredTheBarrier) {
   BarrierHandler a(3, BarrierHandler::Mode::kAligned);
-  auto d = a.OnBarrier(1, Barrier(7), 100);
+  auto d = a.OnBarrier(1, BarrierOptions(7), 100);
   EXPECT_EQ(d.block, std::vector<uint32_t>{1});
   EXPECT_FALSE(d.trigger);
-  d = a.OnBarrier(0, Barrier(7), 105);
+  d = a.OnBarrier(0, BarrierOptions(7), 105);
   EXPECT_EQ(d.block, std::vector<uint32_t>{0});
   EXPECT_FALSE(d.trigger);
-  d = a.OnBarrier(2, Barrier(7), 130);
+  d = a.OnBarrier(2, BarrierOptions(7), 130);
   ASSERT_TRUE(d.trigger);
   EXPECT_EQ(d.trigger->checkpoint_id, 7);
   EXPECT_TRUE(d.unblock_all);
@@ -31,65 +32,65 @@ TEST(BarrierHandlerTest, AlignedBlocksEachChannelUntilAllDeliveredTheBarrier) {
 
 TEST(BarrierHandlerTest, SingleChannelTriggersAtOnce) {
   BarrierHandler a(1, BarrierHandler::Mode::kAligned);
-  auto d = a.OnBarrier(0, Barrier(1), 0);
+  auto d = a.OnBarrier(0, BarrierOptions(1), 0);
   ASSERT_TRUE(d.trigger);
   EXPECT_TRUE(d.block.empty());
 }
 
 TEST(BarrierHandlerTest, NewerBarrierAbandonsTheOlderAlignment) {
   BarrierHandler a(2, BarrierHandler::Mode::kAligned);
-  (void)a.OnBarrier(0, Barrier(3), 0);
-  auto d = a.OnBarrier(1, Barrier(4), 1);
+  (void)a.OnBarrier(0, BarrierOptions(3), 0);
+  auto d = a.OnBarrier(1, BarrierOptions(4), 1);
   ASSERT_TRUE(d.aborted.has_value());
   EXPECT_EQ(*d.aborted, 3);
   EXPECT_TRUE(d.unblock_all);
   EXPECT_FALSE(d.trigger);
-  d = a.OnBarrier(0, Barrier(4), 2);
+  d = a.OnBarrier(0, BarrierOptions(4), 2);
   ASSERT_TRUE(d.trigger);
   EXPECT_EQ(d.trigger->checkpoint_id, 4);
   // A late barrier of the abandoned checkpoint is ignored.
-  d = a.OnBarrier(1, Barrier(3), 3);
+  d = a.OnBarrier(1, BarrierOptions(3), 3);
   EXPECT_FALSE(d.trigger);
   EXPECT_TRUE(d.block.empty());
 }
 
 TEST(BarrierHandlerTest, EndedChannelIsNoLongerWaitedFor) {
   BarrierHandler a(2, BarrierHandler::Mode::kAligned);
-  (void)a.OnBarrier(0, Barrier(5), 0);
+  (void)a.OnBarrier(0, BarrierOptions(5), 0);
   auto d = a.OnEndOfPartition(1, 9);
   ASSERT_TRUE(d.trigger);
   EXPECT_EQ(d.trigger->checkpoint_id, 5);
   // Afterwards one live channel: the next barrier triggers immediately.
-  d = a.OnBarrier(0, Barrier(6), 10);
+  d = a.OnBarrier(0, BarrierOptions(6), 10);
   ASSERT_TRUE(d.trigger);
 }
 
 TEST(BarrierHandlerTest, AtLeastOnceNeverBlocks) {
   BarrierHandler a(2, BarrierHandler::Mode::kAtLeastOnce);
-  auto d = a.OnBarrier(0, Barrier(1), 0);
+  auto d = a.OnBarrier(0, BarrierOptions(1), 0);
   EXPECT_TRUE(d.block.empty());
   EXPECT_FALSE(d.trigger);
-  d = a.OnBarrier(1, Barrier(1), 4);
+  d = a.OnBarrier(1, BarrierOptions(1), 4);
   ASSERT_TRUE(d.trigger);
   EXPECT_FALSE(d.unblock_all);
 }
 
 TEST(BarrierHandlerTest, UnalignedTriggersOnTheFirstBarrierAndTracksTheRest) {
   BarrierHandler a(3, BarrierHandler::Mode::kUnaligned);
-  auto d = a.OnBarrier(2, Barrier(4), 100);
+  auto d = a.OnBarrier(2, BarrierOptions(4), 100);
   ASSERT_TRUE(d.trigger);
   EXPECT_TRUE(d.unaligned);
   EXPECT_TRUE(d.block.empty());
   ASSERT_TRUE(d.barrier_channel.has_value());
   EXPECT_EQ(*d.barrier_channel, 2u);
   EXPECT_FALSE(d.all_received);
-  d = a.OnBarrier(0, Barrier(4), 110);
+  d = a.OnBarrier(0, BarrierOptions(4), 110);
   EXPECT_FALSE(d.trigger);
   EXPECT_TRUE(d.block.empty());
   ASSERT_TRUE(d.barrier_channel.has_value());
   EXPECT_EQ(*d.barrier_channel, 0u);
   EXPECT_FALSE(d.all_received);
-  d = a.OnBarrier(1, Barrier(4), 125);
+  d = a.OnBarrier(1, BarrierOptions(4), 125);
   EXPECT_FALSE(d.trigger);
   EXPECT_TRUE(d.all_received);
   EXPECT_EQ(d.alignment_ms, 25);
@@ -98,7 +99,7 @@ TEST(BarrierHandlerTest, UnalignedTriggersOnTheFirstBarrierAndTracksTheRest) {
 
 TEST(BarrierHandlerTest, UnalignedSingleChannelTriggersAndCompletesAtOnce) {
   BarrierHandler a(1, BarrierHandler::Mode::kUnaligned);
-  auto d = a.OnBarrier(0, Barrier(1), 0);
+  auto d = a.OnBarrier(0, BarrierOptions(1), 0);
   ASSERT_TRUE(d.trigger);
   EXPECT_TRUE(d.unaligned);
   EXPECT_TRUE(d.all_received);
@@ -106,10 +107,10 @@ TEST(BarrierHandlerTest, UnalignedSingleChannelTriggersAndCompletesAtOnce) {
 
 TEST(BarrierHandlerTest, SavepointBarriersAreAlignedInUnalignedMode) {
   BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
-  auto d = a.OnBarrier(0, Barrier(9, pb::SAVEPOINT), 0);
+  auto d = a.OnBarrier(0, BarrierOptions(9, pb::SAVEPOINT), 0);
   EXPECT_FALSE(d.trigger);
   EXPECT_EQ(d.block, std::vector<uint32_t>{0});
-  d = a.OnBarrier(1, Barrier(9, pb::SAVEPOINT), 1);
+  d = a.OnBarrier(1, BarrierOptions(9, pb::SAVEPOINT), 1);
   ASSERT_TRUE(d.trigger);
   EXPECT_FALSE(d.unaligned);
   EXPECT_TRUE(d.unblock_all);
@@ -117,23 +118,23 @@ TEST(BarrierHandlerTest, SavepointBarriersAreAlignedInUnalignedMode) {
 
 TEST(BarrierHandlerTest, NewerUnalignedBarrierAbandonsTheTrackedOne) {
   BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
-  ASSERT_TRUE(a.OnBarrier(0, Barrier(3), 0).trigger);
-  auto d = a.OnBarrier(0, Barrier(4), 1);
+  ASSERT_TRUE(a.OnBarrier(0, BarrierOptions(3), 0).trigger);
+  auto d = a.OnBarrier(0, BarrierOptions(4), 1);
   ASSERT_TRUE(d.aborted.has_value());
   EXPECT_EQ(*d.aborted, 3);
   ASSERT_TRUE(d.trigger);
   EXPECT_EQ(d.trigger->checkpoint_id, 4);
   // The late barrier 3 on channel 1 is stale.
-  d = a.OnBarrier(1, Barrier(3), 2);
+  d = a.OnBarrier(1, BarrierOptions(3), 2);
   EXPECT_FALSE(d.trigger);
   EXPECT_FALSE(d.barrier_channel.has_value());
-  d = a.OnBarrier(1, Barrier(4), 3);
+  d = a.OnBarrier(1, BarrierOptions(4), 3);
   EXPECT_TRUE(d.all_received);
 }
 
 TEST(BarrierHandlerTest, UnalignedEndedChannelCompletesTheTracking) {
   BarrierHandler a(2, BarrierHandler::Mode::kUnaligned);
-  ASSERT_TRUE(a.OnBarrier(1, Barrier(2), 0).trigger);
+  ASSERT_TRUE(a.OnBarrier(1, BarrierOptions(2), 0).trigger);
   auto d = a.OnEndOfPartition(0, 5);
   EXPECT_TRUE(d.all_received);
   EXPECT_FALSE(d.trigger);
@@ -213,7 +214,7 @@ TEST(BarrierHandlerTest, AlignedWithTimeoutPriorityBarrierSwitchesThePendingAlig
 
 TEST(BarrierHandlerTest, AlignedWithTimeoutSavepointsStayAligned) {
   BarrierHandler a(2, BarrierHandler::Mode::kAlignedWithTimeout, 0);
-  auto d = a.OnBarrier(0, Barrier(9, pb::SAVEPOINT), 5000);
+  auto d = a.OnBarrier(0, BarrierOptions(9, pb::SAVEPOINT), 5000);
   EXPECT_FALSE(d.trigger);
   EXPECT_EQ(d.block, std::vector<uint32_t>{0});
   EXPECT_FALSE(d.timer_at_ms.has_value());
@@ -271,7 +272,7 @@ TEST(BarrierHandlerTest, AnnouncementIsIgnoredOnceItsBarrierWasTakenAndInOtherMo
   EXPECT_FALSE(a.OnAlignmentTimer(2, 1050).trigger);
   EXPECT_FALSE(a.OnAnnouncement(0, TimedBarrier(2, 1000), 1060).trigger);
   // Savepoints are never announced into a switch; other modes ignore announcements.
-  EXPECT_FALSE(a.OnAnnouncement(0, Barrier(5, pb::SAVEPOINT), 9000).timer_at_ms.has_value());
+  EXPECT_FALSE(a.OnAnnouncement(0, BarrierOptions(5, pb::SAVEPOINT), 9000).timer_at_ms.has_value());
   BarrierHandler aligned(1, BarrierHandler::Mode::kAligned);
   d = aligned.OnAnnouncement(0, TimedBarrier(1, 0), 100000);
   EXPECT_FALSE(d.trigger);

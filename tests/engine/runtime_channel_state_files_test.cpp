@@ -16,7 +16,7 @@
 namespace ckpt::engine {
 namespace {
 
-CheckpointOptions Options(const testing::TempDir& tmp) {
+CheckpointOptions Options(const ckpt::testing::TempDir& tmp) {
   CheckpointOptions o;
   o.checkpoint_id = 3;
   o.mode = pb::UNALIGNED;
@@ -25,7 +25,7 @@ CheckpointOptions Options(const testing::TempDir& tmp) {
 }
 
 TEST(ChannelStateFilesTest, SubtasksOfOneTaskShareAGroupPerFiveSubtasks) {
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   base::Fs& fs = base::Fs::Default();
   ASSERT_OK(fs.CreateDirs(tmp.Sub("chk-3")));
   const CheckpointOptions options = Options(tmp);

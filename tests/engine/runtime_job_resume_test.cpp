@@ -26,8 +26,9 @@ namespace {
 constexpr const char* kJobId = "72657375726d6500000000000000000a";
 
 // sequence-source(uid) -> file-sink(sink_uid, out).
-pb::JobSpec Spec(const std::string& out, int64_t to, double rate, const std::string& source_uid,
-                 const std::string& sink_uid = "sink", const std::string& sink_kind = "file-sink") {
+pb::JobSpec ResumeSpec(const std::string& out, int64_t to, double rate,
+                       const std::string& source_uid, const std::string& sink_uid = "sink",
+                       const std::string& sink_kind = "file-sink") {
   std::string json = std::string(R"({"name": "resume-test", "job_id": ")") + kJobId +
                      R"(", "operators": [
     {"id": "src", "kind": "sequence-source", "uid": ")" + source_uid + R"(",
@@ -42,7 +43,7 @@ pb::JobSpec Spec(const std::string& out, int64_t to, double rate, const std::str
 }
 
 // Lines in committed part files of `dir`.
-int64_t CommittedLines(const std::string& dir) {
+int64_t CountCommittedLines(const std::string& dir) {
   base::Fs& fs = base::Fs::Default();
   base::Result<std::vector<base::DirEntry>> entries = fs.ListDir(dir);
   if (!entries.ok()) return 0;
@@ -106,7 +107,7 @@ class JobResumeTest : public ::testing::Test {
   }
   // Starts a long job and waits until `checkpoints` completed.
   std::unique_ptr<JobRunner> StartWithCheckpoints(JobRunnerOptions o, uint64_t checkpoints) {
-    auto runner = JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), o);
+    auto runner = JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), o);
     EXPECT_OK(runner.status());
     if (!runner.ok()) return nullptr;
     EXPECT_OK((*runner)->Start());
@@ -131,9 +132,9 @@ TEST_F(JobResumeTest, FromLatestAfterStopWithSavepointRestoresTheSavepoint) {
   // The stop discarded the checkpoints; only the savepoint (in the savepoint dir) is left.
   EXPECT_EQ(CheckpointDirs(JobDir(), true), 0);
 
-  ASSERT_OK_AND_ASSIGN(auto second,
-                       JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"),
-                                         FromLatest()));
+  ASSERT_OK_AND_ASSIGN(
+      auto second,
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), FromLatest()));
   EXPECT_EQ(second->restore_path(), savepoint) << Report(*second);
   EXPECT_NE(Report(*second).find("Chose savepoint"), std::string::npos) << Report(*second);
   EXPECT_EQ(second->restore_claim_mode(), pb::NO_CLAIM);
@@ -152,17 +153,18 @@ TEST_F(JobResumeTest, FromLatestAfterARestoreKilledBeforeItsFirstCheckpointUsesT
   o.interval_ms = 3600 * 1000;
   o.restore_path = savepoint;
   {
-    ASSERT_OK_AND_ASSIGN(auto restored,
-                         JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), o));
+    ASSERT_OK_AND_ASSIGN(
+        auto restored,
+        JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), o));
     ASSERT_OK(restored->Start());
     restored->Suspend();
     ASSERT_EQ(restored->Wait().outcome, JobOutcome::kCancelled);
   }
   JobRunnerOptions latest = FromLatest();
   latest.checkpoint_dir = o.checkpoint_dir;
-  ASSERT_OK_AND_ASSIGN(auto resumed,
-                       JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"),
-                                         latest));
+  ASSERT_OK_AND_ASSIGN(
+      auto resumed,
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), latest));
   EXPECT_EQ(resumed->restore_path(), savepoint) << Report(*resumed);
   EXPECT_NE(Report(*resumed).find("restored from"), std::string::npos) << Report(*resumed);
 }
@@ -190,28 +192,29 @@ TEST_F(JobResumeTest, FromLatestRefusesToStartEmptyWhenEveryCheckpointIsCorrupt)
   ASSERT_GE(corrupted, 1);
 
   base::Status refused =
-      JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), FromLatest())
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), FromLatest())
           .status();
   ASSERT_STATUS(refused, kFailedPrecondition, "starting empty would repeat committed output");
   ASSERT_STATUS(refused, kFailedPrecondition, "--allow-empty-start");
 
   JobRunnerOptions anyway = FromLatest();
   anyway.allow_empty_start = true;
-  ASSERT_OK_AND_ASSIGN(auto runner,
-                       JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"),
-                                         anyway));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner,
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), anyway));
   EXPECT_EQ(runner->restore_path(), "");
   EXPECT_NE(Report(*runner).find("--allow-empty-start"), std::string::npos) << Report(*runner);
 }
 
 TEST_F(JobResumeTest, FromLatestStartsEmptyOnlyWhenTheJobNeverPublishedAnything) {
   // No job directory at all: probably a wrong id or root.
-  ASSERT_STATUS(JobRunner::Create(Spec(tmp_.Sub("out"), 10, 0, "numbers"), FromLatest()).status(),
-                kNotFound, "does not exist");
+  ASSERT_STATUS(
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 10, 0, "numbers"), FromLatest()).status(),
+      kNotFound, "does not exist");
   // Killed before its first checkpoint: an incomplete chk-1 only.
   ASSERT_OK(base::Fs::Default().CreateDirs(base::JoinPath(JobDir(), "chk-1")));
-  ASSERT_OK_AND_ASSIGN(auto runner,
-                       JobRunner::Create(Spec(tmp_.Sub("out"), 10, 0, "numbers"), FromLatest()));
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 10, 0, "numbers"), FromLatest()));
   EXPECT_EQ(runner->restore_path(), "");
   EXPECT_NE(Report(*runner).find("was ever published"), std::string::npos) << Report(*runner);
   // Its leftover is gone: no writer can come back to it while we hold the lock.
@@ -220,30 +223,33 @@ TEST_F(JobResumeTest, FromLatestStartsEmptyOnlyWhenTheJobNeverPublishedAnything)
 
 TEST_F(JobResumeTest, FromLatestOfAFinishedJobIsRefused) {
   JobRunnerOptions o = Options();
-  ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(Spec(tmp_.Sub("out"), 20000, 50000, "numbers"), o));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 20000, 50000, "numbers"), o));
   ASSERT_OK(first->Start());
   JobResult r = first->Wait();
   ASSERT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
   first.reset();
-  EXPECT_EQ(CommittedLines(tmp_.Sub("out")), 20000);
-  ASSERT_STATUS(JobRunner::Create(Spec(tmp_.Sub("out"), 20000, 50000, "numbers"), FromLatest())
-                    .status(),
-                kFailedPrecondition, "already finished");
+  EXPECT_EQ(CountCommittedLines(tmp_.Sub("out")), 20000);
+  ASSERT_STATUS(
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 20000, 50000, "numbers"), FromLatest())
+          .status(),
+      kFailedPrecondition, "already finished");
 }
 
 TEST_F(JobResumeTest, SecondEngineOnTheSameJobIsRefused) {
   std::unique_ptr<JobRunner> first = StartWithCheckpoints(Options(), 1);
   ASSERT_NE(first, nullptr);
   base::Status second =
-      JobRunner::Create(Spec(tmp_.Sub("out2"), 100000000, 20000, "numbers"), FromLatest())
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out2"), 100000000, 20000, "numbers"), FromLatest())
           .status();
   ASSERT_STATUS(second, kFailedPrecondition, "another engine runs this job");
   first->Suspend();
   EXPECT_EQ(first->Wait().outcome, JobOutcome::kCancelled);
   first.reset();
   // Released with the first engine: now it may resume.
-  EXPECT_OK(JobRunner::Create(Spec(tmp_.Sub("out2"), 100000000, 20000, "numbers"), FromLatest())
-                .status());
+  EXPECT_OK(
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out2"), 100000000, 20000, "numbers"), FromLatest())
+          .status());
 }
 
 TEST_F(JobResumeTest, EveryFailureIsLoggedWithItsCauseAndDefaultRestartsAreBounded) {
@@ -251,9 +257,8 @@ TEST_F(JobResumeTest, EveryFailureIsLoggedWithItsCauseAndDefaultRestartsAreBound
   o.restart_delay_ms = 1;  // no max_restart_attempts: the default applies
   // The sink directory is a regular file: every attempt fails opening its part file.
   ASSERT_OK(base::WriteFileAtomic(base::Fs::Default(), tmp_.Sub("not-a-dir"), "x"));
-  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(Spec(tmp_.Sub("not-a-dir"), 1000, 0,
-                                                           "numbers"),
-                                                      o));
+  ASSERT_OK_AND_ASSIGN(auto runner,
+                       JobRunner::Create(ResumeSpec(tmp_.Sub("not-a-dir"), 1000, 0, "numbers"), o));
   ASSERT_OK(runner->Start());
   std::future<JobResult> done = std::async(std::launch::async, [&] { return runner->Wait(); });
   if (done.wait_for(std::chrono::seconds(60)) != std::future_status::ready) {
@@ -280,9 +285,9 @@ TEST_F(JobResumeTest, SuspendKeepsCheckpointsWhateverTheRetentionPolicy) {
   first.reset();
   EXPECT_GE(CheckpointDirs(JobDir(), true), 1);
 
-  ASSERT_OK_AND_ASSIGN(auto second,
-                       JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"),
-                                         FromLatest()));
+  ASSERT_OK_AND_ASSIGN(
+      auto second,
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), FromLatest()));
   EXPECT_NE(second->restore_path(), "");
   ASSERT_OK(second->Start());
   second->Cancel();  // a cancel applies the policy: NO_EXTERNALIZED discards
@@ -297,7 +302,7 @@ TEST_F(JobResumeTest, CheckpointsOfEarlierRunsAreSubsumedAcrossResumes) {
   for (int round = 0; round < 4; ++round) {
     JobRunnerOptions r = round == 0 ? o : FromLatest();
     r.num_retained = 2;
-    auto runner = JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), r);
+    auto runner = JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), r);
     ASSERT_OK(runner.status());
     ASSERT_OK((*runner)->Start());
     JobRunner* job = runner->get();
@@ -320,7 +325,7 @@ TEST_F(JobResumeTest, ClaimModeRestoresOfTheJobsOwnCheckpointsDoNotLeakEarlierOn
       r.restore_path = latest.dir;  // -s <chk> --claim-mode claim
       r.claim_mode = pb::CLAIM;
     }
-    auto runner = JobRunner::Create(Spec(tmp_.Sub("out"), 100000000, 20000, "numbers"), r);
+    auto runner = JobRunner::Create(ResumeSpec(tmp_.Sub("out"), 100000000, 20000, "numbers"), r);
     ASSERT_OK(runner.status());
     ASSERT_OK((*runner)->Start());
     JobRunner* job = runner->get();
@@ -335,8 +340,8 @@ TEST_F(JobResumeTest, ClaimModeRestoresOfTheJobsOwnCheckpointsDoNotLeakEarlierOn
 TEST_F(JobResumeTest, SourceNewToTheRestoredSnapshotStartsFromItsBeginning) {
   JobRunnerOptions o;
   o.savepoint_dir = tmp_.Sub("savepoints");
-  ASSERT_OK_AND_ASSIGN(auto first,
-                       JobRunner::Create(Spec(tmp_.Sub("out1"), 100000000, 5000, "numbers"), o));
+  ASSERT_OK_AND_ASSIGN(
+      auto first, JobRunner::Create(ResumeSpec(tmp_.Sub("out1"), 100000000, 5000, "numbers"), o));
   ASSERT_OK(first->Start());
   ASSERT_OK_AND_ASSIGN(std::string savepoint, first->StopWithSavepoint(false));
   ASSERT_EQ(first->Wait().outcome, JobOutcome::kStopped);
@@ -345,13 +350,13 @@ TEST_F(JobResumeTest, SourceNewToTheRestoredSnapshotStartsFromItsBeginning) {
   JobRunnerOptions again;
   again.restore_path = savepoint;
   again.allow_non_restored_state = true;
-  ASSERT_OK_AND_ASSIGN(auto second,
-                       JobRunner::Create(Spec(tmp_.Sub("out2"), 500, 0, "numbers-v2", "sink-v2"),
-                                         again));
+  ASSERT_OK_AND_ASSIGN(
+      auto second,
+      JobRunner::Create(ResumeSpec(tmp_.Sub("out2"), 500, 0, "numbers-v2", "sink-v2"), again));
   ASSERT_OK(second->Start());
   JobResult r = second->Wait();
   ASSERT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
-  EXPECT_EQ(CommittedLines(tmp_.Sub("out2")), 500);
+  EXPECT_EQ(CountCommittedLines(tmp_.Sub("out2")), 500);
 }
 
 }  // namespace

@@ -17,7 +17,7 @@
 namespace ckpt::engine {
 namespace {
 
-pb::JobSpec Spec(const std::string& json) {
+pb::JobSpec SpecFromJson(const std::string& json) {
   base::Result<pb::JobSpec> spec = format::ParseJobSpec(json, "test.json");
   EXPECT_OK(spec.status());
   return spec.ok() ? *spec : pb::JobSpec();
@@ -36,17 +36,17 @@ std::string KeyedSum(const std::string& partitioning) {
 }
 
 TEST(JobRunnerTest, KeyedOperatorWithoutHashInputIsRejectedNamingIt) {
-  base::Status st = JobRunner::Create(Spec(KeyedSum("REBALANCE")), {}).status();
+  base::Status st = JobRunner::Create(SpecFromJson(KeyedSum("REBALANCE")), {}).status();
   ASSERT_STATUS(st, kInvalidArgument, "operator 'sum' (kind keyed-sum)");
   ASSERT_STATUS(st, kInvalidArgument, "HASH");
 }
 
 TEST(JobRunnerTest, UnknownKindAndBadParamsNameTheOperatorAndField) {
-  pb::JobSpec spec = Spec(KeyedSum("HASH"));
+  pb::JobSpec spec = SpecFromJson(KeyedSum("HASH"));
   spec.mutable_operators(1)->set_kind("keyed-summ");
   base::Status st = JobRunner::Create(spec, {}).status();
   ASSERT_STATUS(st, kInvalidArgument, "unknown kind 'keyed-summ'");
-  spec = Spec(KeyedSum("HASH"));
+  spec = SpecFromJson(KeyedSum("HASH"));
   (*spec.mutable_operators(0)->mutable_params()->mutable_fields())["to"].set_string_value("x");
   st = JobRunner::Create(spec, {}).status();
   ASSERT_STATUS(st, kInvalidArgument, "params.to");
@@ -55,14 +55,14 @@ TEST(JobRunnerTest, UnknownKindAndBadParamsNameTheOperatorAndField) {
 TEST(JobRunnerTest, IntervalWithoutCheckpointDirIsRejected) {
   JobRunnerOptions o;
   o.interval_ms = 100;
-  base::Status st = JobRunner::Create(Spec(KeyedSum("HASH")), o).status();
+  base::Status st = JobRunner::Create(SpecFromJson(KeyedSum("HASH")), o).status();
   ASSERT_STATUS(st, kInvalidArgument, "--checkpoint-dir");
 }
 
 TEST(JobRunnerTest, ParallelismAboveMaxParallelismIsRejected) {
   JobRunnerOptions o;
   o.parallelism = 200;  // the parsed spec derived max parallelism 128
-  base::Status st = JobRunner::Create(Spec(KeyedSum("HASH")), o).status();
+  base::Status st = JobRunner::Create(SpecFromJson(KeyedSum("HASH")), o).status();
   ASSERT_STATUS(st, kInvalidArgument, "parallelism");
 }
 
@@ -136,7 +136,7 @@ TEST(JobRunnerTest, SlowOperatorBackpressuresTheSource) {
   o.registry = registry.get();
   g_emitted = 0;
   g_consumed = 0;
-  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(Spec(SourceToSink("slow-sink")), o));
+  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(SpecFromJson(SourceToSink("slow-sink")), o));
   ASSERT_OK(runner->Start());
   ASSERT_TRUE(ckpt::testing::WaitUntil([] { return g_consumed.load() >= 500; }))
       << "the sink consumed only " << g_consumed.load() << " records";
@@ -155,7 +155,8 @@ TEST(JobRunnerTest, FailureExhaustsRestartAttemptsAndNamesTheCause) {
   o.registry = registry.get();
   o.max_restart_attempts = 2;
   o.restart_delay_ms = 1;
-  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(Spec(SourceToSink("failing-sink")), o));
+  ASSERT_OK_AND_ASSIGN(auto runner,
+                       JobRunner::Create(SpecFromJson(SourceToSink("failing-sink")), o));
   ASSERT_OK(runner->Start());
   JobResult r = runner->Wait();
   EXPECT_EQ(r.outcome, JobOutcome::kFailed);
@@ -165,7 +166,7 @@ TEST(JobRunnerTest, FailureExhaustsRestartAttemptsAndNamesTheCause) {
 }
 
 TEST(JobRunnerTest, BoundedJobFinishesWithoutCheckpointing) {
-  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(Spec(KeyedSum("HASH")), {}));
+  ASSERT_OK_AND_ASSIGN(auto runner, JobRunner::Create(SpecFromJson(KeyedSum("HASH")), {}));
   ASSERT_OK(runner->Start());
   JobResult r = runner->Wait();
   EXPECT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
@@ -248,14 +249,14 @@ const char* kCoordinated = R"({"name": "t", "operators": [
   "edges": [{"from": "src", "to": "rec", "partitioning": "REBALANCE"}]})";
 
 TEST(JobRunnerTest, CoordinatorStateIsSavedAndRestoredAndDrainEndsEventTime) {
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   auto registry = CoordinatedRegistry();
   JobRunnerOptions o;
   o.registry = registry.get();
   o.savepoint_dir = tmp.Sub("savepoints");
   g_restored_from = -1;
   g_last_watermark = kNoTimestamp;
-  ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(Spec(kCoordinated), o));
+  ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(SpecFromJson(kCoordinated), o));
   ASSERT_OK(first->Start());
   ASSERT_TRUE(ckpt::testing::WaitUntil([] { return g_last_watermark.load() == 0; }))
       << "no watermark reached the recorder";
@@ -265,7 +266,7 @@ TEST(JobRunnerTest, CoordinatorStateIsSavedAndRestoredAndDrainEndsEventTime) {
   EXPECT_EQ(g_last_watermark.load(), kMaxWatermark);  // drained
 
   o.restore_path = savepoint;
-  ASSERT_OK_AND_ASSIGN(auto second, JobRunner::Create(Spec(kCoordinated), o));
+  ASSERT_OK_AND_ASSIGN(auto second, JobRunner::Create(SpecFromJson(kCoordinated), o));
   ASSERT_OK(second->Start());
   ASSERT_OK_AND_ASSIGN(std::string again, second->StopWithSavepoint(/*drain=*/false));
   EXPECT_EQ(second->Wait().outcome, JobOutcome::kStopped);

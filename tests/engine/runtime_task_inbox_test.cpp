@@ -31,7 +31,7 @@ void TaskTestDrain(TaskInbox& inbox, BufferPool& pool) {
   }
 }
 
-StreamEvent Barrier(int64_t id) {
+StreamEvent BarrierEvent(int64_t id) {
   StreamEvent e;
   e.kind = StreamEvent::Kind::kBarrier;
   auto o = std::make_shared<CheckpointOptions>();
@@ -110,7 +110,7 @@ TEST(TaskInboxTest, PriorityBarrierOvertakesQueuedBuffersOnBothSides) {
   ResultSubpartition sp;
   sp.Connect(&inbox, 0);
   for (char c = 'a'; c < 'e'; ++c) sp.Add(Buffer(*pool, c));  // a b queued at the consumer
-  std::vector<CapturedBuffer> overtaken = sp.AddPriority(Barrier(7));
+  std::vector<CapturedBuffer> overtaken = sp.AddPriority(BarrierEvent(7));
   // The producer side captured what it still held (c, d), in order, by reference.
   ASSERT_EQ(overtaken.size(), 2u);
   EXPECT_EQ(overtaken[0].bytes(), "c");
@@ -140,7 +140,7 @@ TEST(TaskInboxTest, TimeoutableBarrierQueuedBehindBuffersIsAnnouncedAheadOfThem)
   ResultSubpartition sp;
   sp.Connect(&inbox, 0);
   sp.Add(Buffer(pool, 'a'));
-  StreamEvent barrier = Barrier(5);
+  StreamEvent barrier = BarrierEvent(5);
   auto o = std::make_shared<CheckpointOptions>(*barrier.barrier);
   o->mode = pb::ALIGNED_WITH_TIMEOUT;
   barrier.barrier = o;
@@ -163,11 +163,11 @@ TEST(TaskInboxTest, TimeoutableBarrierQueuedBehindBuffersIsAnnouncedAheadOfThem)
   EXPECT_FALSE(p.event.priority);
   // A plain aligned barrier, or one with nothing ahead of it, is not announced.
   sp.Add(Buffer(pool, 'b'));
-  sp.Add(Barrier(6));
+  sp.Add(BarrierEvent(6));
   sp.Add(Buffer(pool, 'c'));
   EXPECT_EQ(inbox.pending_announcements(), 0u);
   TaskTestDrain(inbox, pool);
-  StreamEvent alone = Barrier(7);
+  StreamEvent alone = BarrierEvent(7);
   auto o7 = std::make_shared<CheckpointOptions>(*o);
   o7->checkpoint_id = 7;
   alone.barrier = o7;
@@ -182,7 +182,7 @@ TEST(TaskInboxTest, MidRecordFilterTakesOnlyPriorityEventsAndMails) {
   sp0.Connect(&inbox, 0);
   sp1.Connect(&inbox, 1);
   sp0.Add(Buffer(pool, 'a'));
-  sp1.AddPriority(Barrier(3));
+  sp1.AddPriority(BarrierEvent(3));
   TaskInbox::PollFilter only_priority;
   only_priority.normal = false;
   TaskInbox::Polled p = inbox.Poll(Now(), only_priority);
@@ -307,10 +307,10 @@ TEST(TaskInboxTest, CaptureTakesQueuedBuffersThenArrivalsUntilTheBarrier) {
   std::vector<CapturedBuffer> got;
   EXPECT_FALSE(inbox.TakeCapture(0, &got));  // barrier 7 not queued yet
   sp.Add(Buffer(pool, 'c'));
-  sp.Add(Barrier(6));  // an older barrier does not end it
+  sp.Add(BarrierEvent(6));  // an older barrier does not end it
   sp.Add(Buffer(pool, 'd'));
   EXPECT_FALSE(inbox.TakeCapture(0, &got));
-  sp.Add(Barrier(7));
+  sp.Add(BarrierEvent(7));
   sp.Add(Buffer(pool, 'e'));  // after the barrier: not in-flight data of checkpoint 7
   ASSERT_TRUE(inbox.TakeCapture(0, &got));
   EXPECT_EQ(Tags(got), "abcd");
@@ -339,7 +339,7 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   // Channel 1: its barrier is already queued, ahead of two buffers it overtook.
   sp1.Add(Buffer(pool, 'x'));
   sp1.Add(Buffer(pool, 'y'));
-  StreamEvent b = Barrier(3);
+  StreamEvent b = BarrierEvent(3);
   sp1.AddPriority(b);
   ASSERT_TRUE(inbox.StartCapture(1, 3));
   std::vector<CapturedBuffer> got;
@@ -350,7 +350,7 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   ASSERT_TRUE(inbox.StartCapture(0, 3));
   sp0.Add(Buffer(pool, 'p'));
   sp0.Add(Buffer(pool, 'q'));
-  sp0.AddPriority(Barrier(3));
+  sp0.AddPriority(BarrierEvent(3));
   sp0.Add(Buffer(pool, 'r'));
   got.clear();
   ASSERT_TRUE(inbox.TakeCapture(0, &got));
@@ -376,7 +376,7 @@ TEST(TaskInboxTest, NoCaptureOfACancelledInboxLooksComplete) {
   sp0.Connect(&inbox, 0);
   sp1.Connect(&inbox, 1);
   sp0.Add(Buffer(pool, 'a'));
-  sp0.AddPriority(Barrier(4));
+  sp0.AddPriority(BarrierEvent(4));
   sp1.Add(Buffer(pool, 'b'));
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);

@@ -122,7 +122,7 @@ Totals Scan(const std::string& job_dir, const pb::JobGraph& graph, const std::st
 // them adds up to more than `min_output_bytes` (how much the first checkpoints catch depends on
 // how far the backpressure has built up), then cancels it.
 Totals RunBackpressured(const std::string& json, const std::string& op_name,
-                        const testing::TempDir& tmp, uint64_t min_output_bytes = 0) {
+                        const ckpt::testing::TempDir& tmp, uint64_t min_output_bytes = 0) {
   auto registry = Registry();
   base::Result<pb::JobSpec> spec = format::ParseJobSpec(json, "unaligned.json");
   EXPECT_OK(spec.status());
@@ -154,7 +154,7 @@ Totals RunBackpressured(const std::string& json, const std::string& op_name,
 }
 
 TEST(UnalignedRuntimeTest, SourceBlockedOnOutputStillAcksTheBarrier) {
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   Totals t = RunBackpressured(R"({"name": "blocked-source", "operators": [
     {"id": "src", "kind": "sequence-source", "params": {"from": 1, "to": 10000000}},
     {"id": "slow", "kind": "slow", "params": {"delay_us": 2000}},
@@ -169,7 +169,7 @@ TEST(UnalignedRuntimeTest, SourceBlockedOnOutputStillAcksTheBarrier) {
 }
 
 TEST(UnalignedRuntimeTest, TaskWhoseRecordsNeedFourBuffersStillCheckpoints) {
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   Totals t = RunBackpressured(R"({"name": "big-records", "operators": [
     {"id": "src", "kind": "sequence-source", "params": {"from": 1, "to": 10000000}},
     {"id": "big", "kind": "test-big-record"},
@@ -193,7 +193,7 @@ TEST(UnalignedRuntimeTest, AlignedWithTimeoutSwitchesForABarrierQueuedInTheInput
   // on its own timer: its snapshot takes the queued buffers as input channel state while the
   // producer's output state is empty (its barrier went out aligned). Without it, the consumer
   // would only learn of the checkpoint when it took the barrier, with nothing left ahead of it.
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   auto registry = Registry();
   base::Result<pb::JobSpec> spec = format::ParseJobSpec(R"({"name": "announce", "operators": [
     {"id": "src", "kind": "sequence-source", "params": {"from": 1, "to": 100000000}},

@@ -27,7 +27,7 @@ namespace {
 namespace types = format::types;
 using format::Value;
 
-constexpr uint32_t kMaxP = 128;
+constexpr uint32_t kTypedMaxP = 128;
 
 struct HeapBackend {
   static StateBackendConfig Config(const std::string&) { return {}; }
@@ -36,9 +36,9 @@ struct HeapBackend {
 template <typename B>
 class StateBackendTest : public ::testing::Test {
  protected:
-  std::unique_ptr<KeyedStateBackend> Make(format::KeyGroupRange range = {0, kMaxP - 1},
+  std::unique_ptr<KeyedStateBackend> Make(format::KeyGroupRange range = {0, kTypedMaxP - 1},
                                           uint32_t subtask = 0) {
-    auto b = CreateKeyedStateBackend(B::Config(tmp_.Sub("local")), kMaxP, range, "t", "op",
+    auto b = CreateKeyedStateBackend(B::Config(tmp_.Sub("local")), kTypedMaxP, range, "t", "op",
                                      subtask);
     EXPECT_TRUE(b.ok()) << b.status().ToString();
     return b.ok() ? std::move(*b) : nullptr;
@@ -54,7 +54,7 @@ class StateBackendTest : public ::testing::Test {
     pb::OperatorState* os = md.add_operators();
     os->set_operator_id(format::OperatorId::FromUid("op").ToBytes());
     os->set_parallelism(static_cast<uint32_t>(backends.size()));
-    os->set_max_parallelism(kMaxP);
+    os->set_max_parallelism(kTypedMaxP);
     for (uint32_t i = 0; i < backends.size(); ++i) {
       auto snap = TakeOperatorSnapshot(options, format::OperatorId::FromUid("op"), i, backends[i],
                                        nullptr, {});
@@ -117,14 +117,14 @@ class StateBackendTest : public ::testing::Test {
     return out;
   }
 
-  testing::TempDir tmp_;
+  ckpt::testing::TempDir tmp_;
 };
 
-int64_t AsInt(const Value* v) { return std::get<int64_t>(v->v); }
+int64_t Int64Of(const Value* v) { return std::get<int64_t>(v->v); }
 
 // Fills value "count", list "seen", map "by-parity", reducing "sum" and aggregating "avg" for
 // keys [0, n) plus one event-time timer per key.
-struct Handles {
+struct TypedHandles {
   ValueState count;
   ListState seen;
   MapState by_parity;
@@ -132,8 +132,8 @@ struct Handles {
   AggregatingState max;
 };
 
-base::Result<Handles> Register(KeyedStateBackend* b) {
-  Handles h;
+base::Result<TypedHandles> RegisterTyped(KeyedStateBackend* b) {
+  TypedHandles h;
   CKPT_ASSIGN_OR_RETURN(h.count, b->GetValueState(ValueStateDescriptor("count", types::Int64())));
   CKPT_ASSIGN_OR_RETURN(h.seen, b->GetListState(ListStateDescriptor("seen", types::String())));
   CKPT_ASSIGN_OR_RETURN(h.by_parity, b->GetMapState(MapStateDescriptor(
@@ -154,11 +154,11 @@ base::Result<Handles> Register(KeyedStateBackend* b) {
   return h;
 }
 
-base::Status Fill(KeyedStateBackend* b, Handles& h, int64_t n, int64_t salt = 0) {
+base::Status Fill(KeyedStateBackend* b, TypedHandles& h, int64_t n, int64_t salt = 0) {
   for (int64_t k = 0; k < n; ++k) {
     std::string encoded;
     CKPT_RETURN_IF_ERROR(EncodeRecordKey(Value(k), &encoded));
-    const uint32_t g = KeyGroupOfEncodedKey(encoded, kMaxP);
+    const uint32_t g = KeyGroupOfEncodedKey(encoded, kTypedMaxP);
     if (!b->key_group_range().Contains(g)) continue;
     b->SetCurrentKey(Value(k), encoded, g);
     CKPT_RETURN_IF_ERROR(h.count.Update(Value(k + salt)));
@@ -175,18 +175,18 @@ base::Status Fill(KeyedStateBackend* b, Handles& h, int64_t n, int64_t salt = 0)
 }
 
 // Checks what Fill(n, salt) wrote, for the keys `b` owns; returns how many keys it checked.
-int64_t Check(KeyedStateBackend* b, Handles& h, int64_t n, int64_t salt = 0) {
+int64_t Check(KeyedStateBackend* b, TypedHandles& h, int64_t n, int64_t salt = 0) {
   int64_t checked = 0;
   for (int64_t k = 0; k < n; ++k) {
     std::string encoded;
     EXPECT_OK(EncodeRecordKey(Value(k), &encoded));
-    const uint32_t g = KeyGroupOfEncodedKey(encoded, kMaxP);
+    const uint32_t g = KeyGroupOfEncodedKey(encoded, kTypedMaxP);
     if (!b->key_group_range().Contains(g)) continue;
     b->SetCurrentKey(Value(k), encoded, g);
     ++checked;
     EXPECT_NE(h.count.Get(), nullptr) << k;
     if (h.count.Get() == nullptr) continue;
-    EXPECT_EQ(AsInt(h.count.Get()), k + salt);
+    EXPECT_EQ(Int64Of(h.count.Get()), k + salt);
     const std::vector<Value>* seen = h.seen.Get();
     EXPECT_NE(seen, nullptr);
     if (seen != nullptr) {
@@ -194,8 +194,8 @@ int64_t Check(KeyedStateBackend* b, Handles& h, int64_t n, int64_t salt = 0) {
                                            Value("b" + std::to_string(k))}));
     }
     EXPECT_EQ(h.by_parity.Size(), 2u);
-    EXPECT_EQ(AsInt(h.by_parity.Get(Value("all"))), k + 1);
-    EXPECT_EQ(AsInt(h.sum.Get()), k + 1);
+    EXPECT_EQ(Int64Of(h.by_parity.Get(Value("all"))), k + 1);
+    EXPECT_EQ(Int64Of(h.sum.Get()), k + 1);
     EXPECT_EQ(std::get<int64_t>(h.max.Get()->v), 2 * k);
   }
   return checked;
@@ -253,11 +253,11 @@ TYPED_TEST(StateBackendTest, ValueStateIsPerKeyAndNamespace) {
   }
   ASSERT_OK(b->SetCurrentKey(Value(int64_t{7})));
   b->SetCurrentNamespace(ns1);
-  EXPECT_EQ(AsInt(s.Get()), 7);
+  EXPECT_EQ(Int64Of(s.Get()), 7);
   ASSERT_OK(s.Clear());
   EXPECT_EQ(s.Get(), nullptr);
   b->SetCurrentNamespace(ns2);
-  EXPECT_EQ(AsInt(s.Get()), 700);
+  EXPECT_EQ(Int64Of(s.Get()), 700);
   EXPECT_EQ(b->NumEntries(), 99u);
 }
 
@@ -311,7 +311,7 @@ TYPED_TEST(StateBackendTest, MapStateIteratesInUserKeyByteOrder) {
 
 TYPED_TEST(StateBackendTest, ReducingAndAggregatingFold) {
   auto b = this->Make();
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));
   ASSERT_OK(b->SetCurrentKey(Value("k")));
   EXPECT_EQ(h.sum.Get(), nullptr);
   EXPECT_FALSE(h.max.Get().has_value());
@@ -319,8 +319,8 @@ TYPED_TEST(StateBackendTest, ReducingAndAggregatingFold) {
     ASSERT_OK(h.sum.Add(Value(v)));
     ASSERT_OK(h.max.Add(Value(v)));
   }
-  EXPECT_EQ(AsInt(h.sum.Get()), 17);
-  EXPECT_EQ(AsInt(h.max.GetAccumulator()), 9);
+  EXPECT_EQ(Int64Of(h.sum.Get()), 17);
+  EXPECT_EQ(Int64Of(h.max.GetAccumulator()), 9);
   EXPECT_EQ(std::get<int64_t>(h.max.Get()->v), 18);
   ASSERT_OK(h.sum.Clear());
   ASSERT_OK(h.max.Clear());
@@ -335,7 +335,7 @@ TYPED_TEST(StateBackendTest, KeyGroupsOutsideTheRangeAreRefused) {
   for (int64_t k = 0; k < 200; ++k) {
     std::string encoded;
     ASSERT_OK(EncodeRecordKey(Value(k), &encoded));
-    const uint32_t g = KeyGroupOfEncodedKey(encoded, kMaxP);
+    const uint32_t g = KeyGroupOfEncodedKey(encoded, kTypedMaxP);
     b->SetCurrentKey(Value(k), encoded, g);
     if (g < 64) {
       ASSERT_OK(s.Update(Value(k)));
@@ -366,7 +366,7 @@ TYPED_TEST(StateBackendTest, KeyGroupsOutsideTheRangeAreRefused) {
 
 TYPED_TEST(StateBackendTest, SnapshotIsIsolatedFromLaterWrites) {
   auto b = this->Make();
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));
   ASSERT_OK(Fill(b.get(), h, 100));
   auto snap = b->Snapshot();
   const std::vector<std::string> before = this->Dump(*snap);
@@ -382,7 +382,7 @@ TYPED_TEST(StateBackendTest, SnapshotIsIsolatedFromLaterWrites) {
 
 TYPED_TEST(StateBackendTest, CheckpointRestoresExactly) {
   auto b = this->Make();
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));
   ASSERT_OK(Fill(b.get(), h, 300));
   const std::vector<std::string> expected = this->Dump(*b->Snapshot());
   const std::string dir = this->tmp_.Sub("job/chk-1");
@@ -391,7 +391,7 @@ TYPED_TEST(StateBackendTest, CheckpointRestoresExactly) {
 
   auto restored = this->Make();
   ASSERT_OK(this->RestoreInto(restored.get(), md, dir));
-  ASSERT_OK_AND_ASSIGN(Handles h2, Register(restored.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h2, RegisterTyped(restored.get()));
   EXPECT_EQ(Check(restored.get(), h2, 300), 300);
   EXPECT_EQ(restored->timer_service()->NumEventTimers(), 300u);
   EXPECT_EQ(this->Dump(*restored->Snapshot()), expected);
@@ -399,7 +399,7 @@ TYPED_TEST(StateBackendTest, CheckpointRestoresExactly) {
 
 TYPED_TEST(StateBackendTest, CanonicalSavepointRestoresIntoEveryBackend) {
   auto b = this->Make();
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));
   ASSERT_OK(Fill(b.get(), h, 120));
   const std::string dir = this->tmp_.Sub("sp/savepoint-1");
   pb::CheckpointMetadata md = this->SnapshotAll({b.get()}, this->CanonicalSavepoint(1), dir);
@@ -409,22 +409,22 @@ TYPED_TEST(StateBackendTest, CanonicalSavepointRestoresIntoEveryBackend) {
     StateBackendConfig config;
     config.kind = kind;
     config.local_dir = this->tmp_.Sub("other");
-    auto other = CreateKeyedStateBackend(config, kMaxP, {0, kMaxP - 1}, "o", "op", 0);
+    auto other = CreateKeyedStateBackend(config, kTypedMaxP, {0, kTypedMaxP - 1}, "o", "op", 0);
     ASSERT_OK(other.status());
     ASSERT_OK(this->RestoreInto(other->get(), md, dir));
-    ASSERT_OK_AND_ASSIGN(Handles h2, Register(other->get()));
+    ASSERT_OK_AND_ASSIGN(TypedHandles h2, RegisterTyped(other->get()));
     EXPECT_EQ(Check(other->get(), h2, 120), 120);
     EXPECT_EQ(this->Dump(*(*other)->Snapshot()), expected) << StateBackendKindName(kind);
   }
 }
 
 TYPED_TEST(StateBackendTest, RescaleTwoToThreeAndBack) {
-  const format::KeyGroupRange r0 = format::RangeForSubtask(kMaxP, 2, 0);
-  const format::KeyGroupRange r1 = format::RangeForSubtask(kMaxP, 2, 1);
+  const format::KeyGroupRange r0 = format::RangeForSubtask(kTypedMaxP, 2, 0);
+  const format::KeyGroupRange r1 = format::RangeForSubtask(kTypedMaxP, 2, 1);
   auto a = this->Make(r0, 0);
   auto c = this->Make(r1, 1);
-  ASSERT_OK_AND_ASSIGN(Handles ha, Register(a.get()));
-  ASSERT_OK_AND_ASSIGN(Handles hc, Register(c.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles ha, RegisterTyped(a.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles hc, RegisterTyped(c.get()));
   ASSERT_OK(Fill(a.get(), ha, 400));
   ASSERT_OK(Fill(c.get(), hc, 400));
   const std::string dir = this->tmp_.Sub("job/chk-2");
@@ -434,9 +434,9 @@ TYPED_TEST(StateBackendTest, RescaleTwoToThreeAndBack) {
   uint64_t timers = 0;
   std::vector<std::unique_ptr<KeyedStateBackend>> three;
   for (uint32_t i = 0; i < 3; ++i) {
-    three.push_back(this->Make(format::RangeForSubtask(kMaxP, 3, i), i));
+    three.push_back(this->Make(format::RangeForSubtask(kTypedMaxP, 3, i), i));
     ASSERT_OK(this->RestoreInto(three.back().get(), md, dir));
-    ASSERT_OK_AND_ASSIGN(Handles h, Register(three.back().get()));
+    ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(three.back().get()));
     total += Check(three.back().get(), h, 400);
     timers += three.back()->timer_service()->NumEventTimers();
     // Nothing of another subtask's key groups survived the restore.
@@ -452,14 +452,14 @@ TYPED_TEST(StateBackendTest, RescaleTwoToThreeAndBack) {
                                                  this->Checkpoint(3), dir2);
   auto one = this->Make();
   ASSERT_OK(this->RestoreInto(one.get(), md2, dir2));
-  ASSERT_OK_AND_ASSIGN(Handles h1, Register(one.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h1, RegisterTyped(one.get()));
   EXPECT_EQ(Check(one.get(), h1, 400), 400);
   EXPECT_EQ(one->NumEntries(), 400u * 7u);
 }
 
 TYPED_TEST(StateBackendTest, RestoreChecksMaxParallelism) {
   auto b = this->Make();
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));
   ASSERT_OK(Fill(b.get(), h, 10));
   const std::string dir = this->tmp_.Sub("job/chk-4");
   pb::CheckpointMetadata md = this->SnapshotAll({b.get()}, this->Checkpoint(4), dir);

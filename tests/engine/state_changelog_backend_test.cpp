@@ -33,16 +33,16 @@ namespace {
 namespace types = format::types;
 using format::Value;
 
-constexpr uint32_t kMaxP = 128;
+constexpr uint32_t kLogMaxP = 128;
 
-struct Handles {
+struct LogHandles {
   ValueState v;
   ListState l;
   MapState m;
   ReducingState r;
 };
 
-base::Result<Handles> Register(KeyedStateBackend* b) {
+base::Result<LogHandles> RegisterLogStates(KeyedStateBackend* b) {
   CKPT_ASSIGN_OR_RETURN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
   CKPT_ASSIGN_OR_RETURN(ListState l, b->GetListState(ListStateDescriptor("l", types::String())));
   CKPT_ASSIGN_OR_RETURN(MapState m,
@@ -53,15 +53,15 @@ base::Result<Handles> Register(KeyedStateBackend* b) {
                           [](const Value& a, const Value& c) -> base::Result<Value> {
                             return Value(std::get<int64_t>(a.v) + std::get<int64_t>(c.v));
                           }));
-  return Handles{std::move(v), std::move(l), std::move(m), std::move(r)};
+  return LogHandles{std::move(v), std::move(l), std::move(m), std::move(r)};
 }
 
 // One interval of changes on keys [from, to): every kind of change, timers included.
-base::Status Change(KeyedStateBackend* b, Handles& h, int64_t from, int64_t to, int64_t salt) {
+base::Status Change(KeyedStateBackend* b, LogHandles& h, int64_t from, int64_t to, int64_t salt) {
   for (int64_t k = from; k < to; ++k) {
     std::string encoded;
     CKPT_RETURN_IF_ERROR(EncodeRecordKey(Value(k), &encoded));
-    const uint32_t g = KeyGroupOfEncodedKey(encoded, kMaxP);
+    const uint32_t g = KeyGroupOfEncodedKey(encoded, kLogMaxP);
     if (!b->key_group_range().Contains(g)) continue;
     b->SetCurrentKey(Value(k), encoded, g);
     CKPT_RETURN_IF_ERROR(h.v.Update(Value(k * 100 + salt)));
@@ -82,7 +82,7 @@ class ChangelogBackendTest : public ::testing::Test {
   // `upload_size_bytes` says otherwise; materializations: the first and forced ones unless
   // `materialization_ms` says otherwise.
   std::unique_ptr<ChangelogKeyedStateBackend> Make(StateBackendKind inner,
-                                                   format::KeyGroupRange range = {0, kMaxP - 1},
+                                                   format::KeyGroupRange range = {0, kLogMaxP - 1},
                                                    uint64_t materialization_ms = 24 * 3600 * 1000,
                                                    uint64_t upload_interval_ms = 0,
                                                    uint64_t upload_size_bytes = 0) {
@@ -94,7 +94,7 @@ class ChangelogBackendTest : public ::testing::Test {
     c.materialization_interval_ms = materialization_ms;
     c.changelog_upload_interval_ms = upload_interval_ms;
     c.changelog_upload_size_bytes = upload_size_bytes;
-    auto b = CreateKeyedStateBackend(c, kMaxP, range, "t", "op", range.start);
+    auto b = CreateKeyedStateBackend(c, kLogMaxP, range, "t", "op", range.start);
     EXPECT_OK(b.status());
     if (!b.ok()) return nullptr;
     return std::unique_ptr<ChangelogKeyedStateBackend>(
@@ -117,7 +117,7 @@ class ChangelogBackendTest : public ::testing::Test {
     pb::OperatorState* os = md.add_operators();
     os->set_operator_id(format::OperatorId::FromUid("op").ToBytes());
     os->set_parallelism(static_cast<uint32_t>(backends.size()));
-    os->set_max_parallelism(kMaxP);
+    os->set_max_parallelism(kLogMaxP);
     for (uint32_t i = 0; i < backends.size(); ++i) {
       auto snap = TakeOperatorSnapshot(options, format::OperatorId::FromUid("op"), i, backends[i],
                                        nullptr, {});
@@ -158,7 +158,7 @@ class ChangelogBackendTest : public ::testing::Test {
 
   static std::vector<std::string> Dump(const KeyedStateSnapshot& s) {
     std::vector<std::string> out;
-    for (uint32_t g = 0; g < kMaxP; ++g) {
+    for (uint32_t g = 0; g < kLogMaxP; ++g) {
       if (!s.key_group_range().Contains(g)) continue;
       EXPECT_OK(s.ForEachRecord(g, [&](const format::KeyedRecord& r) {
         out.push_back(std::to_string(r.state_index) + "|" + std::string(r.key) + "|" +
@@ -206,7 +206,7 @@ class ChangelogBackendTest : public ::testing::Test {
     b->NotifyCheckpointComplete(id);
   }
 
-  testing::TempDir tmp_;
+  ckpt::testing::TempDir tmp_;
 };
 
 class ChangelogBackendKindTest : public ChangelogBackendTest,
@@ -218,7 +218,7 @@ const pb::ChangelogStateHandle& HandleOf(const pb::CheckpointMetadata& md) {
 
 TEST_P(ChangelogBackendKindTest, CheckpointIsMaterializationPlusSegmentsOfTheIntervals) {
   auto b = Make(GetParam());
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   ASSERT_OK(Change(b.get(), h, 0, 2000, 1));
   CompletedCheckpointStore store(base::Fs::Default(), 3, pb::RETAIN_ON_CANCELLATION);
   pb::CheckpointMetadata md1 = Take({b.get()}, 1);
@@ -257,7 +257,7 @@ TEST_P(ChangelogBackendKindTest, CheckpointIsMaterializationPlusSegmentsOfTheInt
   const std::vector<std::string> expected = Dump(*b->Snapshot());
   auto restored = Make(GetParam());
   ASSERT_OK(RestoreInto(restored.get(), mds.back(), 3));
-  ASSERT_OK_AND_ASSIGN(Handles h2, Register(restored.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h2, RegisterLogStates(restored.get()));
   EXPECT_EQ(Dump(*restored->Snapshot()), expected);
   ASSERT_OK(restored->SetCurrentKey(Value(int64_t{25})));  // changed by chk-2's interval
   ASSERT_NE(h2.v.Get(), nullptr);
@@ -270,7 +270,7 @@ TEST_P(ChangelogBackendKindTest, CheckpointIsMaterializationPlusSegmentsOfTheInt
     StateBackendConfig c;
     c.kind = kind;
     c.local_dir = tmp_.Sub("plain");
-    auto plain = CreateKeyedStateBackend(c, kMaxP, {0, kMaxP - 1}, "p", "op", 0);
+    auto plain = CreateKeyedStateBackend(c, kLogMaxP, {0, kLogMaxP - 1}, "p", "op", 0);
     ASSERT_OK(plain.status());
     if (GetParam() == StateBackendKind::kRocksDb && kind == StateBackendKind::kHeap) {
       ASSERT_STATUS(RestoreInto(plain->get(), mds.back(), 3), kUnimplemented, "RocksDB handle");
@@ -283,7 +283,7 @@ TEST_P(ChangelogBackendKindTest, CheckpointIsMaterializationPlusSegmentsOfTheInt
 
 TEST_P(ChangelogBackendKindTest, MaterializationTruncatesTheLogAndTheStoreDeletesOldSegments) {
   auto b = Make(GetParam());
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 2, pb::RETAIN_ON_CANCELLATION);
   const std::string shared = base::JoinPath(tmp_.Sub("job"), "shared");
   std::vector<pb::CheckpointMetadata> mds;
@@ -322,7 +322,7 @@ TEST_P(ChangelogBackendKindTest, MaterializationTruncatesTheLogAndTheStoreDelete
 
 TEST_P(ChangelogBackendKindTest, RestoreAfterFailureWithAnAbortedCheckpointInBetween) {
   auto b = Make(GetParam());
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   ASSERT_OK(Change(b.get(), h, 0, 300, 1));
   Take({b.get()}, 1);
@@ -346,7 +346,7 @@ TEST_P(ChangelogBackendKindTest, RestoreAfterFailureWithAnAbortedCheckpointInBet
 
   auto restored = Make(GetParam());
   ASSERT_OK(RestoreInto(restored.get(), md3, 3));
-  ASSERT_OK_AND_ASSIGN(Handles h2, Register(restored.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h2, RegisterLogStates(restored.get()));
   EXPECT_EQ(Dump(*restored->Snapshot()), at3);
   // The restored backend checkpoints on: its first checkpoint materializes, the next appends.
   ASSERT_OK(Change(restored.get(), h2, 0, 10, 5));
@@ -363,12 +363,12 @@ TEST_P(ChangelogBackendKindTest, RestoreAfterFailureWithAnAbortedCheckpointInBet
 }
 
 TEST_P(ChangelogBackendKindTest, RescaleTwoToThreeFiltersTheLogByKeyGroup) {
-  const format::KeyGroupRange r0 = format::RangeForSubtask(kMaxP, 2, 0);
-  const format::KeyGroupRange r1 = format::RangeForSubtask(kMaxP, 2, 1);
+  const format::KeyGroupRange r0 = format::RangeForSubtask(kLogMaxP, 2, 0);
+  const format::KeyGroupRange r1 = format::RangeForSubtask(kLogMaxP, 2, 1);
   auto a = Make(GetParam(), r0);
   auto c = Make(GetParam(), r1);
-  ASSERT_OK_AND_ASSIGN(Handles ha, Register(a.get()));
-  ASSERT_OK_AND_ASSIGN(Handles hc, Register(c.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles ha, RegisterLogStates(a.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles hc, RegisterLogStates(c.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   ASSERT_OK(Change(a.get(), ha, 0, 400, 1));
   ASSERT_OK(Change(c.get(), hc, 0, 400, 1));
@@ -385,7 +385,7 @@ TEST_P(ChangelogBackendKindTest, RescaleTwoToThreeFiltersTheLogByKeyGroup) {
 
   std::vector<std::string> got;
   for (uint32_t i = 0; i < 3; ++i) {
-    auto n = Make(GetParam(), format::RangeForSubtask(kMaxP, 3, i));
+    auto n = Make(GetParam(), format::RangeForSubtask(kLogMaxP, 3, i));
     ASSERT_OK(RestoreInto(n.get(), md, 2));
     for (const auto& e : Dump(*n->Snapshot())) got.push_back(e);
   }
@@ -397,8 +397,8 @@ TEST_P(ChangelogBackendKindTest, RescaleTwoToThreeFiltersTheLogByKeyGroup) {
 // The background writer uploads segments between checkpoints (time trigger); a checkpoint then
 // references them and uploads only its tail; restore replays them exactly.
 TEST_P(ChangelogBackendKindTest, WriterUploadsSegmentsBetweenCheckpoints) {
-  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  auto b = Make(GetParam(), {0, kLogMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   ASSERT_OK(Change(b.get(), h, 0, 200, 1));
   pb::CheckpointMetadata md1 = Take({b.get()}, 1);  // materializes; tells the writer where to go
@@ -432,8 +432,8 @@ TEST_P(ChangelogBackendKindTest, WriterUploadsSegmentsBetweenCheckpoints) {
 
 // The size trigger seals segments while changes are made.
 TEST_P(ChangelogBackendKindTest, WriterUploadsASegmentPerSizeThreshold) {
-  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, 0, /*upload_size_bytes=*/2048);
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  auto b = Make(GetParam(), {0, kLogMaxP - 1}, 24 * 3600 * 1000, 0, /*upload_size_bytes=*/2048);
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   Take({b.get()}, 1);
   Complete(store, b.get(), 1);
@@ -451,8 +451,8 @@ TEST_P(ChangelogBackendKindTest, WriterUploadsASegmentPerSizeThreshold) {
 // include it; a later one references it and no segment it covers; the store and the backend
 // then keep exactly what the retained checkpoint references.
 TEST_P(ChangelogBackendKindTest, PeriodicMaterializationRunsInTheBackground) {
-  auto b = Make(GetParam(), {0, kMaxP - 1}, /*materialization_ms=*/0);
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  auto b = Make(GetParam(), {0, kLogMaxP - 1}, /*materialization_ms=*/0);
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   ASSERT_OK(Change(b.get(), h, 0, 200, 1));
   Take({b.get()}, 1);
@@ -485,8 +485,8 @@ TEST_P(ChangelogBackendKindTest, PeriodicMaterializationRunsInTheBackground) {
 // when the backend goes), so only prune-visible leftovers of a kill remain.
 TEST_P(ChangelogBackendKindTest, FilesNoCompletedCheckpointReferencesAreDeleted) {
   const std::string shared = base::JoinPath(tmp_.Sub("job"), "shared");
-  auto b = Make(GetParam(), {0, kMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  auto b = Make(GetParam(), {0, kLogMaxP - 1}, 24 * 3600 * 1000, /*upload_interval_ms=*/1);
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   CompletedCheckpointStore store(base::Fs::Default(), 1, pb::RETAIN_ON_CANCELLATION);
   ASSERT_OK(Change(b.get(), h, 0, 200, 1));
   pb::CheckpointMetadata md1 = Take({b.get()}, 1);
@@ -512,7 +512,7 @@ INSTANTIATE_TEST_SUITE_P(Inner, ChangelogBackendKindTest,
 
 TEST_F(ChangelogBackendTest, SavepointIsTheInnerBackendsAndSelfContained) {
   auto b = Make(StateBackendKind::kHeap);
-  ASSERT_OK_AND_ASSIGN(Handles h, Register(b.get()));
+  ASSERT_OK_AND_ASSIGN(LogHandles h, RegisterLogStates(b.get()));
   ASSERT_OK(Change(b.get(), h, 0, 50, 1));
   CheckpointOptions o;
   o.checkpoint_id = 7;

@@ -19,13 +19,12 @@ namespace {
 namespace types = format::types;
 using format::Value;
 
-constexpr uint32_t kMaxP = 128;
-
+constexpr uint32_t kKeyedMaxP = 128;
 
 int64_t AsInt(const Value* v) { return std::get<int64_t>(v->v); }
 
 TEST(KeyedStateBackendTest, ValueStateIsPerKey) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("sum", types::Int64())));
   for (int64_t k = 0; k < 100; ++k) {
     ASSERT_OK(b.SetCurrentKey(Value(k)));
@@ -46,7 +45,7 @@ TEST(KeyedStateBackendTest, ValueStateIsPerKey) {
 }
 
 TEST(KeyedStateBackendTest, NamespacesAreSeparate) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor(
                                          "v", types::Int64(), {}, types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value("k")));
@@ -62,7 +61,7 @@ TEST(KeyedStateBackendTest, NamespacesAreSeparate) {
 }
 
 TEST(KeyedStateBackendTest, ListStateAddUpdateClear) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ListState s, b.GetListState(ListStateDescriptor("l", types::String())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
   EXPECT_EQ(s.Get(), nullptr);
@@ -77,7 +76,7 @@ TEST(KeyedStateBackendTest, ListStateAddUpdateClear) {
 }
 
 TEST(KeyedStateBackendTest, MapStatePutGetRemoveIterateInByteOrder) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(MapState s,
                        b.GetMapState(MapStateDescriptor("m", types::String(), types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value("user")));
@@ -105,7 +104,7 @@ TEST(KeyedStateBackendTest, MapStatePutGetRemoveIterateInByteOrder) {
 }
 
 TEST(KeyedStateBackendTest, ReducingAndAggregatingState) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(
       ReducingState sum,
       b.GetReducingState(ReducingStateDescriptor("sum", types::Int64()),
@@ -144,7 +143,7 @@ TEST(KeyedStateBackendTest, ReducingAndAggregatingState) {
 }
 
 TEST(KeyedStateBackendTest, RejectsKeyOfAnotherSubtask) {
-  HeapKeyedStateBackend b(kMaxP, {0, 9}, "op (1/13)");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, 9}, "op (1/13)");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   // Find a key whose group is outside [0, 9].
   int64_t k = 0;
@@ -152,7 +151,7 @@ TEST(KeyedStateBackendTest, RejectsKeyOfAnotherSubtask) {
   for (;; ++k) {
     enc.clear();
     ASSERT_OK(EncodeRecordKey(Value(k), &enc));
-    if (KeyGroupOfEncodedKey(enc, kMaxP) > 9) break;
+    if (KeyGroupOfEncodedKey(enc, kKeyedMaxP) > 9) break;
   }
   ASSERT_STATUS(b.SetCurrentKey(Value(k)), kFailedPrecondition, "op (1/13)");
   EXPECT_EQ(s.Get(), nullptr);
@@ -160,7 +159,7 @@ TEST(KeyedStateBackendTest, RejectsKeyOfAnotherSubtask) {
 }
 
 TEST(KeyedStateBackendTest, RegistrationIsIdempotentAndChecked) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState a, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(ValueState again, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK(b.SetCurrentKey(Value(int64_t{1})));
@@ -175,7 +174,7 @@ TEST(KeyedStateBackendTest, RegistrationIsIdempotentAndChecked) {
 }
 
 TEST(KeyedStateBackendTest, ManyInsertsAndErasesKeepEveryOtherKey) {
-  HeapKeyedStateBackend b(kMaxP, {0, kMaxP - 1}, "t");
+  HeapKeyedStateBackend b(kKeyedMaxP, {0, kKeyedMaxP - 1}, "t");
   ASSERT_OK_AND_ASSIGN(ValueState s, b.GetValueState(ValueStateDescriptor("v", types::Int64())));
   constexpr int64_t kKeys = 20000;
   for (int64_t k = 0; k < kKeys; ++k) {

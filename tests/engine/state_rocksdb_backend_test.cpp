@@ -34,7 +34,7 @@ namespace {
 namespace types = format::types;
 using format::Value;
 
-constexpr uint32_t kMaxP = 128;
+constexpr uint32_t kRocksMaxP = 128;
 
 class RocksDbBackendTest : public ::testing::Test {
  protected:
@@ -42,7 +42,7 @@ class RocksDbBackendTest : public ::testing::Test {
     RocksDbBackendOptions o;
     o.incremental = incremental;
     o.local_dir = tmp_.Sub("local");
-    auto b = RocksDbKeyedStateBackend::Open(kMaxP, {0, kMaxP - 1}, "t", o);
+    auto b = RocksDbKeyedStateBackend::Open(kRocksMaxP, {0, kRocksMaxP - 1}, "t", o);
     EXPECT_OK(b.status());
     return b.ok() ? std::move(*b) : nullptr;
   }
@@ -68,7 +68,7 @@ class RocksDbBackendTest : public ::testing::Test {
     pb::OperatorState* os = md.add_operators();
     os->set_operator_id(format::OperatorId::FromUid("op").ToBytes());
     os->set_parallelism(1);
-    os->set_max_parallelism(kMaxP);
+    os->set_max_parallelism(kRocksMaxP);
     for (const auto& d : st->states) *os->add_states() = d;
     for (const auto& f : st->files) *md.add_files() = f;
     *os->add_subtasks() = st->subtask;
@@ -88,7 +88,7 @@ class RocksDbBackendTest : public ::testing::Test {
 
   static std::vector<std::string> Dump(const KeyedStateSnapshot& s) {
     std::vector<std::string> out;
-    for (uint32_t g = 0; g < kMaxP; ++g) {
+    for (uint32_t g = 0; g < kRocksMaxP; ++g) {
       if (!s.key_group_range().Contains(g)) continue;
       EXPECT_OK(s.ForEachRecord(g, [&](const format::KeyedRecord& r) {
         out.push_back(std::to_string(r.state_index) + "|" + std::string(r.key) + "|" +
@@ -132,11 +132,11 @@ class RocksDbBackendTest : public ::testing::Test {
     return o;
   }
 
-  testing::TempDir tmp_;
+  ckpt::testing::TempDir tmp_;
 };
 
-base::Status Write(KeyedStateBackend* b, ValueState& v, MapState& m, int64_t from, int64_t to,
-                   int64_t salt) {
+base::Status WriteRange(KeyedStateBackend* b, ValueState& v, MapState& m, int64_t from, int64_t to,
+                        int64_t salt) {
   for (int64_t k = from; k < to; ++k) {
     CKPT_RETURN_IF_ERROR(b->SetCurrentKey(Value(k)));
     CKPT_RETURN_IF_ERROR(v.Update(Value(k * 1000 + salt)));
@@ -157,8 +157,8 @@ TEST_F(RocksDbBackendTest, IncrementalChainOfTwentyWithCompactionsRestoresExactl
   uint64_t referenced_total = 0;
   for (int64_t id = 1; id <= 20; ++id) {
     // Each interval changes a small slice of the keys and adds a few new ones.
-    ASSERT_OK(Write(b.get(), v, m, (id * 37) % 500, (id * 37) % 500 + 40, id));
-    ASSERT_OK(Write(b.get(), v, m, 500 + id * 10, 510 + id * 10, id));
+    ASSERT_OK(WriteRange(b.get(), v, m, (id * 37) % 500, (id * 37) % 500 + 40, id));
+    ASSERT_OK(WriteRange(b.get(), v, m, 500 + id * 10, 510 + id * 10, id));
     if (id % 5 == 0) ASSERT_OK(b->CompactAll());
     const std::string dir = base::JoinPath(job, "chk-" + std::to_string(id));
     mds.push_back(Take(b.get(), Checkpoint(id), dir));
@@ -210,9 +210,9 @@ TEST_F(RocksDbBackendTest, RescaleByClippingAndKeyByKeyRestoreTheSameStateAndLea
   ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
                                                                      types::Int64())));
-  ASSERT_OK(Write(b.get(), v, m, 0, 3000, 1));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 3000, 1));
   ASSERT_OK(b->CompactAll());
-  ASSERT_OK(Write(b.get(), v, m, 1000, 1500, 2));
+  ASSERT_OK(WriteRange(b.get(), v, m, 1000, 1500, 2));
   CheckpointOptions o = Checkpoint(1);
   o.kind = pb::SAVEPOINT;
   o.savepoint_format = pb::NATIVE;
@@ -228,8 +228,9 @@ TEST_F(RocksDbBackendTest, RescaleByClippingAndKeyByKeyRestoreTheSameStateAndLea
       RocksDbBackendOptions ro;
       ro.local_dir = tmp_.Sub("local");
       ro.rescale_by_clipping = clip == 1;
-      ASSERT_OK_AND_ASSIGN(auto n, RocksDbKeyedStateBackend::Open(
-                                       kMaxP, format::RangeForSubtask(kMaxP, 3, i), "t", ro));
+      ASSERT_OK_AND_ASSIGN(auto n,
+                           RocksDbKeyedStateBackend::Open(
+                               kRocksMaxP, format::RangeForSubtask(kRocksMaxP, 3, i), "t", ro));
       ASSERT_OK(RestoreInto(n.get(), md, dir));
       const RocksDbRestoreStats& st = n->last_restore_stats();
       if (clip == 1) {
@@ -272,11 +273,11 @@ TEST_F(RocksDbBackendTest, IncrementalCheckpointUploadsOnlyNewFiles) {
   ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
                                                                      types::Int64())));
-  ASSERT_OK(Write(b.get(), v, m, 0, 5000, 1));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 5000, 1));
   const std::string job = tmp_.Sub("job");
   pb::CheckpointMetadata first = Take(b.get(), Checkpoint(1), base::JoinPath(job, "chk-1"));
   b->NotifyCheckpointComplete(1);
-  ASSERT_OK(Write(b.get(), v, m, 0, 50, 2));  // 1% of the keys change
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 50, 2));  // 1% of the keys change
   pb::CheckpointMetadata second = Take(b.get(), Checkpoint(2), base::JoinPath(job, "chk-2"));
   uint64_t full = 0, increment = 0;
   for (const auto& f : second.files()) {
@@ -297,7 +298,7 @@ TEST_F(RocksDbBackendTest, AbortedIncrementalCheckpointLeavesNothingInShared) {
   ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
                                                                      types::Int64())));
-  ASSERT_OK(Write(b.get(), v, m, 0, 100, 1));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 100, 1));
   const std::string job = tmp_.Sub("job");
   pb::CheckpointMetadata md = Take(b.get(), Checkpoint(1), base::JoinPath(job, "chk-1"));
   EXPECT_FALSE(FilesUnder(base::JoinPath(job, "shared")).empty());
@@ -322,12 +323,12 @@ TEST_F(RocksDbBackendTest, LateCompletionNoticeDoesNotMakeTheNextCheckpointRefer
   ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
                                                                      types::Int64())));
   const std::string job = tmp_.Sub("job");
-  ASSERT_OK(Write(b.get(), v, m, 0, 1000, 1));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 1000, 1));
   pb::CheckpointMetadata first = Take(b.get(), Checkpoint(1), base::JoinPath(job, "chk-1"));
-  ASSERT_OK(Write(b.get(), v, m, 0, 100, 2));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 100, 2));
   pb::CheckpointMetadata second = Take(b.get(), Checkpoint(2), base::JoinPath(job, "chk-2"));
   b->NotifyCheckpointComplete(1);  // late: checkpoint 2 was already taken
-  ASSERT_OK(Write(b.get(), v, m, 0, 100, 3));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 100, 3));
   pb::CheckpointMetadata third = Take(b.get(), Checkpoint(3), base::JoinPath(job, "chk-3"));
   std::set<std::string> kept;  // what survives once checkpoint 2 subsumes checkpoint 1
   for (const auto& f : second.files()) {
@@ -341,7 +342,7 @@ TEST_F(RocksDbBackendTest, LateCompletionNoticeDoesNotMakeTheNextCheckpointRefer
   EXPECT_GT(first.files_size(), 0);
   // A notice that is not late is adopted: checkpoint 4 reuses what checkpoint 3 uploaded.
   b->NotifyCheckpointComplete(3);
-  ASSERT_OK(Write(b.get(), v, m, 0, 10, 4));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 10, 4));
   pb::CheckpointMetadata fourth = Take(b.get(), Checkpoint(4), base::JoinPath(job, "chk-4"));
   size_t reused = 0;
   for (const auto& f : fourth.files()) {
@@ -355,7 +356,7 @@ TEST_F(RocksDbBackendTest, NativeSavepointIsSelfContainedAndSstDumpAcceptsEveryS
   ASSERT_OK_AND_ASSIGN(ValueState v, b->GetValueState(ValueStateDescriptor("v", types::Int64())));
   ASSERT_OK_AND_ASSIGN(MapState m, b->GetMapState(MapStateDescriptor("m", types::String(),
                                                                      types::Int64())));
-  ASSERT_OK(Write(b.get(), v, m, 0, 2000, 1));
+  ASSERT_OK(WriteRange(b.get(), v, m, 0, 2000, 1));
   CheckpointOptions o;
   o.checkpoint_id = 3;
   o.kind = pb::SAVEPOINT;
@@ -387,7 +388,7 @@ TEST_F(RocksDbBackendTest, NativeSnapshotIsRefusedByTheHeapBackend) {
   ASSERT_OK(v.Update(Value(int64_t{1})));
   const std::string dir = tmp_.Sub("job/chk-1");
   pb::CheckpointMetadata md = Take(b.get(), Checkpoint(1), dir);
-  auto heap = CreateKeyedStateBackend({}, kMaxP, {0, kMaxP - 1}, "heap", "op", 0);
+  auto heap = CreateKeyedStateBackend({}, kRocksMaxP, {0, kRocksMaxP - 1}, "heap", "op", 0);
   ASSERT_OK(heap.status());
   ASSERT_STATUS(RestoreInto(heap->get(), md, dir), kUnimplemented, "RocksDB");
 }

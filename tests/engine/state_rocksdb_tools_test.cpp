@@ -41,7 +41,7 @@ size_t CountLines(const std::string& s, const std::string& needle) {
 }
 
 TEST(RocksDbToolsTest, SstDumpAndLdbAcceptEveryFileOfANativeSavepoint) {
-  testing::TempDir tmp;
+  ckpt::testing::TempDir tmp;
   RocksDbBackendOptions ro;
   ro.local_dir = tmp.Sub("local");
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<RocksDbKeyedStateBackend> b,

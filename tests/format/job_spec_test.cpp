@@ -8,7 +8,7 @@
 namespace ckpt::format {
 namespace {
 
-const std::string kPath = "jobs/orders.json";
+const std::string kSpecPath = "jobs/orders.json";
 
 constexpr const char* kValid = R"({
   "name": "orders",
@@ -26,7 +26,7 @@ constexpr const char* kValid = R"({
 })";
 
 TEST(JobSpecTest, ParsesAndFillsDefaults) {
-  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ParseJobSpec(kValid, kPath));
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ParseJobSpec(kValid, kSpecPath));
   ASSERT_EQ(spec.operators_size(), 3);
   EXPECT_EQ(spec.operators(0).name(), "src");
   EXPECT_EQ(spec.operators(0).parallelism(), 2u);
@@ -53,7 +53,8 @@ TEST(JobSpecTest, CheckpointingCarriesUnalignedAndDebloatSettings) {
     "checkpointing": {"mode": "ALIGNED_WITH_TIMEOUT", "aligned_checkpoint_timeout_ms": 250,
                       "max_subtasks_per_channel_state_file": 2, "debloat": true,
                       "debloatTargetMs": 500, "debloat_period_ms": 100, "min_buffer_bytes": 512}
-  })", kPath));
+  })",
+                                                      kSpecPath));
   const pb::CheckpointSpec& cp = spec.checkpointing();
   EXPECT_EQ(cp.mode(), pb::ALIGNED_WITH_TIMEOUT);
   EXPECT_EQ(cp.aligned_checkpoint_timeout_ms(), 250u);
@@ -65,69 +66,74 @@ TEST(JobSpecTest, CheckpointingCarriesUnalignedAndDebloatSettings) {
 }
 
 TEST(JobSpecTest, DefaultMaxParallelismFollowsFlink) {
-  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec,
-                       ParseJobSpec(R"({"name":"j","parallelism":200,"operators":[
-                         {"id":"a","kind":"k"}]})", kPath));
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec, ParseJobSpec(R"({"name":"j","parallelism":200,"operators":[
+                         {"id":"a","kind":"k"}]})",
+                                                      kSpecPath));
   EXPECT_EQ(spec.operators(0).max_parallelism(), 512u);
   EXPECT_EQ(spec.restart().max_attempts(), 0u);  // checkpointing off
 }
 
 TEST(JobSpecTest, UnknownFieldIsNamed) {
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","paralelism":2}]})",
-                             kPath),
-                kInvalidArgument, "paralelism");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","bogus":1})", kPath), kInvalidArgument, kPath);
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","paralelism":2}]})", kSpecPath),
+      kInvalidArgument, "paralelism");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","bogus":1})", kSpecPath), kInvalidArgument, kSpecPath);
 }
 
 TEST(JobSpecTest, SyntaxErrorNamesFile) {
-  ASSERT_STATUS(ParseJobSpec("{\"name\": ", kPath), kInvalidArgument, kPath);
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","edges":[{"from":"a","to":"b","partitioning":"ZIGZAG"}]})",
-                             kPath),
-                kInvalidArgument, kPath);
+  ASSERT_STATUS(ParseJobSpec("{\"name\": ", kSpecPath), kInvalidArgument, kSpecPath);
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","edges":[{"from":"a","to":"b","partitioning":"ZIGZAG"}]})",
+                   kSpecPath),
+      kInvalidArgument, kSpecPath);
 }
 
 TEST(JobSpecTest, MissingRequiredFieldsAreNamed) {
-  ASSERT_STATUS(ParseJobSpec(R"({"operators":[{"id":"a","kind":"k"}]})", kPath),
+  ASSERT_STATUS(ParseJobSpec(R"({"operators":[{"id":"a","kind":"k"}]})", kSpecPath),
                 kInvalidArgument, "name: required");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"kind":"k"}]})", kPath),
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"kind":"k"}]})", kSpecPath),
                 kInvalidArgument, "operators[0].id: required");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a"}]})", kPath), kInvalidArgument,
-                "operators[0] ('a').kind: required");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j"})", kPath), kInvalidArgument, "operators");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
-                                 "edges":[{"from":"a","to":"b"}]})", kPath),
-                kInvalidArgument, "edges[0].partitioning");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a"}]})", kSpecPath),
+                kInvalidArgument, "operators[0] ('a').kind: required");
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j"})", kSpecPath), kInvalidArgument, "operators");
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
+                                 "edges":[{"from":"a","to":"b"}]})",
+                   kSpecPath),
+      kInvalidArgument, "edges[0].partitioning");
 }
 
 TEST(JobSpecTest, DuplicateIdsAndUidsAreNamed) {
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"a","kind":"k"}]})",
-                             kPath),
-                kInvalidArgument, "operators[1] ('a').id: duplicate id");
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"a","kind":"k"}]})",
+                   kSpecPath),
+      kInvalidArgument, "operators[1] ('a').id: duplicate id");
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","uid":"u"},
                                                          {"id":"b","kind":"k","uid":"u"}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "duplicate uid 'u', also used by operators[0] ('a')");
 }
 
 TEST(JobSpecTest, DanglingEdgesAreNamed) {
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
                                  "edges":[{"from":"a","to":"ghost","partitioning":"FORWARD"}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "edges[0].to: no operator has id 'ghost'");
 }
 
 TEST(JobSpecTest, CycleNamesItsOperators) {
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"s","kind":"k"},{"id":"a","kind":"k"},
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"s","kind":"k"},{"id":"a","kind":"k"},
                                    {"id":"b","kind":"k"},{"id":"c","kind":"k"}],
                                  "edges":[{"from":"s","to":"a","partitioning":"REBALANCE"},
                                           {"from":"a","to":"b","partitioning":"REBALANCE"},
                                           {"from":"b","to":"c","partitioning":"REBALANCE"},
                                           {"from":"c","to":"a","partitioning":"REBALANCE","input":1}]})",
-                             kPath),
-                kInvalidArgument, "cycle 'a' -> 'b' -> 'c' -> 'a'");
+                   kSpecPath),
+      kInvalidArgument, "cycle 'a' -> 'b' -> 'c' -> 'a'");
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
                                  "edges":[{"from":"a","to":"a","partitioning":"FORWARD"}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "'a' feeds itself");
 }
 
@@ -135,35 +141,37 @@ TEST(JobSpecTest, ForwardNeedsEqualParallelism) {
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","parallelism":2},
                                    {"id":"b","kind":"k","parallelism":3}],
                                  "edges":[{"from":"a","to":"b","partitioning":"FORWARD"}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "edges[0].partitioning: FORWARD from 'a' (parallelism 2)");
 }
 
 TEST(JobSpecTest, ParallelismAboveMaxIsNamed) {
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","parallelism":300,
                                                           "maxParallelism":256}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "operators[0] ('a').parallelism");
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","maxParallelism":40000}]})",
-                             kPath),
-                kInvalidArgument, "max_parallelism");
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k","maxParallelism":40000}]})",
+                   kSpecPath),
+      kInvalidArgument, "max_parallelism");
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","parallelism":300,"maxParallelism":256,
                                  "operators":[{"id":"a","kind":"k"}]})",
-                             kPath),
+                             kSpecPath),
                 kInvalidArgument, "operators[0] ('a').parallelism (inherited from the job)");
 }
 
 TEST(JobSpecTest, InputIndexMustBeZeroOrOne) {
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"},{"id":"b","kind":"k"}],
                                  "edges":[{"from":"a","to":"b","partitioning":"HASH","input":2}]})",
-                             kPath),
-                kInvalidArgument, "edges[0].input: 2");
+                   kSpecPath),
+      kInvalidArgument, "edges[0].input: 2");
 }
 
 TEST(JobSpecTest, JobIdMustBeHex) {
-  ASSERT_STATUS(ParseJobSpec(R"({"name":"j","jobId":"xyz","operators":[{"id":"a","kind":"k"}]})",
-                             kPath),
-                kInvalidArgument, "job_id");
+  ASSERT_STATUS(
+      ParseJobSpec(R"({"name":"j","jobId":"xyz","operators":[{"id":"a","kind":"k"}]})", kSpecPath),
+      kInvalidArgument, "job_id");
 }
 
 TEST(JobSpecTest, ReadsFileAndReportsMissing) {
@@ -176,25 +184,27 @@ TEST(JobSpecTest, ReadsFileAndReportsMissing) {
 }
 
 TEST(JobSpecTest, StateBackendFieldsParseAndBadValuesAreNamed) {
-  ASSERT_OK_AND_ASSIGN(
-      pb::JobSpec spec,
-      ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
+  ASSERT_OK_AND_ASSIGN(pb::JobSpec spec,
+                       ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
                        "state_backend":"rocksdb","incremental":true,"changelog":true,
                        "stateLocalDir":"/var/tmp/x","changelog_materialization_interval_ms":500})",
-                   kPath));
+                                    kSpecPath));
   EXPECT_EQ(spec.state_backend(), "rocksdb");
   EXPECT_TRUE(spec.incremental());
   EXPECT_TRUE(spec.changelog());
   EXPECT_EQ(spec.state_local_dir(), "/var/tmp/x");
   EXPECT_EQ(spec.changelog_materialization_interval_ms(), 500u);
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
-                                 "state_backend":"rocks"})", kPath),
+                                 "state_backend":"rocks"})",
+                             kSpecPath),
                 kInvalidArgument, "state_backend: unknown state backend 'rocks'");
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
-                                 "state_backend":"heap","incremental":true})", kPath),
+                                 "state_backend":"heap","incremental":true})",
+                             kSpecPath),
                 kInvalidArgument, "incremental");
   ASSERT_STATUS(ParseJobSpec(R"({"name":"j","operators":[{"id":"a","kind":"k"}],
-                                 "changelog":"on"})", kPath),
+                                 "changelog":"on"})",
+                             kSpecPath),
                 kInvalidArgument, "changelog");
 }
 

@@ -15,7 +15,7 @@ namespace {
 
 using google::protobuf::util::MessageDifferencer;
 
-const std::string kPath = "/snap/chk-7/_metadata";
+const std::string kMetadataPath = "/snap/chk-7/_metadata";
 
 // Every field family of the schema set to a non-default value, so a round trip that drops or
 // mangles any of them fails.
@@ -195,7 +195,8 @@ std::string ValidImage() { return EncodeMetadata(FullyPopulated()); }
 
 TEST(MetadataCodecTest, RoundTripsEveryFieldFamily) {
   const pb::CheckpointMetadata m = FullyPopulated();
-  ASSERT_OK_AND_ASSIGN(pb::CheckpointMetadata back, DecodeMetadata(EncodeMetadata(m), kPath));
+  ASSERT_OK_AND_ASSIGN(pb::CheckpointMetadata back,
+                       DecodeMetadata(EncodeMetadata(m), kMetadataPath));
   std::string diff;
   MessageDifferencer differ;
   differ.ReportDifferencesToString(&diff);
@@ -214,7 +215,7 @@ TEST(MetadataCodecTest, EncodingIsDeterministic) {
 
 TEST(MetadataCodecTest, EnvelopeHasDocumentedLayout) {
   const std::string image = ValidImage();
-  ASSERT_OK_AND_ASSIGN(MetadataEnvelope env, DecodeEnvelope(image, kPath));
+  ASSERT_OK_AND_ASSIGN(MetadataEnvelope env, DecodeEnvelope(image, kMetadataPath));
   EXPECT_EQ(image.substr(0, 8), "CKPTMETA");
   EXPECT_EQ(env.format_version, 1u);
   EXPECT_EQ(env.flags, 0u);
@@ -228,15 +229,15 @@ TEST(MetadataCodecTest, RejectsTruncatedFileAtEveryLength) {
   const std::string image = ValidImage();
   for (size_t len = 0; len < image.size(); len += (len < 64 ? 1 : 37)) {
     SCOPED_TRACE(len);
-    ASSERT_STATUS(DecodeMetadata(std::string_view(image).substr(0, len), kPath), kCorruption,
-                  kPath);
+    ASSERT_STATUS(DecodeMetadata(std::string_view(image).substr(0, len), kMetadataPath),
+                  kCorruption, kMetadataPath);
   }
-  ASSERT_STATUS(DecodeMetadata(std::string_view(image).substr(0, image.size() - 1), kPath),
+  ASSERT_STATUS(DecodeMetadata(std::string_view(image).substr(0, image.size() - 1), kMetadataPath),
                 kCorruption, "truncated");
 }
 
 TEST(MetadataCodecTest, RejectsTrailingBytes) {
-  ASSERT_STATUS(DecodeMetadata(ValidImage() + "x", kPath), kCorruption, "unexpected bytes");
+  ASSERT_STATUS(DecodeMetadata(ValidImage() + "x", kMetadataPath), kCorruption, "unexpected bytes");
 }
 
 TEST(MetadataCodecTest, RejectsFlippedPayloadByte) {
@@ -245,32 +246,33 @@ TEST(MetadataCodecTest, RejectsFlippedPayloadByte) {
     std::string bad = image;
     bad[pos] = static_cast<char>(bad[pos] ^ 0x01);
     SCOPED_TRACE(pos);
-    ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, kPath);
+    ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, kMetadataPath);
   }
   std::string bad = image;
   bad[kMetadataHeaderSize + 3] ^= 0x40;
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, "checksum mismatch");
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, "checksum mismatch");
 }
 
 TEST(MetadataCodecTest, RejectsBadMagic) {
   std::string bad = ValidImage();
   bad[0] = 'X';
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, "not a checkpoint metadata file");
-  ASSERT_STATUS(DecodeMetadata("PK\x03\x04 a zip file", kPath), kCorruption, kPath);
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, "not a checkpoint metadata file");
+  ASSERT_STATUS(DecodeMetadata("PK\x03\x04 a zip file", kMetadataPath), kCorruption, kMetadataPath);
 }
 
 TEST(MetadataCodecTest, RejectsNewerVersionBeforeParsing) {
   std::string bad = ValidImage();
   bad[8] = 2;
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kUnimplemented, "written by a newer version (2)");
-  ASSERT_STATUS(DecodeEnvelope(bad, kPath), kUnimplemented, kPath);
-  ASSERT_STATUS(DecodeEnvelope(bad, kPath), kUnimplemented, "reads up to 1");
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kUnimplemented,
+                "written by a newer version (2)");
+  ASSERT_STATUS(DecodeEnvelope(bad, kMetadataPath), kUnimplemented, kMetadataPath);
+  ASSERT_STATUS(DecodeEnvelope(bad, kMetadataPath), kUnimplemented, "reads up to 1");
 }
 
 TEST(MetadataCodecTest, RejectsUnknownFlags) {
   std::string bad = ValidImage();
   bad[12] = 1;
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, "flags");
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, "flags");
 }
 
 TEST(MetadataCodecTest, RejectsHostileLengthWithoutAllocating) {
@@ -278,11 +280,11 @@ TEST(MetadataCodecTest, RejectsHostileLengthWithoutAllocating) {
   std::string len;
   base::PutFixed64(&len, ~uint64_t{0});
   bad.replace(16, 8, len);
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, "exceeds the limit");
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, "exceeds the limit");
   len.clear();
   base::PutFixed64(&len, kMaxMetadataPayloadBytes);  // allowed, but beyond the file
   bad.replace(16, 8, len);
-  ASSERT_STATUS(DecodeMetadata(bad, kPath), kCorruption, "truncated");
+  ASSERT_STATUS(DecodeMetadata(bad, kMetadataPath), kCorruption, "truncated");
 }
 
 TEST(MetadataCodecTest, RejectsUnparsablePayloadWithValidChecksum) {
@@ -293,41 +295,44 @@ TEST(MetadataCodecTest, RejectsUnparsablePayloadWithValidChecksum) {
   base::PutFixed64(&image, payload.size());
   image += payload;
   base::PutFixed64(&image, base::Xxh3(image));
-  ASSERT_STATUS(DecodeMetadata(image, kPath), kCorruption, "not a valid CheckpointMetadata");
+  ASSERT_STATUS(DecodeMetadata(image, kMetadataPath), kCorruption,
+                "not a valid CheckpointMetadata");
 }
 
 TEST(MetadataCodecTest, RejectsFileIndexOutsideFileTable) {
   pb::CheckpointMetadata m = FullyPopulated();
   m.mutable_operators(0)->mutable_subtasks(0)->mutable_operator_state(0)->set_file_index(99);
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "file #99");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption, "file #99");
 }
 
 TEST(MetadataCodecTest, RejectsShortOperatorId) {
   pb::CheckpointMetadata m = FullyPopulated();
   m.mutable_operators(0)->set_operator_id("short");
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "expected 16");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption, "expected 16");
   m = FullyPopulated();
   m.mutable_job_graph()->mutable_edges(0)->set_target_operator_id("");
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "target_operator_id");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption,
+                "target_operator_id");
 }
 
 TEST(MetadataCodecTest, RejectsMismatchedKeyGroupOffsets) {
   pb::CheckpointMetadata m = FullyPopulated();
   m.mutable_operators(0)->mutable_subtasks(0)->mutable_keyed_state(0)->mutable_key_groups()
       ->add_key_group_offsets(30);
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "key-group offsets");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption, "key-group offsets");
   m = FullyPopulated();
   m.mutable_operators(0)->mutable_subtasks(0)->mutable_keyed_state(1)->mutable_rocksdb()
       ->set_key_group_end(128);
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "max parallelism 128");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption,
+                "max parallelism 128");
 }
 
 TEST(MetadataCodecTest, RejectsEscapingFileReference) {
   pb::CheckpointMetadata m = FullyPopulated();
   m.mutable_files(1)->set_path("../../etc/passwd");
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "../../etc/passwd");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption, "../../etc/passwd");
   m.mutable_files(1)->set_path("/etc/passwd");
-  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kPath), kCorruption, "absolute");
+  ASSERT_STATUS(DecodeMetadata(EncodeMetadata(m), kMetadataPath), kCorruption, "absolute");
 }
 
 TEST(MetadataCodecTest, WritesAndReadsFile) {
@@ -406,8 +411,10 @@ namespace {
 // ckpt-tool validate classifies it without re-parsing the envelope.
 TEST(MetadataCodecTest, CheckedDecodeNamesEachKindOfDamage) {
   const std::string image = ValidImage();
-  auto defect = [](std::string_view bytes) { return DecodeMetadataChecked(bytes, kPath).defect; };
-  MetadataDecodeResult ok = DecodeMetadataChecked(image, kPath);
+  auto defect = [](std::string_view bytes) {
+    return DecodeMetadataChecked(bytes, kMetadataPath).defect;
+  };
+  MetadataDecodeResult ok = DecodeMetadataChecked(image, kMetadataPath);
   EXPECT_EQ(ok.defect, MetadataDefect::kNone);
   ASSERT_TRUE(ok.metadata.has_value());
   EXPECT_TRUE(ok.status.ok());
@@ -434,7 +441,7 @@ TEST(MetadataCodecTest, CheckedDecodeNamesEachKindOfDamage) {
 
   pb::CheckpointMetadata escaping = FullyPopulated();
   escaping.mutable_files(1)->set_path("../../etc/passwd");
-  MetadataDecodeResult esc = DecodeMetadataChecked(EncodeMetadata(escaping), kPath);
+  MetadataDecodeResult esc = DecodeMetadataChecked(EncodeMetadata(escaping), kMetadataPath);
   EXPECT_EQ(esc.defect, MetadataDefect::kEscapingReference);
   ASSERT_EQ(esc.escaping.size(), 1u);
   EXPECT_EQ(esc.escaping[0].index, 1);
@@ -443,11 +450,11 @@ TEST(MetadataCodecTest, CheckedDecodeNamesEachKindOfDamage) {
 
   pb::CheckpointMetadata bad_index = FullyPopulated();
   bad_index.mutable_operators(0)->mutable_subtasks(0)->mutable_operator_state(0)->set_file_index(999);
-  EXPECT_EQ(DecodeMetadataChecked(EncodeMetadata(bad_index), kPath).defect,
+  EXPECT_EQ(DecodeMetadataChecked(EncodeMetadata(bad_index), kMetadataPath).defect,
             MetadataDefect::kInvalidStructure);
   // DecodeMetadata is the same decoder: its status is the checked result's.
-  EXPECT_EQ(DecodeMetadata(flipped, kPath).status().message(),
-            DecodeMetadataChecked(flipped, kPath).status.message());
+  EXPECT_EQ(DecodeMetadata(flipped, kMetadataPath).status().message(),
+            DecodeMetadataChecked(flipped, kMetadataPath).status.message());
 }
 
 }  // namespace

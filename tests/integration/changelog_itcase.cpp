@@ -41,27 +41,6 @@ using engine::JobResult;
 using engine::JobRunner;
 using engine::JobRunnerOptions;
 
-std::string JobIdFor(const std::string& test) {
-  std::string id = "c4a6e10c000000000000000000000000";
-  const size_t h = std::hash<std::string>()(test);
-  for (int i = 0; i < 16; ++i) {
-    id[static_cast<size_t>(8 + i)] = "0123456789abcdef"[(h >> (4 * (i % 16))) & 15];
-  }
-  return id;
-}
-
-KeyedSumJob Job(const std::string& sink_dir) {
-  KeyedSumJob job;
-  job.job_id = JobIdFor(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  job.from = 1;
-  job.to = 60000;
-  job.splits = 8;
-  job.keys = 40;
-  job.rate_per_second = 60000;
-  job.sink_dir = sink_dir;
-  return job;
-}
-
 JobRunnerOptions Options(const testing::TempDir& tmp, const std::string& backend, bool changelog) {
   JobRunnerOptions o;
   o.checkpoint_dir = tmp.Sub("checkpoints");
@@ -77,19 +56,11 @@ JobRunnerOptions Options(const testing::TempDir& tmp, const std::string& backend
   return o;
 }
 
-void ExpectExact(const Verification& v) {
-  EXPECT_GT(v.lines, 0) << v.Summary();
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-}
-
 class ChangelogITCase : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(ChangelogITCase, CommittedOutputIsExactUnderAFailure) {
   testing::TempDir tmp;
-  KeyedSumJob job = Job(tmp.Sub("out"));
+  KeyedSumJob job = BackendITCaseJob(tmp.Sub("out"));
   job.map_kind = "failure-injector";
   job.map_params_json = R"({"fail_at_record": 30000, "max_failures": 1})";
   JobRunnerOptions o = Options(tmp, GetParam(), true);
@@ -109,7 +80,7 @@ TEST_P(ChangelogITCase, CommittedOutputIsExactUnderAFailure) {
 // checkpoint with `second`'s options; the committed output of both runs must be exact.
 void SwitchAcrossRestore(const testing::TempDir& tmp, JobRunnerOptions first_o,
                          JobRunnerOptions second_o) {
-  KeyedSumJob first = Job(tmp.Sub("out-1"));
+  KeyedSumJob first = BackendITCaseJob(tmp.Sub("out-1"));
   // About 10 s of input, so the first run is still running when it is cancelled after its 4th
   // checkpoint however slow checkpoints are. (At 60000 records/s it had 1 s: under TSan and a
   // loaded machine RocksDB checkpoints took long enough that it finished first, or finished

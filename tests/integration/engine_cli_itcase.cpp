@@ -23,7 +23,7 @@ namespace {
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
 // Complete checkpoints under `root` (any job).
-int Published(const std::string& root) {
+int PublishedSnapshots(const std::string& root) {
   namespace fs = std::filesystem;
   int n = 0;
   std::error_code ec;
@@ -84,7 +84,7 @@ TEST(EngineCliITCase, SigtermStopsWithSavepointAndThePrintedCommandResumes) {
                     log);
   // Running and checkpointing (a condition, not a guess at how long start-up takes).
   const bool checkpointed =
-      ckpt::testing::WaitUntil([&] { return Published(tmp.Sub("checkpoints")) >= 1; });
+      ckpt::testing::WaitUntil([&] { return PublishedSnapshots(tmp.Sub("checkpoints")) >= 1; });
   if (!checkpointed) kill(pid, SIGKILL);
   ASSERT_TRUE(checkpointed) << ReadFile(log);
   ASSERT_EQ(kill(pid, SIGTERM), 0);
@@ -124,7 +124,8 @@ TEST(EngineCliITCase, FromLatestJobIdResolvesUnderTheCheckpointDirAndSaysWhatItR
   pid_t pid = Spawn({CKPT_ENGINE_BINARY, "run", tmp.Sub("job.json"), "--checkpoint-dir",
                      tmp.Sub("ckpt"), "--interval", "50"},
                     log1);
-  const bool checkpointed = ckpt::testing::WaitUntil([&] { return Published(tmp.Sub("ckpt")) >= 1; });
+  const bool checkpointed =
+      ckpt::testing::WaitUntil([&] { return PublishedSnapshots(tmp.Sub("ckpt")) >= 1; });
   kill(pid, SIGKILL);
   WaitExit(pid);
   ASSERT_TRUE(checkpointed) << ReadFile(log1);
@@ -200,7 +201,8 @@ TEST(EngineCliITCase, SecondEngineOnTheSameJobIsRefused) {
   pid_t first = Spawn({CKPT_ENGINE_BINARY, "run", tmp.Sub("job.json"), "--checkpoint-dir",
                        tmp.Sub("ckpt"), "--interval", "50"},
                       tmp.Sub("first.log"));
-  const bool running = ckpt::testing::WaitUntil([&] { return Published(tmp.Sub("ckpt")) >= 1; });
+  const bool running =
+      ckpt::testing::WaitUntil([&] { return PublishedSnapshots(tmp.Sub("ckpt")) >= 1; });
   if (!running) kill(first, SIGKILL);
   ASSERT_TRUE(running) << ReadFile(tmp.Sub("first.log"));
   const std::string log = tmp.Sub("second.log");

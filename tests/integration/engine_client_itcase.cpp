@@ -20,7 +20,7 @@ namespace {
 #define ASSERT_ENGINE_BUILT() \
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
-constexpr const char* kJobId = "fedcba9876543210fedcba9876543210";
+constexpr const char* kClientJobId = "fedcba9876543210fedcba9876543210";
 
 struct ClientRun {
   int code = -1;
@@ -42,7 +42,7 @@ TEST(EngineClientITCase, VerbsDriveARunningEngineFoundThroughItsStateFile) {
   ASSERT_ENGINE_BUILT();
   testing::TempDir tmp;
   KeyedSumJob job;
-  job.job_id = kJobId;
+  job.job_id = kClientJobId;
   job.to = 100000000;
   job.rate_per_second = 5000;
   job.sink_dir = tmp.Sub("out");
@@ -59,22 +59,23 @@ TEST(EngineClientITCase, VerbsDriveARunningEngineFoundThroughItsStateFile) {
   ASSERT_GT(engine.port(), 0) << ReadFile(tmp.Sub("engine.log"));
   auto c = engine.Client();
   ASSERT_TRUE(testing::WaitUntil([&] {
-    HttpAnswer a = HttpGet(*c, std::string("/jobs/") + kJobId + "/checkpoints");
+    HttpAnswer a = HttpGet(*c, std::string("/jobs/") + kClientJobId + "/checkpoints");
     return a.status == 200 && a.body["counts"]["completed"].get<int>() >= 1;
   }));
 
   ClientRun list = Client(tmp, {"list"});
   EXPECT_EQ(list.code, 0) << list.out;
-  EXPECT_NE(list.out.find(std::string(kJobId) + " : keyed-sum-itcase (RUNNING)"), std::string::npos)
+  EXPECT_NE(list.out.find(std::string(kClientJobId) + " : keyed-sum-itcase (RUNNING)"),
+            std::string::npos)
       << list.out;
-  ClientRun cps = Client(tmp, {"checkpoints", kJobId, "--address", engine.url()});
+  ClientRun cps = Client(tmp, {"checkpoints", kClientJobId, "--address", engine.url()});
   EXPECT_EQ(cps.code, 0) << cps.out;
   EXPECT_NE(cps.out.find("COMPLETED"), std::string::npos) << cps.out;
   EXPECT_NE(cps.out.find(tmp.Sub("ckpt")), std::string::npos) << cps.out;
 
   const std::regex path_re("Savepoint completed\\. Path: (\\S+)");
   std::smatch m;
-  ClientRun sp = Client(tmp, {"savepoint", kJobId, tmp.Sub("sp")});
+  ClientRun sp = Client(tmp, {"savepoint", kClientJobId, tmp.Sub("sp")});
   ASSERT_EQ(sp.code, 0) << sp.out;
   ASSERT_TRUE(std::regex_search(sp.out, m, path_re)) << sp.out;
   const std::string savepoint = m[1];
@@ -85,7 +86,7 @@ TEST(EngineClientITCase, VerbsDriveARunningEngineFoundThroughItsStateFile) {
   ClientRun bad = Client(tmp, {"cancel", "00000000000000000000000000000000"});
   EXPECT_EQ(bad.code, 1) << bad.out;
   EXPECT_NE(bad.out.find("not found"), std::string::npos) << bad.out;
-  ClientRun rel = Client(tmp, {"savepoint", kJobId, "relative/dir"});
+  ClientRun rel = Client(tmp, {"savepoint", kClientJobId, "relative/dir"});
   EXPECT_EQ(rel.code, 1) << rel.out;
   EXPECT_NE(rel.out.find("not an absolute path"), std::string::npos) << rel.out;
 
@@ -94,7 +95,7 @@ TEST(EngineClientITCase, VerbsDriveARunningEngineFoundThroughItsStateFile) {
   EXPECT_NE(dispose.out.find("disposed"), std::string::npos) << dispose.out;
   EXPECT_FALSE(std::filesystem::exists(savepoint));
 
-  ClientRun stop = Client(tmp, {"stop", kJobId, "--savepoint-path", tmp.Sub("sp")});
+  ClientRun stop = Client(tmp, {"stop", kClientJobId, "--savepoint-path", tmp.Sub("sp")});
   ASSERT_EQ(stop.code, 0) << stop.out;
   ASSERT_TRUE(std::regex_search(stop.out, m, path_re)) << stop.out;
   const std::string final_sp = m[1];

@@ -1,5 +1,6 @@
 #include "itcase_util.h"
 
+#include <gtest/gtest.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -235,6 +236,37 @@ int WaitExit(pid_t pid) {
   if (WIFEXITED(status)) return WEXITSTATUS(status);
   if (WIFSIGNALED(status)) return 128 + WTERMSIG(status);
   return -1;
+}
+
+std::string JobIdFor(const std::string& key) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string id;
+  for (const std::string& salt : {std::string(), std::string("#")}) {
+    const size_t h = std::hash<std::string>()(key + salt);
+    for (int i = 0; i < 16; ++i) id += kHex[(h >> (4 * i)) & 15];
+  }
+  return id;
+}
+
+KeyedSumJob BackendITCaseJob(const std::string& sink_dir) {
+  const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
+  KeyedSumJob job;
+  job.job_id = JobIdFor(std::string(test->test_suite_name()) + "." + test->name());
+  job.from = 1;
+  job.to = 60000;
+  job.splits = 8;
+  job.keys = 40;
+  job.rate_per_second = 60000;
+  job.sink_dir = sink_dir;
+  return job;
+}
+
+void ExpectExact(const Verification& v) {
+  EXPECT_GT(v.lines, 0) << v.Summary();
+  EXPECT_EQ(v.lost, 0) << v.Summary();
+  EXPECT_EQ(v.duplicates, 0) << v.Summary();
+  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
+  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
 }
 
 std::string ReadFile(const std::string& path) {

@@ -44,6 +44,14 @@ struct KeyedSumJob {
   uint32_t sum_max_parallelism = 0;  // 0: default
 };
 
+// A job id (32 hex digits) derived from `key`: the failure injector's in-process ledger is per
+// job id, so each test (or each run within a test) names its own.
+std::string JobIdFor(const std::string& key);
+
+// The keyed-sum job of the state-backend ITCases: 60,000 records at 60,000/s over 8 splits and
+// 40 keys into `sink_dir`, with a job id of the running test's own.
+KeyedSumJob BackendITCaseJob(const std::string& sink_dir);
+
 // The job as JSON: sequence-source -> [map] -> (HASH) keyed-sum(emit input-and-sum) -> file-sink.
 std::string KeyedSumJobJson(const KeyedSumJob& job);
 pb::JobSpec KeyedSumJobSpec(const KeyedSumJob& job);
@@ -67,6 +75,9 @@ struct Verification {
 // a directory must not hold output of two different parallelisms when check_sums is on.
 Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const KeyedSumJob& job,
                              bool check_sums);
+
+// Expects committed output with nothing lost, duplicated or summed wrongly (gtest EXPECTs).
+void ExpectExact(const Verification& v);
 
 // Every `_metadata` under `root` (recursively) decodes, every file it references exists with
 // the recorded size and whole-file XXH3, and every state file's block checksums verify.

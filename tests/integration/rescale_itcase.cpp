@@ -149,7 +149,7 @@ TEST_F(RescaleITCase, UnmappedStateFailsUnlessAllowed) {
 // exactly once, before or after the rescale, with its closed-form sum.
 constexpr int64_t kWindowNumbers = 60000;  // n = 0..kWindowNumbers-1, event time n ms
 constexpr int64_t kWindowKeys = 6;
-constexpr int64_t kWindowMs = 500;
+constexpr int64_t kRescaleWindowMs = 500;
 
 std::string WindowJobJson(const std::string& sink_dir) {
   return R"({"name": "window-rescale", "operators": [
@@ -157,8 +157,9 @@ std::string WindowJobJson(const std::string& sink_dir) {
          std::to_string(kWindowNumbers - 1) + R"(, "splits": 8, "keys": )" +
          std::to_string(kWindowKeys) + R"(, "timestamp_step_ms": 1, "rate_per_second": 15000}},
     {"id": "win", "kind": "tumbling-window", "uid": "win", "params": {"size_ms": )" +
-         std::to_string(kWindowMs) + R"(, "aggregate": "sum"}},
-    {"id": "out", "kind": "file-sink", "uid": "out", "params": {"path": ")" + sink_dir + R"("}}],
+         std::to_string(kRescaleWindowMs) + R"(, "aggregate": "sum"}},
+    {"id": "out", "kind": "file-sink", "uid": "out", "params": {"path": ")" +
+         sink_dir + R"("}}],
     "edges": [{"from": "src", "to": "win", "partitioning": "HASH"},
               {"from": "win", "to": "out", "partitioning": "FORWARD"}]})";
 }
@@ -221,9 +222,9 @@ TEST_P(WindowRescaleITCase, EveryWindowOnceWithItsClosedFormAcrossTheRescale) {
   EXPECT_LT(before, windows.size());   // and the rest after the rescaled restore
   int64_t wrong = 0, missing = 0;
   for (int64_t key = 0; key < kWindowKeys; ++key) {
-    for (int64_t start = 0; start < kWindowNumbers; start += kWindowMs) {
+    for (int64_t start = 0; start < kWindowNumbers; start += kRescaleWindowMs) {
       int64_t expected = 0;
-      for (int64_t n = start; n < std::min(start + kWindowMs, kWindowNumbers); ++n) {
+      for (int64_t n = start; n < std::min(start + kRescaleWindowMs, kWindowNumbers); ++n) {
         if (n % kWindowKeys == key) expected += n;
       }
       auto it = windows.find({key, start});

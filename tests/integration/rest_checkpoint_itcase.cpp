@@ -22,8 +22,8 @@ using nlohmann::json;
 #define ASSERT_ENGINE_BUILT() \
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
-constexpr const char* kJobId = "00112233445566778899aabbccddeeff";
-const std::string kJob = std::string("/jobs/") + kJobId;
+constexpr const char* kCheckpointJobId = "00112233445566778899aabbccddeeff";
+const std::string kJob = std::string("/jobs/") + kCheckpointJobId;
 
 struct EngineDir {
   testing::TempDir tmp;
@@ -31,7 +31,7 @@ struct EngineDir {
               log = tmp.Sub("engine.log"), state = tmp.Sub("state.json");
   EngineDir() {
     KeyedSumJob job;
-    job.job_id = kJobId;
+    job.job_id = kCheckpointJobId;
     job.to = 100000000;
     job.rate_per_second = 5000;
     job.sink_dir = tmp.Sub("out");
@@ -39,8 +39,10 @@ struct EngineDir {
   }
 };
 
-json Checkpoints(httplib::Client& c) { return CheckpointsOf(c, kJobId); }
-bool WaitCompleted(httplib::Client& c, int n) { return itcase::WaitCompleted(c, kJobId, n); }
+json JobCheckpoints(httplib::Client& c) { return CheckpointsOf(c, kCheckpointJobId); }
+bool WaitJobCompleted(httplib::Client& c, int n) {
+  return itcase::WaitCompleted(c, kCheckpointJobId, n);
+}
 
 // A manual checkpoint of `type` through the REST API: its id (-1 if it did not complete).
 int64_t ManualCheckpoint(httplib::Client& c, const std::string& type) {
@@ -59,7 +61,7 @@ TEST(RestCheckpointITCase, SavepointsRacingCheckpointsEvery10MsAllComplete) {
                     s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
-  ASSERT_TRUE(WaitCompleted(*c, 1));
+  ASSERT_TRUE(WaitJobCompleted(*c, 1));
   constexpr int kSavepoints = 25;
   for (int i = 0; i < kSavepoints; ++i) {
     HttpAnswer trig = HttpPost(*c, kJob + "/savepoints",
@@ -67,10 +69,10 @@ TEST(RestCheckpointITCase, SavepointsRacingCheckpointsEvery10MsAllComplete) {
     ASSERT_EQ(trig.status, 202) << trig.body.dump();
     json op = AwaitOperation(*c, kJob + "/savepoints/" + trig.body["request-id"].get<std::string>());
     ASSERT_TRUE(op.contains("location")) << "savepoint " << i << ": " << op.dump() << "\n"
-                                         << Checkpoints(*c)["latest"]["failed"].dump();
+                                         << JobCheckpoints(*c)["latest"]["failed"].dump();
     EXPECT_TRUE(base::Fs::Default().Stat(op["location"].get<std::string>() + "/_metadata").ok());
   }
-  json cps = Checkpoints(*c);
+  json cps = JobCheckpoints(*c);
   EXPECT_EQ(cps["counts"]["failed"], 0) << cps["latest"]["failed"].dump();
   EXPECT_GE(cps["counts"]["completed"].get<int>(), kSavepoints + 1);
 }
@@ -78,15 +80,15 @@ TEST(RestCheckpointITCase, SavepointsRacingCheckpointsEvery10MsAllComplete) {
 TEST(RestCheckpointITCase, FullCheckpointOfIncrementalRocksDbJobIsSelfContained) {
   ASSERT_ENGINE_BUILT();
   EngineDir s;
-  // Checkpoints are retained so each one's metadata can be read after the next completes.
+  // JobCheckpoints are retained so each one's metadata can be read after the next completes.
   RestEngine engine({s.job_file, "--checkpoint-dir", s.ckpt_dir, "--interval", "100",
                      "--state-backend", "rocksdb", "--incremental", "true", "--num-retained",
                      "100", "--state-local-dir", s.tmp.Sub("rocksdb")},
                     s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
-  ASSERT_TRUE(WaitCompleted(*c, 5));
-  const std::string job_dir = s.ckpt_dir + "/" + kJobId;
+  ASSERT_TRUE(WaitJobCompleted(*c, 5));
+  const std::string job_dir = s.ckpt_dir + "/" + kCheckpointJobId;
 
   // Incremental checkpoints reference SSTs that earlier checkpoints uploaded.
   const int64_t before = ManualCheckpoint(*c, "INCREMENTAL");
@@ -123,10 +125,10 @@ TEST(RestCheckpointITCase, FullCheckpointOfIncrementalRocksDbJobIsSelfContained)
   EXPECT_EQ(entry["status"], "COMPLETED") << entry.dump();
   EXPECT_EQ(entry["checkpointed_size"], entry["state_size"]) << entry.dump();
 
-  // Checkpoints go on incrementally after it.
+  // JobCheckpoints go on incrementally after it.
   const int64_t after = ManualCheckpoint(*c, "CONFIGURED");
   ASSERT_GT(after, full);
-  EXPECT_EQ(Checkpoints(*c)["counts"]["failed"], 0);
+  EXPECT_EQ(JobCheckpoints(*c)["counts"]["failed"], 0);
 }
 
 }  // namespace

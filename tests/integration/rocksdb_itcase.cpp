@@ -25,28 +25,6 @@ using engine::JobResult;
 using engine::JobRunner;
 using engine::JobRunnerOptions;
 
-constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
-
-// A job id per test: the failure injector's in-process ledger is per job id.
-std::string JobIdFor(const std::string& test) {
-  std::string id = kJobId;
-  const size_t h = std::hash<std::string>()(test);
-  for (int i = 0; i < 8; ++i) id[static_cast<size_t>(i)] = "0123456789abcdef"[(h >> (4 * i)) & 15];
-  return id;
-}
-
-KeyedSumJob Job(const std::string& sink_dir) {
-  KeyedSumJob job;
-  job.job_id = JobIdFor(::testing::UnitTest::GetInstance()->current_test_info()->name());
-  job.from = 1;
-  job.to = 60000;
-  job.splits = 8;
-  job.keys = 40;
-  job.rate_per_second = 60000;
-  job.sink_dir = sink_dir;
-  return job;
-}
-
 JobRunnerOptions Options(const testing::TempDir& tmp, uint32_t parallelism, bool incremental) {
   JobRunnerOptions o;
   o.checkpoint_dir = tmp.Sub("checkpoints");
@@ -60,19 +38,11 @@ JobRunnerOptions Options(const testing::TempDir& tmp, uint32_t parallelism, bool
   return o;
 }
 
-void ExpectExact(const Verification& v) {
-  EXPECT_GT(v.lines, 0) << v.Summary();
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-}
-
 class RocksDbITCase : public ::testing::TestWithParam<bool> {};
 
 TEST_P(RocksDbITCase, CommittedOutputIsExactUnderAFailure) {
   testing::TempDir tmp;
-  KeyedSumJob job = Job(tmp.Sub("out"));
+  KeyedSumJob job = BackendITCaseJob(tmp.Sub("out"));
   job.map_kind = "failure-injector";
   job.map_params_json = R"({"fail_at_record": 2500, "max_failures": 1})";
   JobRunnerOptions o = Options(tmp, 2, GetParam());
@@ -91,7 +61,7 @@ TEST_P(RocksDbITCase, CommittedOutputIsExactUnderAFailure) {
 
 TEST_P(RocksDbITCase, RetainedCheckpointRescalesFromTwoToThree) {
   testing::TempDir tmp;
-  KeyedSumJob first = Job(tmp.Sub("out-p2"));
+  KeyedSumJob first = BackendITCaseJob(tmp.Sub("out-p2"));
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
                        JobRunner::Create(KeyedSumJobSpec(first), Options(tmp, 2, GetParam())));
   ASSERT_OK(runner->Start());
@@ -136,7 +106,7 @@ TEST_P(RocksDbITCase, CanonicalSavepointResumesOnTheHeapBackend) {
   for (bool changelog : {false, true}) {
     SCOPED_TRACE(changelog ? "changelog over heap" : "heap");
     testing::TempDir tmp;
-    KeyedSumJob first = Job(tmp.Sub("out-rocksdb"));
+    KeyedSumJob first = BackendITCaseJob(tmp.Sub("out-rocksdb"));
     first.job_id = JobIdFor(std::string("switch-") + (changelog ? "c" : "h") +
                             (GetParam() ? "i" : "f"));
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,

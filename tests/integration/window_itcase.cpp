@@ -19,7 +19,7 @@ namespace ckpt::itcase {
 namespace {
 
 constexpr int64_t kNumbers = 240000;  // n = 0..kNumbers-1, event time n ms
-constexpr int64_t kKeys = 8;          // key = n % kKeys
+constexpr int64_t kWindowKeys = 8;    // key = n % kWindowKeys
 constexpr int64_t kTumblingMs = 1000;
 constexpr int64_t kSlidingMs = 3000;
 constexpr int64_t kSlideMs = 1000;
@@ -29,19 +29,24 @@ std::string JobJson(uint32_t max_p, const std::string& dir) {
   const std::string mp = std::to_string(max_p);
   return R"({
     "name": "window-itcase",
-    "parallelism": )" + std::to_string(kParallelism) + R"(,
+    "parallelism": )" +
+         std::to_string(kParallelism) + R"(,
     "operators": [
       {"id": "src", "kind": "sequence-source", "uid": "src",
-       "params": {"from": 0, "to": )" + std::to_string(kNumbers - 1) + R"(, "splits": 6,
-                  "keys": )" + std::to_string(kKeys) + R"(, "timestamp_step_ms": 1,
+       "params": {"from": 0, "to": )" +
+         std::to_string(kNumbers - 1) + R"(, "splits": 6,
+                  "keys": )" +
+         std::to_string(kWindowKeys) + R"(, "timestamp_step_ms": 1,
                   "rate_per_second": 120000, "batch_size": 200}},
       {"id": "fail", "kind": "failure-injector", "uid": "fail",
-       "params": {"fail_at_record": )" + std::to_string(kNumbers / kParallelism / 3) + R"(,
+       "params": {"fail_at_record": )" +
+         std::to_string(kNumbers / kParallelism / 3) + R"(,
                   "fail_at_checkpoint": 5, "subtask": 0}},
-      {"id": "tumbling", "kind": "tumbling-window", "uid": "tumbling", "max_parallelism": )" + mp +
-         R"(, "params": {"size_ms": )" + std::to_string(kTumblingMs) + R"(, "aggregate": "sum"}},
-      {"id": "sliding", "kind": "sliding-window", "uid": "sliding", "max_parallelism": )" + mp +
-         R"(, "params": {"size_ms": )" + std::to_string(kSlidingMs) + R"(, "slide_ms": )" +
+      {"id": "tumbling", "kind": "tumbling-window", "uid": "tumbling", "max_parallelism": )" +
+         mp + R"(, "params": {"size_ms": )" + std::to_string(kTumblingMs) +
+         R"(, "aggregate": "sum"}},
+      {"id": "sliding", "kind": "sliding-window", "uid": "sliding", "max_parallelism": )" +
+         mp + R"(, "params": {"size_ms": )" + std::to_string(kSlidingMs) + R"(, "slide_ms": )" +
          std::to_string(kSlideMs) + R"(, "aggregate": "count", "state": "list"}},
       {"id": "tumbling-out", "kind": "file-sink", "uid": "tumbling-out", "max_parallelism": )" +
          mp + R"(, "params": {"path": ")" + dir + R"(/tumbling"}},
@@ -91,18 +96,18 @@ Committed ReadCommitted(const std::string& dir, int64_t size_ms) {
   return out;
 }
 
-// Closed forms over n in [max(start, 0), min(start + size, kNumbers)) with n % kKeys == key.
+// Closed forms over n in [max(start, 0), min(start + size, kNumbers)) with n % kWindowKeys == key.
 int64_t ClosedFormSum(int64_t key, int64_t start, int64_t size) {
   int64_t sum = 0;
   for (int64_t n = std::max<int64_t>(start, 0); n < std::min(start + size, kNumbers); ++n) {
-    if (n % kKeys == key) sum += n;
+    if (n % kWindowKeys == key) sum += n;
   }
   return sum;
 }
 int64_t ClosedFormCount(int64_t key, int64_t start, int64_t size) {
   int64_t count = 0;
   for (int64_t n = std::max<int64_t>(start, 0); n < std::min(start + size, kNumbers); ++n) {
-    count += n % kKeys == key ? 1 : 0;
+    count += n % kWindowKeys == key ? 1 : 0;
   }
   return count;
 }
@@ -135,7 +140,7 @@ TEST_P(WindowITCase, EveryWindowEqualsItsClosedFormAcrossFailures) {
   EXPECT_EQ(tumbling.duplicates, 0);
   EXPECT_EQ(tumbling.malformed, 0);
   EXPECT_EQ(tumbling.bad_end, 0);
-  EXPECT_EQ(tumbling.results.size(), static_cast<size_t>(kKeys * (kNumbers / kTumblingMs)));
+  EXPECT_EQ(tumbling.results.size(), static_cast<size_t>(kWindowKeys * (kNumbers / kTumblingMs)));
   int64_t wrong = 0;
   for (const auto& [kw, sum] : tumbling.results) {
     const int64_t expected = ClosedFormSum(kw.first, kw.second, kTumblingMs);
@@ -152,7 +157,7 @@ TEST_P(WindowITCase, EveryWindowEqualsItsClosedFormAcrossFailures) {
   EXPECT_EQ(sliding.bad_end, 0);
   // Windows start every second from -2000 up to the last timestamp.
   EXPECT_EQ(sliding.results.size(),
-            static_cast<size_t>(kKeys * (kNumbers / kSlideMs + kSlidingMs / kSlideMs - 1)));
+            static_cast<size_t>(kWindowKeys * (kNumbers / kSlideMs + kSlidingMs / kSlideMs - 1)));
   wrong = 0;
   for (const auto& [kw, count] : sliding.results) {
     const int64_t expected = ClosedFormCount(kw.first, kw.second, kSlidingMs);

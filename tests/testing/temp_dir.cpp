@@ -1,9 +1,13 @@
 #include "ckpt/testing/temp_dir.h"
 
+#include <gtest/gtest.h>
+
 #include <algorithm>
 #include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
+
+#include "ckpt/base/fs.h"
 
 namespace ckpt::testing {
 
@@ -18,6 +22,17 @@ TempDir::~TempDir() {
   std::error_code ec;
   std::filesystem::remove_all(path_, ec);
 }
+
+std::string ReadBytes(const std::string& path) {
+  base::Result<std::string> bytes = base::ReadFileToString(base::Fs::Default(), path);
+  if (!bytes.ok()) {
+    ADD_FAILURE() << bytes.status().ToString();
+    return "";
+  }
+  return std::move(bytes).value();
+}
+
+bool Exists(const std::string& path) { return base::Fs::Default().Stat(path).ok(); }
 
 std::string FixturePath(const std::string& rel) {
   return std::string(CKPT_SOURCE_DIR) + "/fixtures/" + rel;

@@ -8,8 +8,6 @@
 
 namespace ckpt::ops::internal {
 
-using flink::KeyedHandle;
-using flink::StreamHandle;
 using Tag = flink::KeyedHandle::Tag;
 
 FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir)
@@ -32,21 +30,21 @@ FlinkFileTable::FlinkFileTable(const flink::Metadata& md, const std::string& dir
   slots_.assign(slots, 0);
 }
 
-uint32_t FlinkFileTable::Add(const StreamHandle& h, FileKind kind) {
+uint32_t FlinkFileTable::Add(const flink::StreamHandle& h, FileKind kind) {
   switch (h.type) {
-    case StreamHandle::Type::kRelativeFile:
+    case flink::StreamHandle::Type::kRelativeFile:
       return Insert(FileScope::kExclusive, h.path, kind, static_cast<uint64_t>(h.size));
-    case StreamHandle::Type::kFile:
-    case StreamHandle::Type::kSegmentFile: {
+    case flink::StreamHandle::Type::kFile:
+    case flink::StreamHandle::Type::kSegmentFile: {
       auto local = flink::LocalPath(md_, h);
       const std::string path = local.ok() ? std::move(local).value() : h.path;
       const auto [scope, rel] = Place(path);
       // A segment's physical file holds other segments too: its size is unknown.
       const uint64_t size =
-          h.type == StreamHandle::Type::kSegmentFile ? 0 : static_cast<uint64_t>(h.size);
+          h.type == flink::StreamHandle::Type::kSegmentFile ? 0 : static_cast<uint64_t>(h.size);
       return Insert(scope, rel, kind, size);
     }
-    case StreamHandle::Type::kKeyGroups:
+    case flink::StreamHandle::Type::kKeyGroups:
       if (h.nested) return Add(h.nested->delegate, kind);
       [[fallthrough]];
     default:
@@ -118,7 +116,7 @@ std::string JobIdHexFromDir(const std::string& dir) {
 void FlinkSummarizer::AddOperator(const flink::OperatorState& op) {
   num_subtasks_ += static_cast<uint32_t>(op.subtasks.size() + op.finished_subtasks.size());
   for (const auto& st : op.subtasks) {
-    for (const KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
+    for (const flink::KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
       incremental_ |= kh->tag == Tag::kIncremental || kh->tag == Tag::kIncrementalV2;
       changelog_ |= kh->tag == Tag::kChangelog || kh->tag == Tag::kChangelogV2;
       canonical_tag_ |= kh->tag == Tag::kSavepointKeyGroups;

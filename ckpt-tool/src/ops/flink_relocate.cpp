@@ -13,8 +13,6 @@
 namespace ckpt::ops::internal {
 namespace {
 
-using flink::StreamHandle;
-
 class Planner {
  public:
   Planner(base::Fs& fs, const flink::Metadata& md, const std::string& dir) : fs_(fs), md_(md), dir_(dir) {
@@ -22,21 +20,21 @@ class Planner {
   }
 
   // Rewrites `h` (a file handle) to a relative handle naming its planned copy.
-  base::Status Visit(StreamHandle* h) {
+  base::Status Visit(flink::StreamHandle* h) {
     switch (h->type) {
-      case StreamHandle::Type::kKeyGroups: {
+      case flink::StreamHandle::Type::kKeyGroups: {
         auto kg = std::make_shared<flink::KeyGroupsHandle>(*h->nested);
         CKPT_RETURN_IF_ERROR(Visit(&kg->delegate));
         h->nested = std::move(kg);
         return base::Status::OK();
       }
-      case StreamHandle::Type::kSegmentFile:
+      case flink::StreamHandle::Type::kSegmentFile:
         return base::Status::Unimplemented(
             md_.path + ": a file-merging segment of " + h->path +
             " cannot be made relative (Flink has no relative segment handle); relocate supports "
             "snapshots written without file merging");
-      case StreamHandle::Type::kFile:
-      case StreamHandle::Type::kRelativeFile:
+      case flink::StreamHandle::Type::kFile:
+      case flink::StreamHandle::Type::kRelativeFile:
         break;
       default:
         return base::Status::OK();
@@ -48,7 +46,7 @@ class Planner {
       it = planned_.emplace(source, files_.size()).first;
       files_.push_back(std::move(f));
     }
-    h->type = StreamHandle::Type::kRelativeFile;
+    h->type = flink::StreamHandle::Type::kRelativeFile;
     h->path = files_[it->second].output_path;
     return base::Status::OK();
   }
@@ -85,7 +83,7 @@ class Planner {
   std::vector<RelocatedFile> TakeFiles() { return std::move(files_); }
 
  private:
-  base::Result<RelocatedFile> Plan(const StreamHandle& h, const std::string& source) {
+  base::Result<RelocatedFile> Plan(const flink::StreamHandle& h, const std::string& source) {
     RelocatedFile f;
     f.source_path = source;
     f.size_bytes = static_cast<uint64_t>(h.size);
@@ -94,7 +92,7 @@ class Planner {
       if (info.status().IsNotFound()) {
         return base::Status::Corruption(
             md_.path + " references " + h.path + ", which does not exist" +
-            (h.type == StreamHandle::Type::kFile
+            (h.type == flink::StreamHandle::Type::kFile
                  ? " (an absolute path: was the snapshot or its checkpoint directory moved?)"
                  : ""));
       }
@@ -108,7 +106,7 @@ class Planner {
       return source.substr(base.size() + 1);
     };
     std::string rel;
-    if (h.type == StreamHandle::Type::kRelativeFile) {
+    if (h.type == flink::StreamHandle::Type::kRelativeFile) {
       rel = h.path;
       f.original_scope = "exclusive";
     } else if (!(rel = under(dir_)).empty()) {

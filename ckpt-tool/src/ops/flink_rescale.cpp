@@ -25,9 +25,7 @@ namespace ckpt::ops::internal {
 namespace {
 
 using base::Status;
-using flink::KeyedHandle;
-using flink::StreamHandle;
-using Tag = KeyedHandle::Tag;
+using Tag = flink::KeyedHandle::Tag;
 
 std::string TagName(Tag t) {
   switch (t) {
@@ -332,9 +330,10 @@ class OperatorRescaler {
 // Relative files of `st` other than its managed keyed stream (which is rewritten).
 void CollectFiles(const flink::SubtaskState& st, bool keyed_replaced, std::map<std::string, int64_t>* relative,
                   std::map<std::string, int64_t>* absolute) {
-  auto visit = [&](const StreamHandle& h) {
-    if (h.type == StreamHandle::Type::kRelativeFile) relative->emplace(h.path, h.size);
-    if (h.type == StreamHandle::Type::kFile || h.type == StreamHandle::Type::kSegmentFile) {
+  auto visit = [&](const flink::StreamHandle& h) {
+    if (h.type == flink::StreamHandle::Type::kRelativeFile) relative->emplace(h.path, h.size);
+    if (h.type == flink::StreamHandle::Type::kFile ||
+        h.type == flink::StreamHandle::Type::kSegmentFile) {
       absolute->emplace(h.path, h.size);
     }
   };
@@ -427,10 +426,10 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
         kg->start = streams.spans[static_cast<size_t>(j)].start;
         kg->count = streams.spans[static_cast<size_t>(j)].count();
         kg->offsets = streams.offsets[static_cast<size_t>(j)];
-        kg->delegate.type = StreamHandle::Type::kRelativeFile;
+        kg->delegate.type = flink::StreamHandle::Type::kRelativeFile;
         kg->delegate.path = streams.names[static_cast<size_t>(j)];
         kg->delegate.size = static_cast<int64_t>(streams.bytes[static_cast<size_t>(j)].size());
-        KeyedHandle h;
+        flink::KeyedHandle h;
         h.tag = Tag::kSavepointKeyGroups;
         h.kg_start = kg->start;
         h.kg_count = kg->count;

@@ -12,8 +12,6 @@
 namespace ckpt::ops::internal {
 namespace {
 
-using flink::KeyedHandle;
-using flink::StreamHandle;
 using Tag = flink::KeyedHandle::Tag;
 
 class Translator {
@@ -38,7 +36,7 @@ class Translator {
       os->set_parallelism(static_cast<uint32_t>(op.parallelism));
       os->set_max_parallelism(static_cast<uint32_t>(op.max_parallelism));
       os->set_fully_finished(op.fully_finished);
-      if (op.coordinator.type == StreamHandle::Type::kByteStream) {
+      if (op.coordinator.type == flink::StreamHandle::Type::kByteStream) {
         os->mutable_coordinator_state()->set_inline_data(op.coordinator.data);
         os->mutable_coordinator_state()->set_size_bytes(op.coordinator.data.size());
       }
@@ -48,7 +46,7 @@ class Translator {
       for (const auto& st : op.subtasks) {
         pb::SubtaskState* ps = os->add_subtasks();
         ps->set_subtask_index(static_cast<uint32_t>(st.index));
-        for (const KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
+        for (const flink::KeyedHandle* kh : {&st.managed_keyed, &st.raw_keyed}) {
           if (kh->is_null()) continue;
           Keyed(*kh, ps->add_keyed_state());
         }
@@ -139,7 +137,7 @@ class Translator {
     }
   }
 
-  void Keyed(const KeyedHandle& h, pb::KeyedStateHandle* dst) {
+  void Keyed(const flink::KeyedHandle& h, pb::KeyedStateHandle* dst) {
     pb::KeyedStateHandle& out = *dst;
     const auto start = static_cast<uint32_t>(h.kg_start);
     const auto end = static_cast<uint32_t>(h.kg_start + h.kg_count - 1);
@@ -200,10 +198,10 @@ class Translator {
     }
   }
 
-  void AddSegments(const KeyedHandle& d, pb::ChangelogStateHandle* c) {
+  void AddSegments(const flink::KeyedHandle& d, pb::ChangelogStateHandle* c) {
     if (d.tag == Tag::kChangelogBytes) {
       pb::ChangelogSegment* s = c->add_segments();
-      s->mutable_slice()->set_file_index(files_.Add(StreamHandle{}, FileKind::kChangelog));
+      s->mutable_slice()->set_file_index(files_.Add(flink::StreamHandle{}, FileKind::kChangelog));
       s->set_from_sequence(static_cast<uint64_t>(d.from_sequence));
       s->set_to_sequence(static_cast<uint64_t>(d.to_sequence));
       return;

@@ -33,7 +33,7 @@ using state_internal::SegmentPtr;
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
+using SteadyClock = std::chrono::steady_clock;
 
 // A synchronous materialization (the first checkpoint of a backend, a FULL checkpoint, a forced
 // one): written by its checkpoint's async part.
@@ -53,7 +53,7 @@ struct ChangelogKeyedStateBackend::Log {
   bool materialization_due = false;  // a background materialization starts at the next change
   std::function<void()> start_materialization;
   int64_t last_synced = 0;  // newest checkpoint whose sync phase ran
-  Clock::time_point last_materialization_start{};
+  SteadyClock::time_point last_materialization_start{};
   uint64_t materializations = 0;
   std::thread materializer;
 
@@ -386,7 +386,7 @@ void ChangelogKeyedStateBackend::StartMaterialization() {
     target.fs->RemoveDir(mo.snapshot_dir).IgnoreError();
     return;
   }
-  log.last_materialization_start = Clock::now();
+  log.last_materialization_start = SteadyClock::now();
   {
     std::lock_guard<std::mutex> lock(log.mu);
     log.background_in_flight = true;
@@ -424,7 +424,7 @@ void ChangelogKeyedStateBackend::AdoptBackgroundMaterialization() {
   }
   if (failed != 0) {
     inner_->NotifyCheckpointAborted(failed);  // the wrapped backend drops its uploads
-    log.last_materialization_start = Clock::time_point{};  // due again
+    log.last_materialization_start = SteadyClock::time_point{};  // due again
   }
   if (!ready) return;
   const BasePtr current = log.dstl.base();
@@ -449,7 +449,7 @@ base::Result<std::unique_ptr<SnapshotAsyncPart>> ChangelogKeyedStateBackend::Sna
   const int64_t id = options.checkpoint_id;
   auto part = std::make_unique<ChangelogAsyncPart>(log_, state_internal::DescribeStates(*core()),
                                                    key_group_range());
-  const Clock::time_point now = Clock::now();
+  const SteadyClock::time_point now = SteadyClock::now();
   const BasePtr base = log.dstl.base();
   if (options.full || !base || log.force_materialization) {
     // Synchronous: the first checkpoint (no base yet: fresh or restored), a FULL checkpoint, or
@@ -504,7 +504,7 @@ void ChangelogKeyedStateBackend::NotifyCheckpointComplete(int64_t checkpoint_id)
     // reference. Not adopted, it is retried (its files belong to the store now).
     const BasePtr current = log.dstl.base();
     if (log.last_synced > checkpoint_id) {
-      log.last_materialization_start = Clock::time_point{};
+      log.last_materialization_start = SteadyClock::time_point{};
     } else if (!current || result->sequence > current->sequence) {
       log.dstl.Adopt(result);
       inner_->NotifyCheckpointComplete(checkpoint_id);
@@ -534,7 +534,7 @@ void ChangelogKeyedStateBackend::NotifyCheckpointAborted(int64_t checkpoint_id) 
   }
   if (result) log.dstl.Discard(result);  // nothing else references its files
   inner_->NotifyCheckpointAborted(checkpoint_id);
-  log.last_materialization_start = Clock::time_point{};  // due again
+  log.last_materialization_start = SteadyClock::time_point{};  // due again
 }
 
 }  // namespace ckpt::engine

@@ -11,11 +11,7 @@ using base::Status;
 
 constexpr int32_t kCompositeMagic = 0x000DE704;  // CompositeTypeSerializerSnapshot.MAGIC_NUMBER
 constexpr int32_t kNestedMagic = 0x001457FD;     // NestedSerializersSnapshotDelegate.MAGIC_NUMBER
-constexpr int kMaxDepth = 16;
-
-bool EndsWith(const std::string& s, std::string_view suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
+constexpr int kMaxSerializerDepth = 16;
 
 // Snapshots that write nothing of their own (SimpleTypeSerializerSnapshot and friends).
 bool IsEmptySnapshot(const std::string& c) {
@@ -44,7 +40,7 @@ bool IsEmptySnapshot(const std::string& c) {
       "runtime.state.JavaSerializer$JavaSerializerSnapshot",
   };
   for (const char* s : kSimple) {
-    if (EndsWith(c, s)) return true;
+    if (c.ends_with(s)) return true;
   }
   return false;
 }
@@ -52,12 +48,13 @@ bool IsEmptySnapshot(const std::string& c) {
 // Composite snapshots whose outer snapshot is one UTF string (the class) or nothing.
 enum class Outer { kNone, kUtf, kUnknown };
 Outer CompositeOuter(const std::string& c) {
-  if (EndsWith(c, "TupleSerializerSnapshot") || EndsWith(c, "CaseClassSerializerSnapshot")) return Outer::kUtf;
-  if (EndsWith(c, "ListSerializerSnapshot") || EndsWith(c, "MapSerializerSnapshot") ||
-      EndsWith(c, "TtlSerializerSnapshot") || EndsWith(c, "ArrayListSerializerSnapshot") ||
-      EndsWith(c, "TimerSerializerSnapshot") || EndsWith(c, "EitherSerializerSnapshot") ||
-      EndsWith(c, "NullableSerializerSnapshot") || EndsWith(c, "RowSerializerSnapshot") ||
-      EndsWith(c, "OptionalSerializerSnapshot") || EndsWith(c, "ValueWithTsSerializerSnapshot")) {
+  if (c.ends_with("TupleSerializerSnapshot") || c.ends_with("CaseClassSerializerSnapshot"))
+    return Outer::kUtf;
+  if (c.ends_with("ListSerializerSnapshot") || c.ends_with("MapSerializerSnapshot") ||
+      c.ends_with("TtlSerializerSnapshot") || c.ends_with("ArrayListSerializerSnapshot") ||
+      c.ends_with("TimerSerializerSnapshot") || c.ends_with("EitherSerializerSnapshot") ||
+      c.ends_with("NullableSerializerSnapshot") || c.ends_with("RowSerializerSnapshot") ||
+      c.ends_with("OptionalSerializerSnapshot") || c.ends_with("ValueWithTsSerializerSnapshot")) {
     return Outer::kNone;
   }
   return Outer::kUnknown;
@@ -82,7 +79,7 @@ class MetaReader {
   }
 
   base::Result<SerializerSnapshot> VersionedSnapshot() {
-    if (++depth_ > kMaxDepth) return in_.Error("serializer snapshots nested too deeply");
+    if (++depth_ > kMaxSerializerDepth) return in_.Error("serializer snapshots nested too deeply");
     SerializerSnapshot s;
     CKPT_ASSIGN_OR_RETURN(s.class_name, in_.ReadUtf());
     CKPT_ASSIGN_OR_RETURN(s.version, in_.ReadI32());
@@ -90,7 +87,7 @@ class MetaReader {
       --depth_;
       return s;
     }
-    if (EndsWith(s.class_name, "runtime.PojoSerializerSnapshot")) {
+    if (s.class_name.ends_with("runtime.PojoSerializerSnapshot")) {
       CKPT_RETURN_IF_ERROR(Pojo(&s));
       --depth_;
       return s;
@@ -106,7 +103,7 @@ class MetaReader {
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }
-      if (EndsWith(s.class_name, "RowSerializerSnapshot")) {
+      if (s.class_name.ends_with("RowSerializerSnapshot")) {
         s.row_has_kind = s.outer_version >= 3;
         if (s.outer_version >= 4) {
           CKPT_ASSIGN_OR_RETURN(s.row_has_kind, in_.ReadBool());

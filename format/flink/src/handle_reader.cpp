@@ -5,12 +5,6 @@
 #include "ckpt/flink/metadata_reader.h"
 
 namespace ckpt::flink::internal {
-namespace {
-
-constexpr int kMaxDepth = 8;
-
-}  // namespace
-
 using base::Status;
 
 base::Result<StreamHandle> HandleReader::ReadStreamHandle() {
@@ -97,7 +91,7 @@ Status HandleReader::ReadStreamHandleInto(StreamHandle* out) {
 }
 
 base::Result<std::shared_ptr<const KeyGroupsHandle>> HandleReader::ReadKeyGroupsBody(bool with_id) {
-  if (++depth_ > kMaxDepth) return in_.Error("state handles nested too deeply");
+  if (++depth_ > kMaxHandleDepth) return in_.Error("state handles nested too deeply");
   auto kg = std::make_shared<KeyGroupsHandle>();
   const uint64_t at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(kg->start, in_.ReadI32());
@@ -172,7 +166,7 @@ Status HandleReader::ReadKeyedHandleInto(KeyedHandle* out) {
     }
     case 8:
     case 14: {
-      if (++depth_ > kMaxDepth) return in_.Error("state handles nested too deeply");
+      if (++depth_ > kMaxHandleDepth) return in_.Error("state handles nested too deeply");
       h.tag = static_cast<KeyedHandle::Tag>(tag);
       CKPT_RETURN_IF_ERROR(read_range());
       CKPT_ASSIGN_OR_RETURN(h.checkpointed_size, in_.ReadI64());

@@ -7,6 +7,10 @@
 
 namespace ckpt::flink::internal {
 
+// How deeply state handles may nest (a handle inside a handle): deeper is refused on read and
+// never written.
+inline constexpr int kMaxHandleDepth = 8;
+
 class HandleReader {
  public:
   HandleReader(DataInput& in, uint32_t version) : in_(in), version_(version) {}

@@ -2,13 +2,9 @@
 // serializeOperatorStateHandle and ChannelStateHandleSerializerV1/V2, over the reader's model.
 #include "handle_writer.h"
 
+#include "handle_reader.h"
+
 namespace ckpt::flink::internal {
-namespace {
-
-constexpr int kMaxDepth = 8;
-
-}  // namespace
-
 using base::Status;
 
 Status HandleWriter::Invalid(const std::string& what) const {
@@ -67,7 +63,7 @@ Status HandleWriter::WriteStreamHandle(const StreamHandle& h) {
 }
 
 Status HandleWriter::WriteKeyGroupsBody(const KeyGroupsHandle& kg, bool with_id) {
-  if (++depth_ > kMaxDepth) return Invalid("state handles nested too deeply");
+  if (++depth_ > kMaxHandleDepth) return Invalid("state handles nested too deeply");
   if (kg.count < 0 || static_cast<size_t>(kg.count) != kg.offsets.size()) {
     return Invalid("key-group range of " + std::to_string(kg.count) + " groups with " +
                    std::to_string(kg.offsets.size()) + " offsets");
@@ -120,7 +116,7 @@ Status HandleWriter::WriteKeyedHandle(const KeyedHandle& h) {
       return Status::OK();
     case Tag::kChangelog:
     case Tag::kChangelogV2: {
-      if (++depth_ > kMaxDepth) return Invalid("state handles nested too deeply");
+      if (++depth_ > kMaxHandleDepth) return Invalid("state handles nested too deeply");
       out_.WriteI8(static_cast<int8_t>(h.tag));
       range();
       out_.WriteI64(h.checkpointed_size);

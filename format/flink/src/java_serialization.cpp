@@ -13,7 +13,7 @@ constexpr uint8_t kTcNull = 0x70, kTcReference = 0x71, kTcClassDesc = 0x72, kTcO
                   kTcLongString = 0x7C, kTcEnum = 0x7E;
 constexpr uint8_t kScWriteMethod = 0x01, kScSerializable = 0x02, kScExternalizable = 0x04;
 constexpr uint32_t kBaseHandle = 0x7E0000;
-constexpr int kMaxDepth = 32;
+constexpr int kMaxJavaDepth = 32;
 constexpr size_t kMaxHandles = 1 << 16;
 
 struct FieldDesc {
@@ -33,7 +33,7 @@ class Reader {
   explicit Reader(DataInput& in) : in_(in) {}
 
   base::Result<std::shared_ptr<const JavaValue>> Content() {
-    if (++depth_ > kMaxDepth) return in_.Error("Java serialization nested too deeply");
+    if (++depth_ > kMaxJavaDepth) return in_.Error("Java serialization nested too deeply");
     auto v = ContentInner();
     --depth_;
     return v;
@@ -231,7 +231,7 @@ class Reader {
         handles_[handle].value = v;
         std::vector<const ClassDesc*> chain;
         for (const ClassDesc* d = desc.get(); d != nullptr; d = d->super.get()) {
-          if (chain.size() > kMaxDepth) return in_.Error(at, "Java class hierarchy too deep");
+          if (chain.size() > kMaxJavaDepth) return in_.Error(at, "Java class hierarchy too deep");
           chain.push_back(d);
         }
         for (auto it = chain.rbegin(); it != chain.rend(); ++it) {

@@ -15,11 +15,20 @@
 namespace ckpt::flink {
 namespace {
 
-enum class H { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple, kRow, kNone };
-
-bool Ends(const std::string& s, std::string_view suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
+enum class HashKind {
+  kLong,
+  kInt,
+  kShort,
+  kByte,
+  kBool,
+  kDouble,
+  kFloat,
+  kChar,
+  kString,
+  kTuple,
+  kRow,
+  kNone
+};
 
 // A Flink tuple class exactly (a subclass could override hashCode()).
 bool IsFlinkTupleClass(const std::string& outer) {
@@ -34,26 +43,26 @@ bool IsFlinkTupleClass(const std::string& outer) {
   return arity >= 1 && arity <= 25;
 }
 
-H KindOf(const SerializerSnapshot& s) {
+HashKind HashKindOf(const SerializerSnapshot& s) {
   const std::string& c = s.class_name;
-  if (Ends(c, "base.LongSerializer$LongSerializerSnapshot")) return H::kLong;
-  if (Ends(c, "base.IntSerializer$IntSerializerSnapshot")) return H::kInt;
-  if (Ends(c, "base.ShortSerializer$ShortSerializerSnapshot")) return H::kShort;
-  if (Ends(c, "base.ByteSerializer$ByteSerializerSnapshot")) return H::kByte;
-  if (Ends(c, "base.BooleanSerializer$BooleanSerializerSnapshot")) return H::kBool;
-  if (Ends(c, "base.DoubleSerializer$DoubleSerializerSnapshot")) return H::kDouble;
-  if (Ends(c, "base.FloatSerializer$FloatSerializerSnapshot")) return H::kFloat;
-  if (Ends(c, "base.CharSerializer$CharSerializerSnapshot")) return H::kChar;
-  if (Ends(c, "base.StringSerializer$StringSerializerSnapshot")) return H::kString;
-  if (Ends(c, "TupleSerializerSnapshot") && s.decoded && IsFlinkTupleClass(s.outer) &&
+  if (c.ends_with("base.LongSerializer$LongSerializerSnapshot")) return HashKind::kLong;
+  if (c.ends_with("base.IntSerializer$IntSerializerSnapshot")) return HashKind::kInt;
+  if (c.ends_with("base.ShortSerializer$ShortSerializerSnapshot")) return HashKind::kShort;
+  if (c.ends_with("base.ByteSerializer$ByteSerializerSnapshot")) return HashKind::kByte;
+  if (c.ends_with("base.BooleanSerializer$BooleanSerializerSnapshot")) return HashKind::kBool;
+  if (c.ends_with("base.DoubleSerializer$DoubleSerializerSnapshot")) return HashKind::kDouble;
+  if (c.ends_with("base.FloatSerializer$FloatSerializerSnapshot")) return HashKind::kFloat;
+  if (c.ends_with("base.CharSerializer$CharSerializerSnapshot")) return HashKind::kChar;
+  if (c.ends_with("base.StringSerializer$StringSerializerSnapshot")) return HashKind::kString;
+  if (c.ends_with("TupleSerializerSnapshot") && s.decoded && IsFlinkTupleClass(s.outer) &&
       s.outer == "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size())) {
-    return H::kTuple;
+    return HashKind::kTuple;
   }
-  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
+  if (c.ends_with("typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
       s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
-    return H::kRow;
+    return HashKind::kRow;
   }
-  return H::kNone;
+  return HashKind::kNone;
 }
 
 base::Result<uint32_t> ReadVarint(DataInput& in) {
@@ -106,9 +115,10 @@ KeyGroupSpan KeyGroupSpanOfSubtask(int32_t max_parallelism, int32_t parallelism,
 }
 
 std::string UnhashableSerializer(const SerializerSnapshot& s) {
-  const H k = KindOf(s);
-  if (k == H::kNone) return s.class_name.empty() ? std::string("(unknown serializer)") : s.class_name;
-  if (k == H::kTuple || k == H::kRow) {
+  const HashKind k = HashKindOf(s);
+  if (k == HashKind::kNone)
+    return s.class_name.empty() ? std::string("(unknown serializer)") : s.class_name;
+  if (k == HashKind::kTuple || k == HashKind::kRow) {
     for (const auto& n : s.nested) {
       std::string bad = UnhashableSerializer(n);
       if (!bad.empty()) return bad;
@@ -118,44 +128,44 @@ std::string UnhashableSerializer(const SerializerSnapshot& s) {
 }
 
 base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
-  switch (KindOf(s)) {
-    case H::kLong: {
+  switch (HashKindOf(s)) {
+    case HashKind::kLong: {
       CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64());
       return OfLong(v);
     }
-    case H::kInt: {
+    case HashKind::kInt: {
       CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32());
       return v;
     }
-    case H::kShort: {
+    case HashKind::kShort: {
       CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16());
       return static_cast<int32_t>(v);
     }
-    case H::kByte: {
+    case HashKind::kByte: {
       CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8());
       return static_cast<int32_t>(v);
     }
-    case H::kBool: {
+    case HashKind::kBool: {
       CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool());
       return v ? 1231 : 1237;
     }
-    case H::kChar: {
+    case HashKind::kChar: {
       CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
       return static_cast<int32_t>(v);
     }
-    case H::kDouble: {
+    case HashKind::kDouble: {
       CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64());
       uint64_t bits = 0x7ff8000000000000ull;  // doubleToLongBits: one NaN
       if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
       return OfLong(static_cast<int64_t>(bits));
     }
-    case H::kFloat: {
+    case HashKind::kFloat: {
       CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32());
       uint32_t bits = 0x7fc00000u;  // floatToIntBits: one NaN
       if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
       return static_cast<int32_t>(bits);
     }
-    case H::kString: {
+    case HashKind::kString: {
       const uint64_t at = in.offset();
       CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadVarint(in));
       if (len == 0) return in.Error(at, "a null String key");
@@ -168,7 +178,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       }
       return static_cast<int32_t>(h);
     }
-    case H::kTuple: {
+    case HashKind::kTuple: {
       uint32_t h = 0;
       for (size_t i = 0; i < s.nested.size(); ++i) {
         CKPT_ASSIGN_OR_RETURN(int32_t f, JavaHashCode(s.nested[i], in));
@@ -176,7 +186,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       }
       return static_cast<int32_t>(h);
     }
-    case H::kRow: {
+    case HashKind::kRow: {
       const size_t kind_bits = s.row_has_kind ? 2 : 0;
       const size_t bits = kind_bits + s.nested.size();
       CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
@@ -193,7 +203,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       }
       return static_cast<int32_t>(31 * kind + a);
     }
-    case H::kNone:
+    case HashKind::kNone:
       break;
   }
   return base::Status::InvalidArgument("the Java hashCode() of keys serialized by " +

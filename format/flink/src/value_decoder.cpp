@@ -16,40 +16,59 @@ namespace {
 
 using base::Status;
 
-enum class K { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
-               kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kPojo, kUnknown };
+enum class ValueKind {
+  kLong,
+  kInt,
+  kShort,
+  kByte,
+  kBool,
+  kDouble,
+  kFloat,
+  kChar,
+  kString,
+  kBytes,
+  kVoid,
+  kTimeWindow,
+  kTuple,
+  kList,
+  kMap,
+  kTtl,
+  kRow,
+  kPojo,
+  kUnknown
+};
 
-bool Ends(const std::string& s, std::string_view suf) {
-  return s.size() >= suf.size() && s.compare(s.size() - suf.size(), suf.size(), suf) == 0;
-}
-
-K KindOf(const SerializerSnapshot& s) {
+ValueKind ValueKindOf(const SerializerSnapshot& s) {
   const std::string& c = s.class_name;
-  if (Ends(c, "base.LongSerializer$LongSerializerSnapshot")) return K::kLong;
-  if (Ends(c, "base.IntSerializer$IntSerializerSnapshot")) return K::kInt;
-  if (Ends(c, "base.ShortSerializer$ShortSerializerSnapshot")) return K::kShort;
-  if (Ends(c, "base.ByteSerializer$ByteSerializerSnapshot")) return K::kByte;
-  if (Ends(c, "base.BooleanSerializer$BooleanSerializerSnapshot")) return K::kBool;
-  if (Ends(c, "base.DoubleSerializer$DoubleSerializerSnapshot")) return K::kDouble;
-  if (Ends(c, "base.FloatSerializer$FloatSerializerSnapshot")) return K::kFloat;
-  if (Ends(c, "base.CharSerializer$CharSerializerSnapshot")) return K::kChar;
-  if (Ends(c, "base.StringSerializer$StringSerializerSnapshot")) return K::kString;
-  if (Ends(c, "BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot")) return K::kBytes;
-  if (Ends(c, "VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot")) return K::kVoid;
-  if (Ends(c, "TimeWindow$Serializer$TimeWindowSerializerSnapshot")) return K::kTimeWindow;
-  if (Ends(c, "TupleSerializerSnapshot") && s.decoded) return K::kTuple;
-  if (Ends(c, "base.ListSerializerSnapshot") && s.nested.size() == 1) return K::kList;
-  if (Ends(c, "base.MapSerializerSnapshot") && s.nested.size() == 2) return K::kMap;
-  if (Ends(c, "TtlStateFactory$TtlSerializerSnapshot") && s.nested.size() == 2) return K::kTtl;
-  if (Ends(c, "typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
+  if (c.ends_with("base.LongSerializer$LongSerializerSnapshot")) return ValueKind::kLong;
+  if (c.ends_with("base.IntSerializer$IntSerializerSnapshot")) return ValueKind::kInt;
+  if (c.ends_with("base.ShortSerializer$ShortSerializerSnapshot")) return ValueKind::kShort;
+  if (c.ends_with("base.ByteSerializer$ByteSerializerSnapshot")) return ValueKind::kByte;
+  if (c.ends_with("base.BooleanSerializer$BooleanSerializerSnapshot")) return ValueKind::kBool;
+  if (c.ends_with("base.DoubleSerializer$DoubleSerializerSnapshot")) return ValueKind::kDouble;
+  if (c.ends_with("base.FloatSerializer$FloatSerializerSnapshot")) return ValueKind::kFloat;
+  if (c.ends_with("base.CharSerializer$CharSerializerSnapshot")) return ValueKind::kChar;
+  if (c.ends_with("base.StringSerializer$StringSerializerSnapshot")) return ValueKind::kString;
+  if (c.ends_with("BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot"))
+    return ValueKind::kBytes;
+  if (c.ends_with("VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot"))
+    return ValueKind::kVoid;
+  if (c.ends_with("TimeWindow$Serializer$TimeWindowSerializerSnapshot"))
+    return ValueKind::kTimeWindow;
+  if (c.ends_with("TupleSerializerSnapshot") && s.decoded) return ValueKind::kTuple;
+  if (c.ends_with("base.ListSerializerSnapshot") && s.nested.size() == 1) return ValueKind::kList;
+  if (c.ends_with("base.MapSerializerSnapshot") && s.nested.size() == 2) return ValueKind::kMap;
+  if (c.ends_with("TtlStateFactory$TtlSerializerSnapshot") && s.nested.size() == 2)
+    return ValueKind::kTtl;
+  if (c.ends_with("typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
       s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
-    return K::kRow;
+    return ValueKind::kRow;
   }
-  if (Ends(c, "runtime.PojoSerializerSnapshot") && s.decoded &&
+  if (c.ends_with("runtime.PojoSerializerSnapshot") && s.decoded &&
       s.field_names.size() == s.nested.size()) {
-    return K::kPojo;
+    return ValueKind::kPojo;
   }
-  return K::kUnknown;
+  return ValueKind::kUnknown;
 }
 
 void AppendString(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
@@ -92,8 +111,8 @@ void AppendCodeUnitUtf8(uint32_t c, std::string* out) {
 }  // namespace
 
 bool CanDecode(const SerializerSnapshot& s) {
-  const K k = KindOf(s);
-  if (k == K::kUnknown) return false;
+  const ValueKind k = ValueKindOf(s);
+  if (k == ValueKind::kUnknown) return false;
   for (const auto& n : s.nested) {
     if (!CanDecode(n)) return false;
   }
@@ -101,17 +120,27 @@ bool CanDecode(const SerializerSnapshot& s) {
 }
 
 int FixedLength(const SerializerSnapshot& s) {
-  switch (KindOf(s)) {
-    case K::kLong: case K::kDouble: return 8;
-    case K::kInt: case K::kFloat: return 4;
-    case K::kShort: case K::kChar: return 2;
-    case K::kByte: case K::kBool: case K::kVoid: return 1;
-    case K::kTimeWindow: return 16;
-    case K::kTtl: {
+  switch (ValueKindOf(s)) {
+    case ValueKind::kLong:
+    case ValueKind::kDouble:
+      return 8;
+    case ValueKind::kInt:
+    case ValueKind::kFloat:
+      return 4;
+    case ValueKind::kShort:
+    case ValueKind::kChar:
+      return 2;
+    case ValueKind::kByte:
+    case ValueKind::kBool:
+    case ValueKind::kVoid:
+      return 1;
+    case ValueKind::kTimeWindow:
+      return 16;
+    case ValueKind::kTtl: {
       const int l = FixedLength(s.nested[1]);
       return l < 0 ? -1 : 8 + l;
     }
-    case K::kTuple: {
+    case ValueKind::kTuple: {
       int sum = 0;
       for (const auto& n : s.nested) {
         const int l = FixedLength(n);
@@ -135,29 +164,61 @@ std::string HexJson(std::string_view bytes) {
 }
 
 Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* json) {
-  switch (KindOf(s)) {
-    case K::kLong: { CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64()); *json += std::to_string(v); return Status::OK(); }
-    case K::kInt: { CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32()); *json += std::to_string(v); return Status::OK(); }
-    case K::kShort: { CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16()); *json += std::to_string(v); return Status::OK(); }
-    case K::kByte: { CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8()); *json += std::to_string(v); return Status::OK(); }
-    case K::kBool: { CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool()); *json += v ? "true" : "false"; return Status::OK(); }
-    case K::kDouble: { CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64()); AppendDouble(v, json); return Status::OK(); }
-    case K::kFloat: { CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32()); AppendDouble(v, json); return Status::OK(); }
-    case K::kChar: {
+  switch (ValueKindOf(s)) {
+    case ValueKind::kLong: {
+      CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64());
+      *json += std::to_string(v);
+      return Status::OK();
+    }
+    case ValueKind::kInt: {
+      CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32());
+      *json += std::to_string(v);
+      return Status::OK();
+    }
+    case ValueKind::kShort: {
+      CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16());
+      *json += std::to_string(v);
+      return Status::OK();
+    }
+    case ValueKind::kByte: {
+      CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8());
+      *json += std::to_string(v);
+      return Status::OK();
+    }
+    case ValueKind::kBool: {
+      CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool());
+      *json += v ? "true" : "false";
+      return Status::OK();
+    }
+    case ValueKind::kDouble: {
+      CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64());
+      AppendDouble(v, json);
+      return Status::OK();
+    }
+    case ValueKind::kFloat: {
+      CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32());
+      AppendDouble(v, json);
+      return Status::OK();
+    }
+    case ValueKind::kChar: {
       CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
       std::string c;
       AppendCodeUnitUtf8(v, &c);
       AppendString(c, json);
       return Status::OK();
     }
-    case K::kVoid: { CKPT_RETURN_IF_ERROR(in.ReadU8().status()); *json += "null"; return Status::OK(); }
-    case K::kTimeWindow: {
+    case ValueKind::kVoid: {
+      CKPT_RETURN_IF_ERROR(in.ReadU8().status());
+      *json += "null";
+      return Status::OK();
+    }
+    case ValueKind::kTimeWindow: {
       CKPT_ASSIGN_OR_RETURN(int64_t start, in.ReadI64());
       CKPT_ASSIGN_OR_RETURN(int64_t end, in.ReadI64());
       *json += "{\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) + "}";
       return Status::OK();
     }
-    case K::kString: {
+    case ValueKind::kString: {
       const uint64_t at = in.offset();
       CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadStringValueVarint(in));
       if (len == 0) { *json += "null"; return Status::OK(); }
@@ -171,12 +232,12 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       AppendString(text, json);
       return Status::OK();
     }
-    case K::kBytes: {
+    case ValueKind::kBytes: {
       CKPT_ASSIGN_OR_RETURN(std::string_view b, in.ReadLengthPrefixed());
       *json += HexJson(b);
       return Status::OK();
     }
-    case K::kTuple: {
+    case ValueKind::kTuple: {
       *json += "[";
       for (size_t i = 0; i < s.nested.size(); ++i) {
         if (i) *json += ",";
@@ -185,7 +246,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case K::kList: {
+    case ValueKind::kList: {
       CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("list size", 1));
       *json += "[";
       for (uint32_t i = 0; i < n; ++i) {
@@ -195,7 +256,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case K::kMap: {
+    case ValueKind::kMap: {
       CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("map size", 2));
       *json += "[";
       for (uint32_t i = 0; i < n; ++i) {
@@ -214,7 +275,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case K::kTtl: {
+    case ValueKind::kTtl: {
       // TtlSerializer (a CompositeSerializer): the last access timestamp, then the user value.
       CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
       *json += "{\"value\":";
@@ -222,7 +283,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += ",\"last_access\":" + std::to_string(ts) + "}";
       return Status::OK();
     }
-    case K::kRow: {
+    case ValueKind::kRow: {
       // MaskUtils.writeMask: booleans packed most significant bit first; [row kind bit 0, row
       // kind bit 1,] then one "is null" bit per field.
       const size_t kind_bits = s.row_has_kind ? 2 : 0;
@@ -244,7 +305,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]}";
       return Status::OK();
     }
-    case K::kPojo: {
+    case ValueKind::kPojo: {
       // PojoSerializer: u8 flags (1 null, 2 this class, 4 a subclass by name, 8 a registered
       // subclass by tag); this class: per field (snapshot order) bool isNull, then the value.
       const uint64_t at = in.offset();
@@ -273,7 +334,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "}";
       return Status::OK();
     }
-    case K::kUnknown:
+    case ValueKind::kUnknown:
       break;
   }
   return in.Error("serializer " + s.class_name + " is not decodable");

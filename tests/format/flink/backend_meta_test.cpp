@@ -17,14 +17,14 @@ const std::string kFile =
     "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint/"
     "82c5b6d4-4e5a-42c3-8fe0-070dcc8a702c";
 
-std::string Bytes(const std::string& rel) {
+std::string FixtureBytes(const std::string& rel) {
   auto b = base::ReadFileToString(base::Fs::Default(), testing::FixturePath(rel));
   EXPECT_OK(b);
   return b.ok() ? *b : "";
 }
 
 TEST(FlinkBackendMetaTest, NamesStatesKindsAndSerializers) {
-  const std::string bytes = Bytes(kFile);
+  const std::string bytes = FixtureBytes(kFile);
   ASSERT_OK_AND_ASSIGN(KeyedBackendMeta meta, ReadKeyedBackendMeta(bytes, kFile));
   EXPECT_EQ(meta.version, 6);
   EXPECT_FALSE(meta.compressed);
@@ -38,7 +38,7 @@ TEST(FlinkBackendMetaTest, NamesStatesKindsAndSerializers) {
 }
 
 TEST(FlinkBackendMetaTest, DecodesTheKeyGroupEntries) {
-  const std::string bytes = Bytes(kFile);
+  const std::string bytes = FixtureBytes(kFile);
   ASSERT_OK_AND_ASSIGN(KeyedBackendMeta meta, ReadKeyedBackendMeta(bytes, kFile));
   std::vector<std::string> seen;
   const base::Status read = ReadKeyGroupSection(bytes, meta.size_bytes, kFile, [&](const KeyGroupEntry& e) {
@@ -58,7 +58,7 @@ TEST(FlinkBackendMetaTest, DecodesTheKeyGroupEntries) {
 }
 
 TEST(FlinkBackendMetaTest, TruncatedStreamsAreCorruptionNamingTheFile) {
-  const std::string bytes = Bytes(kFile);
+  const std::string bytes = FixtureBytes(kFile);
   for (size_t n : {size_t{3}, size_t{40}, size_t{300}}) {
     ASSERT_STATUS(ReadKeyedBackendMeta(bytes.substr(0, n), kFile), kCorruption, kFile);
   }

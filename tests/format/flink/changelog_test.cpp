@@ -1,37 +1,30 @@
 // ReadChangeSet and ReadChangelogMetadata over changelog (DSTL) bytes built here the way Flink's
 // StateChangeFormat and AbstractStateChangeLogger write them: plain and Snappy-framed files,
 // metadata of key/value and timer states; damage is Corruption naming the file and the offset.
+#include "ckpt/flink/changelog.h"
+
 #include <gtest/gtest.h>
 #include <snappy.h>
 
 #include <string>
 
-#include "ckpt/flink/changelog.h"
 #include "ckpt/flink/snappy_frames.h"
 #include "ckpt/testing/gtest_util.h"
+#include "java_bytes.h"
 
 namespace ckpt::flink {
 namespace {
 
-std::string I32(int32_t v) {
-  std::string o;
-  for (int s = 24; s >= 0; s -= 8) o.push_back(static_cast<char>(static_cast<uint32_t>(v) >> s));
-  return o;
-}
-std::string I16(int16_t v) { return I32(v).substr(2); }
-std::string I64(int64_t v) { return I32(static_cast<int32_t>(v >> 32)) + I32(static_cast<int32_t>(v)); }
-std::string Utf(const std::string& s) { return I16(static_cast<int16_t>(s.size())) + s; }
-std::string Bytes(const std::string& s) { return I32(static_cast<int32_t>(s.size())) + s; }
+using java_bytes::Frame;
+using java_bytes::I16;
+using java_bytes::I32;
+using java_bytes::I64;
+using java_bytes::Le;
+using java_bytes::Utf;
 
 // A change set: the metadata group first (-1), then key group 5 with two changes.
 std::string ChangeSet() {
-  return I32(2) + I32(1) + I32(-1) + Bytes("meta") + I32(2) + I32(5) + Bytes("a") + Bytes("bc");
-}
-
-std::string Le(uint32_t v, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
+  return I32(2) + I32(1) + I32(-1) + Frame("meta") + I32(2) + I32(5) + Frame("a") + Frame("bc");
 }
 
 std::string Framed(const std::string& data) {
@@ -80,7 +73,6 @@ TEST(FlinkChangelogTest, DamageIsCorruptionNamingTheFileAndOffset) {
   EXPECT_NE(r.status().message().find("dstl/f: at byte "), std::string::npos) << r.status().message();
 }
 
-const char kLong[] = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 const char kVoid[] = "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 
 std::string Simple(const char* cls) { return I32(2) + Utf(cls) + I32(3); }
@@ -88,7 +80,8 @@ std::string Simple(const char* cls) { return I32(2) + Utf(cls) + I32(3); }
 // name, type, options, serializers (StateMetaInfoSnapshotReadersWriters' current writer).
 std::string ValueStateMeta() {
   return Utf("count") + I32(0) + I32(1) + Utf("KEYED_STATE_TYPE") + Utf("VALUE") + I32(2) +
-         Utf("NAMESPACE_SERIALIZER") + Simple(kVoid) + Utf("VALUE_SERIALIZER") + Simple(kLong);
+         Utf("NAMESPACE_SERIALIZER") + Simple(kVoid) + Utf("VALUE_SERIALIZER") +
+         Simple(java_bytes::kLongSerializerSnapshot);
 }
 
 TEST(FlinkChangelogTest, ReadsKeyValueMetadataWithItsDefaultValue) {
@@ -103,8 +96,8 @@ TEST(FlinkChangelogTest, ReadsKeyValueMetadataWithItsDefaultValue) {
 }
 
 TEST(FlinkChangelogTest, TimerMetadataHasNoDefaultOrTtl) {
-  const std::string meta = Utf("_timer_state/event_t") + I32(3) + I32(0) + I32(1) + Utf("VALUE_SERIALIZER") +
-                           Simple(kLong);
+  const std::string meta = Utf("_timer_state/event_t") + I32(3) + I32(0) + I32(1) +
+                           Utf("VALUE_SERIALIZER") + Simple(java_bytes::kLongSerializerSnapshot);
   const std::string change = std::string(1, '\x08') + I32(6) + meta + I16(1) + std::string(1, '\3');
   ASSERT_OK_AND_ASSIGN(ChangelogStateMeta m, ReadChangelogMetadata(change, "dstl/f"));
   EXPECT_EQ(m.info.backend_type, StateMetaInfo::BackendType::kPriorityQueue);

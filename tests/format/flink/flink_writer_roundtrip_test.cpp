@@ -17,8 +17,6 @@
 namespace ckpt::flink {
 namespace {
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
 std::vector<std::string> FixtureMetadataFiles() {
   std::vector<std::string> out;
   for (const auto& e :
@@ -29,14 +27,8 @@ std::vector<std::string> FixtureMetadataFiles() {
   return out;
 }
 
-std::string Bytes(const std::string& path) {
-  auto bytes = base::ReadFileToString(Fs(), path);
-  EXPECT_OK(bytes);
-  return bytes.ok() ? std::move(bytes).value() : std::string();
-}
-
 Metadata Parse(const std::string& path) {
-  auto md = ParseFlinkMetadata(Bytes(path), path);
+  auto md = ParseFlinkMetadata(testing::ReadBytes(path), path);
   EXPECT_OK(md);
   return md.ok() ? std::move(md).value() : Metadata{};
 }
@@ -51,7 +43,7 @@ TEST(FlinkMetadataWriterTest, EveryFixtureRoundTripsByteForByte) {
   std::set<uint32_t> versions;
   for (const auto& path : files) {
     SCOPED_TRACE(path);
-    const std::string bytes = Bytes(path);
+    const std::string bytes = testing::ReadBytes(path);
     ASSERT_OK_AND_ASSIGN(Metadata md, ParseFlinkMetadata(bytes, path));
     versions.insert(md.version);
     ASSERT_OK_AND_ASSIGN(std::string written, SerializeFlinkMetadata(md));
@@ -68,12 +60,12 @@ TEST(FlinkMetadataWriterTest, EveryFixtureRoundTripsByteForByte) {
 TEST(FlinkMetadataWriterTest, WriteFlinkMetadataWritesTheSameFileAtomically) {
   testing::TempDir tmp;
   const std::string src = Fixture("complexKeyed-flink1.20");
-  ASSERT_OK_AND_ASSIGN(Metadata md, ReadFlinkMetadata(Fs(), src));
+  ASSERT_OK_AND_ASSIGN(Metadata md, ReadFlinkMetadata(base::Fs::Default(), src));
   const std::string out = tmp.Sub("_metadata");
-  ASSERT_OK(WriteFlinkMetadata(Fs(), md, out));
-  EXPECT_EQ(Bytes(out), Bytes(src));
-  ASSERT_OK(WriteFlinkMetadata(Fs(), md, out));  // replaces
-  EXPECT_EQ(Bytes(out), Bytes(src));
+  ASSERT_OK(WriteFlinkMetadata(base::Fs::Default(), md, out));
+  EXPECT_EQ(testing::ReadBytes(out), testing::ReadBytes(src));
+  ASSERT_OK(WriteFlinkMetadata(base::Fs::Default(), md, out));  // replaces
+  EXPECT_EQ(testing::ReadBytes(out), testing::ReadBytes(src));
   EXPECT_EQ(std::distance(std::filesystem::directory_iterator(tmp.path()), {}), 1);
 }
 
@@ -103,7 +95,7 @@ TEST(FlinkMetadataWriterTest, ARenamedOperatorIsTheOnlyChange) {
 
 TEST(FlinkMetadataWriterTest, WithoutARecordedOrderSubtasksAreWrittenByIndex) {
   const std::string path = Fixture("new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint");
-  const std::string bytes = Bytes(path);
+  const std::string bytes = testing::ReadBytes(path);
   Metadata md = Parse(path);
   for (auto& op : md.operators) {
     op.entry_order.clear();

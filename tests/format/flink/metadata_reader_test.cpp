@@ -16,10 +16,9 @@
 namespace ckpt::flink {
 namespace {
 
-base::Fs& Fs() { return base::Fs::Default(); }
-
 Metadata Load(const std::string& name) {
-  auto md = ReadFlinkMetadata(Fs(), testing::FixturePath("flink/" + name + "/_metadata"));
+  auto md =
+      ReadFlinkMetadata(base::Fs::Default(), testing::FixturePath("flink/" + name + "/_metadata"));
   EXPECT_OK(md);
   return md.ok() ? std::move(md).value() : Metadata{};
 }
@@ -69,7 +68,7 @@ TEST(FlinkMetadataReaderTest, StreamedOperatorsWriteBackTheSameFile) {
   for (const auto& [name, version] : kFixtures) {
     SCOPED_TRACE(name);
     const std::string path = testing::FixturePath("flink/" + name + "/_metadata");
-    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(Fs(), path));
+    ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(base::Fs::Default(), path));
     std::vector<OperatorState> seen;
     ASSERT_OK_AND_ASSIGN(Metadata md, ParseFlinkMetadata(bytes, path, [&](OperatorState& op) {
                            seen.push_back(op);
@@ -85,7 +84,7 @@ TEST(FlinkMetadataReaderTest, StreamedOperatorsWriteBackTheSameFile) {
 
 TEST(FlinkMetadataReaderTest, VisitorErrorStopsTheStreamedParse) {
   const std::string path = testing::FixturePath("flink/table-state/_metadata");
-  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(Fs(), path));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, ReadFlinkMetadataBytes(base::Fs::Default(), path));
   int visits = 0;
   auto md = ParseFlinkMetadata(bytes, path, [&](OperatorState&) {
     return ++visits == 2 ? base::Status::Cancelled("enough") : base::Status::OK();
@@ -187,7 +186,7 @@ TEST(FlinkMetadataReaderTest, RocksDbHandleListsItsFilesAsRelativeHandles) {
         EXPECT_EQ(f.handle.type, StreamHandle::Type::kRelativeFile) << f.local_path;
         ssts += f.local_path.find(".sst") != std::string::npos ? 1 : 0;
         ASSERT_OK_AND_ASSIGN(std::string local, LocalPath(md, f.handle));
-        ASSERT_OK_AND_ASSIGN(auto info, Fs().Stat(local));
+        ASSERT_OK_AND_ASSIGN(auto info, base::Fs::Default().Stat(local));
         EXPECT_EQ(static_cast<int64_t>(info.size_bytes), f.handle.size) << local;
       }
     }

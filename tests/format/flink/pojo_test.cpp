@@ -9,22 +9,19 @@
 #include "ckpt/flink/data_input.h"
 #include "ckpt/flink/value_decoder.h"
 #include "ckpt/testing/gtest_util.h"
+#include "java_bytes.h"
 
 namespace ckpt::flink {
 namespace {
 
-std::string I32(int32_t v) {
-  std::string o;
-  for (int s = 24; s >= 0; s -= 8) o.push_back(static_cast<char>(static_cast<uint32_t>(v) >> s));
-  return o;
-}
-std::string I64(int64_t v) { return I32(static_cast<int32_t>(v >> 32)) + I32(static_cast<int32_t>(v)); }
-std::string Utf(const std::string& s) { return I32(static_cast<int32_t>(s.size())).substr(2) + s; }
-std::string Frame(const std::string& s) { return I32(static_cast<int32_t>(s.size())) + s; }
+using java_bytes::Frame;
+using java_bytes::I32;
+using java_bytes::I64;
+using java_bytes::Utf;
+
 std::string B(bool b) { return std::string(1, b ? '\1' : '\0'); }
 
 const char kPojo[] = "org.apache.flink.api.java.typeutils.runtime.PojoSerializerSnapshot";
-const char kLong[] = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 const char kBool[] = "org.apache.flink.api.common.typeutils.base.BooleanSerializer$BooleanSerializerSnapshot";
 const int64_t kHeader = 0x4f2c69a3d70LL;
 
@@ -35,9 +32,10 @@ std::string Field(const std::string& name, const char* serializer) {
 
 // One value state "reading" whose value serializer is the Pojo com.example.Reading {count, ok}.
 std::string StateMeta() {
-  const std::string pojo = I32(2) + Utf(kPojo) + I32(2) + Utf("com.example.Reading") + I64(kHeader) + I32(2) +
-                           Field("count", kLong) + Field("ok", kBool) + I64(kHeader) + I32(0) + I64(kHeader) +
-                           I32(0);
+  const std::string pojo = I32(2) + Utf(kPojo) + I32(2) + Utf("com.example.Reading") +
+                           I64(kHeader) + I32(2) +
+                           Field("count", java_bytes::kLongSerializerSnapshot) +
+                           Field("ok", kBool) + I64(kHeader) + I32(0) + I64(kHeader) + I32(0);
   return Utf("reading") + I32(0) + I32(1) + Utf("KEYED_STATE_TYPE") + Utf("VALUE") + I32(1) +
          Utf("VALUE_SERIALIZER") + pojo;
 }

@@ -1,22 +1,20 @@
 // DecompressSnappyFrames over streams framed here with libsnappy the way xerial's
 // SnappyFramedOutputStream (Flink's SnappyStreamCompressionDecorator) frames them, and over
 // damaged ones: every error names the file and the byte offset.
+#include "ckpt/flink/snappy_frames.h"
+
 #include <gtest/gtest.h>
 #include <snappy.h>
 
 #include <string>
 
-#include "ckpt/flink/snappy_frames.h"
 #include "ckpt/testing/gtest_util.h"
+#include "java_bytes.h"
 
 namespace ckpt::flink {
 namespace {
 
-std::string Le(uint32_t v, int n) {
-  std::string out;
-  for (int i = 0; i < n; ++i) out.push_back(static_cast<char>(v >> (8 * i)));
-  return out;
-}
+using java_bytes::Le;
 
 std::string Chunk(uint8_t type, const std::string& body) {
   return std::string(1, static_cast<char>(type)) + Le(static_cast<uint32_t>(body.size()), 3) + body;

@@ -28,6 +28,15 @@ std::string FixturePath(const std::string& rel);
 // that runs over all of them takes its list from here, so a new fixture joins each one.
 std::vector<std::string> FlinkFixtureNames();
 
+// The whole file at `path`; a test failure and "" when it cannot be read.
+std::string ReadBytes(const std::string& path);
+
+// Whether `path` exists (any kind of file).
+bool Exists(const std::string& path);
+
+// The job id of fixtures/v1's checkpoints.
+inline const std::string kFixtureV1Job = "1a2b3c4d5e6f708192a3b4c5d6e7f801";
+
 // Copies a directory tree (files and subdirectories) from `from` to `to` (created).
 void CopyTree(const std::string& from, const std::string& to);
 
