@@ -61,7 +61,8 @@ fresh ctest --test-dir build/fuzz -L fuzz --output-on-failure -j "$jobs"
 
 echo "=== tsan: engine unit tests and integration ITCases" >&2
 cmake --preset tsan >/dev/null
-cmake --build --preset tsan -j "$jobs" --target engine_test integration_test ckpt-engine
+cmake --build --preset tsan -j "$jobs" --target engine_test integration_test ckpt-engine \
+  custom_operator_example
 fresh ctest --preset tsan -j "$jobs" -L 'engine|integration' --timeout 900
 
 echo "=== kill campaign: ${CKPT_KILLS:-20} kills" >&2
