@@ -3,6 +3,12 @@ function(ckpt_set_warnings target)
   target_compile_options(${target} PRIVATE -Wall -Wextra -Wpedantic -Wshadow -Wnon-virtual-dtor
                                            -Wold-style-cast -Wcast-align -Wunused -Woverloaded-virtual
                                            -Wnull-dereference -Wimplicit-fallthrough)
+  # A unity build compiles each .cpp as if included from a header, so GCC's -Wsubobject-linkage
+  # (a class in a header with a member of an anonymous-namespace type) fires on classes that are
+  # defined in their own .cpp. The dev preset compiles one file per unit and keeps it.
+  if(CMAKE_UNITY_BUILD AND CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE -Wno-subobject-linkage)
+  endif()
   if(CKPT_WERROR)
     target_compile_options(${target} PRIVATE -Werror)
   endif()

@@ -248,16 +248,21 @@ std::string JobIdFor(const std::string& key) {
   return id;
 }
 
+KeyedSumJob PacedJob(const std::string& sink_dir, int64_t records, int64_t keys) {
+  KeyedSumJob job;
+  job.from = 1;
+  job.to = records;
+  job.splits = 8;
+  job.keys = keys;
+  job.rate_per_second = static_cast<double>(records);
+  job.sink_dir = sink_dir;
+  return job;
+}
+
 KeyedSumJob BackendITCaseJob(const std::string& sink_dir) {
   const ::testing::TestInfo* test = ::testing::UnitTest::GetInstance()->current_test_info();
-  KeyedSumJob job;
+  KeyedSumJob job = PacedJob(sink_dir, 60000, 40);
   job.job_id = JobIdFor(std::string(test->test_suite_name()) + "." + test->name());
-  job.from = 1;
-  job.to = 60000;
-  job.splits = 8;
-  job.keys = 40;
-  job.rate_per_second = 60000;
-  job.sink_dir = sink_dir;
   return job;
 }
 

@@ -48,8 +48,12 @@ struct KeyedSumJob {
 // job id, so each test (or each run within a test) names its own.
 std::string JobIdFor(const std::string& key);
 
-// The keyed-sum job of the state-backend ITCases: 60,000 records at 60,000/s over 8 splits and
-// 40 keys into `sink_dir`, with a job id of the running test's own.
+// The keyed-sum job over 1..`records` in 8 splits and `keys` keys into `sink_dir`, paced to
+// take a second of input.
+KeyedSumJob PacedJob(const std::string& sink_dir, int64_t records, int64_t keys);
+
+// The keyed-sum job of the state-backend ITCases: PacedJob of 60,000 records over 40 keys, with
+// a job id of the running test's own.
 KeyedSumJob BackendITCaseJob(const std::string& sink_dir);
 
 // The job as JSON: sequence-source -> [map] -> (HASH) keyed-sum(emit input-and-sum) -> file-sink.

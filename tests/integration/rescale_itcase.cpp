@@ -26,17 +26,6 @@ using engine::JobResult;
 using engine::JobRunner;
 using engine::JobRunnerOptions;
 
-KeyedSumJob BaseJob(const std::string& sink_dir) {
-  KeyedSumJob job;
-  job.from = 1;
-  job.to = 100000;
-  job.splits = 8;
-  job.keys = 50;
-  job.rate_per_second = 100000;
-  job.sink_dir = sink_dir;
-  return job;
-}
-
 JobRunnerOptions Options(const testing::TempDir& tmp, uint32_t parallelism) {
   JobRunnerOptions o;
   o.checkpoint_dir = tmp.Sub("checkpoints");
@@ -68,7 +57,7 @@ class RescaleITCase : public ::testing::Test {
  protected:
   static void SetUpTestSuite() {
     tmp_ = new testing::TempDir();
-    job_ = new KeyedSumJob(BaseJob(tmp_->Sub("out-p4")));
+    job_ = new KeyedSumJob(PacedJob(tmp_->Sub("out-p4"), 100000, 50));
     savepoint_ = new std::string(TakeSavepointAtP4(*tmp_, *job_));
   }
   static void TearDownTestSuite() {

@@ -15,20 +15,8 @@
 namespace ckpt::flink {
 namespace {
 
-enum class HashKind {
-  kLong,
-  kInt,
-  kShort,
-  kByte,
-  kBool,
-  kDouble,
-  kFloat,
-  kChar,
-  kString,
-  kTuple,
-  kRow,
-  kNone
-};
+enum class HashKind { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple,
+                      kRow, kNone };
 
 // A Flink tuple class exactly (a subclass could override hashCode()).
 bool IsFlinkTupleClass(const std::string& outer) {

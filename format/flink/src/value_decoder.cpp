@@ -16,27 +16,8 @@ namespace {
 
 using base::Status;
 
-enum class ValueKind {
-  kLong,
-  kInt,
-  kShort,
-  kByte,
-  kBool,
-  kDouble,
-  kFloat,
-  kChar,
-  kString,
-  kBytes,
-  kVoid,
-  kTimeWindow,
-  kTuple,
-  kList,
-  kMap,
-  kTtl,
-  kRow,
-  kPojo,
-  kUnknown
-};
+enum class ValueKind { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
+                       kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kPojo, kUnknown };
 
 ValueKind ValueKindOf(const SerializerSnapshot& s) {
   const std::string& c = s.class_name;
