@@ -51,7 +51,7 @@ echo "=== asan-ubsan: format, ops and engine unit suites" >&2
 cmake --preset asan-ubsan >/dev/null
 # Only what these suites run (the integration ITCases run under TSan below, and in release).
 cmake --build --preset asan-ubsan -j "$jobs" --target ops_test format_test base_test flink_test \
-  engine_test ckpt-tool ckpt-fixture-gen ckpt-format-demo
+  engine_test custom_operator_example ckpt-tool ckpt-fixture-gen ckpt-format-demo
 fresh ctest --preset asan-ubsan -j "$jobs" -L 'format|ops|engine' --timeout 900
 
 echo "=== fuzz: each target ${CKPT_FUZZ_SECONDS:-30} s" >&2
