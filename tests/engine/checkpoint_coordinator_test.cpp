@@ -7,6 +7,8 @@
 
 #include <chrono>
 #include <condition_variable>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -16,7 +18,9 @@
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
 #include "ckpt/format/value_codec.h"
+#include "ckpt/testing/forwarding_fs.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 
 namespace ckpt::engine {
 namespace {
@@ -414,6 +418,86 @@ TEST_F(CheckpointCoordinatorTest, RacingTriggersInjectBarriersInIdOrder) {
   EXPECT_LT(order[0], order[1]) << "barriers injected out of id order";
   EXPECT_EQ(kinds[0], pb::SAVEPOINT);
   EXPECT_EQ(order[1], *periodic);
+}
+
+// Holds the rename that publishes one snapshot's `_metadata` until Release().
+class HeldPublishFs final : public ckpt::testing::ForwardingFs {
+ public:
+  explicit HeldPublishFs(std::string metadata_path) : held_(std::move(metadata_path)) {}
+  base::Status Rename(const std::string& from, const std::string& to) override {
+    if (to == held_) {
+      std::unique_lock<std::mutex> lock(mu_);
+      entered_ = true;
+      cv_.notify_all();
+      cv_.wait(lock, [&] { return released_; });
+    }
+    return ForwardingFs::Rename(from, to);
+  }
+  bool WaitEntered() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, std::chrono::seconds(60), [&] { return entered_; });
+  }
+  void Release() {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  const std::string held_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool entered_ = false;
+  bool released_ = false;
+};
+
+// The last ack of checkpoint 1 lets checkpoint 2 be triggered while 1 still publishes its
+// `_metadata` (slow here, as an fsync under load). Had 2 completed and been notified (the sinks
+// commit it) before 1 reached the store, Latest() would be 1 and a restart would restore state
+// older than what the sinks committed (UnalignedCheckpointITCase two_input_p20: duplicates).
+TEST_F(CheckpointCoordinatorTest, OverlappingFinalizationsCompleteInCheckpointOrder) {
+  HeldPublishFs fs(base::JoinPath(format::CheckpointDir(JobDir(), 1), format::kMetadataFileName));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CheckpointCoordinator> c,
+                       CheckpointCoordinator::Create(fs, clock_, runtime_, Options()));
+  ASSERT_OK_AND_ASSIGN(int64_t first, c->TriggerCheckpoint());
+  ASSERT_EQ(first, 1);
+  std::thread finalize_first([&] { AckAll(*c, first); });
+  ASSERT_TRUE(fs.WaitEntered());
+  ASSERT_OK_AND_ASSIGN(int64_t second, c->TriggerCheckpoint());
+  std::thread finalize_second([&] { AckAll(*c, second); });
+  // Without ordering, 2 completes now; with it, 2 waits for 1 (the wait runs out).
+  ckpt::testing::WaitUntil(
+      [&] {
+        std::lock_guard<std::mutex> lock(runtime_.mu_);
+        return !runtime_.completed.empty();
+      },
+      std::chrono::milliseconds(500));
+  fs.Release();
+  finalize_first.join();
+  finalize_second.join();
+  EXPECT_EQ(runtime_.completed, (std::vector<int64_t>{first, second}));
+  std::optional<CompletedCheckpoint> latest = c->LatestCompletedCheckpoint();
+  ASSERT_TRUE(latest.has_value());
+  EXPECT_EQ(latest->checkpoint_id, second);
+}
+
+// A checkpoint whose last ack comes after a newer snapshot completed and was notified (a
+// stop-with-savepoint here; a newer checkpoint that got ahead of it the same way) is subsumed:
+// never notified, never the store's latest, its directory removed.
+TEST_F(CheckpointCoordinatorTest, CheckpointOvertakenByANewerCompletionIsSubsumed) {
+  auto c = Make(Options());
+  ASSERT_OK_AND_ASSIGN(int64_t older, c->TriggerCheckpoint());
+  auto future = c->TriggerSavepoint(dir_.Sub("sp"), pb::POST_ACTION_STOP);
+  const CheckpointOptions sp = runtime_.injected.at(1);
+  ASSERT_TRUE(sp.is_synchronous());
+  AckAll(*c, sp.checkpoint_id);
+  ASSERT_OK(future.get().status());
+  AckAll(*c, older);
+  EXPECT_EQ(runtime_.completed, std::vector<int64_t>{sp.checkpoint_id});
+  EXPECT_EQ(runtime_.aborted, std::vector<int64_t>{older});
+  EXPECT_FALSE(c->LatestCompletedCheckpoint().has_value());
+  EXPECT_FALSE(Exists(runtime_.injected[0].snapshot_dir));
+  EXPECT_TRUE(runtime_.failures.empty());
 }
 
 TEST(CheckpointCoordinatorCreateTest, RejectsBadOptions) {

@@ -1,4 +1,5 @@
 // CheckpointCoordinator: acknowledgements, declines and finalization (metadata written last).
+#include <algorithm>
 #include <utility>
 
 #include "checkpoint/checkpoint_coordinator_pending.h"
@@ -89,6 +90,26 @@ base::Status CheckpointCoordinator::VerifyReferencedFiles(const pb::CheckpointMe
 
 void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   const CheckpointOptions& co = p->options;
+  // The last ack takes a checkpoint out of pending_, so the next one is triggered at once and
+  // can complete on the other async thread while this one still writes its `_metadata`. Were
+  // finalizations concurrent, the older checkpoint would reach the store after the newer one
+  // and be its Latest() although the sinks had committed the newer one: a restart restored the
+  // older state and committed its records again (UnalignedCheckpointITCase two-input p20 under
+  // TSan: thousands of duplicates). One at a time, and a checkpoint that a newer completed
+  // checkpoint (or stop-with-savepoint) overtook is subsumed by it, as in Flink.
+  std::lock_guard<std::mutex> finalizing(finalize_mu_);
+  if (!co.is_savepoint() && co.checkpoint_id < newest_completed_id_) {
+    std::unique_lock<std::mutex> lock(mu_);
+    const int64_t id = co.checkpoint_id;
+    pending_[id] = std::move(p);
+    ++counts_.in_progress;
+    AbortLocked(lock, id,
+                base::Status::Cancelled("checkpoint " + std::to_string(id) +
+                                        " subsumed by completed checkpoint " +
+                                        std::to_string(newest_completed_id_)),
+                false);
+    return;
+  }
   const int64_t now = clock_.NowMs();
   checkpoint_internal::MetadataInputs in;
   in.options = &options_;
@@ -133,6 +154,8 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   done.owned = !co.is_savepoint();
 
   if (options_.stats) options_.stats->ReportCompleted(co.checkpoint_id, md->metrics(), co.snapshot_dir);
+  const bool notified = !co.is_savepoint() || co.is_synchronous();
+  if (notified) newest_completed_id_ = std::max(newest_completed_id_, co.checkpoint_id);
   std::unique_lock<std::mutex> lock(mu_);
   ++counts_.completed;
   if (!co.is_savepoint()) {
@@ -154,9 +177,7 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   lock.unlock();
   if (!co.is_savepoint()) store_.Add(done).IgnoreError();  // deletion failures leave files only
   // Sinks commit on checkpoints and stop-with-savepoint, never on intermediate savepoints.
-  if (!co.is_savepoint() || co.is_synchronous()) {
-    runtime_.NotifyCheckpointComplete(co.checkpoint_id);
-  }
+  if (notified) runtime_.NotifyCheckpointComplete(co.checkpoint_id);
   if (p->promise) p->promise->set_value(done);
 }
 

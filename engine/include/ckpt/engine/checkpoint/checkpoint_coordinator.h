@@ -193,6 +193,12 @@ class CheckpointCoordinator {
   // (as Flink's tasks do), so a savepoint injected after a newer periodic checkpoint would
   // never complete (it waited for its timeout). Flink serializes triggers the same way.
   std::mutex trigger_mu_;
+  // Held by Finalize throughout (taken before mu_): completed checkpoints are published, added
+  // to the store and notified one at a time, so the store's Latest() is the newest one the sinks
+  // were told about.
+  std::mutex finalize_mu_;
+  // The newest checkpoint or stop-with-savepoint whose completion was notified (finalize_mu_).
+  int64_t newest_completed_id_ = -1;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;
