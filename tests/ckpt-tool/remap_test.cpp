@@ -58,11 +58,6 @@ const pb::OperatorState* StateOf(const pb::CheckpointMetadata& m, const std::str
   return nullptr;
 }
 
-std::string ReadBytes(const std::string& path) {
-  auto s = base::ReadFileToString(base::Fs::Default(), path);
-  return s.ok() ? *s : "<unreadable " + path + ">";
-}
-
 RemapOptions Maps(std::vector<OperatorMapping> m) {
   RemapOptions o;
   o.mappings = std::move(m);
@@ -73,7 +68,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
   TempDir tmp;
   const std::string in = tmp.Sub("sp");
   WriteSavepoint(in);
-  const std::string before = ReadBytes(in + "/_metadata");
+  const std::string before = testing::ReadBytes(in + "/_metadata");
   const pb::CheckpointMetadata old = opsw::ReadMetadata(in);
   const std::string inline_coordinator = StateOf(old, "orders-source")->coordinator_state().inline_data();
   ASSERT_FALSE(inline_coordinator.empty());
@@ -100,7 +95,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
   const pb::FileEntry& f = out.files(static_cast<int>(wm->coordinator_state().file_index()));
   EXPECT_EQ(f.kind(), pb::COORDINATOR_STATE);
   EXPECT_EQ(f.scope(), pb::EXCLUSIVE);
-  EXPECT_EQ(ReadBytes(tmp.Sub("out") + "/" + f.path()), kCoordinatorBytes);
+  EXPECT_EQ(testing::ReadBytes(tmp.Sub("out") + "/" + f.path()), kCoordinatorBytes);
   // Every other kind of state moved as well: same handles count, same subtasks.
   EXPECT_EQ(src->subtasks_size(), StateOf(old, "orders-source")->subtasks_size());
   EXPECT_EQ(wm->subtasks_size(), StateOf(old, "watermark-tracker")->subtasks_size());
@@ -120,7 +115,7 @@ TEST(RemapTest, MovesCoordinatorStateWithTheOperatorFlink40837) {
   EXPECT_EQ(out.kind(), pb::SAVEPOINT);
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), tmp.Sub("out")));
   // The input is untouched.
-  EXPECT_EQ(ReadBytes(in + "/_metadata"), before);
+  EXPECT_EQ(testing::ReadBytes(in + "/_metadata"), before);
 }
 
 TEST(RemapTest, AgainstNewJobMatchesBySpecIdOrName) {
@@ -379,7 +374,7 @@ TEST(RemapTest, StateFilesAreHardLinksUnlessCopiesAreAsked) {
   EXPECT_EQ(copied.files_linked, 0u);
   EXPECT_EQ(copied.bytes_copied, copied.total_bytes);
   EXPECT_NE(Inode(in + state), Inode(tmp.Sub("copied") + state));
-  EXPECT_EQ(ReadBytes(in + state), ReadBytes(tmp.Sub("copied") + state));
+  EXPECT_EQ(testing::ReadBytes(in + state), testing::ReadBytes(tmp.Sub("copied") + state));
 
   // Deleting the input leaves the linked output whole.
   ASSERT_OK(base::RemoveAll(base::Fs::Default(), in));

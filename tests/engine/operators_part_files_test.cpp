@@ -25,12 +25,6 @@ std::vector<std::string> PartDirNames(const std::string& dir) {
   return out;
 }
 
-std::string Read(const std::string& path) {
-  auto s = base::ReadFileToString(Fs::Default(), path);
-  EXPECT_TRUE(s.ok()) << s.status().ToString();
-  return s.ok() ? *s : "";
-}
-
 PendingPartFile WriteAndClose(PartFileWriter& w, std::vector<std::string> lines, int64_t cp) {
   for (const auto& l : lines) EXPECT_OK(w.WriteLine(l));
   auto pending = w.CloseForCommit(cp);
@@ -67,7 +61,7 @@ TEST(PartFileWriterTest, WritesDotFileAndClosesItIntoPendingWithSizeAndChecksum)
   EXPECT_EQ(p->size_bytes, 5u);
   EXPECT_EQ(p->checksum_xxh3, base::Xxh3("1\n22\n"));
   EXPECT_EQ(p->checkpoint_id, 7);
-  EXPECT_EQ(Read(p->pending_path), "1\n22\n");
+  EXPECT_EQ(ckpt::testing::ReadBytes(p->pending_path), "1\n22\n");
   // Nothing written since the close: no empty part file.
   ASSERT_OK_AND_ASSIGN(p, w.CloseForCommit(8));
   EXPECT_FALSE(p.has_value());
@@ -87,7 +81,7 @@ TEST(PartFileCommitterTest, CommitRenamesAndIsIdempotent) {
   PendingPartFile p = WriteAndClose(w, {"a", "b"}, 1);
   ASSERT_OK(CommitPendingPartFile(Fs::Default(), p));
   EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
-  EXPECT_EQ(Read(dir.Sub("part-s-0-0")), "a\nb\n");
+  EXPECT_EQ(ckpt::testing::ReadBytes(dir.Sub("part-s-0-0")), "a\nb\n");
   ASSERT_OK(CommitPendingPartFile(Fs::Default(), p));  // e.g. replayed after a restore
   EXPECT_EQ(PartDirNames(dir.path()), (std::vector<std::string>{"part-s-0-0"}));
 }
@@ -144,7 +138,7 @@ TEST(PartFileCommitterTest, RecoveryCommitsRestoredPendingAndDiscardsLaterInProg
   EXPECT_EQ(PartDirNames(dir.path()),
             (std::vector<std::string>{".part-other-0-0.inprogress", ".part-s-1-0.inprogress",
                                       "part-s-0-0", "part-s-0-1"}));
-  EXPECT_EQ(Read(dir.Sub("part-s-0-1")), "3\n");
+  EXPECT_EQ(ckpt::testing::ReadBytes(dir.Sub("part-s-0-1")), "3\n");
 
   // Running the same recovery again (a failure during recovery) changes nothing.
   ASSERT_OK_AND_ASSIGN(PartFileRecovery again,
