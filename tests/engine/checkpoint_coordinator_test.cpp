@@ -451,14 +451,34 @@ class HeldPublishFs final : public ckpt::testing::ForwardingFs {
   bool released_ = false;
 };
 
-// The last ack of checkpoint 1 lets checkpoint 2 be triggered while 1 still publishes its
+// A fully acknowledged checkpoint still writing its `_metadata` counts toward max_concurrent
+// (as in Flink): were the next one triggered at once, it could complete first and subsume one
+// that every task had acknowledged (RestCheckpointITCase with a 10 ms interval).
+TEST_F(CheckpointCoordinatorTest, CheckpointBeingFinalizedCountsTowardMaxConcurrent) {
+  HeldPublishFs fs(base::JoinPath(format::CheckpointDir(JobDir(), 1), format::kMetadataFileName));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<CheckpointCoordinator> c,
+                       CheckpointCoordinator::Create(fs, clock_, runtime_, Options()));
+  ASSERT_OK_AND_ASSIGN(int64_t first, c->TriggerCheckpoint());
+  std::thread finalize_first([&] { AckAll(*c, first); });
+  ASSERT_TRUE(fs.WaitEntered());
+  ASSERT_STATUS(c->TriggerCheckpoint(), kFailedPrecondition, "1 checkpoint(s) in progress");
+  fs.Release();
+  finalize_first.join();
+  EXPECT_EQ(runtime_.completed, std::vector<int64_t>{first});
+  ASSERT_OK_AND_ASSIGN(int64_t second, c->TriggerCheckpoint());
+  EXPECT_EQ(second, first + 1);
+}
+
+// With two concurrent checkpoints, checkpoint 2 can be acknowledged while 1 still publishes its
 // `_metadata` (slow here, as an fsync under load). Had 2 completed and been notified (the sinks
 // commit it) before 1 reached the store, Latest() would be 1 and a restart would restore state
 // older than what the sinks committed (UnalignedCheckpointITCase two_input_p20: duplicates).
 TEST_F(CheckpointCoordinatorTest, OverlappingFinalizationsCompleteInCheckpointOrder) {
   HeldPublishFs fs(base::JoinPath(format::CheckpointDir(JobDir(), 1), format::kMetadataFileName));
+  CheckpointCoordinatorOptions o = Options();
+  o.max_concurrent = 2;
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<CheckpointCoordinator> c,
-                       CheckpointCoordinator::Create(fs, clock_, runtime_, Options()));
+                       CheckpointCoordinator::Create(fs, clock_, runtime_, o));
   ASSERT_OK_AND_ASSIGN(int64_t first, c->TriggerCheckpoint());
   ASSERT_EQ(first, 1);
   std::thread finalize_first([&] { AckAll(*c, first); });

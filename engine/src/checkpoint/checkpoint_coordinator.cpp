@@ -172,8 +172,7 @@ void CheckpointCoordinator::Tick() {
                 checkpoint);
   }
   if (options_.interval_ms <= 0 || job_dir_.empty()) return;
-  uint32_t periodic = 0;
-  for (const auto& [id, p] : pending_) periodic += p->periodic ? 1 : 0;
+  const uint32_t periodic = InFlightCheckpointsLocked();
   if (periodic >= options_.max_concurrent) return;
   if (options_.min_pause_ms > 0 && periodic > 0) return;
   const int64_t t = clock_.NowMs();
@@ -185,6 +184,12 @@ void CheckpointCoordinator::Tick() {
       .IgnoreError();  // a failed trigger is counted and reported through the runtime
 }
 
+uint32_t CheckpointCoordinator::InFlightCheckpointsLocked() const {
+  uint32_t n = finalizing_checkpoints_;
+  for (const auto& [id, p] : pending_) n += p->periodic ? 1 : 0;
+  return n;
+}
+
 base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint(bool full) {
   std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
@@ -192,8 +197,7 @@ base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint(bool full) {
     return base::Status::FailedPrecondition(
         "cannot trigger a checkpoint: no checkpoint directory is configured");
   }
-  uint32_t periodic = 0;
-  for (const auto& [id, p] : pending_) periodic += p->periodic ? 1 : 0;
+  const uint32_t periodic = InFlightCheckpointsLocked();
   if (periodic >= options_.max_concurrent) {
     return base::Status::FailedPrecondition(
         "cannot trigger a checkpoint: " + std::to_string(periodic) +

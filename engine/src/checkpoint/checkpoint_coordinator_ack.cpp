@@ -54,6 +54,7 @@ void CheckpointCoordinator::AcknowledgeCheckpoint(int64_t checkpoint_id,
   std::unique_ptr<Pending> done = std::move(it->second);
   pending_.erase(it);
   --counts_.in_progress;
+  if (done->periodic) ++finalizing_checkpoints_;
   lock.unlock();
   Finalize(std::move(done));
 }
@@ -90,16 +91,21 @@ base::Status CheckpointCoordinator::VerifyReferencedFiles(const pb::CheckpointMe
 
 void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   const CheckpointOptions& co = p->options;
-  // The last ack takes a checkpoint out of pending_, so the next one is triggered at once and
-  // can complete on the other async thread while this one still writes its `_metadata`. Were
-  // finalizations concurrent, the older checkpoint would reach the store after the newer one
-  // and be its Latest() although the sinks had committed the newer one: a restart restored the
-  // older state and committed its records again (UnalignedCheckpointITCase two-input p20 under
-  // TSan: thousands of duplicates). One at a time, and a checkpoint that a newer completed
-  // checkpoint (or stop-with-savepoint) overtook is subsumed by it, as in Flink.
+  // With max_concurrent > 1 a newer checkpoint can complete on the other async thread while
+  // this one still writes its `_metadata`. Were finalizations concurrent, the older checkpoint
+  // would reach the store after the newer one and be its Latest() although the sinks had
+  // committed the newer one: a restart restored the older state and committed its records again
+  // (UnalignedCheckpointITCase two-input p20 under TSan: thousands of duplicates). One at a
+  // time, and a checkpoint that a newer completed checkpoint (or stop-with-savepoint) overtook
+  // is subsumed by it, as in Flink.
   std::lock_guard<std::mutex> finalizing(finalize_mu_);
+  // Under mu_: this checkpoint no longer counts toward max_concurrent.
+  auto finalized = [&] {
+    if (p->periodic) --finalizing_checkpoints_;
+  };
   if (!co.is_savepoint() && co.checkpoint_id < newest_completed_id_) {
     std::unique_lock<std::mutex> lock(mu_);
+    finalized();
     const int64_t id = co.checkpoint_id;
     pending_[id] = std::move(p);
     ++counts_.in_progress;
@@ -135,6 +141,7 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
                    std::to_string(co.checkpoint_id) + " failed to publish: " + st.ToString());
     }
     std::unique_lock<std::mutex> lock(mu_);
+    finalized();
     const int64_t id = co.checkpoint_id;
     const bool checkpoint = !co.is_savepoint();
     pending_[id] = std::move(p);
@@ -157,6 +164,7 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   const bool notified = !co.is_savepoint() || co.is_synchronous();
   if (notified) newest_completed_id_ = std::max(newest_completed_id_, co.checkpoint_id);
   std::unique_lock<std::mutex> lock(mu_);
+  finalized();
   ++counts_.completed;
   if (!co.is_savepoint()) {
     consecutive_failures_ = 0;

@@ -201,7 +201,13 @@ class CheckpointCoordinator {
   int64_t newest_completed_id_ = -1;
   mutable std::mutex mu_;
   std::condition_variable cv_;
+  // Checkpoints in flight that count toward max_concurrent (mu_).
+  uint32_t InFlightCheckpointsLocked() const;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;
+  // Checkpoints fully acknowledged and still writing their `_metadata` (mu_). They count toward
+  // max_concurrent, as Flink keeps a checkpoint pending until it is finalized: otherwise the
+  // next one is triggered at once, completes first and subsumes a fully acknowledged one.
+  uint32_t finalizing_checkpoints_ = 0;
   // Directories of recently aborted checkpoints, to clean up after late acknowledgements.
   std::map<int64_t, std::string> aborted_dirs_;
   int64_t next_checkpoint_id_;
