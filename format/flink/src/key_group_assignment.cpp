@@ -12,11 +12,12 @@
 #include <cmath>
 #include <cstring>
 
+#include "builtin_serializers.h"
+
 namespace ckpt::flink {
 namespace {
 
-enum class HashKind { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kTuple,
-                      kRow, kNone };
+using internal::SerializerKind;
 
 // A Flink tuple class exactly (a subclass could override hashCode()).
 bool IsFlinkTupleClass(const std::string& outer) {
@@ -31,37 +32,29 @@ bool IsFlinkTupleClass(const std::string& outer) {
   return arity >= 1 && arity <= 25;
 }
 
-HashKind HashKindOf(const SerializerSnapshot& s) {
-  const std::string& c = s.class_name;
-  if (c.ends_with("base.LongSerializer$LongSerializerSnapshot")) return HashKind::kLong;
-  if (c.ends_with("base.IntSerializer$IntSerializerSnapshot")) return HashKind::kInt;
-  if (c.ends_with("base.ShortSerializer$ShortSerializerSnapshot")) return HashKind::kShort;
-  if (c.ends_with("base.ByteSerializer$ByteSerializerSnapshot")) return HashKind::kByte;
-  if (c.ends_with("base.BooleanSerializer$BooleanSerializerSnapshot")) return HashKind::kBool;
-  if (c.ends_with("base.DoubleSerializer$DoubleSerializerSnapshot")) return HashKind::kDouble;
-  if (c.ends_with("base.FloatSerializer$FloatSerializerSnapshot")) return HashKind::kFloat;
-  if (c.ends_with("base.CharSerializer$CharSerializerSnapshot")) return HashKind::kChar;
-  if (c.ends_with("base.StringSerializer$StringSerializerSnapshot")) return HashKind::kString;
-  if (c.ends_with("TupleSerializerSnapshot") && s.decoded && IsFlinkTupleClass(s.outer) &&
-      s.outer == "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size())) {
-    return HashKind::kTuple;
-  }
-  if (c.ends_with("typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
-      s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
-    return HashKind::kRow;
-  }
-  return HashKind::kNone;
-}
-
-base::Result<uint32_t> ReadVarint(DataInput& in) {
-  uint32_t v = 0;
-  int shift = 0;
-  while (true) {
-    CKPT_ASSIGN_OR_RETURN(uint8_t b, in.ReadU8());
-    if (shift > 28) return in.Error("overlong varint in a String key");
-    v |= static_cast<uint32_t>(b & 0x7F) << shift;
-    if (b < 0x80) return v;
-    shift += 7;
+// The kind of `s` if its values' Java hashCode() is known here, else kUnknown: the primitives,
+// String, Row, and Flink's own Tuple1..25 (not a subclass).
+SerializerKind HashableKindOf(const SerializerSnapshot& s) {
+  const SerializerKind k = internal::SerializerKindOf(s);
+  switch (k) {
+    case SerializerKind::kLong:
+    case SerializerKind::kInt:
+    case SerializerKind::kShort:
+    case SerializerKind::kByte:
+    case SerializerKind::kBool:
+    case SerializerKind::kDouble:
+    case SerializerKind::kFloat:
+    case SerializerKind::kChar:
+    case SerializerKind::kString:
+    case SerializerKind::kRow:
+      return k;
+    case SerializerKind::kTuple: {
+      const std::string arity_class =
+          "org.apache.flink.api.java.tuple.Tuple" + std::to_string(s.nested.size());
+      return IsFlinkTupleClass(s.outer) && s.outer == arity_class ? k : SerializerKind::kUnknown;
+    }
+    default:
+      return SerializerKind::kUnknown;
   }
 }
 
@@ -103,10 +96,10 @@ KeyGroupSpan KeyGroupSpanOfSubtask(int32_t max_parallelism, int32_t parallelism,
 }
 
 std::string UnhashableSerializer(const SerializerSnapshot& s) {
-  const HashKind k = HashKindOf(s);
-  if (k == HashKind::kNone)
+  const SerializerKind k = HashableKindOf(s);
+  if (k == SerializerKind::kUnknown)
     return s.class_name.empty() ? std::string("(unknown serializer)") : s.class_name;
-  if (k == HashKind::kTuple || k == HashKind::kRow) {
+  if (k == SerializerKind::kTuple || k == SerializerKind::kRow) {
     for (const auto& n : s.nested) {
       std::string bad = UnhashableSerializer(n);
       if (!bad.empty()) return bad;
@@ -116,57 +109,57 @@ std::string UnhashableSerializer(const SerializerSnapshot& s) {
 }
 
 base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
-  switch (HashKindOf(s)) {
-    case HashKind::kLong: {
+  switch (HashableKindOf(s)) {
+    case SerializerKind::kLong: {
       CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64());
       return OfLong(v);
     }
-    case HashKind::kInt: {
+    case SerializerKind::kInt: {
       CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32());
       return v;
     }
-    case HashKind::kShort: {
+    case SerializerKind::kShort: {
       CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16());
       return static_cast<int32_t>(v);
     }
-    case HashKind::kByte: {
+    case SerializerKind::kByte: {
       CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8());
       return static_cast<int32_t>(v);
     }
-    case HashKind::kBool: {
+    case SerializerKind::kBool: {
       CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool());
       return v ? 1231 : 1237;
     }
-    case HashKind::kChar: {
+    case SerializerKind::kChar: {
       CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
       return static_cast<int32_t>(v);
     }
-    case HashKind::kDouble: {
+    case SerializerKind::kDouble: {
       CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64());
       uint64_t bits = 0x7ff8000000000000ull;  // doubleToLongBits: one NaN
       if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
       return OfLong(static_cast<int64_t>(bits));
     }
-    case HashKind::kFloat: {
+    case SerializerKind::kFloat: {
       CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32());
       uint32_t bits = 0x7fc00000u;  // floatToIntBits: one NaN
       if (!std::isnan(v)) std::memcpy(&bits, &v, sizeof bits);
       return static_cast<int32_t>(bits);
     }
-    case HashKind::kString: {
+    case SerializerKind::kString: {
       const uint64_t at = in.offset();
-      CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadVarint(in));
+      CKPT_ASSIGN_OR_RETURN(uint32_t len, internal::ReadStringValueVarint(in, "a String key"));
       if (len == 0) return in.Error(at, "a null String key");
       if (len - 1 > in.remaining()) return in.Error(at, "String key length exceeds the bytes left");
       uint32_t h = 0;
       for (uint32_t i = 0; i + 1 < len; ++i) {
-        CKPT_ASSIGN_OR_RETURN(uint32_t c, ReadVarint(in));
+        CKPT_ASSIGN_OR_RETURN(uint32_t c, internal::ReadStringValueVarint(in, "a String key"));
         if (c > 0xFFFF) return in.Error("String key character out of range");
         h = 31 * h + c;
       }
       return static_cast<int32_t>(h);
     }
-    case HashKind::kTuple: {
+    case SerializerKind::kTuple: {
       uint32_t h = 0;
       for (size_t i = 0; i < s.nested.size(); ++i) {
         CKPT_ASSIGN_OR_RETURN(int32_t f, JavaHashCode(s.nested[i], in));
@@ -174,7 +167,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       }
       return static_cast<int32_t>(h);
     }
-    case HashKind::kRow: {
+    case SerializerKind::kRow: {
       const size_t kind_bits = s.row_has_kind ? 2 : 0;
       const size_t bits = kind_bits + s.nested.size();
       CKPT_ASSIGN_OR_RETURN(std::string_view mask, in.ReadBytes((bits + 7) / 8));
@@ -191,7 +184,7 @@ base::Result<int32_t> JavaHashCode(const SerializerSnapshot& s, DataInput& in) {
       }
       return static_cast<int32_t>(31 * kind + a);
     }
-    case HashKind::kNone:
+    default:
       break;
   }
   return base::Status::InvalidArgument("the Java hashCode() of keys serialized by " +

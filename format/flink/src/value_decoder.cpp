@@ -6,51 +6,19 @@
 // the non-null fields).
 #include "ckpt/flink/value_decoder.h"
 
-#include "ckpt/base/json_quote.h"
-
 #include <cmath>
 #include <cstdio>
+
+#include "builtin_serializers.h"
+#include "ckpt/base/json_quote.h"
 
 namespace ckpt::flink {
 namespace {
 
 using base::Status;
-
-enum class ValueKind { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString, kBytes,
-                       kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kPojo, kUnknown };
-
-ValueKind ValueKindOf(const SerializerSnapshot& s) {
-  const std::string& c = s.class_name;
-  if (c.ends_with("base.LongSerializer$LongSerializerSnapshot")) return ValueKind::kLong;
-  if (c.ends_with("base.IntSerializer$IntSerializerSnapshot")) return ValueKind::kInt;
-  if (c.ends_with("base.ShortSerializer$ShortSerializerSnapshot")) return ValueKind::kShort;
-  if (c.ends_with("base.ByteSerializer$ByteSerializerSnapshot")) return ValueKind::kByte;
-  if (c.ends_with("base.BooleanSerializer$BooleanSerializerSnapshot")) return ValueKind::kBool;
-  if (c.ends_with("base.DoubleSerializer$DoubleSerializerSnapshot")) return ValueKind::kDouble;
-  if (c.ends_with("base.FloatSerializer$FloatSerializerSnapshot")) return ValueKind::kFloat;
-  if (c.ends_with("base.CharSerializer$CharSerializerSnapshot")) return ValueKind::kChar;
-  if (c.ends_with("base.StringSerializer$StringSerializerSnapshot")) return ValueKind::kString;
-  if (c.ends_with("BytePrimitiveArraySerializer$BytePrimitiveArraySerializerSnapshot"))
-    return ValueKind::kBytes;
-  if (c.ends_with("VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot"))
-    return ValueKind::kVoid;
-  if (c.ends_with("TimeWindow$Serializer$TimeWindowSerializerSnapshot"))
-    return ValueKind::kTimeWindow;
-  if (c.ends_with("TupleSerializerSnapshot") && s.decoded) return ValueKind::kTuple;
-  if (c.ends_with("base.ListSerializerSnapshot") && s.nested.size() == 1) return ValueKind::kList;
-  if (c.ends_with("base.MapSerializerSnapshot") && s.nested.size() == 2) return ValueKind::kMap;
-  if (c.ends_with("TtlStateFactory$TtlSerializerSnapshot") && s.nested.size() == 2)
-    return ValueKind::kTtl;
-  if (c.ends_with("typeutils.runtime.RowSerializer$RowSerializerSnapshot") && s.decoded &&
-      s.outer_version >= 1 && s.outer_version <= 4) {  // the outer formats the reader knows
-    return ValueKind::kRow;
-  }
-  if (c.ends_with("runtime.PojoSerializerSnapshot") && s.decoded &&
-      s.field_names.size() == s.nested.size()) {
-    return ValueKind::kPojo;
-  }
-  return ValueKind::kUnknown;
-}
+using internal::ReadStringValueVarint;
+using internal::SerializerKind;
+using internal::SerializerKindOf;
 
 void AppendString(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
 
@@ -62,18 +30,6 @@ void AppendDouble(double d, std::string* out) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.17g", d);
   *out += buf;
-}
-
-base::Result<uint32_t> ReadStringValueVarint(DataInput& in) {
-  uint32_t v = 0;
-  int shift = 0;
-  while (true) {
-    CKPT_ASSIGN_OR_RETURN(uint8_t b, in.ReadU8());
-    if (shift > 28) return in.Error("overlong varint in a String");
-    v |= static_cast<uint32_t>(b & 0x7F) << shift;
-    if (b < 0x80) return v;
-    shift += 7;
-  }
 }
 
 void AppendCodeUnitUtf8(uint32_t c, std::string* out) {
@@ -92,8 +48,8 @@ void AppendCodeUnitUtf8(uint32_t c, std::string* out) {
 }  // namespace
 
 bool CanDecode(const SerializerSnapshot& s) {
-  const ValueKind k = ValueKindOf(s);
-  if (k == ValueKind::kUnknown) return false;
+  const SerializerKind k = SerializerKindOf(s);
+  if (k == SerializerKind::kUnknown) return false;
   for (const auto& n : s.nested) {
     if (!CanDecode(n)) return false;
   }
@@ -101,27 +57,27 @@ bool CanDecode(const SerializerSnapshot& s) {
 }
 
 int FixedLength(const SerializerSnapshot& s) {
-  switch (ValueKindOf(s)) {
-    case ValueKind::kLong:
-    case ValueKind::kDouble:
+  switch (SerializerKindOf(s)) {
+    case SerializerKind::kLong:
+    case SerializerKind::kDouble:
       return 8;
-    case ValueKind::kInt:
-    case ValueKind::kFloat:
+    case SerializerKind::kInt:
+    case SerializerKind::kFloat:
       return 4;
-    case ValueKind::kShort:
-    case ValueKind::kChar:
+    case SerializerKind::kShort:
+    case SerializerKind::kChar:
       return 2;
-    case ValueKind::kByte:
-    case ValueKind::kBool:
-    case ValueKind::kVoid:
+    case SerializerKind::kByte:
+    case SerializerKind::kBool:
+    case SerializerKind::kVoid:
       return 1;
-    case ValueKind::kTimeWindow:
+    case SerializerKind::kTimeWindow:
       return 16;
-    case ValueKind::kTtl: {
+    case SerializerKind::kTtl: {
       const int l = FixedLength(s.nested[1]);
       return l < 0 ? -1 : 8 + l;
     }
-    case ValueKind::kTuple: {
+    case SerializerKind::kTuple: {
       int sum = 0;
       for (const auto& n : s.nested) {
         const int l = FixedLength(n);
@@ -145,80 +101,80 @@ std::string HexJson(std::string_view bytes) {
 }
 
 Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* json) {
-  switch (ValueKindOf(s)) {
-    case ValueKind::kLong: {
+  switch (SerializerKindOf(s)) {
+    case SerializerKind::kLong: {
       CKPT_ASSIGN_OR_RETURN(int64_t v, in.ReadI64());
       *json += std::to_string(v);
       return Status::OK();
     }
-    case ValueKind::kInt: {
+    case SerializerKind::kInt: {
       CKPT_ASSIGN_OR_RETURN(int32_t v, in.ReadI32());
       *json += std::to_string(v);
       return Status::OK();
     }
-    case ValueKind::kShort: {
+    case SerializerKind::kShort: {
       CKPT_ASSIGN_OR_RETURN(int16_t v, in.ReadI16());
       *json += std::to_string(v);
       return Status::OK();
     }
-    case ValueKind::kByte: {
+    case SerializerKind::kByte: {
       CKPT_ASSIGN_OR_RETURN(int8_t v, in.ReadI8());
       *json += std::to_string(v);
       return Status::OK();
     }
-    case ValueKind::kBool: {
+    case SerializerKind::kBool: {
       CKPT_ASSIGN_OR_RETURN(bool v, in.ReadBool());
       *json += v ? "true" : "false";
       return Status::OK();
     }
-    case ValueKind::kDouble: {
+    case SerializerKind::kDouble: {
       CKPT_ASSIGN_OR_RETURN(double v, in.ReadF64());
       AppendDouble(v, json);
       return Status::OK();
     }
-    case ValueKind::kFloat: {
+    case SerializerKind::kFloat: {
       CKPT_ASSIGN_OR_RETURN(float v, in.ReadF32());
       AppendDouble(v, json);
       return Status::OK();
     }
-    case ValueKind::kChar: {
+    case SerializerKind::kChar: {
       CKPT_ASSIGN_OR_RETURN(uint16_t v, in.ReadU16());
       std::string c;
       AppendCodeUnitUtf8(v, &c);
       AppendString(c, json);
       return Status::OK();
     }
-    case ValueKind::kVoid: {
+    case SerializerKind::kVoid: {
       CKPT_RETURN_IF_ERROR(in.ReadU8().status());
       *json += "null";
       return Status::OK();
     }
-    case ValueKind::kTimeWindow: {
+    case SerializerKind::kTimeWindow: {
       CKPT_ASSIGN_OR_RETURN(int64_t start, in.ReadI64());
       CKPT_ASSIGN_OR_RETURN(int64_t end, in.ReadI64());
       *json += "{\"start\":" + std::to_string(start) + ",\"end\":" + std::to_string(end) + "}";
       return Status::OK();
     }
-    case ValueKind::kString: {
+    case SerializerKind::kString: {
       const uint64_t at = in.offset();
-      CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadStringValueVarint(in));
+      CKPT_ASSIGN_OR_RETURN(uint32_t len, ReadStringValueVarint(in, "a String"));
       if (len == 0) { *json += "null"; return Status::OK(); }
       if (len - 1 > in.remaining()) return in.Error(at, "String length exceeds the bytes left");
       std::string text;
       for (uint32_t i = 0; i + 1 < len; ++i) {
-        CKPT_ASSIGN_OR_RETURN(uint32_t c, ReadStringValueVarint(in));
+        CKPT_ASSIGN_OR_RETURN(uint32_t c, ReadStringValueVarint(in, "a String"));
         if (c > 0xFFFF) return in.Error("String character out of range");
         AppendCodeUnitUtf8(c, &text);
       }
       AppendString(text, json);
       return Status::OK();
     }
-    case ValueKind::kBytes: {
+    case SerializerKind::kBytes: {
       CKPT_ASSIGN_OR_RETURN(std::string_view b, in.ReadLengthPrefixed());
       *json += HexJson(b);
       return Status::OK();
     }
-    case ValueKind::kTuple: {
+    case SerializerKind::kTuple: {
       *json += "[";
       for (size_t i = 0; i < s.nested.size(); ++i) {
         if (i) *json += ",";
@@ -227,7 +183,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case ValueKind::kList: {
+    case SerializerKind::kList: {
       CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("list size", 1));
       *json += "[";
       for (uint32_t i = 0; i < n; ++i) {
@@ -237,7 +193,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case ValueKind::kMap: {
+    case SerializerKind::kMap: {
       CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("map size", 2));
       *json += "[";
       for (uint32_t i = 0; i < n; ++i) {
@@ -256,7 +212,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]";
       return Status::OK();
     }
-    case ValueKind::kTtl: {
+    case SerializerKind::kTtl: {
       // TtlSerializer (a CompositeSerializer): the last access timestamp, then the user value.
       CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
       *json += "{\"value\":";
@@ -264,7 +220,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += ",\"last_access\":" + std::to_string(ts) + "}";
       return Status::OK();
     }
-    case ValueKind::kRow: {
+    case SerializerKind::kRow: {
       // MaskUtils.writeMask: booleans packed most significant bit first; [row kind bit 0, row
       // kind bit 1,] then one "is null" bit per field.
       const size_t kind_bits = s.row_has_kind ? 2 : 0;
@@ -286,7 +242,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "]}";
       return Status::OK();
     }
-    case ValueKind::kPojo: {
+    case SerializerKind::kPojo: {
       // PojoSerializer: u8 flags (1 null, 2 this class, 4 a subclass by name, 8 a registered
       // subclass by tag); this class: per field (snapshot order) bool isNull, then the value.
       const uint64_t at = in.offset();
@@ -315,7 +271,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "}";
       return Status::OK();
     }
-    case ValueKind::kUnknown:
+    case SerializerKind::kUnknown:
       break;
   }
   return in.Error("serializer " + s.class_name + " is not decodable");
