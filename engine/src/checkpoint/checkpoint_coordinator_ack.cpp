@@ -103,17 +103,20 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   auto finalized = [&] {
     if (p->periodic) --finalizing_checkpoints_;
   };
-  if (!co.is_savepoint() && co.checkpoint_id < newest_completed_id_) {
+  // Not published: back among the pending, then aborted the way every pending one is.
+  auto abort = [&](const base::Status& why, bool counts_as_failure) {
     std::unique_lock<std::mutex> lock(mu_);
     finalized();
     const int64_t id = co.checkpoint_id;
     pending_[id] = std::move(p);
     ++counts_.in_progress;
-    AbortLocked(lock, id,
-                base::Status::Cancelled("checkpoint " + std::to_string(id) +
-                                        " subsumed by completed checkpoint " +
-                                        std::to_string(newest_completed_id_)),
-                false);
+    AbortLocked(lock, id, why, counts_as_failure);
+  };
+  if (!co.is_savepoint() && co.checkpoint_id < newest_completed_id_) {
+    abort(base::Status::Cancelled("checkpoint " + std::to_string(co.checkpoint_id) +
+                                  " subsumed by completed checkpoint " +
+                                  std::to_string(newest_completed_id_)),
+          false);
     return;
   }
   const int64_t now = clock_.NowMs();
@@ -140,14 +143,8 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
       options_.log(std::string(co.is_savepoint() ? "Savepoint " : "Checkpoint ") +
                    std::to_string(co.checkpoint_id) + " failed to publish: " + st.ToString());
     }
-    std::unique_lock<std::mutex> lock(mu_);
-    finalized();
-    const int64_t id = co.checkpoint_id;
-    const bool checkpoint = !co.is_savepoint();
-    pending_[id] = std::move(p);
-    ++counts_.in_progress;
-    AbortLocked(lock, id, st.WithContext("finalizing checkpoint " + std::to_string(id)),
-                checkpoint);
+    abort(st.WithContext("finalizing checkpoint " + std::to_string(co.checkpoint_id)),
+          !co.is_savepoint());
     return;
   }
   CompletedCheckpoint done;
