@@ -51,6 +51,10 @@ constexpr char kMagic[] = "UCv1";
 // record an attempt processes after the failure at fail_at[recovery_after] (that record is
 // replayed in-flight data when the restored checkpoint had any). At most one failure per
 // attempt: the other subtasks of a failing attempt do not fail it again while it is cancelled.
+// A failure at fail_at[i] waits, once its value was seen, for a checkpoint published since the
+// previous failure and then fires on the next record of any split: each restore then starts from
+// a checkpoint of its own however slowly the machine runs (values alone made the number of
+// checkpoints, and whether any held in-flight data, depend on the load).
 struct Plan {
   std::vector<int64_t> fail_at;
   size_t recovery_after = 1;
@@ -58,6 +62,8 @@ struct Plan {
   std::atomic<int> failures{0};
   std::atomic<int64_t> corrupt{0};
   std::atomic<int64_t> checked{0};
+  // Checkpoints published so far (RecordingFs counts them).
+  std::atomic<int> published{0};
 
   // The injected failure for value `v` seen in attempt `attempt`, if any.
   base::Status MaybeFail(int64_t v, uint32_t attempt) {
@@ -68,27 +74,34 @@ struct Plan {
       recovery_fired_ = true;
       return Fail(a, "injected failure during recovery");
     }
-    if (v >= split0_end) return base::Status::OK();
     fired_.resize(fail_at.size(), false);
+    due_.resize(fail_at.size(), false);
     for (size_t i = 0; i < fail_at.size(); ++i) {
-      if (v >= fail_at[i] && !fired_[i]) {
-        fired_[i] = true;
-        if (i == recovery_after) recovery_attempt_ = a + 1;
-        return Fail(a, "injected failure " + std::to_string(i + 1) + " in split 0");
-      }
+      if (v < split0_end && v >= fail_at[i]) due_[i] = true;
     }
-    return base::Status::OK();
+    // In order: the first that has not fired, once due and a checkpoint followed the last failure.
+    size_t i = 0;
+    while (i < fail_at.size() && fired_[i]) ++i;
+    if (i == fail_at.size() || !due_[i] || published.load() <= published_at_failure_) {
+      return base::Status::OK();
+    }
+    fired_[i] = true;
+    if (i == recovery_after) recovery_attempt_ = a + 1;
+    return Fail(a, "injected failure " + std::to_string(i + 1) + " (split 0)");
   }
 
  private:
   base::Status Fail(int64_t attempt, const std::string& what) {
     failed_attempt_ = attempt;
+    published_at_failure_ = published.load();
     ++failures;
     return base::Status::Internal(what);
   }
 
   std::mutex mu_;
   std::vector<bool> fired_;
+  std::vector<bool> due_;
+  int published_at_failure_ = 0;
   int64_t failed_attempt_ = -1;
   int64_t recovery_attempt_ = -1;
   bool recovery_fired_ = false;
@@ -245,9 +258,11 @@ std::string JobJson(const KeyedSumJob& j, uint32_t parallelism, Topology topolog
 }
 
 // The real filesystem, keeping a copy of every `_metadata` the engine publishes: a finished job
-// discards its checkpoints, and the test inspects all of them afterwards.
+// discards its checkpoints, and the test inspects all of them afterwards. Counts them in
+// `published`, when given.
 class RecordingFs final : public base::Fs {
  public:
+  explicit RecordingFs(std::atomic<int>* published = nullptr) : published_(published) {}
   base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
     return base_.OpenRead(p);
   }
@@ -269,6 +284,7 @@ class RecordingFs final : public base::Fs {
       base::Result<std::string> bytes = base::ReadFileToString(base_, to);
       std::lock_guard<std::mutex> lock(mu_);
       if (bytes.ok()) metadata_.push_back({to, std::move(*bytes)});
+      if (published_ != nullptr) ++*published_;
     }
     return base::Status::OK();
   }
@@ -291,6 +307,7 @@ class RecordingFs final : public base::Fs {
 
  private:
   base::Fs& base_ = base::Fs::Default();
+  std::atomic<int>* const published_;
   std::mutex mu_;
   std::vector<std::pair<std::string, std::string>> metadata_;
 };
@@ -391,7 +408,7 @@ TEST_P(UnalignedCheckpointITCase, ExactlyOnceUnderBackpressureWithInFlightData) 
       format::ParseJobSpec(JobJson(job, p, param.topology), "unaligned.json");
   ASSERT_OK(spec.status());
 
-  RecordingFs recording;
+  RecordingFs recording(&plan->published);
   JobRunnerOptions o;
   o.fs = &recording;
   o.registry = registry.get();
