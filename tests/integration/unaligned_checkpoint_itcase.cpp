@@ -12,9 +12,11 @@
 // lost = duplicates = out-of-order (per split and key) = 0 on the committed output, and the
 // checkpoints really persisted in-flight data (so aligned checkpoints would not pass), in
 // channel-state files shared by at most 5 subtasks (N subtasks of a task: at most ceil(N/5)).
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <mutex>
 #include <memory>
@@ -74,18 +76,14 @@ struct Plan {
       recovery_fired_ = true;
       return Fail(a, "injected failure during recovery");
     }
-    fired_.resize(fail_at.size(), false);
-    due_.resize(fail_at.size(), false);
-    for (size_t i = 0; i < fail_at.size(); ++i) {
-      if (v < split0_end && v >= fail_at[i]) due_[i] = true;
-    }
-    // In order: the first that has not fired, once due and a checkpoint followed the last failure.
-    size_t i = 0;
-    while (i < fail_at.size() && fired_[i]) ++i;
-    if (i == fail_at.size() || !due_[i] || published.load() <= published_at_failure_) {
+    if (v < split0_end) max_split0_seen_ = std::max(max_split0_seen_, v);
+    // In order: the next failure, once its value was seen and a checkpoint followed the last one.
+    const size_t i = fired_;
+    if (i == fail_at.size() || max_split0_seen_ < fail_at[i] ||
+        published.load() <= published_at_failure_) {
       return base::Status::OK();
     }
-    fired_[i] = true;
+    ++fired_;
     if (i == recovery_after) recovery_attempt_ = a + 1;
     return Fail(a, "injected failure " + std::to_string(i + 1) + " (split 0)");
   }
@@ -99,8 +97,8 @@ struct Plan {
   }
 
   std::mutex mu_;
-  std::vector<bool> fired_;
-  std::vector<bool> due_;
+  size_t fired_ = 0;  // fail_at[0, fired_) have fired
+  int64_t max_split0_seen_ = std::numeric_limits<int64_t>::min();
   int published_at_failure_ = 0;
   int64_t failed_attempt_ = -1;
   int64_t recovery_attempt_ = -1;
