@@ -64,8 +64,9 @@ struct Plan {
   std::atomic<int> failures{0};
   std::atomic<int64_t> corrupt{0};
   std::atomic<int64_t> checked{0};
-  // Checkpoints published so far (RecordingFs counts them).
+  // Checkpoints published so far, and those of them with in-flight data (RecordingFs counts).
   std::atomic<int> published{0};
+  std::atomic<int> published_with_in_flight{0};
 
   // The injected failure for value `v` seen in attempt `attempt`, if any.
   base::Status MaybeFail(int64_t v, uint32_t attempt) {
@@ -163,10 +164,17 @@ class SlowCheckOp final : public engine::Operator {
       ++plan_->corrupt;
       return base::Status::OK();
     }
-    ++plan_->checked;
+    const int64_t n = ++plan_->checked;
     CKPT_RETURN_IF_ERROR(plan_->MaybeFail(*v, ctx_->attempt_number()));
     // The slow part of the pipeline, as the slow sink of Flink's ITCase.
     std::this_thread::sleep_for(std::chrono::microseconds(40));
+    // Until a checkpoint with in-flight data is published, every 64th record stalls for 20 ms,
+    // longer than the alignment timeout: a barrier queued behind it switches to unaligned. At
+    // parallelism 1 a barrier otherwise waits behind one 256-byte buffer only, and an idle
+    // machine aligns it within the timeout every time.
+    if (plan_->published_with_in_flight.load() == 0 && n % 64 == 0) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
     record.value = format::Value(*v);
     return ctx_->output().Collect(record);
   }
@@ -256,11 +264,11 @@ std::string JobJson(const KeyedSumJob& j, uint32_t parallelism, Topology topolog
 }
 
 // The real filesystem, keeping a copy of every `_metadata` the engine publishes: a finished job
-// discards its checkpoints, and the test inspects all of them afterwards. Counts them in
-// `published`, when given.
+// discards its checkpoints, and the test inspects all of them afterwards. Counts them in the
+// plan, when given.
 class RecordingFs final : public base::Fs {
  public:
-  explicit RecordingFs(std::atomic<int>* published = nullptr) : published_(published) {}
+  explicit RecordingFs(Plan* plan = nullptr) : plan_(plan) {}
   base::Result<std::unique_ptr<base::RandomAccessFile>> OpenRead(const std::string& p) override {
     return base_.OpenRead(p);
   }
@@ -280,9 +288,13 @@ class RecordingFs final : public base::Fs {
     const std::string name = "/_metadata";
     if (to.size() > name.size() && to.compare(to.size() - name.size(), name.size(), name) == 0) {
       base::Result<std::string> bytes = base::ReadFileToString(base_, to);
+      if (plan_ != nullptr && bytes.ok()) {
+        base::Result<pb::CheckpointMetadata> md = format::DecodeMetadata(*bytes, to);
+        if (md.ok() && md->metrics().persisted_data() > 0) ++plan_->published_with_in_flight;
+      }
       std::lock_guard<std::mutex> lock(mu_);
       if (bytes.ok()) metadata_.push_back({to, std::move(*bytes)});
-      if (published_ != nullptr) ++*published_;
+      if (plan_ != nullptr) ++plan_->published;
     }
     return base::Status::OK();
   }
@@ -305,7 +317,7 @@ class RecordingFs final : public base::Fs {
 
  private:
   base::Fs& base_ = base::Fs::Default();
-  std::atomic<int>* const published_;
+  Plan* const plan_;
   std::mutex mu_;
   std::vector<std::pair<std::string, std::string>> metadata_;
 };
@@ -406,7 +418,7 @@ TEST_P(UnalignedCheckpointITCase, ExactlyOnceUnderBackpressureWithInFlightData) 
       format::ParseJobSpec(JobJson(job, p, param.topology), "unaligned.json");
   ASSERT_OK(spec.status());
 
-  RecordingFs recording(&plan->published);
+  RecordingFs recording(plan.get());
   JobRunnerOptions o;
   o.fs = &recording;
   o.registry = registry.get();
