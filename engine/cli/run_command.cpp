@@ -147,6 +147,11 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--max-overdraft-buffers-per-gate", a.max_overdraft_buffers_per_gate,
                   "Buffers a task may borrow beyond its pool for one record (default 5)")
       ->check(CLI::Range(int64_t{0}, int64_t{1} << 16));
+  run->add_option("--buffer-timeout", a.buffer_timeout_ms,
+                  "Ms after which a partly filled output buffer is sent (Flink's "
+                  "execution.buffer-timeout; default 5; 0: after every record; -1: only when "
+                  "full or when the task must wait)")
+      ->check(CLI::Range(int64_t{-1}, int64_t{1} << 40));
   run->add_option("--max-subtasks-per-channel-state-file", a.max_subtasks_per_channel_state_file,
                   "Subtasks sharing one channel-state file of an unaligned checkpoint (default: the "
                   "spec's max_subtasks_per_channel_state_file, else 5)")
@@ -234,6 +239,7 @@ int Run(const RunArgs& a, const std::vector<std::string>& argv) {
   if (a.max_overdraft_buffers_per_gate >= 0) {
     o.network.max_overdraft_buffers_per_gate = static_cast<uint32_t>(a.max_overdraft_buffers_per_gate);
   }
+  if (a.buffer_timeout_ms >= -1) o.network.buffer_timeout_ms = a.buffer_timeout_ms;
   if (a.max_subtasks_per_channel_state_file > 0) {
     cp->set_max_subtasks_per_channel_state_file(
         static_cast<uint32_t>(a.max_subtasks_per_channel_state_file));

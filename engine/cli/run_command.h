@@ -40,6 +40,7 @@ struct RunArgs {
   int64_t network_buffer_bytes = -1;
   int64_t buffers_per_channel = -1;
   int64_t max_overdraft_buffers_per_gate = -1;
+  int64_t buffer_timeout_ms = -2;  // -2: not given (-1 is "only when full")
   int64_t max_subtasks_per_channel_state_file = -1;
   int64_t aligned_checkpoint_timeout_ms = -1;
   bool debloat = false;

@@ -99,6 +99,37 @@ class SlowSink final : public Operator {
   }
 };
 
+// Emits kPaddedRecords records of 300 bytes, each spanning two 256-byte buffers, then ends.
+constexpr int64_t kPaddedRecords = 2000;
+std::atomic<int64_t> g_padded_emitted{0};
+
+class PaddedSource final : public SourceOperator {
+ public:
+  base::Status Open(OperatorContext& ctx) override {
+    ctx_ = &ctx;
+    return base::Status::OK();
+  }
+  base::Result<SourceStatus> PollNext() override {
+    if (g_padded_emitted.load() == kPaddedRecords) return SourceStatus::kEndOfInput;
+    Record r(format::Value(std::string(300, 'p')));
+    CKPT_RETURN_IF_ERROR(ctx_->output().Collect(r));
+    ++g_padded_emitted;
+    return SourceStatus::kMoreAvailable;
+  }
+
+ private:
+  OperatorContext* ctx_ = nullptr;
+};
+
+class CountingSink final : public Operator {
+ public:
+  base::Status Open(OperatorContext&) override { return base::Status::OK(); }
+  base::Status ProcessElement(Record&) override {
+    ++g_consumed;
+    return base::Status::OK();
+  }
+};
+
 class FailingSink final : public Operator {
  public:
   base::Status Open(OperatorContext&) override { return base::Status::OK(); }
@@ -115,6 +146,12 @@ std::unique_ptr<OperatorRegistry> TestRegistry() {
   EXPECT_OK(r->Register({"slow-sink", "", [](const OperatorParams&) -> base::Result<std::unique_ptr<Operator>> {
                            return std::unique_ptr<Operator>(new SlowSink());
                          }, nullptr}));
+  EXPECT_OK(r->Register({"padded-source", "", [](const OperatorParams&) -> base::Result<std::unique_ptr<Operator>> {
+                           return std::unique_ptr<Operator>(new PaddedSource());
+                         }, nullptr}));
+  EXPECT_OK(r->Register({"counting-sink", "", [](const OperatorParams&) -> base::Result<std::unique_ptr<Operator>> {
+                           return std::unique_ptr<Operator>(new CountingSink());
+                         }, nullptr}));
   EXPECT_OK(r->Register({"failing-sink", "", [](const OperatorParams&) -> base::Result<std::unique_ptr<Operator>> {
                            return std::unique_ptr<Operator>(new FailingSink());
                          }, nullptr}));
@@ -125,9 +162,10 @@ const char* kSourceToSink = R"({"name": "t", "operators": [
   {"id": "src", "kind": "counting-source"}, {"id": "sink", "kind": "%s"}],
   "edges": [{"from": "src", "to": "sink", "partitioning": "REBALANCE"}]})";
 
-std::string SourceToSink(const std::string& sink) {
+std::string SourceToSink(const std::string& sink, const std::string& source = "counting-source") {
   std::string s = kSourceToSink;
-  return s.replace(s.find("%s"), 2, sink);
+  s.replace(s.find("%s"), 2, sink);
+  return s.replace(s.find("counting-source"), 15, source);
 }
 
 TEST(JobRunnerTest, SlowOperatorBackpressuresTheSource) {
@@ -173,6 +211,30 @@ TEST(JobRunnerTest, BoundedJobFinishesWithoutCheckpointing) {
   EXPECT_EQ(r.restarts, 0u);
 }
 
+// Records span buffers and the pool is as small as it gets (one credit per channel), so the
+// source is backpressured while its current buffer holds the start of a record whose end the
+// consumer waits for. With flushes only when full or when a task waits (buffer timeout -1),
+// the job ends only because a backpressured task sends its partly filled buffer at once; before,
+// each such wait lasted until the next periodic flush, and here it would last forever.
+TEST(JobRunnerTest, BackpressuredTaskSendsItsPartlyFilledBuffer) {
+  auto registry = TestRegistry();
+  JobRunnerOptions o;
+  o.registry = registry.get();
+  o.network.buffer_bytes = 256;
+  o.network.buffers_per_channel = 1;
+  o.network.buffer_timeout_ms = -1;
+  g_padded_emitted = 0;
+  g_consumed = 0;
+  ASSERT_OK_AND_ASSIGN(
+      auto runner, JobRunner::Create(SpecFromJson(SourceToSink("counting-sink", "padded-source")), o));
+  ASSERT_OK(runner->Start());
+  const bool all = ckpt::testing::WaitUntil([] { return g_consumed.load() == kPaddedRecords; });
+  if (!all) runner->Cancel();
+  JobResult r = runner->Wait();
+  ASSERT_TRUE(all) << "the sink got " << g_consumed.load() << " of " << g_padded_emitted.load()
+                   << " records emitted";
+  EXPECT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
+}
 
 // Drain: a stop-with-savepoint with drain advances event time to the end before the savepoint.
 std::atomic<int64_t> g_last_watermark{0};

@@ -95,6 +95,46 @@ TEST(RecordWriterTest, RecordLargerThanABufferSpansBuffers) {
   EXPECT_GE(buffers, 1000u / 64);
 }
 
+// A backpressured task's partly filled buffer may hold the end of a record its consumer has
+// begun: the subpartition tells the producer when its queue drains, and FlushIdle sends it then.
+TEST(RecordWriterTest, DrainedQueueIsReportedAndItsPartlyFilledBufferGoesOut) {
+  TaskInbox inbox({0}, /*credits_per_channel=*/1);
+  BufferPool pool(8, 64);
+  RecordWriter w(pb::FORWARD, {{&inbox, 0}}, &pool, 0, 1, 128);
+  int drained = 0;
+  w.SetDrainedListener([&drained] { ++drained; });
+  const std::string big(150, 'x');  // two full buffers and the start of a third
+  ASSERT_OK(WriteRecord(w, Record(format::Value(big))));
+  EXPECT_EQ(w.subpartition(0)->queued_buffers(), 1u);  // the first took the only credit
+  EXPECT_EQ(drained, 1);  // the first went straight on, leaving the queue empty for a moment
+  EXPECT_FALSE(w.HasIdlePartialBuffer());
+  w.FlushIdle();  // behind a queued buffer the third keeps filling
+  EXPECT_EQ(w.subpartition(0)->queued_buffers(), 1u);
+
+  FrameReader reader;
+  std::string_view element;
+  auto take_next = [&] {
+    TaskInbox::Polled p = inbox.Poll(std::chrono::steady_clock::now());
+    EXPECT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+    if (p.what != TaskInbox::Polled::What::kEvent) return false;
+    reader.SetBuffer(p.event.buffer);
+    return reader.Next(&element);
+  };
+  EXPECT_FALSE(take_next());  // the record is not complete
+  EXPECT_EQ(drained, 2);      // taking the first pulled the second: the queue is empty
+  EXPECT_TRUE(w.HasIdlePartialBuffer());
+  EXPECT_FALSE(take_next());
+  w.FlushIdle();
+  EXPECT_FALSE(w.HasIdlePartialBuffer());
+  ASSERT_TRUE(take_next());  // the third completes it
+  Record rec;
+  int64_t wm = 0;
+  ASSERT_OK_AND_ASSIGN(uint8_t tag, DecodeElement(&element, &rec, &wm));
+  EXPECT_EQ(tag, kRecordTag);
+  EXPECT_EQ(std::get<std::string>(rec.value.v), big);
+  EXPECT_EQ(drained, 3);  // the third went straight on too
+}
+
 TEST(RecordWriterTest, RecordNeedingMoreBuffersThanFreeUsesOverdraft) {
   TaskInbox inbox({0}, 1);
   auto pool = std::make_shared<BufferPool>(2, 64, /*max_overdraft=*/5);

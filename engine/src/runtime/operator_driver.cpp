@@ -82,6 +82,13 @@ void WriterOutput::FlushIdle() {
   for (auto& w : writers_) w->FlushIdle();
 }
 
+bool WriterOutput::HasIdlePartialBuffer() const {
+  for (const auto& w : writers_) {
+    if (w->HasIdlePartialBuffer()) return true;
+  }
+  return false;
+}
+
 void WriterOutput::BroadcastEvent(const StreamEvent& event) {
   for (auto& w : writers_) w->BroadcastEvent(event);
 }

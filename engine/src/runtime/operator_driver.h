@@ -71,6 +71,7 @@ class WriterOutput final : public Output {
   base::Status EmitWatermark(int64_t watermark) override;
   void Flush();
   void FlushIdle();  // RecordWriter::FlushIdle
+  bool HasIdlePartialBuffer() const;  // RecordWriter::HasIdlePartialBuffer
   void BroadcastEvent(const StreamEvent& event);
   // Per writer, per target: the buffers the event overtook (unaligned barrier).
   std::vector<std::vector<std::vector<CapturedBuffer>>> BroadcastPriorityEvent(

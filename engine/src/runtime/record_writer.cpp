@@ -131,13 +131,28 @@ void RecordWriter::Flush() {
   }
 }
 
+bool RecordWriter::IdlePartial(uint32_t target) const {
+  const NetworkBuffer* buf = current_[target];
+  return buf != nullptr && buf->size > 0 && subpartitions_[target]->queued_buffers() == 0;
+}
+
+bool RecordWriter::HasIdlePartialBuffer() const {
+  for (uint32_t t = 0; t < num_targets(); ++t) {
+    if (IdlePartial(t)) return true;
+  }
+  return false;
+}
+
+void RecordWriter::SetDrainedListener(const std::function<void()>& listener) {
+  for (auto& sp : subpartitions_) sp->SetDrainedListener(listener);
+}
+
 void RecordWriter::FlushIdle() {
   for (uint32_t t = 0; t < num_targets(); ++t) {
-    NetworkBuffer*& buf = current_[t];
-    if (buf == nullptr || buf->size == 0 || subpartitions_[t]->queued_buffers() > 0) continue;
+    if (!IdlePartial(t)) continue;
     StreamEvent e;
-    e.buffer = buf;
-    buf = nullptr;
+    e.buffer = current_[t];
+    current_[t] = nullptr;
     subpartitions_[t]->Add(std::move(e));
   }
 }

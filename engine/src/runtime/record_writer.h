@@ -11,6 +11,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -54,6 +55,11 @@ class RecordWriter {
   // backpressured aligned checkpoints look fast. (Flink's flush does not seal either: the
   // consumer may read a buffer still being written.)
   void FlushIdle();
+  // Whether FlushIdle would send a buffer now.
+  bool HasIdlePartialBuffer() const;
+  // Calls `listener` whenever a subpartition's consumer took its last queued buffer
+  // (ResultSubpartition::SetDrainedListener; before the tasks run).
+  void SetDrainedListener(const std::function<void()>& listener);
   // Flushes, then appends `event` to every subpartition.
   void BroadcastEvent(const StreamEvent& event);
   // Flushes, then puts `event` ahead of every subpartition's queued buffers; returns them per
@@ -69,6 +75,8 @@ class RecordWriter {
   pb::Partitioning partitioning() const { return partitioning_; }
 
  private:
+  // A non-empty current buffer and nothing queued: the consumer could take it now.
+  bool IdlePartial(uint32_t target) const;
   base::Status WriteTo(uint32_t target, std::string_view element);
   base::Status Append(uint32_t target, std::string_view bytes);
   base::Result<NetworkBuffer*> NextBuffer();

@@ -75,15 +75,19 @@ bool ResultSubpartition::HoldsBarrier(int64_t checkpoint_id) const {
 }
 
 bool ResultSubpartition::PopFront(bool credit, StreamEvent* out) {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (queue_.empty()) return false;
-  StreamEvent& front = queue_.front();
-  if (front.kind == StreamEvent::Kind::kBuffer) {
-    if (!credit) return false;
-    --buffers_;
+  bool drained = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.empty()) return false;
+    StreamEvent& front = queue_.front();
+    if (front.kind == StreamEvent::Kind::kBuffer) {
+      if (!credit) return false;
+      drained = --buffers_ == 0;
+    }
+    *out = std::move(front);
+    queue_.pop_front();
   }
-  *out = std::move(front);
-  queue_.pop_front();
+  if (drained && on_drained_) on_drained_();
   return true;
 }
 

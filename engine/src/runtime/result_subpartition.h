@@ -8,6 +8,7 @@
 
 #include <atomic>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <optional>
 #include <vector>
@@ -27,6 +28,10 @@ class ResultSubpartition {
 
   // The consumer (before either side runs).
   void Connect(TaskInbox* inbox, uint32_t channel);
+  // The producer (before either side runs): called, on the consumer's thread, each time the
+  // consumer takes the last queued buffer. A producer waiting for a free buffer then sends its
+  // partly filled one (RecordWriter::FlushIdle), which the consumer may need to finish a record.
+  void SetDrainedListener(std::function<void()> listener) { on_drained_ = std::move(listener); }
 
   // Appends at the tail and tells the consumer.
   void Add(StreamEvent event);
@@ -59,6 +64,7 @@ class ResultSubpartition {
   TaskInbox* inbox_ = nullptr;
   uint32_t channel_ = 0;
   std::atomic<size_t> buffer_size_{0};
+  std::function<void()> on_drained_;
 };
 
 }  // namespace ckpt::engine::runtime

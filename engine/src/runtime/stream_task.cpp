@@ -19,8 +19,9 @@ int64_t SteadyMs() {
       .count();
 }
 
-// Output buffers are flushed at least this often (Flink's buffer timeout; lower for latency).
-constexpr int64_t kFlushIntervalMs = 5;
+// A task waiting for input, output or mail wakes at least this often (alignment timers,
+// debloating, the buffer timeout).
+constexpr int64_t kPollIntervalMs = 5;
 
 }  // namespace
 
@@ -94,7 +95,14 @@ bool StreamTask::OutputAvailable() const {
   return writer_output_.empty() || pool_->IsAvailable();
 }
 
+bool StreamTask::BlockedWithIdleBuffer() const {
+  return !OutputAvailable() && writer_output_.HasIdlePartialBuffer();
+}
+
 void StreamTask::AddWriter(std::unique_ptr<RecordWriter> writer) {
+  // A consumer that took the last queued buffer wakes a task waiting for output: it sends its
+  // partly filled buffer then (BlockedWithIdleBuffer).
+  writer->SetDrainedListener([w = waker_] { w->Wake(); });
   writer_output_.AddWriter(std::move(writer));
 }
 
@@ -210,8 +218,9 @@ base::Status StreamTask::Run() {
 }
 
 base::Status StreamTask::MaybeFlush(bool force) {
+  const int64_t timeout = env_->network.buffer_timeout_ms;
   int64_t now = SteadyMs();
-  if (!force && now - last_flush_ms_ < kFlushIntervalMs) return base::Status::OK();
+  if (!force && (timeout < 0 || now - last_flush_ms_ < timeout)) return base::Status::OK();
   last_flush_ms_ = now;
   writer_output_.FlushIdle();
   return base::Status::OK();
@@ -259,7 +268,7 @@ base::Status StreamTask::SourceLoop() {
   TaskInbox::Mail mail;
   TaskInbox::PollFilter wait_output;
   wait_output.normal = false;
-  wait_output.available = [this] { return OutputAvailable(); };
+  wait_output.available = [this] { return OutputAvailable() || BlockedWithIdleBuffer(); };
   while (true) {
     while (inbox_->TryTakeMail(&mail)) CKPT_RETURN_IF_ERROR(mail());
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
@@ -269,9 +278,12 @@ base::Status StreamTask::SourceLoop() {
     if (source_active_) {
       if (!OutputAvailable()) {
         // Backpressured: emit nothing until a buffer is free (the legacy-source fix, seed 000
-        // §3.2), but keep running mails: a checkpoint trigger is served at once.
-        CKPT_RETURN_IF_ERROR(MaybeFlush(false));
-        TaskInbox::Polled p = inbox_->Poll(PollDeadline(kFlushIntervalMs * 1000), wait_output);
+        // §3.2), but keep running mails: a checkpoint trigger is served at once. A consumer
+        // with nothing queued gets the partly filled buffer now, or as soon as its queue drains
+        // (the wait ends then): it may hold the rest of a record the consumer has begun, and
+        // nothing more goes into it until a buffer is free.
+        CKPT_RETURN_IF_ERROR(MaybeFlush(true));
+        TaskInbox::Polled p = inbox_->Poll(PollDeadline(kPollIntervalMs * 1000), wait_output);
         if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
         continue;
       }
@@ -307,10 +319,11 @@ base::Status StreamTask::InputLoop() {
   // Mid-buffer but no free output buffer: wait for one, serving mails and priority events.
   TaskInbox::PollFilter wait_output;
   wait_output.normal = false;
-  wait_output.available = [this] { return OutputAvailable(); };
+  wait_output.available = [this] { return OutputAvailable() || BlockedWithIdleBuffer(); };
   // No current buffer: any event, buffers only when a record could be written.
   TaskInbox::PollFilter idle;
   idle.buffers_allowed = [this] { return OutputAvailable(); };
+  idle.available = [this] { return BlockedWithIdleBuffer(); };
   while (!(terminate_ && channels_ended_ == n)) {
     if (cancelled_.load()) return base::Status::Cancelled("task cancelled");
     CKPT_RETURN_IF_ERROR(CheckAlignmentTimeouts());
@@ -335,7 +348,9 @@ base::Status StreamTask::InputLoop() {
         continue;
       }
     } else {
-      int64_t wait_us = kFlushIntervalMs * 1000;
+      // No free output buffer: as the backpressured source above, send the partly filled one.
+      if (!OutputAvailable()) CKPT_RETURN_IF_ERROR(MaybeFlush(true));
+      int64_t wait_us = kPollIntervalMs * 1000;
       if (std::optional<int64_t> t = drivers_.front()->NextProcessingTimerMs()) {
         wait_us = std::min(wait_us, (*t - OperatorContext::CurrentProcessingTimeMs()) * 1000);
       }

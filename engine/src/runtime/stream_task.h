@@ -191,6 +191,9 @@ class StreamTask {
   void DropUnaligned(int64_t up_to_checkpoint);
   base::Status RestoreChannelState();
   bool OutputAvailable() const;
+  // No free output buffer, and a partly filled one whose consumer has nothing queued: the task
+  // sends it before it waits (the consumer may need it to finish a record).
+  bool BlockedWithIdleBuffer() const;
   // Now + `max_wait_us`, or earlier when a pending alignment timer is due sooner.
   std::chrono::steady_clock::time_point PollDeadline(int64_t max_wait_us) const;
   base::Status EndInput();

@@ -18,6 +18,12 @@ struct NetworkOptions {
   // Buffers a task's output pool lends beyond its size when one record needs more than are
   // free (taskmanager.network.memory.max-overdraft-buffers-per-gate). Default: 5.
   uint32_t max_overdraft_buffers_per_gate = 5;
+  // A partly filled output buffer goes out at the latest this long after the task's last flush
+  // (Flink's execution.buffer-timeout; lower for latency, higher for throughput). 0: after every
+  // record. -1: only when full, or when the task waits with it (no input for a poll interval,
+  // or no free output buffer: a backpressured task always sends it at once, for it may hold the
+  // rest of a record its consumer has begun). Default: 5.
+  int64_t buffer_timeout_ms = 5;
   // Subtasks of one task sharing a channel-state file of an unaligned checkpoint
   // (execution.checkpointing.unaligned.max-subtasks-per-channel-state-file). Default: 5.
   uint32_t max_subtasks_per_channel_state_file = 5;
