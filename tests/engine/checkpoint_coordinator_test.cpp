@@ -289,6 +289,25 @@ TEST_F(CheckpointCoordinatorTest, IntermediateSavepointIsNotNotifiedAndNeverDele
   EXPECT_TRUE(Exists(base::JoinPath(done.dir, "_metadata")));
 }
 
+// A checkpoint triggered while a savepoint is pending would reach a task still aligning the
+// savepoint (unaligned barriers overtake buffers) and make it abandon the savepoint: a
+// stop-with-savepoint of the kill campaign failed that way ("savepoint 1749 declined by a task:
+// sum -> sink (2/4): checkpoint 1749 abandoned for a newer barrier").
+TEST_F(CheckpointCoordinatorTest, PendingSavepointHoldsCheckpointsBack) {
+  auto c = Make(Options());
+  auto future = c->TriggerSavepoint("", pb::POST_ACTION_STOP);
+  ASSERT_EQ(runtime_.injected.size(), 1u);
+  clock_.Advance(1000);
+  c->Tick();
+  EXPECT_EQ(runtime_.injected.size(), 1u);  // no periodic checkpoint
+  ASSERT_STATUS(c->TriggerCheckpoint().status(), kFailedPrecondition, "savepoint is in progress");
+  AckAll(*c, runtime_.injected[0].checkpoint_id);
+  ASSERT_OK(future.get().status());
+  c->Tick();
+  ASSERT_EQ(runtime_.injected.size(), 2u);  // periodic checkpoints go on
+  EXPECT_FALSE(runtime_.injected[1].is_savepoint());
+}
+
 TEST_F(CheckpointCoordinatorTest, StopWithSavepointIsNotifiedAndRelocatable) {
   auto c = Make(Options());
   auto future = c->TriggerSavepoint(dir_.Sub("elsewhere"), pb::POST_ACTION_STOP);
@@ -369,8 +388,8 @@ TEST_F(CheckpointCoordinatorTest, BackgroundThreadTriggersWithTheClock) {
 }
 
 // The first trigger's coordinator snapshot waits for another trigger's barriers (up to a
-// deadline): without serialized triggers the later, newer checkpoint injected first and the
-// savepoint's older barriers were then dropped by every task, so it hung until its timeout.
+// deadline): without serialized triggers the later, newer snapshot injected first and the
+// older one's barriers were then dropped by every task, so it hung until its timeout.
 class SlowFirstTriggerRuntime : public FakeRuntime {
  public:
   base::Result<std::vector<CoordinatorSnapshot>> SnapshotCoordinators(int64_t id) override {
@@ -402,12 +421,14 @@ TEST_F(CheckpointCoordinatorTest, RacingTriggersInjectBarriersInIdOrder) {
   SlowFirstTriggerRuntime runtime;
   auto c = CheckpointCoordinator::Create(fs_, clock_, runtime, Options());
   ASSERT_OK(c.status());
-  std::shared_future<base::Result<CompletedCheckpoint>> savepoint;
-  std::thread rest([&] { savepoint = (*c)->TriggerSavepoint(""); });
+  // (A checkpoint first: a pending savepoint holds checkpoints back.)
+  std::optional<base::Result<int64_t>> checkpoint;
+  std::thread periodic([&] { checkpoint = (*c)->TriggerCheckpoint(); });
   ASSERT_TRUE(runtime.WaitFirstEntered());
-  base::Result<int64_t> periodic = (*c)->TriggerCheckpoint();
-  rest.join();
-  ASSERT_OK(periodic.status());
+  std::shared_future<base::Result<CompletedCheckpoint>> savepoint = (*c)->TriggerSavepoint("");
+  periodic.join();
+  ASSERT_TRUE(checkpoint.has_value());
+  ASSERT_OK(checkpoint->status());
   std::vector<int64_t> order;
   std::vector<pb::SnapshotKind> kinds;
   for (const CheckpointOptions& o : runtime.injected) {
@@ -416,8 +437,8 @@ TEST_F(CheckpointCoordinatorTest, RacingTriggersInjectBarriersInIdOrder) {
   }
   ASSERT_EQ(order.size(), 2u);
   EXPECT_LT(order[0], order[1]) << "barriers injected out of id order";
-  EXPECT_EQ(kinds[0], pb::SAVEPOINT);
-  EXPECT_EQ(order[1], *periodic);
+  EXPECT_EQ(order[0], **checkpoint);
+  EXPECT_EQ(kinds[1], pb::SAVEPOINT);
 }
 
 // Holds the rename that publishes one snapshot's `_metadata` until Release().

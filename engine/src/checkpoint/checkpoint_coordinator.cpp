@@ -171,7 +171,7 @@ void CheckpointCoordinator::Tick() {
                                         " ms)"),
                 checkpoint);
   }
-  if (options_.interval_ms <= 0 || job_dir_.empty()) return;
+  if (options_.interval_ms <= 0 || job_dir_.empty() || SavepointPendingLocked()) return;
   const uint32_t periodic = InFlightCheckpointsLocked();
   if (periodic >= options_.max_concurrent) return;
   if (options_.min_pause_ms > 0 && periodic > 0) return;
@@ -190,6 +190,13 @@ uint32_t CheckpointCoordinator::InFlightCheckpointsLocked() const {
   return n;
 }
 
+bool CheckpointCoordinator::SavepointPendingLocked() const {
+  for (const auto& [id, p] : pending_) {
+    if (p->options.is_savepoint()) return true;
+  }
+  return false;
+}
+
 base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint(bool full) {
   std::lock_guard<std::mutex> trigger(trigger_mu_);
   std::unique_lock<std::mutex> lock(mu_);
@@ -203,6 +210,10 @@ base::Result<int64_t> CheckpointCoordinator::TriggerCheckpoint(bool full) {
         "cannot trigger a checkpoint: " + std::to_string(periodic) +
         " checkpoint(s) in progress, max concurrent is " +
         std::to_string(options_.max_concurrent));
+  }
+  if (SavepointPendingLocked()) {
+    return base::Status::FailedPrecondition(
+        "cannot trigger a checkpoint while a savepoint is in progress");
   }
   return TriggerLocked(lock, pb::CHECKPOINT, pb::SAVEPOINT_POST_ACTION_UNSPECIFIED,
                        pb::SAVEPOINT_FORMAT_UNSPECIFIED, "", nullptr, full);

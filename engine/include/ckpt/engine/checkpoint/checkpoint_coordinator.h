@@ -110,12 +110,12 @@ class CheckpointCoordinator {
   void Stop();
 
   // Periodic work: aborts pending checkpoints older than timeout_ms; triggers a checkpoint if
-  // periodic checkpointing is on, the interval and min pause have passed and fewer than
-  // max_concurrent are pending.
+  // periodic checkpointing is on, the interval and min pause have passed, fewer than
+  // max_concurrent are pending and no savepoint is.
   void Tick();
 
   // Triggers a checkpoint now (ignores interval and min pause, honours max_concurrent:
-  // FailedPrecondition if at the limit). Returns its id. Errors from creating the directory or
+  // FailedPrecondition if at the limit or while a savepoint is pending). Returns its id. Errors from creating the directory or
   // from the runtime fail it (counted as a failure). `full`: a FULL checkpoint
   // (CheckpointOptions::full), self-contained even when checkpoints are incremental.
   base::Result<int64_t> TriggerCheckpoint(bool full = false);
@@ -203,6 +203,11 @@ class CheckpointCoordinator {
   std::condition_variable cv_;
   // Checkpoints in flight that count toward max_concurrent (mu_).
   uint32_t InFlightCheckpointsLocked() const;
+  // A savepoint is pending (mu_). It holds checkpoints back, as Flink counts a pending savepoint
+  // among the concurrent checkpoints and stops the periodic trigger for a stop-with-savepoint:
+  // a newer checkpoint's barrier (unaligned: overtaking buffers) would reach a task still
+  // aligning the savepoint's barriers, which then abandons the savepoint for it.
+  bool SavepointPendingLocked() const;
   std::map<int64_t, std::unique_ptr<Pending>> pending_;
   // Checkpoints fully acknowledged and still writing their `_metadata` (mu_). They count toward
   // max_concurrent, as Flink keeps a checkpoint pending until it is finalized: otherwise the
