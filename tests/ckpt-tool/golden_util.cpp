@@ -3,6 +3,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -14,7 +15,8 @@
 
 namespace ckpt::testing {
 
-ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd) {
+ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd,
+                uint64_t address_space_bytes) {
   ToolRun run;
   int out_pipe[2], err_pipe[2];
   if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
@@ -29,6 +31,10 @@ ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd) {
   const pid_t pid = fork();
   if (pid == 0) {
     if (chdir(cwd.c_str()) != 0) _exit(127);
+    if (address_space_bytes > 0) {
+      const rlimit limit{address_space_bytes, address_space_bytes};
+      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
+    }
     const int devnull = open("/dev/null", O_RDONLY);
     dup2(devnull, STDIN_FILENO);
     dup2(out_pipe[1], STDOUT_FILENO);

@@ -2,6 +2,7 @@
 // tests/ckpt-tool/golden/ (CKPT_UPDATE_GOLDEN=1 rewrites them instead). Not thread-safe.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,8 +15,11 @@ struct ToolRun {
 };
 
 // Runs ckpt-tool with `args` in working directory `cwd` (stdin closed). Pass relative paths so
-// the output is the same on every machine.
-ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd);
+// the output is the same on every machine. `address_space_bytes` > 0 runs it under RLIMIT_AS of
+// that size, so an allocation sized by a hostile value fails (std::bad_alloc: SIGABRT, exit
+// 134) instead of swapping the machine; a limit that cannot be set exits 126.
+ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd,
+                uint64_t address_space_bytes = 0);
 
 // Compares `actual` with golden/<name>; on mismatch the test fails with the first differing
 // line. With CKPT_UPDATE_GOLDEN=1 the file is (re)written and the test passes.

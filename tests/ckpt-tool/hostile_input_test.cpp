@@ -4,11 +4,7 @@
 // finding (validate: exit 1) or a clean error naming the file (exit 2), never a crash or a hang,
 // and with memory bounded: the tool runs under RLIMIT_AS, so an allocation sized by a hostile
 // value fails the test with SIGABRT (std::bad_alloc) instead of swapping the machine.
-#include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <poll.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -26,6 +22,7 @@
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
 #include "test_snapshots.h"
 
 namespace ckpt::ops {
@@ -47,67 +44,14 @@ constexpr bool kAddressSanitizer = false;
 
 // Address space the tool may use: far above what validating a few-KiB snapshot needs (the
 // Debug binary maps about 100 MiB of libraries), far below what a hostile count would ask for.
-constexpr rlim_t kAddressSpaceLimit = rlim_t{1} << 30;
+constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
 
-struct ToolResult {
-  int exit_code = -1;  // 128 + signal when killed by one
-  std::string out;
-  std::string err;
-};
+using ToolResult = ::ckpt::testing::ToolRun;
 
 // Runs ckpt-tool with `args` under RLIMIT_AS (not under ASan, which reserves terabytes of
 // shadow memory up front; the limit is what makes a regression fail fast elsewhere).
 ToolResult RunBounded(const std::vector<std::string>& args) {
-  ToolResult run;
-  int out_pipe[2], err_pipe[2];
-  if (pipe(out_pipe) != 0 || pipe(err_pipe) != 0) {
-    ADD_FAILURE() << "pipe failed";
-    return run;
-  }
-  std::vector<std::string> store = {CKPT_TOOL_PATH};
-  store.insert(store.end(), args.begin(), args.end());
-  std::vector<char*> argv;
-  for (auto& a : store) argv.push_back(a.data());
-  argv.push_back(nullptr);
-  const pid_t pid = fork();
-  if (pid == 0) {
-    if (!kAddressSanitizer) {
-      rlimit limit{kAddressSpaceLimit, kAddressSpaceLimit};
-      if (setrlimit(RLIMIT_AS, &limit) != 0) _exit(126);
-    }
-    const int devnull = open("/dev/null", O_RDONLY);
-    dup2(devnull, STDIN_FILENO);
-    dup2(out_pipe[1], STDOUT_FILENO);
-    dup2(err_pipe[1], STDERR_FILENO);
-    close(out_pipe[0]);
-    close(err_pipe[0]);
-    execv(argv[0], argv.data());
-    _exit(127);
-  }
-  close(out_pipe[1]);
-  close(err_pipe[1]);
-  pollfd fds[2] = {{out_pipe[0], POLLIN, 0}, {err_pipe[0], POLLIN, 0}};
-  std::string* sinks[2] = {&run.out, &run.err};
-  int open_fds = 2;
-  char buf[65536];
-  while (open_fds > 0) {
-    if (poll(fds, 2, -1) < 0) break;
-    for (int i = 0; i < 2; ++i) {
-      if (fds[i].fd < 0 || (fds[i].revents & (POLLIN | POLLHUP)) == 0) continue;
-      const ssize_t n = read(fds[i].fd, buf, sizeof buf);
-      if (n > 0) {
-        sinks[i]->append(buf, static_cast<size_t>(n));
-      } else {
-        close(fds[i].fd);
-        fds[i].fd = -1;
-        --open_fds;
-      }
-    }
-  }
-  int status = 0;
-  waitpid(pid, &status, 0);
-  run.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-  return run;
+  return ::ckpt::testing::RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
 }
 
 std::string Describe(const ToolResult& r) {

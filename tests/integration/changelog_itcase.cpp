@@ -225,21 +225,11 @@ TEST_P(BackendKillITCase, ResumesFromLatestAfterKillsDuringCheckpointing) {
   ASSERT_EQ(WaitExit(pid), 0) << ReadFile(log);
 
   const std::string output = ReadFile(log);
-  size_t finished = 0, resumed = 0;
-  for (size_t at = 0; (at = output.find("Job finished", at)) != std::string::npos; ++at) ++finished;
-  for (size_t at = 0; (at = output.find("Restoring from ", at)) != std::string::npos; ++at) {
-    ++resumed;
-  }
-  EXPECT_EQ(finished, 1u) << output;
-  EXPECT_GE(resumed, 2u) << output;
+  EXPECT_EQ(Count(output, "Job finished"), 1u) << output;
+  EXPECT_GE(Count(output, "Restoring from "), 2u) << output;
 
   Verification v = VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true);
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.out_of_order, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-  EXPECT_EQ(v.malformed, 0) << v.Summary();
+  ExpectExact(v);
   base::Result<int> checked = VerifyAllSnapshots(ckpt);
   ASSERT_OK(checked.status());
 }

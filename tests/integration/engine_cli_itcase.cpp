@@ -102,10 +102,7 @@ TEST(EngineCliITCase, SigtermStopsWithSavepointAndThePrintedCommandResumes) {
   EXPECT_EQ(words[0], CKPT_ENGINE_BINARY);
   EXPECT_EQ(WaitExit(Spawn(words, tmp.Sub("run2.log"))), 0) << ReadFile(tmp.Sub("run2.log"));
   Verification v = VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true);
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
+  ExpectExact(v);
 }
 
 // issue 9: --from-latest JOB_ID resolves <checkpoint-dir>/<job-id> as its help says; the

@@ -148,12 +148,7 @@ TEST_P(ExactlyOnceITCase, CommittedOutputIsExactUnderFailures) {
   RunOutcome r = RunWithFailures(GetParam(), pb::ALIGNED_EXACTLY_ONCE, tmp);
   ASSERT_EQ(r.result.outcome, JobOutcome::kFinished) << r.result.status.ToString();
   const Verification& v = r.verification;
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.out_of_order, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-  EXPECT_EQ(v.malformed, 0) << v.Summary();
+  ExpectExact(v);
   // Processing at 1/4, snapshotting at 1/2, processing at 3/4, and recovery after that.
   EXPECT_EQ(r.failures, 4);
   EXPECT_EQ(r.result.restarts, 4u);

@@ -266,17 +266,29 @@ KeyedSumJob BackendITCaseJob(const std::string& sink_dir) {
   return job;
 }
 
-void ExpectExact(const Verification& v) {
+void ExpectExact(const Verification& v, bool per_key_order) {
   EXPECT_GT(v.lines, 0) << v.Summary();
   EXPECT_EQ(v.lost, 0) << v.Summary();
   EXPECT_EQ(v.duplicates, 0) << v.Summary();
+  if (per_key_order) {
+    EXPECT_EQ(v.out_of_order, 0) << v.Summary();
+  }
   EXPECT_EQ(v.bad_sums, 0) << v.Summary();
   EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
+  EXPECT_EQ(v.malformed, 0) << v.Summary();
 }
 
 std::string ReadFile(const std::string& path) {
   std::ifstream in(path);
   return std::string((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+}
+
+size_t Count(const std::string& haystack, const std::string& needle) {
+  size_t n = 0;
+  for (size_t at = 0; (at = haystack.find(needle, at)) != std::string::npos; at += needle.size()) {
+    ++n;
+  }
+  return n;
 }
 
 }  // namespace ckpt::itcase

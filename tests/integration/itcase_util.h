@@ -80,8 +80,10 @@ struct Verification {
 Verification VerifyCommitted(const std::vector<std::string>& sink_dirs, const KeyedSumJob& job,
                              bool check_sums);
 
-// Expects committed output with nothing lost, duplicated or summed wrongly (gtest EXPECTs).
-void ExpectExact(const Verification& v);
+// Expects committed output of at least one line with nothing lost, duplicated, out of order per
+// (split, key), summed wrongly or malformed (gtest EXPECTs). `per_key_order` false leaves out the
+// order check, for a REBALANCE edge, which keeps no per-key order.
+void ExpectExact(const Verification& v, bool per_key_order = true);
 
 // Every `_metadata` under `root` (recursively) decodes, every file it references exists with
 // the recorded size and whole-file XXH3, and every state file's block checksums verify.
@@ -97,5 +99,7 @@ pid_t Spawn(const std::vector<std::string>& args, const std::string& log);
 // Waits for `pid`: its exit code, or 128 + signal number.
 int WaitExit(pid_t pid);
 std::string ReadFile(const std::string& path);
+// How often `needle` occurs in `haystack`, without overlaps.
+size_t Count(const std::string& haystack, const std::string& needle);
 
 }  // namespace ckpt::itcase

@@ -88,11 +88,7 @@ void RestoreAndVerify(const std::string& savepoint, const KeyedSumJob& first, ui
   ASSERT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
   // Output before the savepoint (committed by the stop) plus output after the restore.
   Verification v = VerifyCommitted({first.sink_dir, job.sink_dir}, job, /*check_sums=*/true);
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.out_of_order, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
+  ExpectExact(v);
 }
 
 TEST_F(RescaleITCase, RestoresAtParallelismTwo) { RestoreAndVerify(*savepoint_, *job_, 2, *tmp_); }

@@ -443,12 +443,7 @@ TEST_P(UnalignedCheckpointITCase, ExactlyOnceUnderBackpressureWithInFlightData) 
   EXPECT_EQ(plan->corrupt.load(), 0) << "frames damaged in flight or in replay";
 
   Verification v = VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true);
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  EXPECT_EQ(v.out_of_order, 0) << v.Summary();
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-  EXPECT_EQ(v.malformed, 0) << v.Summary();
+  ExpectExact(v);
   EXPECT_EQ(v.lines, job.to - job.from + 1) << v.Summary();
 
   SnapshotStats st = ScanSnapshots(recording, 5);
@@ -573,14 +568,7 @@ TEST_P(UnalignedRescaleITCase, InFlightDataIsRedistributedExactlyOnce) {
   EXPECT_EQ(plan->corrupt.load(), 0) << "frames damaged by the redistribution";
 
   Verification v = VerifyCommitted({first.sink_dir, second.sink_dir}, first, /*check_sums=*/true);
-  EXPECT_EQ(v.lost, 0) << v.Summary();
-  EXPECT_EQ(v.duplicates, 0) << v.Summary();
-  if (param.topology != Topology::kRebalance) {
-    EXPECT_EQ(v.out_of_order, 0) << v.Summary();  // REBALANCE keeps no per-key order anyway
-  }
-  EXPECT_EQ(v.bad_sums, 0) << v.Summary();
-  EXPECT_EQ(v.final_sum_mismatch, 0) << v.Summary();
-  EXPECT_EQ(v.malformed, 0) << v.Summary();
+  ExpectExact(v, /*per_key_order=*/param.topology != Topology::kRebalance);
 }
 
 INSTANTIATE_TEST_SUITE_P(
