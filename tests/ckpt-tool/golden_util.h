@@ -9,7 +9,7 @@
 namespace ckpt::testing {
 
 struct ToolRun {
-  int exit_code = -1;
+  int exit_code = -1;  // 128 + signal number when a signal ended it
   std::string out;
   std::string err;
 };

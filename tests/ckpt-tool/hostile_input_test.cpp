@@ -29,6 +29,7 @@ namespace ckpt::ops {
 namespace {
 
 using ::ckpt::testing::TempDir;
+using ::ckpt::testing::ToolRun;
 
 #if defined(__SANITIZE_ADDRESS__)
 constexpr bool kAddressSanitizer = true;
@@ -46,15 +47,13 @@ constexpr bool kAddressSanitizer = false;
 // Debug binary maps about 100 MiB of libraries), far below what a hostile count would ask for.
 constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
 
-using ToolResult = ::ckpt::testing::ToolRun;
-
 // Runs ckpt-tool with `args` under RLIMIT_AS (not under ASan, which reserves terabytes of
 // shadow memory up front; the limit is what makes a regression fail fast elsewhere).
-ToolResult RunBounded(const std::vector<std::string>& args) {
+ToolRun RunBounded(const std::vector<std::string>& args) {
   return ::ckpt::testing::RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
 }
 
-std::string Describe(const ToolResult& r) {
+std::string Describe(const ToolRun& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
 }
 
@@ -104,7 +103,7 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
     SetAggregateMaxParallelism(snap_, max_p);
     for (const std::vector<std::string>& args :
          std::vector<std::vector<std::string>>{{"validate", snap_}, {"validate", "--deep", snap_}}) {
-      const ToolResult r = RunBounded(args);
+      const ToolRun r = RunBounded(args);
       EXPECT_EQ(r.exit_code, 1) << Describe(r);
       EXPECT_NE(r.out.find("CKPT-T003"), std::string::npos) << Describe(r);
     }
@@ -115,7 +114,7 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
              {"dump", snap_, "--operator", kAggregateUid},
              {"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""},
              {"diff", "--keys", snap_, snap_}}) {
-      const ToolResult r = RunBounded(args);
+      const ToolRun r = RunBounded(args);
       EXPECT_LE(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     }
   }
@@ -124,10 +123,10 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
 // Max parallelism 0: the key's group is hash mod maxP (SIGFPE before the fix).
 TEST_F(HostileInputTest, ZeroMaxParallelismIsRefusedCleanlyByDumpKey) {
   SetAggregateMaxParallelism(snap_, 0);
-  const ToolResult r = RunBounded({"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""});
+  const ToolRun r = RunBounded({"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_NE(r.err.find("invalid max parallelism 0"), std::string::npos) << Describe(r);
-  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
 }
@@ -152,17 +151,17 @@ TEST_F(HostileInputTest, HugeRecordedSizesAndIndexesAreFindings) {
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"validate", "--deep", snap}, {"stats", snap}, {"files", snap}}) {
       // validate must find something; stats and files only must not crash or hang.
-      const ToolResult r = RunBounded(args);
+      const ToolRun r = RunBounded(args);
       if (args[0] == "validate") {
         EXPECT_EQ(r.exit_code, 1) << snap << "\n" << Describe(r);
       }
       EXPECT_LE(r.exit_code, 2) << args[0] << " " << snap << "\n" << Describe(r);
     }
   }
-  const ToolResult v = RunBounded({"validate", "--deep", sizes});
+  const ToolRun v = RunBounded({"validate", "--deep", sizes});
   EXPECT_NE(v.out.find("CKPT-F002"), std::string::npos) << Describe(v);
   // The format reader refuses a subtask index beyond the parallelism as a structure violation.
-  const ToolResult w = RunBounded({"validate", "--deep", indexes});
+  const ToolRun w = RunBounded({"validate", "--deep", indexes});
   EXPECT_NE(w.out.find("CKPT-M006"), std::string::npos) << Describe(w);
   EXPECT_NE(w.out.find("subtask index 4294967295"), std::string::npos) << Describe(w);
 }
@@ -173,13 +172,13 @@ TEST_F(HostileInputTest, FifoInPlaceOfAStateFileIsAFindingAndNeverBlocks) {
   ASSERT_FALSE(keyed.empty());
   ASSERT_EQ(unlink(keyed.c_str()), 0);
   ASSERT_EQ(mkfifo(keyed.c_str(), 0644), 0);
-  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
   EXPECT_NE(v.out.find("FIFO"), std::string::npos) << Describe(v);
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"dump", snap_, "--operator", kAggregateUid}, {"stats", snap_}}) {
-    const ToolResult r = RunBounded(args);
+    const ToolRun r = RunBounded(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << Describe(r);
   }
@@ -192,11 +191,11 @@ TEST_F(HostileInputTest, SymlinkToAFifoIsAFindingAndNeverBlocks) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   ASSERT_EQ(unlink(keyed.c_str()), 0);
   ASSERT_EQ(symlink(fifo.c_str(), keyed.c_str()), 0);
-  const ToolResult v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
   EXPECT_NE(v.out.find("symbolic link"), std::string::npos) << Describe(v);
-  const ToolResult d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
 }
@@ -251,7 +250,7 @@ TEST_F(HostileInputTest, SymlinkedDirectoryOnTheWayToAStateFileIsNotFollowed) {
     EXPECT_NE(f.rule_id, "CKPT-F004") << "a link is not an escaping reference: " << f.message;
   }
   EXPECT_TRUE(found) << "a symlinked directory in a snapshot must be a finding";
-  const ToolResult d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
 }
@@ -261,7 +260,7 @@ TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
   const std::string outside = tmp_.Sub("_metadata.real");
   std::filesystem::rename(md, outside);
   ASSERT_EQ(symlink(outside.c_str(), md.c_str()), 0);
-  const ToolResult v = RunBounded({"validate", snap_});
+  const ToolRun v = RunBounded({"validate", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
 }
@@ -289,7 +288,7 @@ TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
     EXPECT_TRUE(r.exists);
   }
   EXPECT_TRUE(seen);
-  const ToolResult t = RunBounded({"files", snap_});
+  const ToolRun t = RunBounded({"files", snap_});
   EXPECT_EQ(t.exit_code, 0) << Describe(t);
   EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
   EXPECT_NE(t.out.find("evil\\x1b[2J\\x0aline"), std::string::npos) << t.out;
