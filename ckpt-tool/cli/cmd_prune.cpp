@@ -1,5 +1,5 @@
-// ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--dry-run | --yes]: delete
-// subsumed checkpoints and orphaned files, showing the plan first.
+// ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--deep] [--dry-run | --yes]:
+// delete subsumed checkpoints and orphaned files, showing the plan first.
 #include <CLI/CLI.hpp>
 #include <memory>
 
@@ -15,6 +15,7 @@ struct PruneArgs {
   uint32_t keep_last = 1;
   std::string older_than;
   std::string min_age;
+  bool deep = false;
   bool dry_run = false;
   bool yes = false;
 };
@@ -97,6 +98,7 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
   if (args.yes && args.dry_run) return CommandResult::Usage("--yes and --dry-run are exclusive");
   ops::PruneOptions options;
   options.keep_last = args.keep_last;
+  options.deep = args.deep;
   if (!args.older_than.empty()) {
     auto d = ops::ParseDuration(args.older_than);
     if (!d.ok()) return CommandResult::Usage(d.status().message());
@@ -141,7 +143,8 @@ void AddPruneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("root", args->root, "Checkpoint root (job directories below) or a job directory")
       ->required();
   sub->add_option("--keep-last", args->keep_last,
-                  "Complete checkpoints kept per job, newest first (>= 1)")
+                  "Restorable checkpoints kept per job, newest first (>= 1); one whose files "
+                  "are missing or damaged is kept and not counted")
       ->default_str("1");
   sub->add_option("--older-than", args->older_than,
                   "Delete only checkpoints completed longer ago than DURATION (30m, 12h, 7d); "
@@ -149,6 +152,9 @@ void AddPruneCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--min-orphan-age", args->min_age,
                   "Age guard for orphan files when --older-than is not given")
       ->default_str("1h");
+  sub->add_flag("--deep", args->deep,
+                "Count a checkpoint only if validate --deep (every record decoded) also says "
+                "it restores");
   sub->add_flag("--dry-run", args->dry_run, "Only show the plan (the default)");
   sub->add_flag("-y,--yes", args->yes, "Execute the plan");
   SetExamples(sub, {"ckpt-tool prune /var/checkpoints                      # show the plan",

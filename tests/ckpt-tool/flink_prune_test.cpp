@@ -121,5 +121,71 @@ TEST(FlinkPruneTest, KeepLastOneKeepsSharedFilesTheRetainedCheckpointReferences)
   for (const auto& f : v.findings) EXPECT_NE(f.severity, Severity::kError) << f.rule_id << ": " << f.message;
 }
 
+// A Flink checkpoint counts only if it would restore: chk-2 with one of its own SSTs damaged
+// leaves chk-1 retained, chk-2 kept with its files, and the reason in the plan.
+struct DamagedRoot {
+  TempDir tmp;
+  std::string job = tmp.Sub(kPruneJob);
+  std::string damaged;  // an SST only chk-2 references
+};
+
+void WriteDamagedRoot(DamagedRoot* r) {
+  const auto old_shared = WriteCheckpoint(r->job, 1, 0);
+  const auto new_shared = WriteCheckpoint(r->job, 2, old_shared.size() / 2);
+  for (const auto& f : new_shared) {
+    if (!old_shared.count(f)) r->damaged = f;
+  }
+  ASSERT_FALSE(r->damaged.empty());
+}
+
+void ExpectChk1Kept(DamagedRoot& r, bool deep, const std::string& why) {
+  PruneOptions options;
+  options.min_orphan_age_ms = 0;
+  options.now_ms = int64_t{1} << 52;
+  options.deep = deep;
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), r.tmp.path(), options));
+  for (const auto& s : plan.snapshots) {
+    if (s.path.ends_with("chk-1")) {
+      EXPECT_EQ(s.verdict, SnapshotVerdict::kRetained) << s.reason;
+    }
+    if (s.path.ends_with("chk-2")) {
+      EXPECT_EQ(s.verdict, SnapshotVerdict::kDamaged) << s.reason;
+      EXPECT_NE(s.reason.find(why), std::string::npos) << s.reason;
+    }
+  }
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("chk-1 is the newest restorable checkpoint; chk-2 would not"),
+            std::string::npos)
+      << plan.notes[0];
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  EXPECT_TRUE(fs::exists(r.job + "/chk-2/_metadata"));
+  ASSERT_OK_AND_ASSIGN(ValidateReport v, Validate(base::Fs::Default(), r.job + "/chk-1", {}));
+  for (const auto& f : v.findings) {
+    EXPECT_NE(f.severity, Severity::kError) << f.rule_id << ": " << f.message;
+  }
+}
+
+TEST(FlinkPruneTest, NewestWithAMissingFileDoesNotCostTheOlderGoodOne) {
+  DamagedRoot r;
+  WriteDamagedRoot(&r);
+  fs::remove(r.damaged);
+  ExpectChk1Kept(r, false, "missing " + r.damaged);
+}
+
+TEST(FlinkPruneTest, NewestWithATruncatedFileDoesNotCostTheOlderGoodOne) {
+  DamagedRoot r;
+  WriteDamagedRoot(&r);
+  testing::TruncateFile(r.damaged, fs::file_size(r.damaged) - 1);
+  ExpectChk1Kept(r, false, r.damaged + " has ");
+}
+
+// Flink records no checksums: a flipped byte is found by --deep, which decodes every SST.
+TEST(FlinkPruneTest, NewestWithAFlippedByteDoesNotCostTheOlderGoodOneWithDeep) {
+  DamagedRoot r;
+  WriteDamagedRoot(&r);
+  testing::FlipByte(r.damaged, 20);
+  ExpectChk1Kept(r, true, "validate --deep says it does not restore");
+}
+
 }  // namespace
 }  // namespace ckpt::ops

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <map>
 
@@ -322,6 +323,118 @@ TEST(PruneTest, UnreadableMetadataKeepsItsFilesAndBlocksSharedOrphans) {
   EXPECT_NE(plan.notes[0].find("chk-3 has an unreadable _metadata"), std::string::npos);
   // Subsumed checkpoints with readable metadata still go.
   EXPECT_TRUE(Deletes(plan, "chk-1/_metadata"));
+}
+
+// --- Only a checkpoint that would restore counts: a damaged newest one never costs the older
+// good one. ---
+
+enum class Damage { kMissing, kTruncated, kFlipped };
+
+void DamageFile(const std::string& path, Damage damage) {
+  switch (damage) {
+    case Damage::kMissing: ASSERT_TRUE(std::filesystem::remove(path)) << path; break;
+    case Damage::kTruncated: testing::TruncateFile(path, 10); break;
+    case Damage::kFlipped: testing::FlipByte(path, 20); break;
+  }
+}
+
+void ExpectOlderGoodOneKept(Damage damage, const std::string& why) {
+  TempDir tmp;
+  WritePruneRoot(tmp.path());
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  DamageFile(job + "/chk-6/source-0.state", damage);
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  const PruneSnapshot* chk6 = FindSnapshot(plan, "chk-6");
+  ASSERT_NE(chk6, nullptr);
+  EXPECT_EQ(chk6->verdict, SnapshotVerdict::kDamaged);
+  EXPECT_NE(chk6->reason.find("source-0.state"), std::string::npos) << chk6->reason;
+  EXPECT_NE(chk6->reason.find(why), std::string::npos) << chk6->reason;
+  EXPECT_NE(chk6->reason.find("not counted towards --keep-last 1"), std::string::npos);
+  EXPECT_EQ(FindSnapshot(plan, "chk-5")->verdict, SnapshotVerdict::kRetained);
+  EXPECT_EQ(FindSnapshot(plan, "chk-4")->verdict, SnapshotVerdict::kSubsumed);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("chk-5 is the newest restorable checkpoint; chk-6 would not "
+                               "restore"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_FALSE(Deletes(plan, "chk-6/_metadata"));
+  EXPECT_FALSE(Deletes(plan, "chk-6/source-1.state"));
+  EXPECT_EQ(KeptReason(plan, "chk-6/source-1.state"), "chk-6 would not restore; its files are kept");
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-5"));
+  EXPECT_FALSE(testing::Exists(job + "/chk-4"));
+}
+
+TEST(PruneTest, NewestWithAMissingFileDoesNotCostTheOlderGoodOne) {
+  ExpectOlderGoodOneKept(Damage::kMissing, "missing source-0.state");
+}
+
+TEST(PruneTest, NewestWithATruncatedFileDoesNotCostTheOlderGoodOne) {
+  ExpectOlderGoodOneKept(Damage::kTruncated, "has 10 bytes, the metadata records 100");
+}
+
+TEST(PruneTest, NewestWithAFlippedByteDoesNotCostTheOlderGoodOne) {
+  ExpectOlderGoodOneKept(Damage::kFlipped, "XXH3 is ");
+}
+
+TEST(PruneTest, ADamagedSharedFileDiscountsEveryCheckpointReferencingIt) {
+  TempDir tmp;
+  WritePruneRoot(tmp.path());
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  // shared/count-4-0.state is referenced by chk-4, chk-5 and chk-6: none of them restores.
+  testing::FlipByte(job + "/shared/count-4-0.state", 5);
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  for (const char* id : {"chk-4", "chk-5", "chk-6"}) {
+    EXPECT_EQ(FindSnapshot(plan, id)->verdict, SnapshotVerdict::kDamaged) << id;
+  }
+  EXPECT_EQ(FindSnapshot(plan, "chk-3")->verdict, SnapshotVerdict::kRetained);
+  EXPECT_EQ(FindSnapshot(plan, "chk-2")->verdict, SnapshotVerdict::kSubsumed);
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("chk-3 is the newest restorable checkpoint; chk-6, chk-5 and "
+                               "chk-4 would not restore"),
+            std::string::npos)
+      << plan.notes[0];
+  EXPECT_FALSE(Deletes(plan, "shared/count-4-0.state"));
+  ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-3"));
+}
+
+TEST(PruneTest, NoRestorableCheckpointKeepsThemAll) {
+  TempDir tmp;
+  const std::string job = opsw::CounterJobDir(tmp.path());
+  for (int64_t id = 1; id <= 3; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  // shared/count-1-0.state is referenced by every checkpoint.
+  ASSERT_TRUE(std::filesystem::remove(job + "/shared/count-1-0.state"));
+  ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(base::Fs::Default(), tmp.path(), OldEnough(1)));
+  for (const auto& s : plan.snapshots) EXPECT_EQ(s.verdict, SnapshotVerdict::kDamaged) << s.path;
+  for (const auto& st : plan.steps) EXPECT_EQ(st.path.find("/chk-"), std::string::npos) << st.path;
+  ASSERT_EQ(plan.notes.size(), 1u);
+  EXPECT_NE(plan.notes[0].find("has no restorable checkpoint"), std::string::npos)
+      << plan.notes[0];
+}
+
+TEST(PruneCliTest, SaysWhyADamagedNewerCheckpointDidNotCount) {
+  TempDir tmp;
+  WritePruneRoot(tmp.Sub("root"));
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  testing::TruncateFile(job + "/chk-6/source-1.state", 7);
+  auto run = testing::RunTool({"prune", "root", "--yes"}, tmp.path());
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("damaged"), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find("source-1.state has 7 bytes, the metadata records 100"),
+            std::string::npos)
+      << run.out;
+  EXPECT_NE(run.out.find("note: job "), std::string::npos) << run.out;
+  EXPECT_NE(run.out.find(": chk-5 is the newest restorable checkpoint; chk-6 would not restore"),
+            std::string::npos)
+      << run.out;
+  EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-5"));
+  EXPECT_TRUE(testing::Exists(job + "/chk-6/_metadata"));
+  EXPECT_FALSE(testing::Exists(job + "/chk-4"));
+  auto json = testing::RunTool({"prune", "root", "--format", "json"}, tmp.path());
+  EXPECT_EQ(json.exit_code, 0) << json.err;
+  EXPECT_NE(json.out.find("\"verdict\":\"damaged\""), std::string::npos) << json.out;
+  EXPECT_NE(json.out.find("{\"note\":\"job "), std::string::npos) << json.out;
 }
 
 TEST(PruneTest, StrayFilesInRetainedCheckpointsAreOrphans) {

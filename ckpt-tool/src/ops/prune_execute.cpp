@@ -117,6 +117,7 @@ std::string_view SnapshotVerdictName(SnapshotVerdict v) {
   switch (v) {
     case SnapshotVerdict::kRetained: return "retained";
     case SnapshotVerdict::kSubsumed: return "subsumed";
+    case SnapshotVerdict::kDamaged: return "damaged";
     case SnapshotVerdict::kIncomplete: return "incomplete";
     case SnapshotVerdict::kCorrupt: return "corrupt";
     case SnapshotVerdict::kSavepoint: return "savepoint";

@@ -5,6 +5,7 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/ops/prune.h"
+#include "prune_restorable.h"
 #include "prune_scan.h"
 
 namespace ckpt::ops {
@@ -145,13 +146,28 @@ std::string Rel(const std::string& rel, std::string_view leaf) {
   return internal::JoinRel(rel, std::string(leaf));
 }
 
+// "job <rel>", or "the job" for a root that is the job directory.
+std::string JobName(const std::string& job_rel) {
+  return job_rel.empty() ? std::string("the job") : "job " + job_rel;
+}
+
+// "chk-7", "chk-7 and chk-6", "chk-8, chk-7 and chk-6".
+std::string Names(const std::vector<std::string>& names) {
+  std::string out;
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (i > 0) out += i + 1 == names.size() ? " and " : ", ";
+    out += names[i];
+  }
+  return out;
+}
+
 }  // namespace
 
 base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
                                   const PruneOptions& options) {
   if (options.keep_last == 0) {
     return base::Status::InvalidArgument("--keep-last must be at least 1: prune never deletes "
-                                         "the newest complete checkpoint");
+                                         "the newest restorable checkpoint");
   }
   if ((options.older_than_ms && *options.older_than_ms < 0) || options.min_orphan_age_ms < 0) {
     return base::Status::InvalidArgument("ages must not be negative");
@@ -212,13 +228,34 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
     std::sort(complete.begin(), complete.end(), [](const auto* a, const auto* b) {
       return a->checkpoint_id > b->checkpoint_id;
     });
-    for (size_t i = 0; i < complete.size(); ++i) {
-      const ScannedSnapshot& c = *complete[i];
+    // Newest first, each checked as a restore would check it until keep_last restore; one that
+    // would not is kept and not counted, so the newest restorable checkpoint is never deleted.
+    const std::string keep_last = "--keep-last " + std::to_string(options.keep_last);
+    std::vector<std::string> not_counted;
+    uint32_t restorable = 0;
+    for (const ScannedSnapshot* cp : complete) {
+      const ScannedSnapshot& c = *cp;
       PruneSnapshot ps{c.rel, c.checkpoint_id, SnapshotVerdict::kRetained, ""};
-      std::string keep_last = "--keep-last " + std::to_string(options.keep_last);
-      if (i < options.keep_last) {
-        ps.reason = "among the newest " + std::to_string(options.keep_last) + " complete (" +
-                    keep_last + ")";
+      if (restorable < options.keep_last) {
+        std::string why = c.restore_files_error;
+        if (why.empty()) {
+          why = internal::UnrestorableReason(fs, c.abs, c.restore_files, options.deep);
+        }
+        if (!why.empty()) {
+          ps.verdict = SnapshotVerdict::kDamaged;
+          ps.reason = "would not restore (" + why + "): not counted towards " + keep_last +
+                      ", kept with its files";
+          not_counted.push_back(base::BaseName(c.rel));
+        } else {
+          ++restorable;
+          ps.reason = "among the newest " + std::to_string(options.keep_last) + " restorable (" +
+                      keep_last + ")";
+          if (restorable == 1 && !not_counted.empty()) {
+            plan.notes.push_back(JobName(job.rel) + ": " + base::BaseName(c.rel) +
+                                 " is the newest restorable checkpoint; " +
+                                 Names(not_counted) + " would not restore and did not count");
+          }
+        }
       } else if (options.older_than_ms) {
         int64_t completed = c.metadata->completion_timestamp();
         if (completed <= 0 && c.metadata_mtime_ms) completed = *c.metadata_mtime_ms;
@@ -237,6 +274,10 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
       }
       plan.snapshots.push_back(ps);
     }
+    if (restorable == 0 && !not_counted.empty()) {
+      plan.notes.push_back(JobName(job.rel) + " has no restorable checkpoint (" +
+                           Names(not_counted) + " would not restore): all are kept");
+    }
   }
   for (const auto& s : scan.other_snapshots) {
     std::string reason = s.metadata_state == internal::MetadataState::kReadable &&
@@ -250,7 +291,10 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   for (const auto& job : scan.jobs) {
     for (const auto& c : job.checkpoints) {
       SnapshotVerdict v = verdict[c.rel];
-      if (v == SnapshotVerdict::kRetained || v == SnapshotVerdict::kSavepoint) planner.AddRefs(c);
+      if (v == SnapshotVerdict::kRetained || v == SnapshotVerdict::kSavepoint ||
+          v == SnapshotVerdict::kDamaged) {
+        planner.AddRefs(c);
+      }
     }
   }
 
@@ -307,6 +351,10 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
         if (blocker.empty()) blocker = base::BaseName(c.rel);
         for (const auto& f : c.tree.files) {
           planner.Keep(f.rel, base::BaseName(c.rel) + " has an unreadable _metadata; its files are kept");
+        }
+      } else if (v == SnapshotVerdict::kDamaged) {
+        for (const auto& f : c.tree.files) {
+          planner.Keep(f.rel, base::BaseName(c.rel) + " would not restore; its files are kept");
         }
       } else if (v == SnapshotVerdict::kIncomplete) {
         planner.DeleteTree(c.tree, "orphan: " + base::BaseName(c.rel) + " is incomplete", false,

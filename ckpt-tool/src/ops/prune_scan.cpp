@@ -9,6 +9,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
 #include "flink_model.h"
+#include "prune_restorable.h"
 #include "snapshot_raw.h"
 
 namespace ckpt::ops::internal {
@@ -47,9 +48,18 @@ base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::stri
   return base::Status::OK();
 }
 
-base::Result<pb::CheckpointMetadata> FlinkMetadataModel(base::Fs& fs, const std::string& dir,
+void SetRestoreFiles(base::Result<std::vector<format::ExpectedFile>> files, ScannedSnapshot* snap) {
+  if (files.ok()) {
+    snap->restore_files = std::move(files).value();
+  } else {
+    snap->restore_files_error = files.status().message();
+  }
+}
+
+base::Result<pb::CheckpointMetadata> FlinkMetadataModel(base::Fs& fs, ScannedSnapshot* snap,
                                                         const std::string& path) {
-  CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadFlinkSnapshot(fs, dir, path));
+  CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadFlinkSnapshot(fs, snap->abs, path));
+  SetRestoreFiles(RestoreFiles(s, snap->abs), snap);
   return RawMetadata(s);
 }
 
@@ -67,8 +77,8 @@ void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
   // An Apache Flink `_metadata` is read into the same model (flink_model.h): its file table
   // resolves relative handles against the chk-N directory and absolute ones in <job>/shared/ as
   // SHARED, so reachability works unchanged; taskowned/ is never scanned, so never deleted.
-  auto metadata = IsFlinkMetadataFile(fs, path) ? FlinkMetadataModel(fs, snap->abs, path)
-                                                : format::ReadMetadataFile(fs, path);
+  const bool flink = IsFlinkMetadataFile(fs, path);
+  auto metadata = flink ? FlinkMetadataModel(fs, snap, path) : format::ReadMetadataFile(fs, path);
   if (!metadata.ok()) {
     // Anything but a clean read means its references are unknown: it must block deletions.
     snap->metadata_state = metadata.status().IsNotFound() ? MetadataState::kMissing
@@ -77,6 +87,7 @@ void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
     return;
   }
   snap->metadata_state = MetadataState::kReadable;
+  if (!flink) SetRestoreFiles(format::ExpectedFilesOf(snap->abs, *metadata), snap);
   if (snap->checkpoint_id < 0) snap->checkpoint_id = metadata->checkpoint_id();
   snap->metadata = std::move(metadata).value();
 }

@@ -13,6 +13,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
 #include "ckpt/format/proto.h"
+#include "ckpt/format/snapshot_files_check.h"
 
 namespace ckpt::ops::internal {
 
@@ -40,6 +41,10 @@ struct ScannedSnapshot {
   std::string metadata_error;
   std::optional<pb::CheckpointMetadata> metadata;
   std::optional<int64_t> metadata_mtime_ms;
+  // Readable metadata: the files a restore reads (prune_restorable.h), or why they cannot be
+  // listed (a reference escaping its directory).
+  std::vector<format::ExpectedFile> restore_files;
+  std::string restore_files_error;
   ScannedTree tree;  // chk-N only
 };
 

@@ -10,25 +10,11 @@
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
+#include "ckpt/format/snapshot_files_check.h"
 
 namespace ckpt::engine {
 
 namespace {
-
-// OK if every file the metadata references (except EXTERNAL ones) exists with its size.
-base::Status CheckFiles(base::Fs& fs, const std::string& dir, const pb::CheckpointMetadata& md) {
-  for (const pb::FileEntry& f : md.files()) {
-    if (f.scope() == pb::EXTERNAL) continue;
-    CKPT_ASSIGN_OR_RETURN(std::string path, format::ResolveFile(dir, f));
-    base::Result<base::FileInfo> info = fs.Stat(path);
-    if (!info.ok()) return base::Status::NotFound("missing " + f.path());
-    if (info->size_bytes != f.size_bytes()) {
-      return base::Status::Corruption(f.path() + " has " + std::to_string(info->size_bytes) +
-                                      " bytes, metadata says " + std::to_string(f.size_bytes()));
-    }
-  }
-  return base::Status::OK();
-}
 
 std::optional<int64_t> ParseId(std::string_view s) {
   int64_t v = 0;
@@ -167,7 +153,11 @@ base::Result<DiscoveredCheckpoints> DiscoverCheckpoints(base::Fs& fs, const std:
       continue;
     }
     if (cand.origin == SnapshotOrigin::kCheckpointDir) out.any_published = true;
-    base::Status files = CheckFiles(fs, cand.dir, *md);
+    // Presence and sizes only, as prune's check without checksums (format/snapshot_files_check.h):
+    // the restore itself verifies every byte it reads against the recorded checksums.
+    format::FilesCheckOptions sizes_only;
+    sizes_only.verify_checksums = false;
+    base::Status files = format::CheckSnapshotFiles(fs, cand.dir, *md, sizes_only);
     if (!files.ok()) {
       skip(cand, files.ToString());
       continue;

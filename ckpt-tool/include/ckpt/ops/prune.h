@@ -3,7 +3,9 @@
 // (dry run) and executed step by step. Never deletes a savepoint, a referenced file, or a file
 // younger than the age guard or of unknown age, and nothing at all in the directory of a job an
 // engine runs now (its `_job.lock` is held): a live job may still reference or be writing any
-// of it, `*.tmp-*` included; its engine retires its own checkpoints. The plan is ordered so that a crash after any
+// of it, `*.tmp-*` included; its engine retires its own checkpoints. Only a checkpoint that would
+// restore (the check ckpt-engine --from-latest makes, plus checksums) counts towards retention,
+// so the newest restorable one is always kept. The plan is ordered so that a crash after any
 // step leaves every retained snapshot valid: subsumed checkpoints lose their `_metadata` first
 // (becoming incomplete), then their files; orphans go last. Stateless; thread-safe.
 #pragma once
@@ -21,7 +23,7 @@
 namespace ckpt::ops {
 
 struct PruneOptions {
-  // Complete checkpoints kept per job, newest first; must be >= 1. Default: 1 (Flink's
+  // Restorable checkpoints kept per job, newest first; must be >= 1. Default: 1 (Flink's
   // execution.checkpointing.num-retained).
   uint32_t keep_last = 1;
   // --older-than: only checkpoints completed longer ago than this may be deleted, and it is
@@ -33,6 +35,11 @@ struct PruneOptions {
   int64_t min_orphan_age_ms = 3600 * 1000;
   // "Now" for age computations, ms since the epoch. Default: 0 = the system clock.
   int64_t now_ms = 0;
+  // A checkpoint counts towards keep_last only if it would restore: every file it references
+  // present with its recorded size and, where the format records them, checksums (every byte
+  // read). With deep, also validate --deep (every record decoded) must say it restores.
+  // Default: false.
+  bool deep = false;
 };
 
 enum class PruneAction { kRemoveFile, kSyncDir, kRemoveDir };
@@ -46,8 +53,12 @@ struct PruneStep {
 };
 
 enum class SnapshotVerdict {
-  kRetained,    // complete and kept by the retention rule
+  kRetained,    // restorable and kept by the retention rule
   kSubsumed,    // complete, beyond retention: deleted
+  // Readable `_metadata` but it would not restore (a referenced file missing, of another size,
+  // or with another checksum): newer than the retained ones, so kept with its files, and not
+  // counted towards keep_last.
+  kDamaged,
   kIncomplete,  // no `_metadata`: its files are orphans (subject to the age guard)
   kCorrupt,     // unreadable `_metadata`: kept, and it blocks shared/ orphan deletion
   kSavepoint,   // never touched
@@ -100,7 +111,7 @@ base::Result<int64_t> ParseDuration(std::string_view text);
 // The shortest exact rendering of `ms` in the units above ("1h", "90s", "1500ms").
 std::string FormatDuration(int64_t ms);
 
-// "retained", "subsumed", "incomplete", "corrupt", "savepoint".
+// "retained", "subsumed", "damaged", "incomplete", "corrupt", "savepoint".
 std::string_view SnapshotVerdictName(SnapshotVerdict v);
 // "remove", "sync-dir", "remove-dir".
 std::string_view PruneActionName(PruneAction a);
