@@ -359,7 +359,8 @@ void ExpectOlderGoodOneKept(Damage damage, const std::string& why) {
       << plan.notes[0];
   EXPECT_FALSE(Deletes(plan, "chk-6/_metadata"));
   EXPECT_FALSE(Deletes(plan, "chk-6/source-1.state"));
-  EXPECT_EQ(KeptReason(plan, "chk-6/source-1.state"), "chk-6 would not restore; its files are kept");
+  EXPECT_EQ(KeptReason(plan, "chk-6/source-1.state"),
+            "chk-6 would not restore; its files are kept");
   ASSERT_OK(ExecutePrune(base::Fs::Default(), plan));
   EXPECT_OK(opsw::VerifySnapshot(base::Fs::Default(), job + "/chk-5"));
   EXPECT_FALSE(testing::Exists(job + "/chk-4"));
