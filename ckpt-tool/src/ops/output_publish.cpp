@@ -58,9 +58,6 @@ bool IsJobDir(base::Fs& fs, const std::string& dir, std::string_view except) {
 // Why `dir` (an existing ancestor of the output) must not receive it, or "".
 std::string Forbidden(base::Fs& fs, const stdfs::path& dir) {
   const std::string path = dir.string();
-  if (IsFile(fs, base::JoinPath(path, format::kMetadataFileName))) {
-    return "inside the snapshot " + path + " (it holds a _metadata)";
-  }
   const std::string name = dir.filename().string();
   const std::string parent = dir.parent_path().string();
   if (format::ParseCheckpointDirName(name)) {
@@ -73,6 +70,9 @@ std::string Forbidden(base::Fs& fs, const stdfs::path& dir) {
     return "inside " + path + " of the job directory " + parent +
            " (checkpoint storage: the engine and prune delete what no retained _metadata "
            "references)";
+  }
+  if (IsFile(fs, base::JoinPath(path, format::kMetadataFileName))) {
+    return "inside the snapshot " + path + " (it holds a _metadata)";
   }
   return "";
 }
