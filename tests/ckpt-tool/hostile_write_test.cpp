@@ -148,7 +148,8 @@ std::vector<OwnCase> OwnCases() {
        }},
       {"PathLeavesTheSnapshot",
        [](pb::CheckpointMetadata& m) { m.mutable_files(0)->set_path("../../../etc/hostname"); }},
-      {"AbsolutePath", [](pb::CheckpointMetadata& m) { m.mutable_files(0)->set_path("/etc/hostname"); }},
+      {"AbsolutePath",
+       [](pb::CheckpointMetadata& m) { m.mutable_files(0)->set_path("/etc/hostname"); }},
       {"EmptyPath", [](pb::CheckpointMetadata& m) { m.mutable_files(0)->set_path(""); }},
       {"DuplicateFileEntries",
        [](pb::CheckpointMetadata& m) { *m.mutable_files(1) = m.files(0); }},
@@ -187,8 +188,9 @@ flink::OperatorState& FlinkKeyed(flink::Metadata& md) {
   return md.operators.front();
 }
 
-// A copy of the first keyed handle's key-group description with `fn` applied, on every subtask.
-void ForFlinkKeyGroups(flink::Metadata& md, const std::function<void(flink::KeyGroupsHandle*)>& fn) {
+// Applies `fn` to a copy of each keyed subtask's key-group handle of the keyed operator.
+void ForFlinkKeyGroups(flink::Metadata& md,
+                       const std::function<void(flink::KeyGroupsHandle*)>& fn) {
   for (auto& st : FlinkKeyed(md).subtasks) {
     if (st.managed_keyed.is_null() || st.managed_keyed.key_groups == nullptr) continue;
     auto kg = std::make_shared<flink::KeyGroupsHandle>(*st.managed_keyed.key_groups);
@@ -210,7 +212,8 @@ std::vector<FlinkCase> FlinkCases() {
   return {
       {"DuplicateOperatorId",
        [](flink::Metadata& md) {
-         std::copy(std::begin(md.operators[0].id), std::end(md.operators[0].id), md.operators[1].id);
+         std::copy(std::begin(md.operators[0].id), std::end(md.operators[0].id),
+                   md.operators[1].id);
        }},
       {"DuplicateSubtask",
        [](flink::Metadata& md) {

@@ -261,8 +261,9 @@ TEST(RemapTest, RefusesAnOutputInsideItsInputOrCheckpointStorage) {
     }
     for (const std::string& out : {job + "/shared/remapped", job + "/chk-1/remapped"}) {
       SCOPED_TRACE(out);
-      ASSERT_STATUS(Remap(base::Fs::Default(), job + "/chk-2", out, Maps({{"counter", "counter-v2"}})),
-                    kInvalidArgument, "(checkpoint storage");
+      ASSERT_STATUS(
+          Remap(base::Fs::Default(), job + "/chk-2", out, Maps({{"counter", "counter-v2"}})),
+          kInvalidArgument, "(checkpoint storage");
     }
   }
   auto cli = testing::RunTool({"remap", "sp", "--to", "sp/remapped", "--map", "file-sink=v2"},
@@ -296,7 +297,8 @@ TEST(RemapTest, PublishesNothingWhenTheOutputWouldNotValidate) {
   auto cli = testing::RunTool({"remap", "sp", "--to", "out", "--map", "file-sink=v2"}, tmp.path());
   EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
   EXPECT_NE(cli.out.find("not remapped"), std::string::npos) << cli.out;
-  EXPECT_NE(cli.out.find("nothing written: the output would not pass"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("nothing written: the output would not pass"), std::string::npos)
+      << cli.out;
   EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
 }
 

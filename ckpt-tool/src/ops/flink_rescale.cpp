@@ -345,7 +345,8 @@ Status CheckRecordedRanges(const flink::OperatorState& op, const std::string& me
     const std::string sub = what + "for subtask " + std::to_string(st.index) + " ";
     if (st.index < 0 || st.index >= op.parallelism) {
       return Status::Corruption(what + "subtask index " + std::to_string(st.index) +
-                                ", outside [0, parallelism " + std::to_string(op.parallelism) + ")");
+                                ", outside [0, parallelism " + std::to_string(op.parallelism) +
+                                ")");
     }
     if (st.managed_keyed.is_null() || st.managed_keyed.key_groups == nullptr) continue;
     const flink::KeyGroupsHandle& kg = *st.managed_keyed.key_groups;

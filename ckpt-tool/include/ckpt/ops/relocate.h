@@ -61,14 +61,14 @@ struct RelocateResult {
   std::string copies_verified_by = "checksums";
 };
 
-// Copies the snapshot at `snapshot` (directory or its `_metadata`) to `output_dir`, which must
-// not exist; the copy is built in `output_dir`.tmp, validated and renamed, so `output_dir`
-// appears only complete and valid (see RelocateResult::written). Returns what was copied.
-// InvalidArgument if `output_dir` is the input, inside or around it, or inside another snapshot
-// or checkpoint storage (chk-<n>/, shared/, taskowned/); NotFound if the input has no `_metadata`; Corruption
-// (naming the file) if its metadata is damaged or a referenced file is missing or does not match
-// its recorded size or checksum — the partial output is then removed; AlreadyExists if
-// `output_dir` exists; IOError if the filesystem refuses; Cancelled via `options.progress`.
+// Copies the snapshot at `snapshot` (directory or its `_metadata`) to `output_dir`, which must not
+// exist; the copy is built in `output_dir`.tmp, validated and renamed, so `output_dir` appears only
+// complete and valid (see RelocateResult::written). Returns what was copied. InvalidArgument if
+// `output_dir` is the input, inside or around it, or inside another snapshot or checkpoint storage
+// (chk-<n>/, shared/, taskowned/); NotFound if the input has no `_metadata`; Corruption (naming the
+// file) if its metadata is damaged or a referenced file is missing or does not match its recorded
+// size or checksum — the partial output is then removed; AlreadyExists if `output_dir` exists;
+// IOError if the filesystem refuses; Cancelled via `options.progress`.
 base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
                                       const std::string& output_dir,
                                       const RelocateOptions& options = {});

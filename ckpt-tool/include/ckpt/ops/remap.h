@@ -106,12 +106,12 @@ struct RemapResult {
 // Plans and (unless dry_run, or a request matched nothing) writes the remapped savepoint at
 // `output_dir`, built in `output_dir`.tmp, validated and renamed (see RemapResult::written).
 // Returns the plan. InvalidArgument if `output_dir` is the input, inside or around it, or inside
-// another snapshot or checkpoint storage (chk-<n>/, shared/, taskowned/), if nothing is requested, a mapping is malformed, an OLD is ambiguous, mappings
-// are chained (A=B and B=C) or conflicting (two olds to one new, one old to two news), or a new
-// ID collides with an operator that keeps its ID; NotFound if the snapshot or the job spec is
-// missing; AlreadyExists if `output_dir` exists (also for a dry run); Corruption (naming the
-// file) for damaged metadata or a referenced file whose size or checksum does not match (the
-// partial output is removed); IOError; Cancelled.
+// another snapshot or checkpoint storage (chk-<n>/, shared/, taskowned/), if nothing is requested,
+// a mapping is malformed, an OLD is ambiguous, mappings are chained (A=B and B=C) or conflicting
+// (two olds to one new, one old to two news), or a new ID collides with an operator that keeps its
+// ID; NotFound if the snapshot or the job spec is missing; AlreadyExists if `output_dir` exists
+// (also for a dry run); Corruption (naming the file) for damaged metadata or a referenced file
+// whose size or checksum does not match (the partial output is removed); IOError; Cancelled.
 base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
                                 const std::string& output_dir, const RemapOptions& options);
 

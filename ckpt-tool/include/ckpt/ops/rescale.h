@@ -74,14 +74,15 @@ struct RescaleResult {
   std::optional<ValidateReport> verification;
 };
 
-// Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist;
-// built in `output_dir`.tmp, validated and renamed (see RescaleResult::written).
-// InvalidArgument for a max parallelism out of range or below an operator's parallelism, an
-// output that is the input, inside or around it, or inside another snapshot or checkpoint
-// storage (chk-<n>/, shared/, taskowned/), an unknown operator, or an unsupported key serializer (named); Unimplemented for an input that
-// is not a canonical savepoint (the reason named); Corruption naming the file for malformed
-// state, a recorded (max) parallelism or key-group range that cannot be, or a key whose stored key group is not the one its key (hashCode for Flink) gives;
-// AlreadyExists if `output_dir` exists; IOError; Cancelled.
+// Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist; built
+// in `output_dir`.tmp, validated and renamed (see RescaleResult::written). InvalidArgument for a
+// max parallelism out of range or below an operator's parallelism, an output that is the input,
+// inside or around it, or inside another snapshot or checkpoint storage (chk-<n>/, shared/,
+// taskowned/), an unknown operator, or an unsupported key serializer (named); Unimplemented for an
+// input that is not a canonical savepoint (the reason named); Corruption naming the file for
+// malformed state, a recorded (max) parallelism or key-group range that cannot be, or a key whose
+// stored key group is not the one its key (hashCode for Flink) gives; AlreadyExists if `output_dir`
+// exists; IOError; Cancelled.
 base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::string& snapshot,
                                                   const std::string& output_dir,
                                                   const RescaleOptions& options);
