@@ -36,6 +36,8 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
                .Bool("converted_checkpoint", r.converted_checkpoint)
                .Str("output_type", r.output_type)
                .Bool("dry_run", r.dry_run)
+               .Bool("written", r.written)
+               .Str("refused", r.refused)
                .Uint("files", r.files.size())
                .Uint("total_bytes", r.total_bytes)
                .Uint("bytes_copied", r.bytes_copied)
@@ -44,7 +46,8 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
     RenderVerificationJson(r.verification, out);
     return;
   }
-  out << (r.dry_run ? "would relocate " : "relocated ") << r.source_dir << " -> " << r.output_dir
+  out << (r.dry_run ? "would relocate " : r.written ? "relocated " : "not relocated ")
+      << r.source_dir << " -> " << r.output_dir
       << (r.converted_checkpoint ? " (checkpoint " + std::to_string(r.checkpoint_id) +
                                        " becomes a self-contained savepoint)"
                                  : "")
@@ -55,9 +58,14 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
               base::ChecksumHex(f.checksum_xxh3)});
   }
   if (!t.empty()) t.Print(out);
-  out << r.files.size() << " files, " << HumanBytes(r.total_bytes)
-      << (r.dry_run ? " (dry run: nothing written)" : ", " + r.copies_verified_by + " verified; _metadata written last")
-      << "\n";
+  if (!r.refused.empty()) out << r.refused << "\n";
+  out << r.files.size() << " files, " << HumanBytes(r.total_bytes);
+  if (r.dry_run) {
+    out << " (dry run: nothing written)";
+  } else if (r.written) {
+    out << ", " << r.copies_verified_by << " verified; _metadata written last";
+  }
+  out << "\n";
   RenderVerificationText(r.verification, out);
 }
 

@@ -60,7 +60,9 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
         << "\n";
     return;
   }
-  out << (r.dry_run ? "remap plan (dry run: nothing written): " : "remapped ") << r.source_dir
+  out << (r.dry_run ? "remap plan (dry run: nothing written): "
+                    : r.written ? "remapped " : "not remapped ")
+      << r.source_dir
       << " -> " << r.output_dir << "\n";
   TextTable t({"ACTION", "OPERATOR", "OLD ID", "OLD UID", "NEW ID", "NEW UID", "SUBTASKS",
                "COORDINATOR", "BYTES", "WHY"},
@@ -121,6 +123,7 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   Print(*result, *format, ctx.out());
   // Something the user asked for did not happen, or the output will not restore cleanly.
   if (!result->unmatched.empty() || !result->warnings.empty()) return CommandResult::Findings();
+  if (!result->dry_run && !result->written) return CommandResult::Findings();
   if (result->verification && ops::HasErrors(result->verification->findings)) {
     return CommandResult::Findings();
   }

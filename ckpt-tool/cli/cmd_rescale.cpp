@@ -41,6 +41,7 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
                .Int("checkpoint_id", r.checkpoint_id)
                .Bool("dry_run", r.dry_run)
                .Bool("written", r.written)
+               .Str("refused", r.refused)
                .Uint("operators", r.operators.size())
                .Uint("files_copied", r.files_copied)
                .Uint("bytes_copied", r.bytes_copied)
@@ -51,7 +52,8 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
     RenderVerificationJson(r.verification, out);
     return;
   }
-  out << (r.dry_run ? "would rescale " : "rescaled ") << r.source_dir << " -> " << r.output_dir << "\n";
+  out << (r.dry_run ? "would rescale " : r.written ? "rescaled " : "not rescaled ") << r.source_dir
+      << " -> " << r.output_dir << "\n";
   TextTable t({"OPERATOR", "UID", "PARALLELISM", "MAX PARALLELISM", "KEY", "ENTRIES", "MOVED SUBTASK"},
               {false, false, true, false, false, true, true});
   for (const auto& o : r.operators) {
@@ -62,9 +64,11 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
   }
   if (!t.empty()) t.Print(out);
   for (const auto& w : r.warnings) out << "warning: " << w << "\n";
+  if (!r.refused.empty()) out << r.refused << "\n";
   out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
       << HumanBytes(r.bytes_written) << " written"
-      << (r.dry_run ? " (dry run: nothing written)" : "; _metadata written last") << "\n";
+      << (r.dry_run ? " (dry run: nothing written)" : r.written ? "; _metadata written last" : "")
+      << "\n";
   RenderVerificationText(r.verification, out);
 }
 

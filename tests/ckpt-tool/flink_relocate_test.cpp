@@ -13,6 +13,8 @@
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+#include "test_snapshots.h"
 
 namespace ckpt::ops {
 namespace {
@@ -126,6 +128,62 @@ TEST(FlinkRelocateTest, ASelfContainedSavepointIsCopiedByteForByte) {
   EXPECT_EQ(r.output_type, "savepoint (native, self-contained)");
   EXPECT_EQ(testing::ReadBytes(tmp.Sub("out/_metadata")), testing::ReadBytes(src + "/_metadata"));
   for (const auto& f : r.files) EXPECT_EQ(f.original_scope, "exclusive");
+}
+
+// A Flink checkpoint in its job directory: the output may not be the checkpoint, inside it, or
+// in the job's chk-<n>/, shared/ or taskowned/ (prune deletes there what no _metadata
+// references). Nothing is written, the input unchanged.
+TEST(FlinkRelocateTest, RefusesAnOutputInsideItsInputOrCheckpointStorage) {
+  TempDir tmp;
+  const std::string job = tmp.Sub("a1b2c3d4e5f60718293a4b5c6d7e8f90");
+  const std::string chk = job + "/chk-5";
+  testing::CopyTree(
+      testing::FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-checkpoint"),
+      chk);
+  ASSERT_OK(base::Fs::Default().CreateDirs(job + "/shared"));
+  ASSERT_OK(base::Fs::Default().CreateDirs(job + "/taskowned"));
+  const auto before = testing::FileTree(tmp.path());
+  for (const std::string& out : {chk, chk + "/copy", job + "/shared/copy", job + "/taskowned/copy",
+                                 job + "/chk-4/copy", job}) {
+    SCOPED_TRACE(out);
+    ASSERT_STATUS(Relocate(base::Fs::Default(), chk, out), kInvalidArgument,
+                  "refusing to write the output " + out);
+  }
+  auto cli = testing::RunTool({"relocate", chk, "--to", job + "/shared/sp"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("checkpoint storage"), std::string::npos) << cli.err;
+  EXPECT_EQ(testing::FileTree(tmp.path()), before);
+}
+
+// An operator listing one subtask twice (CKPT-T002): the copy would not validate, so it is not
+// published (exit 1, the reason naming the finding).
+TEST(FlinkRelocateTest, PublishesNothingWhenTheCopyWouldNotValidate) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  testing::CopyTree(
+      testing::FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint"),
+      sp);
+  ASSERT_OK_AND_ASSIGN(flink::Metadata md,
+                       flink::ReadFlinkMetadata(base::Fs::Default(), sp + "/_metadata"));
+  ASSERT_FALSE(md.operators.empty());
+  flink::OperatorState& op = md.operators.back();
+  ASSERT_FALSE(op.subtasks.empty());
+  op.subtasks.push_back(op.subtasks.front());
+  op.entry_order.clear();
+  ASSERT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), md, sp + "/_metadata"));
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), sp, tmp.Sub("out")));
+  EXPECT_FALSE(r.written);
+  EXPECT_NE(r.refused.find("nothing written: the output would not pass"), std::string::npos)
+      << r.refused;
+  EXPECT_NE(r.refused.find("CKPT-T002"), std::string::npos) << r.refused;
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_TRUE(HasErrors(r.verification->findings));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out.tmp")));
+  auto cli = testing::RunTool({"relocate", "sp", "--to", "out"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("not relocated"), std::string::npos) << cli.out;
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
 }
 
 }  // namespace

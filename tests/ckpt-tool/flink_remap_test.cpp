@@ -266,5 +266,28 @@ TEST(FlinkRemapTest, CliRemapsAFlinkSavepoint) {
   EXPECT_NE(ls.out.find("v2-window"), std::string::npos) << ls.out;
 }
 
+// The input is never modified: an output at or inside the Flink savepoint is refused.
+TEST(FlinkRemapTest, RefusesAnOutputInsideItsInput) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  testing::CopyTree(Fixture("complexKeyed-flink2.0"), sp);
+  const flink::Metadata md = Read(sp);
+  ASSERT_FALSE(md.operators.empty());
+  RemapOptions o;
+  o.mappings = {{md.operators[0].IdHex(), "renamed-uid"}};
+  const auto before = Tree(sp);
+  for (const std::string& out : {sp, sp + "/out", sp + "/../sp/out"}) {
+    SCOPED_TRACE(out);
+    ASSERT_STATUS(Remap(base::Fs::Default(), sp, out, o), kInvalidArgument,
+                  "refusing to write the output " + out);
+  }
+  auto cli = testing::RunTool(
+      {"remap", "sp", "--to", "sp/out", "--map", md.operators[0].IdHex() + "=renamed-uid"},
+      tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("inside the input"), std::string::npos) << cli.err;
+  EXPECT_EQ(Tree(sp), before);
+}
+
 }  // namespace
 }  // namespace ckpt::ops

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <limits>
 #include <map>
 #include <tuple>
 
@@ -19,11 +20,13 @@
 #include "ckpt/flink/key_group_stream.h"
 #include "ckpt/flink/key_group_stream_writer.h"
 #include "ckpt/flink/metadata_reader.h"
+#include "ckpt/flink/metadata_writer.h"
 #include "ckpt/flink/snappy_frames.h"
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
 #include "test_snapshots.h"
 
 namespace ckpt::ops {
@@ -373,6 +376,69 @@ TEST(FlinkKeyGroupStreamWriterTest, SectionsReadBackThroughTheReaderPlainAndComp
       EXPECT_EQ(seen[e.key].first, e.state_id);
       EXPECT_EQ(seen[e.key].second, e.value);
     }
+  }
+}
+
+// The input is never modified: an output at or inside the Flink savepoint is refused.
+TEST(FlinkRescaleTest, RefusesAnOutputInsideItsInput) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  testing::CopyTree(FixturePath(kHeapCanonical), sp);
+  const auto before = testing::FileTree(sp);
+  for (const std::string& out : {sp, sp + "/rescaled"}) {
+    SCOPED_TRACE(out);
+    ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), sp, out, To(256)).status(),
+                  kInvalidArgument, "refusing to write the output " + out);
+  }
+  auto cli = testing::RunTool(
+      {"rescale-max-parallelism", "sp", "--max-parallelism", "256", "--to", "sp/out"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("inside the input"), std::string::npos) << cli.err;
+  EXPECT_EQ(testing::FileTree(sp), before);
+}
+
+// A key's group is murmur(hashCode) % max parallelism: metadata recording max parallelism 0
+// and a key-group range near 2^31 died of SIGFPE (exit 136). Both are corruption naming the
+// metadata, and nothing is written.
+TEST(FlinkRescaleTest, ImpossibleRecordedMaxParallelismOrKeyGroupRangeIsCorruption) {
+  struct Case {
+    std::string name;
+    int32_t max_parallelism;  // 0: keep the fixture's
+    int32_t key_group_start;  // -1: keep the fixture's
+    std::string needle;
+  };
+  const int32_t int_max = std::numeric_limits<int32_t>::max();
+  for (const Case& c : std::vector<Case>{
+           {"no max parallelism, huge range", -2, int_max - 1, "max parallelism 0"},
+           {"negative max parallelism", -1, -1, "max parallelism -1"},
+           {"range near 2^31", 0, int_max - 1, "not a range of [0, max parallelism"}}) {
+    SCOPED_TRACE(c.name);
+    TempDir tmp;
+    const std::string sp = tmp.Sub("sp");
+    testing::CopyTree(FixturePath(kHeapCanonical), sp);
+    ASSERT_OK_AND_ASSIGN(flink::Metadata md,
+                         flink::ReadFlinkMetadata(base::Fs::Default(), sp + "/_metadata"));
+    for (auto& op : md.operators) {
+      bool keyed = false;
+      for (auto& st : op.subtasks) {
+        if (st.managed_keyed.is_null() || st.managed_keyed.key_groups == nullptr) continue;
+        keyed = true;
+        if (c.key_group_start < 0) continue;
+        auto kg = std::make_shared<flink::KeyGroupsHandle>(*st.managed_keyed.key_groups);
+        kg->start = c.key_group_start;
+        st.managed_keyed.kg_start = kg->start;
+        st.managed_keyed.key_groups = std::move(kg);
+      }
+      if (keyed && c.max_parallelism != 0) op.max_parallelism = c.max_parallelism == -2 ? 0 : -1;
+    }
+    ASSERT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), md, sp + "/_metadata"));
+    ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), sp, tmp.Sub("out"), To(256)).status(),
+                  kCorruption, c.needle);
+    auto cli = testing::RunTool(
+        {"rescale-max-parallelism", "sp", "--max-parallelism", "256", "--to", "out"}, tmp.path());
+    EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+    EXPECT_NE(cli.err.find("_metadata"), std::string::npos) << cli.err;
+    EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
   }
 }
 

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -135,6 +137,68 @@ TEST(RelocateTest, RefusesAnExistingOutputAndDryRunWritesNothing) {
   EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("new")).ok());
   ASSERT_STATUS(Relocate(base::Fs::Default(), tmp.Sub("nothing"), tmp.Sub("x")), kNotFound,
                 "nothing");
+}
+
+// The input is never modified and checkpoint storage is the engine's and prune's: an output at
+// the input, inside it, around it (however spelled: `..`, a symbolic link), in a job
+// directory's chk-<n>/, shared/ or taskowned/, or inside another snapshot is refused before
+// anything is written. Beside the checkpoints, in the job directory itself, is a user's choice.
+TEST(RelocateTest, RefusesAnOutputInsideItsInputOrCheckpointStorage) {
+  TempDir tmp;
+  const std::string root = tmp.Sub("root");
+  const std::string job = opsw::CounterJobDir(root);
+  for (int64_t id = 1; id <= 3; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  ASSERT_OK(base::Fs::Default().CreateDirs(job + "/taskowned"));
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("other-savepoint")));
+  const std::string chk = job + "/chk-3";
+  std::filesystem::create_directory_symlink(chk, tmp.Sub("alias"));
+  const auto before = testing::FileTree(tmp.path());
+  for (const std::string& out :
+       {chk, chk + "/", chk + "/copy", chk + "/deeper/copy", tmp.Sub("alias") + "/copy",
+        job + "/chk-1/../chk-3/copy", job + "/shared/sp", job + "/taskowned/sp",
+        job + "/chk-1/sp", job + "/chk-4/sp", job, root, tmp.Sub("other-savepoint") + "/sp"}) {
+    SCOPED_TRACE(out);
+    ASSERT_STATUS(Relocate(base::Fs::Default(), chk, out), kInvalidArgument,
+                  "refusing to write the output " + out);
+    auto cli = testing::RunTool({"relocate", chk, "--to", out}, tmp.path());
+    EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+    EXPECT_NE(cli.err.find("refusing to write the output"), std::string::npos) << cli.err;
+  }
+  EXPECT_EQ(testing::FileTree(tmp.path()), before) << "nothing may be written anywhere";
+  ASSERT_OK_AND_ASSIGN(RelocateResult beside,
+                       Relocate(base::Fs::Default(), chk, job + "/savepoint-of-chk-3"));
+  EXPECT_TRUE(beside.written);
+
+  // A savepoint's own directory is refused the same way.
+  ASSERT_STATUS(Relocate(base::Fs::Default(), tmp.Sub("other-savepoint"),
+                         tmp.Sub("other-savepoint") + "/copy"),
+                kInvalidArgument, "inside the input");
+}
+
+// A copy that would not validate (the input's metadata lists subtask 0 twice: CKPT-T002) is
+// removed, never published: written is false, the reason names the findings, exit 1.
+TEST(RelocateTest, PublishesNothingWhenTheCopyWouldNotValidate) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  ASSERT_OK(testing::WriteSampleSavepoint(sp));
+  ASSERT_OK(testing::RewriteMetadata(sp, [](pb::CheckpointMetadata& m) {
+    *m.mutable_operators(1)->add_subtasks() = m.operators(1).subtasks(0);
+  }));
+  ASSERT_OK_AND_ASSIGN(RelocateResult r, Relocate(base::Fs::Default(), sp, tmp.Sub("copy")));
+  EXPECT_FALSE(r.written);
+  EXPECT_NE(r.refused.find("nothing written"), std::string::npos) << r.refused;
+  EXPECT_NE(r.refused.find("CKPT-T002"), std::string::npos) << r.refused;
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_TRUE(HasErrors(r.verification->findings));
+  EXPECT_EQ(r.verification->snapshot, tmp.Sub("copy"));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("copy")));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("copy.tmp")));
+
+  auto cli = testing::RunTool({"relocate", "sp", "--to", "copy"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("not relocated"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("CKPT-T002"), std::string::npos) << cli.out;
+  EXPECT_FALSE(testing::Exists(tmp.Sub("copy")));
 }
 
 TEST(RelocateCliTest, PrintsTheCopyPlan) {

@@ -241,6 +241,67 @@ TEST(RemapTest, BuildsInDotTmpAndRefusesALeftoverOne) {
   EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out2.tmp")).ok());
 }
 
+// The input is never modified: an output at the input, inside it, or in the checkpoint storage
+// around a retained checkpoint is refused before anything is planned to disk (dry run too).
+TEST(RemapTest, RefusesAnOutputInsideItsInputOrCheckpointStorage) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  const std::string job = opsw::CounterJobDir(tmp.Sub("root"));
+  for (int64_t id = 1; id <= 2; ++id) ASSERT_OK(opsw::WriteCounterCheckpoint(job, id));
+  const auto before = testing::FileTree(tmp.path());
+  const RemapOptions sink = Maps({{"file-sink", "file-sink-v2"}});
+  RemapOptions dry = sink;
+  dry.dry_run = true;
+  for (const RemapOptions& o : {sink, dry}) {
+    for (const std::string& out : {in + "/remapped", in, tmp.Sub("sp/../sp/x")}) {
+      SCOPED_TRACE(out);
+      ASSERT_STATUS(Remap(base::Fs::Default(), in, out, o), kInvalidArgument,
+                    "refusing to write the output");
+    }
+    for (const std::string& out : {job + "/shared/remapped", job + "/chk-1/remapped"}) {
+      SCOPED_TRACE(out);
+      ASSERT_STATUS(
+          Remap(base::Fs::Default(), job + "/chk-2", out, Maps({{"counter", "counter-v2"}})),
+          kInvalidArgument, "(checkpoint storage");
+    }
+  }
+  auto cli = testing::RunTool({"remap", "sp", "--to", "sp/remapped", "--map", "file-sink=v2"},
+                              tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("inside the input"), std::string::npos) << cli.err;
+  EXPECT_EQ(testing::FileTree(tmp.path()), before);
+}
+
+// An output that would not validate (the aggregate records max parallelism 2^31: CKPT-T003) is
+// removed, never published; the reason names the finding; exit 1.
+TEST(RemapTest, PublishesNothingWhenTheOutputWouldNotValidate) {
+  TempDir tmp;
+  const std::string in = tmp.Sub("sp");
+  WriteSavepoint(in);
+  ASSERT_OK(testing::RewriteMetadata(in, [](pb::CheckpointMetadata& m) {
+    for (auto& op : *m.mutable_operators()) {
+      if (op.subtasks_size() > 0 && op.subtasks(0).keyed_state_size() > 0) {
+        op.set_max_parallelism(1u << 31);
+      }
+    }
+  }));
+  ASSERT_OK_AND_ASSIGN(RemapResult r, Remap(base::Fs::Default(), in, tmp.Sub("out"),
+                                            Maps({{"file-sink", "file-sink-v2"}})));
+  EXPECT_FALSE(r.written);
+  EXPECT_NE(r.refused.find("CKPT-T003"), std::string::npos) << r.refused;
+  ASSERT_TRUE(r.verification.has_value());
+  EXPECT_TRUE(HasErrors(r.verification->findings));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out.tmp")));
+  auto cli = testing::RunTool({"remap", "sp", "--to", "out", "--map", "file-sink=v2"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 1) << cli.out << cli.err;
+  EXPECT_NE(cli.out.find("not remapped"), std::string::npos) << cli.out;
+  EXPECT_NE(cli.out.find("nothing written: the output would not pass"), std::string::npos)
+      << cli.out;
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
+}
+
 TEST(RemapTest, VerifiesTheOutputWhenAsked) {
   TempDir tmp;
   const std::string in = tmp.Sub("sp");

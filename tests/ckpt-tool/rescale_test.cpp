@@ -21,6 +21,7 @@
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
 #include "test_snapshots.h"
 
 namespace ckpt::ops {
@@ -195,6 +196,53 @@ TEST(RescaleTest, AKeyInTheWrongKeyGroupIsCorruptionNamingTheFile) {
   ASSERT_STATUS(r.status(), kCorruption, "belongs to");
   EXPECT_NE(r.status().message().find(".state"), std::string::npos) << r.status().ToString();
   EXPECT_FALSE(base::Fs::Default().Stat(tmp.Sub("out")).ok());
+}
+
+// The input is never modified: an output at the input or inside it is refused (dry run too).
+TEST(RescaleTest, RefusesAnOutputInsideItsInput) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  testing::CopyTree(FixturePath(kSavepoint), sp);
+  const auto before = testing::FileTree(tmp.path());
+  RescaleOptions dry = To(256);
+  dry.dry_run = true;
+  for (const RescaleOptions& o : {To(256), dry}) {
+    for (const std::string& out : {sp + "/rescaled", sp, sp + "/./"}) {
+      SCOPED_TRACE(out);
+      ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), sp, out, o).status(),
+                    kInvalidArgument, "refusing to write the output");
+    }
+  }
+  auto cli = testing::RunTool(
+      {"rescale-max-parallelism", "sp", "--max-parallelism", "256", "--to", "sp/out"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("inside the input"), std::string::npos) << cli.err;
+  EXPECT_EQ(testing::FileTree(tmp.path()), before);
+}
+
+// A key's group is its hash modulo the recorded max parallelism: a recorded 0 divided by zero
+// (SIGFPE, exit 136). It is corruption naming the metadata.
+TEST(RescaleTest, UnusableRecordedMaxParallelismIsCorruptionNotADivisionByZero) {
+  TempDir tmp;
+  const std::string sp = tmp.Sub("sp");
+  ASSERT_OK(testing::WriteSampleSavepoint(sp));
+  ASSERT_OK(testing::RewriteMetadata(sp, [](pb::CheckpointMetadata& m) {
+    for (auto& op : *m.mutable_operators()) {
+      for (auto& st : *op.mutable_subtasks()) {
+        for (auto& h : *st.mutable_keyed_state()) {
+          if (!h.has_key_groups()) continue;
+          op.set_max_parallelism(0);
+        }
+      }
+    }
+  }));
+  ASSERT_STATUS(RescaleMaxParallelism(base::Fs::Default(), sp, tmp.Sub("out"), To(256)).status(),
+                kCorruption, "max parallelism 0 is outside [1, 32768]");
+  auto cli = testing::RunTool(
+      {"rescale-max-parallelism", "sp", "--max-parallelism", "256", "--to", "out"}, tmp.path());
+  EXPECT_EQ(cli.exit_code, 2) << cli.out << cli.err;
+  EXPECT_NE(cli.err.find("_metadata"), std::string::npos) << cli.err;
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
 }
 
 TEST(RescaleTest, ExistingOutputIsNeverOverwritten) {

@@ -8,6 +8,7 @@
 
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/flink/metadata_writer.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 
 namespace ckpt::ops::internal {
@@ -143,7 +144,7 @@ base::Result<RelocateResult> RelocateFlink(base::Fs& fs, const format::SnapshotL
                                            const std::string& output_dir,
                                            const RelocateOptions& options) {
   CKPT_ASSIGN_OR_RETURN(flink::Metadata md, flink::ReadFlinkMetadata(fs, location.metadata));
-  CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(CheckOutputPlace(fs, location.dir, output_dir));
   RelocateResult result;
   result.source_dir = location.dir;
   result.output_dir = output_dir;
@@ -174,10 +175,7 @@ base::Result<RelocateResult> RelocateFlink(base::Fs& fs, const format::SnapshotL
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
           },
           CopyOptions{false, FileTransfer::kCopy}, options.progress));
-  result.bytes_copied = copied.bytes_copied;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

@@ -10,6 +10,7 @@
 
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/flink/metadata_writer.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 #include "remap_plan.h"
 
@@ -150,7 +151,7 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
                     return static_cast<uint32_t>(md.operators[static_cast<size_t>(i)].max_parallelism);
                   },
                   options));
-  CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(CheckOutputPlace(fs, location.dir, output_dir));
 
   RemapResult result;
   result.source_dir = location.dir;
@@ -242,12 +243,8 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
           },
           copy, options.progress));
-  result.bytes_copied = copied.bytes_copied;
   result.files_linked = copied.files_linked;
-  result.written = true;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

@@ -19,6 +19,7 @@
 #include "ckpt/flink/snappy_frames.h"
 #include "ckpt/format/operator_id.h"
 #include "flink_streams.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 
 namespace ckpt::ops::internal {
@@ -327,6 +328,41 @@ class OperatorRescaler {
   bool compressed_ = false;
 };
 
+// Corruption unless the (max) parallelism and key-group ranges `op` records are ones Flink can
+// write: the rescale divides by them and indexes by them.
+Status CheckRecordedRanges(const flink::OperatorState& op, const std::string& metadata) {
+  const std::string what = metadata + ": operator " + op.IdHex() + " records ";
+  if (op.max_parallelism < 1 || op.max_parallelism > flink::kMaxMaxParallelism) {
+    return Status::Corruption(what + "max parallelism " + std::to_string(op.max_parallelism) +
+                              ", outside [1, " + std::to_string(flink::kMaxMaxParallelism) + "]");
+  }
+  if (op.parallelism < 1 || op.parallelism > op.max_parallelism) {
+    return Status::Corruption(what + "parallelism " + std::to_string(op.parallelism) +
+                              ", outside [1, its max parallelism " +
+                              std::to_string(op.max_parallelism) + "]");
+  }
+  for (const auto& st : op.subtasks) {
+    const std::string sub = what + "for subtask " + std::to_string(st.index) + " ";
+    if (st.index < 0 || st.index >= op.parallelism) {
+      return Status::Corruption(what + "subtask index " + std::to_string(st.index) +
+                                ", outside [0, parallelism " + std::to_string(op.parallelism) +
+                                ")");
+    }
+    if (st.managed_keyed.is_null() || st.managed_keyed.key_groups == nullptr) continue;
+    const flink::KeyGroupsHandle& kg = *st.managed_keyed.key_groups;
+    const int64_t end = int64_t{kg.start} + kg.count;
+    if (kg.start < 0 || kg.count < 0 || end > op.max_parallelism ||
+        static_cast<size_t>(kg.count) != kg.offsets.size()) {
+      return Status::Corruption(sub + "key groups " + std::to_string(kg.start) + " + " +
+                                std::to_string(kg.count) + " with " +
+                                std::to_string(kg.offsets.size()) +
+                                " offsets, not a range of [0, max parallelism " +
+                                std::to_string(op.max_parallelism) + ") with one offset each");
+    }
+  }
+  return Status::OK();
+}
+
 // Relative files of `st` other than its managed keyed stream (which is rewritten).
 void CollectFiles(const flink::SubtaskState& st, bool keyed_replaced, std::map<std::string, int64_t>* relative,
                   std::map<std::string, int64_t>* absolute) {
@@ -370,7 +406,7 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
     for (const auto& op : md.operators) found = found || Matches(op, ref);
     if (!found) return Status::InvalidArgument("--operator " + ref + ": no operator of " + location.metadata + " has this ID, uid or name");
   }
-  CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(CheckOutputPlace(fs, location.dir, output_dir));
 
   RescaleResult result;
   result.source_dir = location.dir;
@@ -387,6 +423,7 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
     bool selected = options.operators.empty();
     for (const auto& ref : options.operators) selected = selected || Matches(op, ref);
     const bool rescale = selected && op.max_parallelism != new_max;
+    if (rescale) CKPT_RETURN_IF_ERROR(CheckRecordedRanges(op, location.metadata));
     if (rescale && op.parallelism > new_max) {
       return Status::InvalidArgument("--max-parallelism " + std::to_string(new_max) + " is below operator " +
                                      op.IdHex() + (op.uid.empty() ? "" : " (" + op.uid + ")") + "'s parallelism " +
@@ -482,11 +519,7 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
             return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), metadata_bytes);
           },
           CopyOptions{false, FileTransfer::kCopy}, options.progress));
-  result.bytes_copied = copied.bytes_copied;
-  result.written = true;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

@@ -4,6 +4,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "flink_model.h"
 #include "flink_relocate.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 #include "snapshot_raw.h"
 #include "validate_internal.h"
@@ -27,7 +28,7 @@ base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
     return internal::RelocateFlink(fs, location, output_dir, options);
   }
   CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
-  CKPT_RETURN_IF_ERROR(internal::CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(internal::CheckOutputPlace(fs, location.dir, output_dir));
 
   RelocateResult result;
   result.source_dir = location.dir;
@@ -47,10 +48,7 @@ base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
   CKPT_ASSIGN_OR_RETURN(internal::CopyResult copied,
                         internal::WriteSnapshotCopy(fs, result.files, output_dir, out, {},
                                                     options.progress));
-  result.bytes_copied = copied.bytes_copied;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  internal::TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

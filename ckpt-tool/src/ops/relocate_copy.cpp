@@ -6,6 +6,7 @@
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
+#include "output_publish.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -336,14 +337,17 @@ base::Result<CopyResult> WriteSnapshotCopyWith(base::Fs& fs,
   }
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(tmp));
   auto copied = CopyAll(fs, files, tmp, write_metadata, options, progress);
-  base::Status published = copied.ok() ? CheckOutputAbsent(fs, output_dir) : copied.status();
-  if (published.ok()) published = fs.Rename(tmp, output_dir);
-  if (published.ok()) published = fs.SyncDir(base::DirName(output_dir));
-  if (!published.ok()) {
+  base::Result<Publication> publication =
+      copied.ok() ? PublishIfValid(fs, tmp, output_dir, progress)
+                  : base::Result<Publication>(copied.status());
+  if (!publication.ok()) {
     // Never leave a half-written copy that a user might mistake for a snapshot.
     base::RemoveAll(fs, tmp).IgnoreError();
-    return published.WithContext("writing " + output_dir);
+    return publication.status().WithContext("writing " + output_dir);
   }
+  copied->published = publication->published;
+  copied->refused = std::move(publication->refused);
+  copied->verification = std::move(publication->verification);
   return copied;
 }
 

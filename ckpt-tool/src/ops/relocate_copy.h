@@ -58,6 +58,12 @@ struct CopyOptions {
 struct CopyResult {
   uint64_t bytes_copied = 0;  // bytes written into copies
   size_t files_linked = 0;    // files that became hard links instead
+  // False when the complete copy did not validate and was removed; `refused` says why, naming
+  // the error findings of `verification`.
+  bool published = false;
+  std::string refused;
+  // The validation of the copy, made before it was published (paths name the output).
+  ValidateReport verification;
 };
 
 // Writes the `_metadata` of a copy into the given (temporary) directory.
@@ -66,8 +72,10 @@ using MetadataWriter = std::function<base::Status(const std::string& dir)>;
 // Builds the copy in `output_dir`.tmp (AlreadyExists if `output_dir` or the .tmp exists): brings
 // in every planned file (copied or linked as `options` says), verifying its size, and its XXH3
 // when `options.verify_checksums` (Corruption naming the source on a mismatch), syncs, writes
-// `_metadata` with `write_metadata` last, then renames the .tmp to `output_dir` and syncs its
-// parent. On any failure the .tmp is removed and `output_dir` never appears.
+// `_metadata` with `write_metadata` last, then publishes it with PublishIfValid
+// (output_publish.h): renamed to `output_dir` only if it validates without error; otherwise
+// removed, with CopyResult::published false and the reason. On any failure the .tmp is removed
+// and `output_dir` never appears. Callers check the output's place first (CheckOutputPlace).
 base::Result<CopyResult> WriteSnapshotCopyWith(base::Fs& fs,
                                                const std::vector<RelocatedFile>& files,
                                                const std::string& output_dir,
@@ -81,6 +89,17 @@ base::Result<CopyResult> WriteSnapshotCopy(base::Fs& fs, const std::vector<Reloc
                                            const pb::CheckpointMetadata& output_metadata,
                                            const CopyOptions& options,
                                            const base::Progress& progress);
+
+// Moves what the copy and its publication came to into a verb's result (RelocateResult,
+// RemapResult, RescaleResult): bytes copied, written or refused, and the validation when the
+// caller asked for it (`verify_output`) or when it is the reason nothing was written.
+template <typename VerbResult>
+void TakePublication(CopyResult&& copied, bool verify_output, VerbResult* result) {
+  result->bytes_copied = copied.bytes_copied;
+  result->written = copied.published;
+  result->refused = std::move(copied.refused);
+  if (verify_output || !copied.published) result->verification = std::move(copied.verification);
+}
 
 // "<output_dir>.tmp", where WriteSnapshotCopyWith builds the copy.
 std::string TempOutputDir(const std::string& output_dir);

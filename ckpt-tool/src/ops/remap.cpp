@@ -6,6 +6,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "flink_model.h"
 #include "flink_remap.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 #include "remap_plan.h"
 
@@ -99,7 +100,7 @@ base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
   }
   CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
   CKPT_ASSIGN_OR_RETURN(internal::RemapPlan plan, internal::PlanRemap(fs, metadata, options));
-  CKPT_RETURN_IF_ERROR(internal::CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(internal::CheckOutputPlace(fs, location.dir, output_dir));
 
   RemapResult result;
   result.source_dir = location.dir;
@@ -139,12 +140,8 @@ base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
   CKPT_ASSIGN_OR_RETURN(internal::CopyResult copied,
                         internal::WriteSnapshotCopy(fs, files, output_dir, out, copy,
                                                     options.progress));
-  result.bytes_copied = copied.bytes_copied;
   result.files_linked = copied.files_linked;
-  result.written = true;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  internal::TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

@@ -18,6 +18,7 @@
 #include "ckpt/format/state_file_writer.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/ops/validate.h"
+#include "output_publish.h"
 #include "relocate_copy.h"
 
 namespace ckpt::ops::internal {
@@ -182,7 +183,7 @@ base::Result<RescaleResult> RescaleOwn(base::Fs& fs, const format::SnapshotLocat
                                    " is out of range (1..32768)");
   }
   CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, format::ReadMetadataFile(fs, location.metadata));
-  if (!options.dry_run) CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
+  CKPT_RETURN_IF_ERROR(CheckOutputPlace(fs, location.dir, output_dir));
 
   std::vector<bool> selected(md.operators_size(), options.operators.empty());
   for (const std::string& ref : options.operators) {
@@ -200,8 +201,16 @@ base::Result<RescaleResult> RescaleOwn(base::Fs& fs, const format::SnapshotLocat
   }
   for (int i = 0; i < md.operators_size(); ++i) {
     if (!selected[i]) continue;
-    if (Status st = format::CheckParallelism(md.operators(i).parallelism(), new_max_p); !st.ok()) {
-      return Status::InvalidArgument("operator " + OperatorHex(md.operators(i)) + ": " + st.message());
+    const pb::OperatorState& op = md.operators(i);
+    // Key groups are computed modulo the recorded max parallelism and spread by the recorded
+    // parallelism: values from the file that Flink's rules do not allow are corruption.
+    if (Status st = format::CheckParallelism(op.parallelism(), op.max_parallelism());
+        op.max_parallelism() != new_max_p && !st.ok()) {
+      return Status::Corruption(location.metadata + ": operator " + OperatorHex(op) + " records " +
+                                st.message());
+    }
+    if (Status st = format::CheckParallelism(op.parallelism(), new_max_p); !st.ok()) {
+      return Status::InvalidArgument("operator " + OperatorHex(op) + ": " + st.message());
     }
   }
 
@@ -329,11 +338,7 @@ base::Result<RescaleResult> RescaleOwn(base::Fs& fs, const format::SnapshotLocat
   CKPT_ASSIGN_OR_RETURN(
       CopyResult copied,
       WriteSnapshotCopyWith(fs, copies, output_dir, write, CopyOptions{}, options.progress));
-  result.bytes_copied = copied.bytes_copied;
-  result.written = true;
-  if (options.verify_output) {
-    CKPT_ASSIGN_OR_RETURN(result.verification, Validate(fs, output_dir, {}, options.progress));
-  }
+  TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }
 

@@ -48,8 +48,9 @@ struct RemapOptions {
   bool dry_run = false;
   // Progress of the copy (bytes); cancellation between blocks. Default: none.
   base::Progress progress;
-  // After writing, validate the output (ops::Validate, default options) and return the report
-  // in RemapResult::verification. Default: false.
+  // Return the validation of the output in RemapResult::verification. The output is always
+  // validated before it is published (and not published with an error finding); this only
+  // asks for the report when it was. Default: false.
   bool verify_output = false;
   // --copy: write independent copies of the state files. Default: false: each state file of the
   // output is a hard link to the input's (savepoint files are never modified, so the two
@@ -88,13 +89,14 @@ struct RemapResult {
   std::vector<std::string> warnings;
   // True once the output is written. A remap with unmatched requests plans fully and writes
   // nothing (so fixing the mapping and retrying works): written is false and `refused` says why.
+  // So is one whose complete output did not validate (removed; `verification` holds why).
   bool written = false;
   std::string refused;
   size_t files = 0;           // files of the output snapshot
   uint64_t total_bytes = 0;   // their sizes
   uint64_t bytes_copied = 0;  // 0 for a dry run
   size_t files_linked = 0;    // of `files`, those that became hard links to the input's
-  // With verify_output, the validation of the written output.
+  // With verify_output, or when the output was refused, the validation of the output.
   std::optional<ValidateReport> verification;
   // How copied files were verified: "checksums" (our format: sizes and XXH3) or "sizes" (an
   // Apache Flink snapshot, which records no checksums).
@@ -102,13 +104,14 @@ struct RemapResult {
 };
 
 // Plans and (unless dry_run, or a request matched nothing) writes the remapped savepoint at
-// `output_dir`, built in `output_dir`.tmp and renamed. Returns the plan.
-// InvalidArgument if nothing is requested, a mapping is malformed, an OLD is ambiguous, mappings
-// are chained (A=B and B=C) or conflicting (two olds to one new, one old to two news), or a new
-// ID collides with an operator that keeps its ID; NotFound if the snapshot or the job spec is
-// missing; AlreadyExists if `output_dir` exists (also for a dry run); Corruption (naming the
-// file) for damaged metadata or a referenced file whose size or checksum does not match (the
-// partial output is removed); IOError; Cancelled.
+// `output_dir`, built in `output_dir`.tmp, validated and renamed (see RemapResult::written).
+// Returns the plan. InvalidArgument if `output_dir` is the input, inside or around it, or inside
+// another snapshot or checkpoint storage (chk-<n>/, shared/, taskowned/), if nothing is requested,
+// a mapping is malformed, an OLD is ambiguous, mappings are chained (A=B and B=C) or conflicting
+// (two olds to one new, one old to two news), or a new ID collides with an operator that keeps its
+// ID; NotFound if the snapshot or the job spec is missing; AlreadyExists if `output_dir` exists
+// (also for a dry run); Corruption (naming the file) for damaged metadata or a referenced file
+// whose size or checksum does not match (the partial output is removed); IOError; Cancelled.
 base::Result<RemapResult> Remap(base::Fs& fs, const std::string& snapshot,
                                 const std::string& output_dir, const RemapOptions& options);
 

@@ -36,8 +36,9 @@ struct RescaleOptions {
   bool dry_run = false;
   // Progress of the copy; cancellation between blocks (the partial output is removed).
   base::Progress progress;
-  // After writing, validate the output (ops::Validate, default options) and return the report
-  // in RescaleResult::verification. Default: false.
+  // Return the validation of the output in RescaleResult::verification. The output is always
+  // validated before it is published (and not published with an error finding); this only
+  // asks for the report when it was. Default: false.
   bool verify_output = false;
 };
 
@@ -60,21 +61,28 @@ struct RescaleResult {
   std::string output_dir;
   int64_t checkpoint_id = 0;
   bool dry_run = false;
+  // True once the output is published. False for a dry run, and when the complete output did
+  // not validate: then it was removed and `refused` names the error findings.
   bool written = false;
+  std::string refused;
   std::vector<RescaledOperator> operators;  // the operators whose max parallelism changed
   uint64_t files_copied = 0;    // unchanged state files copied beside the new `_metadata`
   uint64_t bytes_copied = 0;    // 0 for a dry run
   uint64_t bytes_written = 0;   // new keyed-state streams plus `_metadata`
   std::vector<std::string> warnings;
+  // With verify_output, or when the output was refused, the validation of the output.
   std::optional<ValidateReport> verification;
 };
 
-// Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist.
-// InvalidArgument for a max parallelism out of range or below an operator's parallelism, an
-// unknown operator, or an unsupported key serializer (named); Unimplemented for an input that
-// is not a canonical savepoint (the reason named); Corruption naming the file for malformed
-// state or a key whose stored key group is not the one its key (hashCode for Flink) gives;
-// AlreadyExists if `output_dir` exists; IOError; Cancelled.
+// Rescales `snapshot` (directory or its `_metadata`) into `output_dir`, which must not exist; built
+// in `output_dir`.tmp, validated and renamed (see RescaleResult::written). InvalidArgument for a
+// max parallelism out of range or below an operator's parallelism, an output that is the input,
+// inside or around it, or inside another snapshot or checkpoint storage (chk-<n>/, shared/,
+// taskowned/), an unknown operator, or an unsupported key serializer (named); Unimplemented for an
+// input that is not a canonical savepoint (the reason named); Corruption naming the file for
+// malformed state, a recorded (max) parallelism or key-group range that cannot be, or a key whose
+// stored key group is not the one its key (hashCode for Flink) gives; AlreadyExists if `output_dir`
+// exists; IOError; Cancelled.
 base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::string& snapshot,
                                                   const std::string& output_dir,
                                                   const RescaleOptions& options);
