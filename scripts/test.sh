@@ -6,6 +6,8 @@
 #   3. fuzz preset: each libFuzzer target for 30 s
 #   4. tsan preset: the engine unit tests and the integration ITCases under ThreadSanitizer
 #   5. kill campaign: 20 random kill -9s of ckpt-engine resumed with --from-latest (release)
+#   6. prune campaign: 50 rounds of random damage to engine-written checkpoint roots, then prune;
+#      the newest checkpoint that restores must still restore (release)
 # Fails on the first failure. The release, asan-ubsan and tsan presets are unity builds (a few
 # source files per compiler run), which keeps this whole run within CI's time on two cores; the
 # dev preset compiles each file on its own.
@@ -68,3 +70,8 @@ fresh ctest --preset tsan -j "$jobs" -L 'engine|integration' --timeout 900
 echo "=== kill campaign: ${CKPT_KILLS:-20} kills" >&2
 fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \
   CKPT_TOOL="$PWD/build/release/ckpt-tool/ckpt-tool" bash scripts/kill-campaign.sh "${CKPT_KILLS:-20}"
+
+echo "=== prune campaign: ${CKPT_PRUNE_ROUNDS:-50} rounds" >&2
+fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \
+  CKPT_TOOL="$PWD/build/release/ckpt-tool/ckpt-tool" \
+  bash scripts/prune-campaign.sh "${CKPT_PRUNE_ROUNDS:-50}" 4242
