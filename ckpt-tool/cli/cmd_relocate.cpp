@@ -93,10 +93,13 @@ void AddRelocateCommand(CLI::App& app, CliContext& ctx) {
       "Copy a savepoint, or turn a retained checkpoint into a self-contained savepoint "
       "(shared files copied in, checksums verified, _metadata written last)");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
-  sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
+  sub->add_option("--to", args->to,
+                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
+                  "directory (chk-N/, shared/, taskowned/)")->required();
   sub->add_flag("--dry-run", args->dry_run, "Show what would be copied; write nothing");
   sub->add_flag("--verify", args->verify,
-                "Validate the written output and print its findings (exit 1 on errors)");
+                "Print the output's validation report (every output is validated before it is "
+                "published; with an error nothing is written and the exit is 1)");
   SetExamples(sub, {"ckpt-tool relocate /ckpt/<job>/chk-42 --to /savepoints/from-chk-42",
                     "ckpt-tool relocate /savepoints/sp-1 --to /mnt/backup/sp-1 --dry-run"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });

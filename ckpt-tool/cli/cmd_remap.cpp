@@ -141,7 +141,9 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
       "nothing, the full plan is shown and nothing is written (exit 1); exit 1 also if the "
       "output still has state the new job cannot take");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
-  sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
+  sub->add_option("--to", args->to,
+                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
+                  "directory (chk-N/, shared/, taskowned/)")->required();
   auto* map = sub->add_option("--map", args->maps,
                               "OLD=NEW; OLD is an ID, uid or name (prefix id:/uid:/name: to "
                               "force), NEW an ID or uid. Repeatable");
@@ -161,7 +163,8 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
                 "Copy the state files instead of hard-linking them (by default the output's files "
                 "are hard links to the input's where the filesystem allows: no bytes written)");
   sub->add_flag("--verify", args->verify,
-                "Validate the written output and print its findings (exit 1 on errors)");
+                "Print the output's validation report (every output is validated before it is "
+                "published; with an error nothing is written and the exit is 1)");
   SetExamples(sub,
               {"ckpt-tool remap sp-1 --to sp-1-v2 --map orders=orders-v2 --map enrich=enrich-v2",
                "ckpt-tool remap sp-1 --to sp-1-v2 --against job-v2.json --dry-run",

@@ -100,12 +100,15 @@ void AddRescaleCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("snapshot", args->snapshot, "Savepoint directory or _metadata file")->required();
   sub->add_option("--max-parallelism", args->max_parallelism, "The new max parallelism (1..32768)")
       ->required();
-  sub->add_option("--to", args->to, "Output directory (must not exist)")->required();
+  sub->add_option("--to", args->to,
+                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
+                  "directory (chk-N/, shared/, taskowned/)")->required();
   sub->add_option("--operator", args->operators,
                   "Only this operator (ID, uid or name; repeatable). Default: every operator");
   sub->add_flag("--dry-run", args->dry_run, "Re-assign every key and report; write nothing");
   sub->add_flag("--verify", args->verify,
-                "Validate the written output and print its findings (exit 1 on errors)");
+                "Print the output's validation report (every output is validated before it is "
+                "published; with an error nothing is written and the exit is 1)");
   SetExamples(sub, {"ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 256 --to /savepoints/sp-1-256",
                     "ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 512 --to /tmp/x --dry-run"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });
