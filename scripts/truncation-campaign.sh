@@ -9,31 +9,37 @@
 #
 # Snapshots: every `_metadata` under fixtures/flink, fixtures/flink-jobs, tests/interop/flink (the
 # interop harness's committed snapshots, if any), /work/shared/flink-fixtures (if present) and each
-# --root DIR (e.g. the scratch directory of tests/interop/flink/run-interop.sh). A `_metadata` with
-# the same bytes as one already taken is skipped: truncating it again tests nothing new.
+# --root DIR (tests/interop/flink/run-interop.sh passes the snapshots its harness wrote). A
+# `_metadata` with the same bytes as one already taken is skipped: cutting it again tests nothing
+# new. Each snapshot must pass both validations intact, or a "report" would mean nothing.
 #
-#   scripts/truncation-campaign.sh [--tool PATH] [--stride N] [--root DIR]... [--quiet]
-#     --tool PATH   the ckpt-tool binary (default: build/dev, then build/release)
-#     --stride N    distance between truncation offsets in bytes (default 64)
-#     --root DIR    also every `_metadata` under DIR (repeatable)
+#   scripts/truncation-campaign.sh [--tool PATH] [--stride N] [--root DIR]... [--no-fixtures]
+#     --tool PATH     the ckpt-tool binary (default: build/dev, then build/release)
+#     --stride N      distance between truncation offsets in bytes (default 64)
+#     --root DIR      also every `_metadata` under DIR (repeatable)
+#     --no-fixtures   only the --root directories, not the default ones
 #
-# Prints one line per snapshot and a total: snapshots, truncations, reported, clean passes,
-# errors (exit 2, counted as reported), crashes; each clean pass and crash with the snapshot and
-# offset to reproduce it. Exit 0 when every truncation was reported without a crash, 1 otherwise,
-# 2 for a usage error or a snapshot that is not clean before any truncation. Needs bash, coreutils.
+# Prints one line per snapshot and a total: snapshots, truncations, validate runs (two per
+# truncation), reported (exit 1), clean passes (exit 0), errors (exit 2: a report, but listed),
+# crashes (a signal or any other exit); each clean pass, error and crash with the snapshot and
+# offset to reproduce it. Exit 0 when every run reported its truncation without a crash, 1
+# otherwise, 2 for a usage error or a snapshot that is not clean intact. Needs bash, coreutils.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 stride=64
 tool=""
-roots=(fixtures/flink fixtures/flink-jobs tests/interop/flink)
-[[ -d /work/shared/flink-fixtures ]] && roots+=(/work/shared/flink-fixtures)
+defaults=(fixtures/flink fixtures/flink-jobs tests/interop/flink /work/shared/flink-fixtures)
+roots=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
     --tool) tool="$2"; shift 2 ;;
     --stride) stride="$2"; shift 2 ;;
-    --root) roots+=("$2"); shift 2 ;;
-    -h|--help) sed -n '2,24p' "$0"; exit 0 ;;
+    --root)
+      if [[ ! -d "$2" ]]; then echo "truncation-campaign: --root $2 is not a directory" >&2; exit 2; fi
+      roots+=("$(cd "$2" && pwd)"); shift 2 ;;
+    --no-fixtures) defaults=(); shift ;;
+    -h|--help) sed -n '2,27p' "$0"; exit 0 ;;
     *) echo "truncation-campaign: unknown argument '$1' (see --help)" >&2; exit 2 ;;
   esac
 done
@@ -51,6 +57,7 @@ if [[ -z "$tool" || ! -x "$tool" ]]; then
   exit 2
 fi
 tool="$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")"
+roots=("${defaults[@]+"${defaults[@]}"}" "${roots[@]+"${roots[@]}"}")
 
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/ckpt-truncation.XXXXXX")
 trap 'rm -rf "$scratch"' EXIT
@@ -80,7 +87,7 @@ run() {
   echo "$rc"
 }
 
-total_snaps=0 total_cuts=0 total_reported=0 total_clean=0 total_errors=0 total_crashes=0
+total_snaps=0 total_cuts=0 total_runs=0 total_reported=0 total_clean=0 total_errors=0 total_crashes=0
 failures=()
 started=$SECONDS
 echo "truncation campaign: ${#snapshots[@]} snapshot(s) ($duplicates duplicate _metadata skipped)," \
@@ -122,18 +129,19 @@ for snap in "${snapshots[@]}"; do
       esac
     done
   done
-  cuts=$((${#offsets[@]} * 2))
-  printf '%-70s %6d bytes  truncations %5d  reported %5d  clean %d  errors %d  crashes %d\n' \
-    "$snap" "$size" "$cuts" "$reported" "$clean" "$errors" "$crashes"
+  cuts=${#offsets[@]}
+  printf '%s\n    %6d bytes  truncations %4d  runs %5d  reported %5d  clean %d  errors %d  crashes %d\n' \
+    "$snap" "$size" "$cuts" $((cuts * 2)) "$reported" "$clean" "$errors" "$crashes"
   total_snaps=$((total_snaps + 1))
   total_cuts=$((total_cuts + cuts))
+  total_runs=$((total_runs + cuts * 2))
   total_reported=$((total_reported + reported))
   total_clean=$((total_clean + clean))
   total_errors=$((total_errors + errors))
   total_crashes=$((total_crashes + crashes))
 done
-printf 'total: snapshots %d  truncations %d  reported %d  clean-passes %d  errors %d  crashes %d  (%d s)\n' \
-  "$total_snaps" "$total_cuts" "$total_reported" "$total_clean" "$total_errors" "$total_crashes" \
-  $((SECONDS - started))
+printf 'total: snapshots %d  truncations %d  runs %d  reported %d  clean-passes %d  errors %d' \
+  "$total_snaps" "$total_cuts" "$total_runs" "$total_reported" "$total_clean" "$total_errors"
+printf '  crashes %d  (%d s)\n' "$total_crashes" $((SECONDS - started))
 for f in "${failures[@]+"${failures[@]}"}"; do echo "  $f"; done
 [[ $total_clean -eq 0 && $total_crashes -eq 0 ]]
