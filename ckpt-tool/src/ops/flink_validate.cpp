@@ -217,6 +217,15 @@ base::Result<std::optional<Snapshot>> CheckFlinkMetadata(ValidateContext& ctx,
     }
     return std::optional<Snapshot>();
   }
+  // The operators decoded, but Flink's restore also reads the CheckpointProperties that end a
+  // v4+ file: a missing, cut or over-long trailer is a file cut short or appended to (M004),
+  // one that does not decode a damaged payload (M006).
+  const Status props = flink::PropertiesStatus(*md);
+  if (!props.ok()) {
+    const std::string& m = props.message();
+    ctx.Add(Contains(m, "truncated") || Contains(m, "trailing bytes") ? "CKPT-M004" : "CKPT-M006",
+            where, m);
+  }
   return std::optional<Snapshot>(BuildFlinkSnapshotModel(ctx.fs(), std::move(md).value(), dir));
 }
 

@@ -17,7 +17,9 @@ std::string SnapshotTypeLabel(const Snapshot& s);
 namespace ckpt::ops::internal {
 
 // Reads a Flink `_metadata` and classifies a failure as CKPT-M002 (bad magic), M003 (version 1 or
-// newer than 7), M004 (truncated), F004 (escaping relative path) or M006 (anything else).
+// newer than 7), M004 (truncated), F004 (escaping relative path) or M006 (anything else). A v4+
+// file whose CheckpointProperties trailer is missing, cut or followed by more bytes is M004, one
+// whose trailer does not decode M006; the snapshot is still returned (its operators decoded).
 base::Result<std::optional<Snapshot>> CheckFlinkMetadata(ValidateContext& ctx,
                                                          const std::string& dir,
                                                          const std::string& metadata);

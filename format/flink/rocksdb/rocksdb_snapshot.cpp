@@ -62,6 +62,45 @@ bool EndsWith(const std::string& s, std::string_view suffix) {
   return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
+// RocksDB names the files of the in-memory instance by their path in it; a message for the user
+// names the file on disk each was copied from instead. A name the instance looked for but was
+// not given (e.g. the MANIFEST that CURRENT names) has no file on disk: say so.
+std::string RealPaths(const std::string& message, const std::vector<RocksDbFile>& files) {
+  const std::string_view dir(kDbDir);
+  std::string out;
+  size_t pos = 0;
+  for (size_t at = message.find(dir); at != std::string::npos; at = message.find(dir, pos)) {
+    out.append(message, pos, at - pos);
+    size_t end = at + dir.size();
+    if (end >= message.size() || message[end] != '/') {  // the directory, as in "opening /x"
+      out += "the RocksDB instance";
+      pos = end;
+      continue;
+    }
+    const size_t name_at = end + 1;
+    end = message.find_first_of(" :,)'\"", name_at);
+    if (end == std::string::npos) end = message.size();
+    const std::string name = message.substr(name_at, end - name_at);
+    auto it = std::find_if(files.begin(), files.end(),
+                           [&](const RocksDbFile& f) { return f.local_name == name; });
+    out += it != files.end() ? it->source + " (" + name + ")"
+                             : "RocksDB file " + name + " (not among the files of the handle)";
+    pos = end;
+  }
+  out.append(message, pos, std::string::npos);
+  return out;
+}
+
+// The instance named by its files on disk, for messages that concern no single file.
+std::string InstanceName(const std::vector<RocksDbFile>& files) {
+  std::string out = "RocksDB instance of " + std::to_string(files.size()) + " file(s)";
+  for (const RocksDbFile& f : files) {
+    if (f.local_name == "CURRENT") return out + " (CURRENT: " + f.source + ")";
+  }
+  if (!files.empty()) out += " (" + files.front().local_name + ": " + files.front().source + ")";
+  return out;
+}
+
 }  // namespace
 
 int SstFormatVersion(std::string_view sst) {
@@ -93,9 +132,12 @@ Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbS
     rocksdb::Status s = env->NewWritableFile(path, &w, rocksdb::EnvOptions());
     if (s.ok()) s = w->Append(rocksdb::Slice(f.bytes));
     if (s.ok()) s = w->Close();
-    if (!s.ok()) return Status::IOError(f.source + ": copying into RocksDB's in-memory Env: " + s.ToString());
+    if (!s.ok()) {
+      return Status::IOError(f.source + ": copying into RocksDB's in-memory Env: " +
+                             RealPaths(s.ToString(), files));
+    }
   }
-  if (!current) return Status::Corruption("RocksDB snapshot without a CURRENT file");
+  if (!current) return Status::Corruption(InstanceName(files) + ": no CURRENT file among them");
 
   rocksdb::Options options;
   options.env = env.get();
@@ -121,22 +163,29 @@ Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbS
       // limit of this build; anything else it reports as corruption is a damaged file.
       if (!s.IsCorruption() || v < 0 || v > kNewestFormatVersion) {
         return Status::Unimplemented(f.source + " (" + f.local_name + "): " + RocksDbVersion() +
-                                     " cannot read this SST (" + version + "): " + s.ToString());
+                                     " cannot read this SST (" + version +
+                                     "): " + RealPaths(s.ToString(), files));
       }
       return Status::Corruption(f.source + " (" + f.local_name + "): damaged SST (" + version +
-                                "): " + s.ToString());
+                                "): " + RealPaths(s.ToString(), files));
     }
   }
   std::vector<std::string> names;
   rocksdb::Status s = rocksdb::DB::ListColumnFamilies(options, kDbDir, &names);
-  if (!s.ok()) return Status::Corruption("RocksDB snapshot: listing column families: " + s.ToString());
+  if (!s.ok()) {
+    return Status::Corruption(InstanceName(files) + ": listing column families: " +
+                              RealPaths(s.ToString(), files));
+  }
   std::sort(names.begin(), names.end());
   std::vector<rocksdb::ColumnFamilyDescriptor> cfs;
   for (const auto& n : names) cfs.emplace_back(n, rocksdb::ColumnFamilyOptions(options));
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::OpenForReadOnly(rocksdb::DBOptions(options), kDbDir, cfs, &handles, &raw);
-  if (!s.ok()) return Status::Corruption("RocksDB snapshot: " + RocksDbVersion() + " cannot open it: " + s.ToString());
+  if (!s.ok()) {
+    return Status::Corruption(InstanceName(files) + ": " + RocksDbVersion() +
+                              " cannot open it: " + RealPaths(s.ToString(), files));
+  }
   std::unique_ptr<rocksdb::DB> db(raw);
   Status result = Status::OK();
   for (size_t i = 0; i < handles.size() && result.ok(); ++i) {
@@ -147,7 +196,8 @@ Status ReadRocksDbSnapshot(const std::vector<RocksDbFile>& files, const RocksDbS
                      std::string_view(it->value().data(), it->value().size())});
     }
     if (result.ok() && !it->status().ok()) {
-      result = Status::Corruption("RocksDB snapshot: column family '" + names[i] + "': " + it->status().ToString());
+      result = Status::Corruption(InstanceName(files) + ": column family '" + names[i] +
+                                  "': " + RealPaths(it->status().ToString(), files));
     }
   }
   for (auto* h : handles) db->DestroyColumnFamilyHandle(h);

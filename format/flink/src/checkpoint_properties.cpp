@@ -65,7 +65,8 @@ base::Result<CheckpointProperties> DecodeCheckpointProperties(std::string_view b
     return in.Error(base_offset, "unknown snapshot type class " + p.type_class);
   }
   if (!in.at_end()) {
-    return in.Error("trailing bytes after the checkpoint properties object");
+    return in.Error("trailing bytes: " + std::to_string(in.remaining()) +
+                    " byte(s) after the CheckpointProperties object, which ends the file");
   }
   return p;
 }

@@ -190,7 +190,15 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
     return in.Error(0, "truncated: " + std::to_string(bytes.size()) +
                            " bytes is too short for a Flink metadata header");
   }
-  if (!HasFlinkMagic(bytes)) return in.Error(0, "not a Flink metadata file (bad magic)");
+  if (!HasFlinkMagic(bytes)) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string found;
+    for (unsigned char c : bytes.substr(0, 4)) {
+      found += (found.empty() ? "" : " ") + std::string{kHex[c >> 4], kHex[c & 15]};
+    }
+    return in.Error(0, "not a Flink metadata file (bad magic: it starts with " + found +
+                           ", not Flink's 0x4960672D)");
+  }
   CKPT_RETURN_IF_ERROR(in.Skip(4));
   CKPT_ASSIGN_OR_RETURN(int32_t version, in.ReadI32());
   if (version == 1) {
@@ -223,8 +231,14 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
   if (md.version >= 4) {
     md.trailer_offset = in.offset();
     md.trailer_size = in.remaining();
+    // Flink's MetadataV4Serializer always ends the file with the properties; a file without
+    // them, or with a trailer that does not decode, cannot be restored by Flink.
     if (md.trailer_size == 0) {
-      md.properties_error = "no checkpoint properties (the file ends after the operators)";
+      md.properties_error =
+          in.Error("truncated: the file ends after the last operator, without the "
+                   "CheckpointProperties that metadata v" + std::to_string(md.version) +
+                   " ends with")
+              .message();
     } else {
       CKPT_ASSIGN_OR_RETURN(std::string_view trailer, in.ReadBytes(in.remaining()));
       md.trailer.assign(trailer);
@@ -240,6 +254,15 @@ base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::str
                     " bytes after the last operator");
   }
   return md;
+}
+
+base::Status PropertiesStatus(const Metadata& md) {
+  if (md.version < 4 || md.properties.has_value()) return Status::OK();
+  if (md.properties_error.empty()) {
+    return Status::Corruption(md.path + ": no CheckpointProperties decoded (metadata v" +
+                              std::to_string(md.version) + " ends with them)");
+  }
+  return Status::Corruption(md.properties_error);
 }
 
 base::Result<std::string> ReadFlinkMetadataBytes(base::Fs& fs, const std::string& metadata_path) {

@@ -50,7 +50,16 @@ base::Result<MetadataEnvelope> DecodeEnvelope(std::string_view bytes, const std:
   // "not a checkpoint metadata file" rather than as a truncated one.
   const size_t magic_len = std::min(bytes.size(), kMetadataMagic.size());
   if (bytes.substr(0, magic_len) != kMetadataMagic.substr(0, magic_len)) {
-    return Corrupt(path, "not a checkpoint metadata file (the first 8 bytes are not \"CKPTMETA\")");
+    // The tools read both formats by their magic: name both, and what the file holds instead.
+    std::string found, text;
+    static constexpr char kHex[] = "0123456789abcdef";
+    for (unsigned char c : bytes.substr(0, kMetadataMagic.size())) {
+      found += (found.empty() ? "" : " ") + std::string{kHex[c >> 4], kHex[c & 15]};
+      text += c >= 0x20 && c < 0x7f && c != '"' && c != '\\' ? static_cast<char>(c) : '.';
+    }
+    return Corrupt(path, "not a checkpoint metadata file: it starts with " + found + " (\"" +
+                             text + "\"), neither \"CKPTMETA\" (this project's format) nor 49 60 67 2d "
+                             "(Apache Flink's _metadata magic 0x4960672D)");
   }
   if (bytes.size() < kMetadataHeaderSize) {
     return Corrupt(path, "truncated: " + std::to_string(bytes.size()) +

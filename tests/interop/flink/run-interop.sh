@@ -69,6 +69,10 @@ status=0
 python3 "$here/check_snapshots.py" --ckpt-tool "$tool" "${roots[@]}" || status=$?
 # Issue 11 §1: every harness snapshot's _metadata read and written back byte for byte.
 python3 "$here/check_writer.py" --ckpt-tool "$tool" "${roots[@]}" || status=1
+# Every harness snapshot's _metadata cut short (every 512th byte and just before the end) is
+# reported by validate and validate --deep, without a crash.
+bash "$here/../../../scripts/truncation-campaign.sh" --tool "$tool" --no-fixtures --stride 512 \
+  --root "$scratch/snapshots" || status=1
 [[ -z "${remap_failed:-}" ]] || { echo "FAIL: the remap check against Flink failed (see above)"; status=1; }
 [[ -z "${rescale_failed:-}" ]] || { echo "FAIL: the rescale-max-parallelism check against Flink failed (see above)"; status=1; }
 [[ -z "${prune_failed:-}" ]] || { echo "FAIL: Flink did not restore the pruned checkpoint (see above)"; status=1; }

@@ -198,7 +198,9 @@ struct Metadata {
   uint64_t trailer_offset = 0;
   uint64_t trailer_size = 0;
   std::optional<CheckpointProperties> properties;
-  std::string properties_error;  // why properties is empty although a trailer is present
+  // v4+, when properties is empty: why, as "<path>: at byte N: ..." ("truncated: ..." for a
+  // missing or cut trailer, "trailing bytes ..." for bytes after it). See PropertiesStatus.
+  std::string properties_error;
   std::string trailer;  // v4+: the trailer's bytes as read (the writer copies them back)
 };
 

@@ -24,6 +24,13 @@ bool HasFlinkMagic(std::string_view head);
 // savepoint, not supported") and for versions newer than 7.
 base::Result<Metadata> ParseFlinkMetadata(std::string_view bytes, const std::string& path);
 
+// Every byte of a v4+ file ends with its CheckpointProperties trailer, which Flink's restore
+// reads in full. ParseFlinkMetadata keeps a file whose trailer is missing, cut short, undecodable
+// or followed by more bytes readable (its operators are intact) and records why in
+// Metadata::properties_error; this says whether the file is whole: OK for v2/v3 and for decoded
+// properties, otherwise Corruption with that message (path and byte offset).
+base::Status PropertiesStatus(const Metadata& md);
+
 // Receives the operator states of a `_metadata` one at a time, in file order. The object is
 // refilled for the next operator (its memory reused): read it or move from it, but keep no
 // reference into it. A non-OK status stops the parse and is returned.
