@@ -2,6 +2,8 @@
 # README command 2: set up (Debian 12, as root), build and run every test.
 #   1. release preset: all unit, golden and integration tests (ctest), then the corruption
 #      campaign (scripts/corruption-campaign.sh, 200 bit flips per fixture kind)
+#      and the truncation campaign (scripts/truncation-campaign.sh: every Flink `_metadata` cut at
+#      every 64th byte must fail validate)
 #   2. asan-ubsan preset: the format, ops and engine unit suites under AddressSanitizer + UBSan
 #   3. fuzz preset: each libFuzzer target for 30 s
 #   4. tsan preset: the engine unit tests and the integration ITCases under ThreadSanitizer
@@ -48,6 +50,9 @@ fresh ctest --preset release -j "$jobs" --timeout 900
 echo "=== corruption campaign: ${CKPT_CORRUPTION_FLIPS:-200} bit flips per fixture kind" >&2
 fresh bash scripts/corruption-campaign.sh --flips "${CKPT_CORRUPTION_FLIPS:-200}" \
   --tool build/release/ckpt-tool/ckpt-tool
+
+echo "=== truncation campaign: every Flink _metadata cut at every 64th byte" >&2
+fresh bash scripts/truncation-campaign.sh --tool build/release/ckpt-tool/ckpt-tool
 
 echo "=== asan-ubsan: format, ops and engine unit suites" >&2
 cmake --preset asan-ubsan >/dev/null
