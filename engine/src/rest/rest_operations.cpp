@@ -22,13 +22,18 @@ Operations::~Operations() { JoinAll(); }
 base::Result<std::string> Operations::Start(const std::string& kind, std::string trigger_id,
                                             std::function<base::Result<nlohmann::json>()> work) {
   if (trigger_id.empty()) trigger_id = NewTriggerId();
-  std::lock_guard<std::mutex> lock(mu_);
+  std::vector<std::thread> ended;
+  std::unique_lock<std::mutex> lock(mu_);
+  // A client triggering operations in a loop must not pile up finished threads.
+  ended = TakeEndedThreads();
   if (ops_.count(trigger_id) != 0) {
+    lock.unlock();
+    for (std::thread& t : ended) t.join();
     return base::Status::AlreadyExists("an operation with trigger id " + trigger_id +
                                        " already exists");
   }
   ops_[trigger_id].kind = kind;
-  threads_.emplace_back([this, trigger_id, work = std::move(work)] {
+  threads_.emplace_back(trigger_id, std::thread([this, trigger_id, work = std::move(work)] {
     base::Result<nlohmann::json> r = work();
     std::lock_guard<std::mutex> l(mu_);
     Op& op = ops_[trigger_id];
@@ -39,8 +44,25 @@ base::Result<std::string> Operations::Start(const std::string& kind, std::string
       op.failure = r.status();
     }
     cv_.notify_all();
-  });
+  }));
+  lock.unlock();
+  for (std::thread& t : ended) t.join();
   return trigger_id;
+}
+
+std::vector<std::thread> Operations::TakeEndedThreads() {
+  std::vector<std::thread> ended;
+  auto keep = threads_.begin();
+  for (auto it = threads_.begin(); it != threads_.end(); ++it) {
+    if (ops_[it->first].done) {
+      ended.push_back(std::move(it->second));
+    } else {
+      if (keep != it) *keep = std::move(*it);  // a running thread never moves onto itself
+      ++keep;
+    }
+  }
+  threads_.erase(keep, threads_.end());
+  return ended;
 }
 
 std::optional<nlohmann::json> Operations::Status(const std::string& kind,
@@ -76,12 +98,12 @@ bool Operations::WaitCollected(int64_t timeout_ms) {
 }
 
 void Operations::JoinAll() {
-  std::vector<std::thread> threads;
+  std::vector<std::pair<std::string, std::thread>> threads;
   {
     std::lock_guard<std::mutex> lock(mu_);
     threads.swap(threads_);
   }
-  for (std::thread& t : threads) {
+  for (auto& [id, t] : threads) {
     if (t.joinable()) t.join();
   }
 }

@@ -45,8 +45,11 @@ class Operations {
   };
   std::mutex mu_;
   std::condition_variable cv_;
+  // Joins the threads of operations that ended (mu_ held; joined after it is released).
+  std::vector<std::thread> TakeEndedThreads();
+
   std::map<std::string, Op> ops_;
-  std::vector<std::thread> threads_;
+  std::vector<std::pair<std::string, std::thread>> threads_;  // trigger id, its thread
 };
 
 // A random 32-hex-digit id (Flink's TriggerId).

@@ -1,6 +1,7 @@
 // Request bodies of the REST API: parsed with nlohmann::json, every field type checked.
 #include "rest/rest_requests.h"
 
+#include <algorithm>
 #include <cctype>
 #include <charconv>
 
@@ -56,6 +57,14 @@ base::Status FormatField(const json& body, const std::string& type, pb::Savepoin
   return base::Status::OK();
 }
 
+base::Status TriggerIdField(const json& body, const std::string& type, std::string* out) {
+  CKPT_RETURN_IF_ERROR(StringField(body, "triggerId", type, out));
+  if (!out->empty() && !IsTriggerId(*out)) {
+    return Mismatch(type, "field 'triggerId' must be 32 lowercase hexadecimal digits");
+  }
+  return base::Status::OK();
+}
+
 }  // namespace
 
 base::Result<CheckpointTriggerRequest> ParseCheckpointTriggerRequest(std::string_view body) {
@@ -64,7 +73,7 @@ base::Result<CheckpointTriggerRequest> ParseCheckpointTriggerRequest(std::string
   CheckpointTriggerRequest r;
   std::string kind;
   CKPT_RETURN_IF_ERROR(StringField(j, "checkpointType", type, &kind));
-  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(TriggerIdField(j, type, &r.trigger_id));
   if (kind.empty() || kind == "CONFIGURED") {
     r.type = CheckpointTriggerRequest::Type::kConfigured;
   } else if (kind == "FULL") {
@@ -82,7 +91,7 @@ base::Result<SavepointTriggerRequest> ParseSavepointTriggerRequest(std::string_v
   CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
   SavepointTriggerRequest r;
   CKPT_RETURN_IF_ERROR(StringField(j, "target-directory", type, &r.target_directory));
-  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(TriggerIdField(j, type, &r.trigger_id));
   CKPT_RETURN_IF_ERROR(BoolField(j, "cancel-job", type, &r.cancel_job));
   CKPT_RETURN_IF_ERROR(FormatField(j, type, &r.format));
   return r;
@@ -93,7 +102,7 @@ base::Result<StopRequest> ParseStopRequest(std::string_view body) {
   CKPT_ASSIGN_OR_RETURN(json j, Object(body, type));
   StopRequest r;
   CKPT_RETURN_IF_ERROR(StringField(j, "targetDirectory", type, &r.target_directory));
-  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(TriggerIdField(j, type, &r.trigger_id));
   CKPT_RETURN_IF_ERROR(BoolField(j, "drain", type, &r.drain));
   CKPT_RETURN_IF_ERROR(FormatField(j, type, &r.format));
   return r;
@@ -105,7 +114,7 @@ base::Result<DisposalRequest> ParseDisposalRequest(std::string_view body) {
   DisposalRequest r;
   std::string path;
   CKPT_RETURN_IF_ERROR(StringField(j, "savepoint-path", type, &path));
-  CKPT_RETURN_IF_ERROR(StringField(j, "triggerId", type, &r.trigger_id));
+  CKPT_RETURN_IF_ERROR(TriggerIdField(j, type, &r.trigger_id));
   r.path = StripFileScheme(path);
   if (r.path.empty()) return Mismatch(type, "field 'savepoint-path' is required");
   return r;
@@ -117,6 +126,76 @@ bool IsJobIdHex(std::string_view s) {
     if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
   }
   return true;
+}
+
+bool IsTriggerId(std::string_view s) {
+  if (s.size() != 32) return false;
+  for (char c : s) {
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) return false;
+  }
+  return true;
+}
+
+bool IsValidUtf8(std::string_view s) {
+  size_t i = 0;
+  while (i < s.size()) {
+    const auto b = static_cast<unsigned char>(s[i]);
+    size_t len = 0;
+    uint32_t cp = 0;
+    if (b < 0x80) {
+      ++i;
+      continue;
+    } else if ((b & 0xE0) == 0xC0) {
+      len = 2;
+      cp = b & 0x1F;
+    } else if ((b & 0xF0) == 0xE0) {
+      len = 3;
+      cp = b & 0x0F;
+    } else if ((b & 0xF8) == 0xF0) {
+      len = 4;
+      cp = b & 0x07;
+    } else {
+      return false;
+    }
+    if (s.size() - i < len) return false;
+    for (size_t k = 1; k < len; ++k) {
+      const auto c = static_cast<unsigned char>(s[i + k]);
+      if ((c & 0xC0) != 0x80) return false;
+      cp = (cp << 6) | (c & 0x3F);
+    }
+    const uint32_t min[] = {0, 0, 0x80, 0x800, 0x10000};
+    if (cp < min[len] || cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF)) return false;
+    i += len;
+  }
+  return true;
+}
+
+base::Result<std::string> CheckSavepointTarget(std::string_view dir) {
+  const std::string shown(dir);
+  auto refuse = [&](const std::string& why) {
+    return base::Status::InvalidArgument("Savepoint target directory '" + shown + "' " + why);
+  };
+  if (dir.find('\0') != std::string_view::npos) return refuse("contains a NUL byte");
+  if (dir.empty() || dir.front() != '/') return refuse("is not an absolute path");
+  while (dir.size() > 1 && dir.back() == '/') dir.remove_suffix(1);
+  if (dir == "/") return refuse("is the filesystem root");
+  std::string_view first;
+  for (size_t pos = 1; pos <= dir.size();) {
+    size_t end = dir.find('/', pos);
+    if (end == std::string_view::npos) end = dir.size();
+    const std::string_view part = dir.substr(pos, end - pos);
+    if (part.empty() || part == "." || part == "..") {
+      return refuse("is not a normalised path (it has an empty, '.' or '..' component)");
+    }
+    if (first.empty()) first = part;
+    pos = end + 1;
+  }
+  static constexpr std::string_view kSystem[] = {"bin", "boot", "dev",  "etc",
+                                                 "proc", "sbin", "sys", "usr"};
+  const bool system = first.rfind("lib", 0) == 0 ||
+                      std::find(std::begin(kSystem), std::end(kSystem), first) != std::end(kSystem);
+  if (system) return refuse("is in the system directory /" + std::string(first));
+  return std::string(dir);
 }
 
 base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s) {

@@ -44,8 +44,9 @@ struct DisposalRequest {
 
 // Each parses a JSON object body ("" counts as {}); absent and null fields take their default.
 // InvalidArgument, with Flink's "Request did not match expected format <type>: ..." message
-// naming the field, when the body is not a JSON object, a field has the wrong JSON type, or an
-// enum field (checkpointType, formatType) has an unknown value.
+// naming the field, when the body is not a JSON object, a field has the wrong JSON type, an
+// enum field (checkpointType, formatType) has an unknown value, or triggerId is not a trigger
+// id (IsTriggerId).
 base::Result<CheckpointTriggerRequest> ParseCheckpointTriggerRequest(std::string_view body);
 base::Result<SavepointTriggerRequest> ParseSavepointTriggerRequest(std::string_view body);
 base::Result<StopRequest> ParseStopRequest(std::string_view body);
@@ -54,6 +55,16 @@ base::Result<DisposalRequest> ParseDisposalRequest(std::string_view body);
 
 // A Flink job id in a path: 32 hexadecimal digits.
 bool IsJobIdHex(std::string_view s);
+// A trigger id (Flink's TriggerId, as it prints one): 32 lowercase hexadecimal digits.
+bool IsTriggerId(std::string_view s);
+// Whether `s` is well-formed UTF-8 (no overlong forms, surrogates or code points past U+10FFFF).
+bool IsValidUtf8(std::string_view s);
+// A savepoint target directory as given (file:// scheme already removed): OK and the directory
+// without a trailing '/' when it is an absolute path without NUL bytes, without empty, "." or
+// ".." components, and neither "/" nor a system directory (/bin, /boot, /dev, /etc, /lib*,
+// /proc, /sbin, /sys, /usr) or a directory below one. InvalidArgument naming the path and what
+// is wrong otherwise. Pure: nothing is created or looked up.
+base::Result<std::string> CheckSavepointTarget(std::string_view dir);
 // A checkpoint id in a path: a decimal int64 and nothing else. InvalidArgument otherwise.
 base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s);
 // `path` without a leading file:// or file: scheme.

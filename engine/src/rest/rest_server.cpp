@@ -9,11 +9,11 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
-#include "ckpt/format/layout.h"
-#include "ckpt/format/metadata_codec.h"
+#include "rest/rest_http.h"
 #include "rest/rest_json.h"
 #include "rest/rest_operations.h"
 #include "rest/rest_requests.h"
+#include "rest/savepoint_disposal.h"
 
 namespace ckpt::engine {
 
@@ -31,9 +31,12 @@ int64_t NowMs() {
       .count();
 }
 
+// Strings in a body may come from the request (paths, ids, messages quoting them) and need not
+// be UTF-8: invalid bytes become U+FFFD instead of a json::type_error.
 void Reply(httplib::Response& res, int status, const json& body) {
   res.status = status;
-  res.set_content(body.dump(), "application/json; charset=UTF-8");
+  res.set_content(body.dump(-1, ' ', false, json::error_handler_t::replace),
+                  "application/json; charset=UTF-8");
 }
 
 void Error(httplib::Response& res, int status, const std::string& message) {
@@ -55,30 +58,32 @@ int HttpStatusOf(const base::Status& st) {
 class RestServer::Impl {
  public:
   Impl(JobRunner& job, RestServerOptions options)
-      : job_(job), options_(std::move(options)), start_ms_(NowMs()) {
+      : job_(job), options_(std::move(options)), start_ms_(NowMs()), server_(Limits(options_)) {
     fs_ = options_.fs != nullptr ? options_.fs : &base::Fs::Default();
   }
 
+  static rest::HttpLimits Limits(const RestServerOptions& o) {
+    rest::HttpLimits l;
+    l.max_body_bytes = o.max_body_bytes;
+    l.read_timeout_ms = o.read_timeout_s * 1000;
+    l.write_timeout_ms = o.read_timeout_s * 1000;
+    l.request_deadline_ms = o.request_deadline_s * 1000;
+    l.idle_timeout_ms = o.idle_timeout_s * 1000;
+    l.max_connections = o.max_connections;
+    l.max_waiting = o.max_connections;
+    return l;
+  }
+
   base::Status Bind() {
-    server_.set_payload_max_length(options_.max_body_bytes);
-    server_.set_read_timeout(options_.read_timeout_s, 0);
-    server_.set_write_timeout(options_.read_timeout_s, 0);
-    // Enough threads that keep-alive clients do not starve one another.
-    server_.new_task_queue = [] { return new httplib::ThreadPool(16); };
+    // The error and exception handlers run outside cpp-httplib's own try block: nothing may
+    // escape them.
     server_.set_error_handler([this](const httplib::Request& req, httplib::Response& res) {
-      if (!res.body.empty()) return;
-      if (res.status == 404 && OtherMethodMatches(req)) {
-        res.status = 405;
-        Error(res, 405, "Method " + req.method + " is not allowed for " + req.path);
-        return;
-      }
-      if (res.status == 404) {
-        Error(res, 404, "Not found: " + req.path);
-      } else if (res.status == 413) {
-        Error(res, 413, "Request body of " + req.path + " is larger than " +
-                            std::to_string(options_.max_body_bytes) + " bytes");
-      } else {
-        Error(res, res.status, "Bad request (HTTP " + std::to_string(res.status) + ")");
+      try {
+        ErrorBodyFor(req, res);
+      } catch (...) {
+        res.status = 500;
+        res.set_content("{\"errors\":[\"Internal server error\"]}",
+                        "application/json; charset=UTF-8");
       }
     });
     server_.set_exception_handler(
@@ -90,8 +95,28 @@ class RestServer::Impl {
             what = e.what();
           } catch (...) {
           }
-          Error(res, 500, "Internal server error: " + what);
+          try {
+            Error(res, 500, "Internal server error: " + what);
+          } catch (...) {
+            res.status = 500;
+          }
         });
+    server_.set_pre_routing_handler([](const httplib::Request& req, httplib::Response& res) {
+      // Flink's paths and ids are ASCII: bytes that are not even UTF-8 name nothing here.
+      if (!rest::IsValidUtf8(req.path)) {
+        Error(res, 400, "Bad request: the request path is not valid UTF-8");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      // A compressed body would be inflated past every size limit before a handler sees it.
+      const std::string encoding = req.get_header_value("Content-Encoding");
+      if (!encoding.empty() && encoding != "identity") {
+        rest::HttpServer::CloseAfterResponse();
+        res.set_header("Connection", "close");
+        Error(res, 415, "Unsupported Content-Encoding: send the request body uncompressed");
+        return httplib::Server::HandlerResponse::Handled;
+      }
+      return httplib::Server::HandlerResponse::Unhandled;
+    });
     Routes();
     if (options_.port == 0) {
       port_ = server_.bind_to_any_port(options_.address);
@@ -102,6 +127,7 @@ class RestServer::Impl {
       return base::Status::IOError("REST: cannot bind " + options_.address + ":" +
                                    std::to_string(options_.port));
     }
+    server_.WidenBacklog();
     thread_ = std::thread([this] { server_.listen_after_bind(); });
     return base::Status::OK();
   }
@@ -112,6 +138,8 @@ class RestServer::Impl {
     ops_.JoinAll();
   }
 
+  std::string ServeBytes(std::string_view request) { return server_.ServeBytes(request); }
+
   int port_ = -1;
   std::string address() const { return options_.address; }
   rest::Operations ops_;
@@ -121,7 +149,45 @@ class RestServer::Impl {
 
   void Get(const std::string& path, Handler h) { Add("GET", path, std::move(h)); }
   void Post(const std::string& path, Handler h) { Add("POST", path, std::move(h)); }
-  void Add(const std::string& method, const std::string& path, Handler h) {
+  void ErrorBodyFor(const httplib::Request& req, httplib::Response& res) {
+    if (rest::HttpServer::RequestTooLarge()) {
+      res.set_header("Connection", "close");
+      Error(res, 413, "Request to " + req.path + " is larger than " +
+                          std::to_string(options_.max_body_bytes) + " bytes of body (or its "
+                          "head is too long)");
+      return;
+    }
+    if (!res.body.empty()) return;
+    if (res.status == 404 && OtherMethodMatches(req)) {
+      res.status = 405;
+      Error(res, 405, "Method " + req.method + " is not allowed for " + req.path);
+      return;
+    }
+    if (res.status == 404) {
+      Error(res, 404, "Not found: " + req.path);
+    } else if (res.status == 413) {
+      res.set_header("Connection", "close");
+      Error(res, 413, "Request body of " + req.path + " is larger than " +
+                          std::to_string(options_.max_body_bytes) + " bytes");
+    } else {
+      Error(res, res.status, "Bad request (HTTP " + std::to_string(res.status) + ")");
+    }
+  }
+
+  void Add(const std::string& method, const std::string& path, Handler handler) {
+    // A chunked body is only bounded on the wire (with its framing): its decoded size is
+    // checked here, as a Content-Length one is before it is read.
+    Handler h = [this, handler = std::move(handler)](const httplib::Request& req,
+                                                     httplib::Response& res) {
+      if (req.body.size() > options_.max_body_bytes) {
+        rest::HttpServer::CloseAfterResponse();
+        res.set_header("Connection", "close");
+        Error(res, 413, "Request body of " + req.path + " is larger than " +
+                            std::to_string(options_.max_body_bytes) + " bytes");
+        return;
+      }
+      handler(req, res);
+    };
     const std::string pattern = Route(path);
     patterns_.emplace_back(method, std::regex(pattern));
     if (method == "GET") server_.Get(pattern, h);
@@ -162,18 +228,21 @@ class RestServer::Impl {
 
   // The savepoint target: `requested` or the engine's default; answers 400 when there is none,
   // it is relative, or it cannot be created or written.
+  // Nothing is created before the path is known to be acceptable (CheckSavepointTarget).
   std::optional<std::string> TargetDir(const std::string& requested, httplib::Response& res) {
-    std::string dir = rest::StripFileScheme(requested);
-    if (dir.empty()) dir = job_.checkpoint_options().savepoint_dir;
-    if (dir.empty()) {
+    std::string given = rest::StripFileScheme(requested);
+    if (given.empty()) given = job_.checkpoint_options().savepoint_dir;
+    if (given.empty()) {
       Error(res, 400, "No savepoint directory: give target-directory (the engine runs without "
                       "--savepoint-dir)");
       return std::nullopt;
     }
-    if (dir.front() != '/') {
-      Error(res, 400, "Savepoint target directory '" + dir + "' is not an absolute path");
+    base::Result<std::string> checked = rest::CheckSavepointTarget(given);
+    if (!checked.ok()) {
+      Error(res, 400, checked.status().message());
       return std::nullopt;
     }
+    const std::string dir = *checked;
     base::Status st = fs_->CreateDirs(dir);
     if (st.ok()) {
       const std::string probe = base::JoinPath(dir, ".ckpt-write-probe-" + rest::NewTriggerId());
@@ -202,6 +271,11 @@ class RestServer::Impl {
   void Status(const std::string& kind, const httplib::Request& req, httplib::Response& res,
               size_t id_match) {
     const std::string trigger = req.matches[id_match];
+    if (!rest::IsTriggerId(trigger)) {
+      Error(res, 400, "Invalid trigger id '" + trigger + "': expected 32 lowercase hexadecimal "
+                      "digits");
+      return;
+    }
     std::optional<json> st = ops_.Status(kind, trigger);
     if (!st) {
       Error(res, 404, "There is no " + kind + " operation with trigger id " + trigger);
@@ -258,7 +332,7 @@ class RestServer::Impl {
   RestServerOptions options_;
   base::Fs* fs_ = nullptr;
   const int64_t start_ms_;
-  httplib::Server server_;
+  rest::HttpServer server_;
   std::thread thread_;
   std::vector<std::pair<std::string, std::regex>> patterns_;
 };
@@ -403,23 +477,20 @@ void RestServer::Impl::Routes() {
     if (!body) return;
     const std::string& path = body->path;
     const std::string& trigger = body->trigger_id;
-    base::Result<format::SnapshotLocation> loc = format::LocateSnapshot(*fs_, path);
-    base::Result<pb::CheckpointMetadata> md =
-        loc.ok() ? format::ReadMetadataFile(*fs_, loc->metadata)
-                 : base::Result<pb::CheckpointMetadata>(loc.status());
-    if (!md.ok()) {
+    base::Result<rest::DisposalPlan> plan = rest::PlanDisposal(*fs_, path);
+    if (!plan.ok()) {
       Error(res, 400, "Cannot dispose " + path + ": not a readable savepoint (" +
-                          md.status().ToString() + ")");
+                          plan.status().ToString() + ")");
       return;
     }
     const std::string job_dir = job_.job_dir();
-    if (!job_dir.empty() && (loc->dir + "/").rfind(job_dir + "/", 0) == 0) {
-      Error(res, 400, "Cannot dispose " + loc->dir + ": it is a checkpoint of the running job "
+    if (!job_dir.empty() && (plan->dir + "/").rfind(job_dir + "/", 0) == 0) {
+      Error(res, 400, "Cannot dispose " + plan->dir + ": it is a checkpoint of the running job "
                       "(the engine deletes its own checkpoints when they are subsumed)");
       return;
     }
-    Accepted(res, ops_.Start("disposal", trigger, [this, dir = loc->dir]() -> base::Result<json> {
-               CKPT_RETURN_IF_ERROR(base::RemoveAll(*fs_, dir));
+    Accepted(res, ops_.Start("disposal", trigger, [this, p = *plan]() -> base::Result<json> {
+               CKPT_RETURN_IF_ERROR(rest::Dispose(*fs_, p));
                return json::object();
              }));
   });
@@ -443,6 +514,9 @@ std::string RestServer::url() const {
 }
 bool RestServer::WaitForOperationsCollected(int64_t timeout_ms) {
   return impl_->ops_.WaitCollected(timeout_ms);
+}
+std::string RestServer::ServeBytes(std::string_view request) {
+  return impl_->ServeBytes(request);
 }
 void RestServer::Stop() { impl_->Stop(); }
 

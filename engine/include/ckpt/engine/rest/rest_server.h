@@ -3,13 +3,17 @@
 // /jobs, /jobs/overview, /jobs/:id, /jobs/:id/plan, the checkpoint history, config, details
 // and subtask details, and triggers checkpoints, savepoints, stop-with-savepoint, cancel and
 // savepoint disposal as asynchronous operations polled by trigger id. Every path also answers
-// under Flink's "/v1" prefix. Thread-safe; requests are served by a pool of threads.
+// under Flink's "/v1" prefix. Every byte sequence a client sends gets an HTTP answer (4xx when
+// it is not a valid request), never an exception or an abort; slow and idle clients cannot hold
+// the endpoint (see RestServerOptions). Thread-safe; connections are served by a bounded pool
+// of threads.
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
@@ -24,8 +28,16 @@ struct RestServerOptions {
   int port = 0;
   // Larger request bodies get 413. Default: 1 MiB.
   size_t max_body_bytes = 1 << 20;
-  // A client that sends nothing for this long is disconnected. Default: 5 s.
+  // A client that sends nothing for this long while sending a request is disconnected.
+  // Default: 5 s.
   int read_timeout_s = 5;
+  // A request (head and body) must arrive within this long of its first byte. Default: 10 s.
+  int request_deadline_s = 10;
+  // A connection without a request for this long is closed. Default: 5 s.
+  int idle_timeout_s = 5;
+  // Connections served at once, each on its own thread; more wait in arrival order (up to as
+  // many again, beyond that they get 503). Default: 256.
+  size_t max_connections = 256;
   // Filesystem for target-directory checks and savepoint disposal. Default: base::Fs::Default().
   base::Fs* fs = nullptr;
 };
@@ -46,6 +58,9 @@ class RestServer {
   // was fetched by a client, or `timeout_ms` passed; returns whether all were fetched. Lets a
   // client polling a stop-with-savepoint see it complete before the engine exits.
   bool WaitForOperationsCollected(int64_t timeout_ms);
+  // Serves `request` (raw bytes of one request, or several pipelined ones) exactly as if read
+  // from a connection, and returns the raw response bytes. For fuzzing the whole request path.
+  std::string ServeBytes(std::string_view request);
   // Stops serving and waits for the requests and operations in flight.
   void Stop();
 

@@ -1,0 +1,384 @@
+// The REST endpoint of a real `ckpt-engine run --rest-port 0` subprocess against careless and
+// hostile clients on 127.0.0.1: bytes that are not UTF-8, oversized chunked bodies, savepoint
+// targets and trigger ids that must be refused before anything is created, disposal of a
+// savepoint directory that also holds a user's files, and idle and trickling connections that
+// must not starve other clients. The engine answers 4xx and keeps running its job.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <thread>
+
+#include <gtest/gtest.h>
+
+#include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
+#include "rest_itcase_util.h"
+
+namespace ckpt::itcase {
+namespace {
+
+using nlohmann::json;
+
+#define ASSERT_ENGINE_BUILT() \
+  ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
+
+constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
+const std::string kJob = std::string("/jobs/") + kJobId;
+
+struct EngineRun {
+  testing::TempDir tmp;
+  std::string job_file, ckpt_dir, log, state;
+  EngineRun() {
+    KeyedSumJob job;
+    job.job_id = kJobId;
+    job.to = 100000000;
+    job.rate_per_second = 2000;
+    job.sink_dir = tmp.Sub("out");
+    job_file = tmp.Sub("job.json");
+    std::ofstream(job_file) << KeyedSumJobJson(job);
+    ckpt_dir = tmp.Sub("ckpt");
+    log = tmp.Sub("engine.log");
+    state = tmp.Sub("state.json");
+  }
+  std::vector<std::string> Args() const {
+    return {job_file, "--checkpoint-dir", ckpt_dir, "--interval", "200"};
+  }
+};
+
+// A connected loopback socket, or -1.
+int Connect(int port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// Sends `request` on a fresh connection and returns what the server sends until it closes the
+// connection (or 60 s pass).
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = Connect(port);
+  if (fd < 0) return "";
+  std::string got;
+  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) >= 0) {
+    timeval tv{60, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char buf[4096];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return got;
+}
+
+bool JobRunning(httplib::Client& c) {
+  HttpAnswer jobs = HttpGet(c, "/jobs");
+  return jobs.status == 200 && jobs.body["jobs"][0]["status"] == "RUNNING";
+}
+
+TEST(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s;
+  RestEngine engine(s.Args(), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  auto c = engine.Client();
+  const std::vector<std::string> requests = {
+      "GET /%ff", "GET /\xff", "GET /overview\xc3", "DELETE /\xff", "GET /v1/\xff",
+      "GET /jobs/%ff%fe", "GET " + kJob + "/checkpoints/details/%c3", "POST /v1/\xc3\x28",
+      "GET " + kJob + "/savepoints/%ed%a0%80", "PATCH " + kJob + "?mode=%ff"};
+  for (const std::string& line : requests) {
+    const std::string answer =
+        RawExchange(engine.port(), line + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+                                            "Connection: close\r\n\r\n");
+    EXPECT_EQ(answer.rfind("HTTP/1.1 4", 0), 0u) << line << " -> " << answer;
+    const size_t body = answer.find("\r\n\r\n");
+    ASSERT_NE(body, std::string::npos) << line << " -> " << answer;
+    const json j = json::parse(answer.substr(body + 4), nullptr, false);
+    EXPECT_TRUE(j.is_object() && j["errors"].is_array()) << line << " -> " << answer;
+    ASSERT_TRUE(JobRunning(*c)) << "after " << line << "\n" << ReadFile(s.log);
+  }
+  // Known routes answer 400, not 500.
+  for (const std::string path : {"/overview%ff", "/jobs/%c3%28", "/v1/jobs/overview\xc3"}) {
+    const std::string answer =
+        RawExchange(engine.port(), "GET " + std::string(path) +
+                                       " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
+    EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << path << " -> " << answer;
+  }
+}
+
+TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s;
+  RestEngine engine(s.Args(), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  auto c = engine.Client();
+  const int fd = Connect(engine.port());
+  ASSERT_GE(fd, 0);
+  const std::string head = "POST " + kJob + "/savepoints HTTP/1.1\r\nHost: x\r\n"
+                           "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
+  ASSERT_EQ(send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
+  // Up to 256 MiB in 64 KiB chunks: the server stops reading long before.
+  const std::string payload(64 << 10, ' ');
+  char size_line[32];
+  std::snprintf(size_line, sizeof(size_line), "%zx\r\n", payload.size());
+  const std::string chunk = size_line + payload + "\r\n";
+  timeval tv{30, 0};
+  setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
+  size_t sent = 0;
+  for (int i = 0; i < 4096; ++i) {
+    const ssize_t n = send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n <= 0) break;
+    sent += static_cast<size_t>(n);
+  }
+  EXPECT_LT(sent, size_t{256} << 20) << "the server read the whole chunked body";
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+  std::string got;
+  char buf[4096];
+  ssize_t n;
+  while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
+  close(fd);
+  EXPECT_EQ(got.rfind("HTTP/1.1 413", 0), 0u) << got.substr(0, 300);
+  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+
+  // A chunked body just over the limit in one chunk, and a gzip-encoded one, are refused too.
+  const std::string big(size_t{1} << 20 | 16, ' ');
+  char line[32];
+  std::snprintf(line, sizeof(line), "%zx\r\n", big.size());
+  std::string answer = RawExchange(engine.port(), head + line + big + "\r\n0\r\n\r\n");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer.substr(0, 300);
+  answer = RawExchange(engine.port(), "POST " + kJob + "/savepoints HTTP/1.1\r\nHost: x\r\n"
+                                      "Content-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd");
+  EXPECT_EQ(answer.rfind("HTTP/1.1 415", 0), 0u) << answer.substr(0, 300);
+  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+}
+
+TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnythingIsCreated) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s;
+  RestEngine engine(s.Args(), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  auto c = engine.Client();
+  const std::string base = s.tmp.Sub("targets");
+  std::filesystem::create_directories(base);
+  auto refused = [&](const std::string& path, const json& body, const std::string& what) {
+    HttpAnswer a = HttpPost(*c, path, body.dump());
+    EXPECT_EQ(a.status, 400) << what << ": " << a.body.dump();
+    EXPECT_TRUE(a.body["errors"].is_array()) << what;
+  };
+  const std::vector<std::pair<std::string, std::string>> bad_targets = {
+      {"/", "the root"},
+      {"file:///", "the root as a URI"},
+      {base + "/x/../escaped", "a path with '..'"},
+      {base + "/./dot", "a path with '.'"},
+      {base + "//double", "an empty component"},
+      {base + "/nul" + std::string(1, '\0') + "tail", "a NUL byte"},
+      {"/etc/ckpt-savepoints", "a system directory"},
+      {"/usr/local/sp", "below a system directory"},
+      {"/lib64", "a /lib* directory"},
+      {"relative/sp", "a relative path"}};
+  for (const auto& [target, what] : bad_targets) {
+    refused(kJob + "/savepoints", {{"target-directory", target}}, "savepoint to " + what);
+    refused(kJob + "/stop", {{"targetDirectory", target}}, "stop to " + what);
+  }
+  // Nothing was created: not the truncated NUL name, not the '..' target's parts.
+  EXPECT_TRUE(std::filesystem::is_empty(base));
+  EXPECT_FALSE(std::filesystem::exists("/escaped"));
+
+  for (const std::string id : {"x", "0123456789ABCDEF0123456789ABCDEF",
+                                "0123456789abcdef0123456789abcde", "../../etc"}) {
+    refused(kJob + "/savepoints", {{"target-directory", base}, {"triggerId", id}},
+            "trigger id '" + id + "'");
+    refused(kJob + "/checkpoints", {{"triggerId", id}}, "checkpoint trigger id '" + id + "'");
+    refused("/savepoint-disposal", {{"savepoint-path", base}, {"triggerId", id}},
+            "disposal trigger id '" + id + "'");
+  }
+  HttpAnswer status = HttpGet(*c, kJob + "/savepoints/not-a-trigger-id");
+  EXPECT_EQ(status.status, 400) << status.body.dump();
+  EXPECT_TRUE(std::filesystem::is_empty(base));
+
+  // A valid one still works, its trigger id as given.
+  const std::string trigger = "00112233445566778899aabbccddeeff";
+  HttpAnswer ok = HttpPost(*c, kJob + "/savepoints",
+                           json{{"target-directory", base + "/"}, {"triggerId", trigger}}.dump());
+  ASSERT_EQ(ok.status, 202) << ok.body.dump();
+  EXPECT_EQ(ok.body["request-id"], trigger);
+  json op = AwaitOperation(*c, kJob + "/savepoints/" + trigger);
+  ASSERT_TRUE(op.contains("location")) << op.dump();
+  EXPECT_EQ(op["location"].get<std::string>().rfind(base + "/savepoint-", 0), 0u) << op.dump();
+  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+}
+
+TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s;
+  RestEngine engine(s.Args(), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  auto c = engine.Client();
+  auto savepoint = [&](const std::string& dir) {
+    HttpAnswer a = HttpPost(*c, kJob + "/savepoints", json{{"target-directory", dir}}.dump());
+    EXPECT_EQ(a.status, 202) << a.body.dump();
+    json op = AwaitOperation(*c, kJob + "/savepoints/" + a.body.value("request-id", ""));
+    return op.value("location", "");
+  };
+  const std::string shared_dir = savepoint(s.tmp.Sub("sp"));
+  ASSERT_FALSE(shared_dir.empty());
+  const pb::CheckpointMetadata md = ReadMd(shared_dir);
+  ASSERT_GT(md.files_size(), 0);
+  // The user keeps notes and a sub-directory of their own next to the savepoint's files.
+  std::ofstream(shared_dir + "/NOTES.txt") << "restore this one on Monday\n";
+  std::filesystem::create_directories(shared_dir + "/mine");
+  std::ofstream(shared_dir + "/mine/data.csv") << "1,2,3\n";
+
+  HttpAnswer a = HttpPost(*c, "/savepoint-disposal", json{{"savepoint-path", shared_dir}}.dump());
+  ASSERT_EQ(a.status, 202) << a.body.dump();
+  json op = AwaitOperation(*c, "/savepoint-disposal/" + a.body.value("request-id", ""));
+  EXPECT_FALSE(op.contains("failure-cause")) << op.dump();
+  EXPECT_FALSE(std::filesystem::exists(shared_dir + "/_metadata"));
+  for (const pb::FileEntry& f : md.files()) {
+    EXPECT_FALSE(std::filesystem::exists(shared_dir + "/" + f.path())) << f.path();
+  }
+  EXPECT_EQ(ReadFile(shared_dir + "/NOTES.txt"), "restore this one on Monday\n");
+  EXPECT_EQ(ReadFile(shared_dir + "/mine/data.csv"), "1,2,3\n");
+
+  // A savepoint directory with nothing else in it goes entirely.
+  const std::string own_dir = savepoint(s.tmp.Sub("sp2"));
+  ASSERT_FALSE(own_dir.empty());
+  a = HttpPost(*c, "/savepoint-disposal", json{{"savepoint-path", "file://" + own_dir}}.dump());
+  ASSERT_EQ(a.status, 202) << a.body.dump();
+  op = AwaitOperation(*c, "/savepoint-disposal/" + a.body.value("request-id", ""));
+  EXPECT_FALSE(op.contains("failure-cause")) << op.dump();
+  EXPECT_FALSE(std::filesystem::exists(own_dir));
+  EXPECT_TRUE(std::filesystem::exists(s.tmp.Sub("sp2")));
+  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+}
+
+// Connections held open against the server: `idle` that never send a byte and `trickling` that
+// send one byte of an endless header every 100 ms. Whichever the server closes is opened again,
+// until Stop().
+class HostileConnections {
+ public:
+  HostileConnections(int port, int idle, int trickling)
+      : port_(port), idle_(static_cast<size_t>(idle)), trickle_(static_cast<size_t>(trickling)) {
+    for (int& fd : idle_) fd = Connect(port_);
+    for (int& fd : trickle_) fd = OpenTrickle();
+    thread_ = std::thread([this] { Run(); });
+  }
+  ~HostileConnections() { Stop(); }
+
+  void Stop() {
+    stop_ = true;
+    if (thread_.joinable()) thread_.join();
+    for (int fd : idle_) close(fd);
+    for (int fd : trickle_) close(fd);
+    idle_.clear();
+    trickle_.clear();
+  }
+  int open_idle() const { return open_idle_; }
+  int reopened() const { return reopened_; }
+
+ private:
+  int OpenTrickle() {
+    const int fd = Connect(port_);
+    const std::string start = "GET /jobs HTTP/1.1\r\nHost: x\r\nX-Slow: ";
+    if (fd >= 0) send(fd, start.data(), start.size(), MSG_NOSIGNAL);
+    return fd;
+  }
+
+  // Whether the server closed `fd` (readable with EOF or an error; a 4xx answer counts too).
+  static bool Closed(int fd) {
+    if (fd < 0) return true;
+    pollfd p{fd, POLLIN, 0};
+    if (poll(&p, 1, 0) <= 0) return false;
+    char buf[512];
+    return recv(fd, buf, sizeof(buf), MSG_DONTWAIT) >= 0;  // 0: EOF; >0: the server answered
+  }
+
+  void Run() {
+    while (!stop_) {
+      int open = 0;
+      for (int& fd : idle_) {
+        if (Closed(fd)) {
+          if (fd >= 0) close(fd);
+          fd = Connect(port_);
+          ++reopened_;
+        }
+        open += fd >= 0 ? 1 : 0;
+      }
+      open_idle_ = open;
+      for (int& fd : trickle_) {
+        if (fd >= 0 && send(fd, "a", 1, MSG_NOSIGNAL) == 1) continue;
+        if (fd >= 0) close(fd);
+        fd = OpenTrickle();
+        ++reopened_;
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+  }
+
+  const int port_;
+  std::vector<int> idle_;
+  std::vector<int> trickle_;
+  std::atomic<bool> stop_{false};
+  std::atomic<int> open_idle_{0};
+  std::atomic<int> reopened_{0};
+  std::thread thread_;
+};
+
+TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s;
+  RestEngine engine(s.Args(), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  HostileConnections hostile(engine.port(), 200, 16);
+  ASSERT_TRUE(testing::WaitUntil([&] { return hostile.open_idle() == 200; }))
+      << hostile.open_idle() << " of 200 idle connections open";
+
+  constexpr int kClients = 4, kPerClient = 250;
+  std::atomic<int> ok{0};
+  std::vector<std::string> failures[kClients];
+  std::vector<std::thread> clients;
+  for (int i = 0; i < kClients; ++i) {
+    clients.emplace_back([&, i] {
+      for (int n = 0; n < kPerClient; ++n) {
+        // A fresh connection for each request: each must get through the accept queue.
+        httplib::Client client("127.0.0.1", engine.port());
+        client.set_connection_timeout(2, 0);
+        client.set_read_timeout(2, 0);
+        client.set_write_timeout(2, 0);
+        auto r = client.Get((kJob + "/checkpoints").c_str());
+        if (r && r->status == 200) {
+          ++ok;
+        } else if (failures[i].size() < 5) {
+          failures[i].push_back(r ? std::to_string(r->status) + " " + r->body
+                                  : httplib::to_string(r.error()));
+        }
+      }
+    });
+  }
+  for (std::thread& t : clients) t.join();
+  const int open_idle = hostile.open_idle();
+  hostile.Stop();
+  EXPECT_EQ(ok.load(), kClients * kPerClient);
+  for (const auto& f : failures) {
+    for (const std::string& why : f) ADD_FAILURE() << why;
+  }
+  EXPECT_GE(open_idle, 150) << "the idle connections were not held open during the requests";
+  auto c = engine.Client();
+  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+}
+
+}  // namespace
+}  // namespace ckpt::itcase
