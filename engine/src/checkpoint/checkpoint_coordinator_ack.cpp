@@ -157,7 +157,6 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   done.state_size_bytes = md->metrics().state_size();
   done.owned = !co.is_savepoint();
 
-  if (options_.stats) options_.stats->ReportCompleted(co.checkpoint_id, md->metrics(), co.snapshot_dir);
   const bool notified = !co.is_savepoint() || co.is_synchronous();
   if (notified) newest_completed_id_ = std::max(newest_completed_id_, co.checkpoint_id);
   std::unique_lock<std::mutex> lock(mu_);
@@ -181,6 +180,9 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
   }
   lock.unlock();
   if (!co.is_savepoint()) store_.Add(done).IgnoreError();  // deletion failures leave files only
+  // Reported after the store subsumed older checkpoints, as Flink reports a completed checkpoint
+  // after adding it to its store: whoever sees this one completed sees the older ones discarded.
+  if (options_.stats) options_.stats->ReportCompleted(co.checkpoint_id, md->metrics(), co.snapshot_dir);
   // Sinks commit on checkpoints and stop-with-savepoint, never on intermediate savepoints.
   if (notified) runtime_.NotifyCheckpointComplete(co.checkpoint_id);
   if (p->promise) p->promise->set_value(done);
