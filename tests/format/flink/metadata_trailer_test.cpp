@@ -13,7 +13,7 @@ namespace {
 
 const char kPath[] = "/snap/_metadata";
 
-std::string FixtureBytes(const std::string& name) {
+std::string FixtureMetadataBytes(const std::string& name) {
   return testing::ReadBytes(testing::FixturePath("flink/" + name + "/_metadata"));
 }
 
@@ -27,7 +27,7 @@ base::Status WholeFileStatus(std::string_view bytes) {
 TEST(FlinkMetadataTrailerTest, EveryFixtureIsWhole) {
   for (const std::string& name : testing::FlinkFixtureNames()) {
     SCOPED_TRACE(name);
-    EXPECT_OK(WholeFileStatus(FixtureBytes(name)));
+    EXPECT_OK(WholeFileStatus(FixtureMetadataBytes(name)));
   }
 }
 
@@ -41,7 +41,7 @@ void ExpectCorruptionNamingTheFile(const std::string& bytes, size_t cut) {
 TEST(FlinkMetadataTrailerTest, EveryTruncationOfEveryFixtureIsCorruption) {
   for (const std::string& name : testing::FlinkFixtureNames()) {
     SCOPED_TRACE(name);
-    const std::string bytes = FixtureBytes(name);
+    const std::string bytes = FixtureMetadataBytes(name);
     for (size_t cut = 0; cut < bytes.size(); cut += 97) ExpectCorruptionNamingTheFile(bytes, cut);
     for (size_t back = 1; back <= 8; ++back) {
       ExpectCorruptionNamingTheFile(bytes, bytes.size() - back);
@@ -53,7 +53,7 @@ TEST(FlinkMetadataTrailerTest, EveryTruncationOfEveryFixtureIsCorruption) {
 TEST(FlinkMetadataTrailerTest, EveryCutOfThePropertiesIsCorruption) {
   for (const std::string name : {"complexKeyed-flink1.20", "nonKeyed-flink2.0"}) {
     SCOPED_TRACE(name);
-    const std::string bytes = FixtureBytes(name);
+    const std::string bytes = FixtureMetadataBytes(name);
     ASSERT_OK_AND_ASSIGN(Metadata whole, ParseFlinkMetadata(bytes, kPath));
     ASSERT_GT(whole.trailer_size, 100u);
     for (size_t cut = whole.trailer_offset; cut < bytes.size(); ++cut) {
@@ -63,7 +63,7 @@ TEST(FlinkMetadataTrailerTest, EveryCutOfThePropertiesIsCorruption) {
 }
 
 TEST(FlinkMetadataTrailerTest, FileEndingAfterTheOperatorsLacksItsProperties) {
-  const std::string bytes = FixtureBytes("nonKeyed-flink2.0");
+  const std::string bytes = FixtureMetadataBytes("nonKeyed-flink2.0");
   ASSERT_OK_AND_ASSIGN(Metadata whole, ParseFlinkMetadata(bytes, kPath));
   ASSERT_GT(whole.trailer_offset, 0u);
   ASSERT_OK_AND_ASSIGN(Metadata cut,
@@ -75,7 +75,7 @@ TEST(FlinkMetadataTrailerTest, FileEndingAfterTheOperatorsLacksItsProperties) {
 }
 
 TEST(FlinkMetadataTrailerTest, BytesAfterThePropertiesAreADefect) {
-  const std::string bytes = FixtureBytes("complexKeyed-flink1.20") + "xyz";
+  const std::string bytes = FixtureMetadataBytes("complexKeyed-flink1.20") + "xyz";
   ASSERT_OK_AND_ASSIGN(Metadata md, ParseFlinkMetadata(bytes, kPath));
   ASSERT_STATUS(PropertiesStatus(md), kCorruption,
                 "trailing bytes: 3 byte(s) after the CheckpointProperties object");
@@ -84,12 +84,12 @@ TEST(FlinkMetadataTrailerTest, BytesAfterThePropertiesAreADefect) {
 
 // v2/v3 have no trailer: bytes after the last operator fail the parse itself.
 TEST(FlinkMetadataTrailerTest, BytesAfterTheOperatorsOfV3FailTheParse) {
-  const std::string bytes = FixtureBytes("complexKeyed-flink1.14") + "x";
+  const std::string bytes = FixtureMetadataBytes("complexKeyed-flink1.14") + "x";
   ASSERT_STATUS(ParseFlinkMetadata(bytes, kPath).status(), kCorruption, "trailing garbage");
 }
 
 TEST(FlinkMetadataTrailerTest, PropertiesOfAnotherClassAreADefect) {
-  std::string bytes = FixtureBytes("nonKeyed-flink2.0");
+  std::string bytes = FixtureMetadataBytes("nonKeyed-flink2.0");
   const size_t at = bytes.rfind("CheckpointProperties");
   ASSERT_NE(at, std::string::npos);
   bytes[at] = 'X';  // same length: still a well-formed Java object, of another class
@@ -100,7 +100,7 @@ TEST(FlinkMetadataTrailerTest, PropertiesOfAnotherClassAreADefect) {
 }
 
 TEST(FlinkMetadataTrailerTest, BadMagicSaysWhatTheFileStartsWith) {
-  std::string bytes = FixtureBytes("nonKeyed-flink2.0");
+  std::string bytes = FixtureMetadataBytes("nonKeyed-flink2.0");
   bytes[3] = static_cast<char>(bytes[3] ^ 0x01);
   ASSERT_STATUS(ParseFlinkMetadata(bytes, kPath).status(), kCorruption,
                 "bad magic: it starts with 49 60 67 2c, not Flink's 0x4960672D");
