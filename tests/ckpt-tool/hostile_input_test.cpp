@@ -460,6 +460,7 @@ TEST_F(HostileInputTest, EmptyAndShortMetadataAreBothTruncated) {
     ASSERT_EQ(report->findings.size(), 1u);
     EXPECT_EQ(report->findings[0].rule_id, "CKPT-M004") << report->findings[0].message;
     EXPECT_NE(report->findings[0].message.find("truncated"), std::string::npos);
+    ExpectReadVerbsFinish(tmp_.Sub("s" + std::to_string(size)));
   }
 }
 
@@ -478,6 +479,7 @@ TEST_F(HostileInputTest, NegativeCheckpointIdIsAFinding) {
     EXPECT_EQ(report->findings[0].rule_id, "CKPT-M006");
     EXPECT_NE(report->findings[0].message.find("negative"), std::string::npos)
         << report->findings[0].message;
+    ExpectReadVerbsFinish(snap);
   }
 }
 
