@@ -8,6 +8,8 @@
 #include <iostream>
 #include <streambuf>
 
+#include "ckpt/base/text_escape.h"
+
 namespace ckpt::cli {
 namespace {
 
@@ -66,7 +68,8 @@ CliContext::CliContext() = default;
 CliContext::~CliContext() = default;
 
 CommandResult CommandResult::Error(const base::Status& status) {
-  return {Outcome::kError, status.ToString()};
+  // The message names paths and names read from disk; it is printed to a terminal.
+  return {Outcome::kError, base::EscapeForText(status.ToString())};
 }
 
 std::string Join(const std::vector<std::string>& v, std::string_view sep) {

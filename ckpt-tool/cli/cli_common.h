@@ -42,7 +42,8 @@ struct CommandResult {
 
   static CommandResult Clean() { return {}; }
   static CommandResult Findings() { return {Outcome::kFindings, {}}; }
-  // kError from a failed status (message carries code and context).
+  // kError from a failed status (message carries code and context, escaped for a terminal:
+  // base::EscapeForText).
   static CommandResult Error(const base::Status& status);
   static CommandResult Usage(std::string message) { return {Outcome::kError, std::move(message)}; }
 };

@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/diff.h"
 #include "cli_common.h"
 #include "render.h"
@@ -33,7 +34,7 @@ std::string Both(uint32_t a, uint32_t b) {
 }
 
 void PrintText(const ops::DiffResult& r, std::ostream& out) {
-  out << "diff " << r.a << " (checkpoint " << r.checkpoint_id_a << ") -> " << r.b
+  out << "diff " << base::EscapeForText(r.a) << " (checkpoint " << r.checkpoint_id_a << ") -> " << base::EscapeForText(r.b)
       << " (checkpoint " << r.checkpoint_id_b << ")\n\noperators\n";
   TextTable ops_table({"CHANGE", "OPERATOR", "ID", "UID", "PARALLELISM", "MAX PARALLELISM",
                        "BYTES A", "BYTES B", "DELTA", "DETAILS"},
@@ -148,7 +149,7 @@ void PrintKey(const ops::KeyDiff& k, OutputFormat format, std::ostream& out) {
     out << line.Build() << "\n";
     return;
   }
-  out << ops::DiffChangeName(k.change) << "  " << k.operator_name << "/" << k.state << "  kg "
+  out << ops::DiffChangeName(k.change) << "  " << base::EscapeForText(k.operator_name + "/" + k.state) << "  kg "
       << k.key_group << "  key " << k.key_json;
   if (k.namespace_json != "null") out << "  ns " << k.namespace_json;
   if (!k.user_key_json.empty()) out << "  user key " << k.user_key_json;
@@ -220,9 +221,9 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
                  .Build()
           << "\n";
     } else {
-      for (const auto& n : keys->notes) out << "note: " << n << "\n";
+      for (const auto& n : keys->notes) out << "note: " << base::EscapeForText(n) << "\n";
       for (const auto& c : keys->states) {
-        out << "values " << c.operator_name << "/" << c.state << ": ";
+        out << "values " << base::EscapeForText(c.operator_name + "/" + c.state) << ": ";
         if (!c.compared) {
           out << "not compared\n";
           continue;

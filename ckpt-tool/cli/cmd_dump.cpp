@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/dump.h"
 #include "render.h"
 
@@ -37,23 +38,24 @@ std::string EntryJson(const ops::DumpEntry& e) {
   return line.Build();
 }
 
+// Names from disk are escaped (base::EscapeForText); keys and values are JSON, escaped already.
 std::string EntryText(const ops::DumpEntry& e) {
   std::string s;
   if (e.source == "committable" || e.source == "coordinator" || e.source == "channel" ||
       e.source == "channel-record" || e.source == "channel-watermark") {
-    s = e.operator_name + " " + e.source;
+    s = base::EscapeForText(e.operator_name) + " " + e.source;
   } else {
-    s = e.state;
+    s = base::EscapeForText(e.state);
   }
   if (e.subtask) s += " subtask=" + std::to_string(*e.subtask);
   if (e.key_group) s += " key-group=" + std::to_string(*e.key_group);
-  if (!e.channel.empty()) s += " channel=" + e.channel + " buffer=" + std::to_string(*e.buffer);
-  if (e.source == "changelog") s += " changelog#" + std::to_string(e.sequence) + " " + e.change_op;
+  if (!e.channel.empty()) s += " channel=" + base::EscapeForText(e.channel) + " buffer=" + std::to_string(*e.buffer);
+  if (e.source == "changelog") s += " changelog#" + std::to_string(e.sequence) + " " + base::EscapeForText(e.change_op);
   if (!e.key_json.empty()) s += " key=" + e.key_json;
   if (!e.namespace_json.empty() && e.namespace_json != "null") s += " ns=" + e.namespace_json;
   if (!e.user_key_json.empty()) s += " user-key=" + e.user_key_json;
   if (!e.timestamp_json.empty()) s += " timestamp=" + e.timestamp_json;
-  if (!e.value_type.empty()) s += " type=" + e.value_type;
+  if (!e.value_type.empty()) s += " type=" + base::EscapeForText(e.value_type);
   if (e.kind != ops::StateKind::kTimers) s += " value=" + e.value_json;
   return s;
 }
@@ -77,9 +79,9 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
   if (*n == 0 && args.options.filtered()) {
     // A filter that matches nothing is an answer the user must not miss (an empty key group,
     // a key of the wrong type or value): say so and exit 1.
-    std::cerr << "ckpt-tool: no entries match (operator " << args.options.operator_ref
-              << (args.options.state.empty() ? "" : ", state " + args.options.state)
-              << (args.options.key_json.empty() ? "" : ", key " + args.options.key_json)
+    std::cerr << "ckpt-tool: no entries match (operator " << base::EscapeForText(args.options.operator_ref)
+              << base::EscapeForText(args.options.state.empty() ? "" : ", state " + args.options.state)
+              << base::EscapeForText(args.options.key_json.empty() ? "" : ", key " + args.options.key_json)
               << (args.options.key_group ? ", key group " + std::to_string(*args.options.key_group)
                                          : "")
               << ")\n";

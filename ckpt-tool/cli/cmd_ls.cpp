@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/ls.h"
 #include "render.h"
 
@@ -38,7 +39,7 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
     return;
   }
   for (const auto& job : jobs) {
-    out << "job " << job.job_id_hex << "\n";
+    out << "job " << base::EscapeForText(job.job_id_hex) << "\n";
     TextTable t({"PATH", "ID", "KIND", "FORMAT", "TYPE", "MODE", "TRIGGERED", "FULL SIZE",
                  "CHECKPOINTED", "STATUS"},
                 {false, true, false, false, false, false, false, true, true, false});
@@ -57,7 +58,7 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
     }
     t.Print(out);
     for (const auto& s : job.snapshots) {
-      if (!s.problem.empty()) out << "  " << s.path << ": " << s.problem << "\n";
+      if (!s.problem.empty()) out << "  " << base::EscapeForText(s.path) << ": " << base::EscapeForText(s.problem) << "\n";
     }
   }
   if (jobs.empty()) out << "no checkpoints or savepoints found\n";

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "cli_common.h"
+#include "ckpt/base/text_escape.h"
 #include "ckpt/base/checksum.h"
 #include "ckpt/ops/in_flight.h"
 #include "ckpt/ops/show.h"
@@ -127,7 +128,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << OrDash(op.uid.empty() ? op.name : op.uid) << " [" << op.id_hex << "]"
+  out << "\nOperator " << base::EscapeForText(OrDash(op.uid.empty() ? op.name : op.uid)) << " [" << op.id_hex << "]"
       << (op.fully_finished ? " (fully finished)" : "") << ": " << op.total_bytes << " bytes ("
       << op.checkpointed_bytes << " checkpointed)\n";
   if (!op.states.empty()) {
@@ -146,7 +147,7 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
     const auto& c = *op.coordinator;
     out << "  coordinator state: " << c.size_bytes << " bytes, "
         << (c.is_inline ? std::string("inline") : "file #" + std::to_string(*c.file_index))
-        << (c.type.empty() ? "" : ", type " + c.type) << "\n";
+        << base::EscapeForText(c.type.empty() ? "" : ", type " + c.type) << "\n";
   }
   if (op.subtasks.empty()) return;
   TextTable t({"SUBTASK", "HANDLE", "KEY GROUPS", "FILES", "DETAIL", "STATE SIZE"},

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/validate.h"
 #include "render.h"
 
@@ -89,8 +90,8 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
     RenderValidateSarif(r, base_dir, out);
   } else switch (*format) {
     case OutputFormat::kText:
-      out << "validate " << args.path;
-      if (!r.snapshot_type.empty()) out << ": " << r.snapshot_type;
+      out << "validate " << base::EscapeForText(args.path);
+      if (!r.snapshot_type.empty()) out << ": " << base::EscapeForText(r.snapshot_type);
       out << "\n";
       RenderFindingsText(r.findings, out);
       RenderUncheckedText(r.not_checked, out);

@@ -16,7 +16,7 @@
 namespace ckpt::cli {
 
 // An aligned text table: columns padded to their widest cell, two spaces apart; right-aligned
-// columns for numbers.
+// columns for numbers. Cells are escaped (base::EscapeForText): a cell is one line.
 class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> right_align = {});

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <ctime>
 
+#include "ckpt/base/text_escape.h"
 #include "render.h"
 
 namespace ckpt::cli {
@@ -15,6 +16,7 @@ TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_al
 
 void TextTable::AddRow(std::vector<std::string> cells) {
   cells.resize(header_.size());
+  for (std::string& c : cells) c = base::EscapeForText(c);
   rows_.push_back(std::move(cells));
 }
 
@@ -74,10 +76,11 @@ std::string LocationText(const ops::Location& l) {
     if (!s.empty()) s += " ";
     s += part;
   };
-  if (!l.file.empty()) add("file=" + l.file);
+  if (!l.file.empty()) add("file=" + base::EscapeForText(l.file));
   if (!l.operator_id.empty()) {
-    add("operator=" + (l.operator_name.empty() ? l.operator_id
-                                               : l.operator_name + "(" + l.operator_id + ")"));
+    add("operator=" + base::EscapeForText(l.operator_name.empty()
+                                              ? l.operator_id
+                                              : l.operator_name + "(" + l.operator_id + ")"));
   }
   if (l.subtask) add("subtask=" + std::to_string(*l.subtask));
   if (l.key_group) add("key-group=" + std::to_string(*l.key_group));
@@ -88,10 +91,11 @@ std::string LocationText(const ops::Location& l) {
 void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out) {
   size_t errors = 0, warnings = 0;
   for (const auto& f : findings) {
-    out << ops::SeverityName(f.severity) << " " << f.rule_id << ": " << f.message << "\n";
+    out << ops::SeverityName(f.severity) << " " << f.rule_id << ": "
+        << base::EscapeForText(f.message) << "\n";
     const std::string where = LocationText(f.location);
     if (!where.empty()) out << "    at " << where << "\n";
-    if (!f.hint.empty()) out << "    hint: " << f.hint << "\n";
+    if (!f.hint.empty()) out << "    hint: " << base::EscapeForText(f.hint) << "\n";
     if (f.severity == ops::Severity::kError) ++errors;
     if (f.severity == ops::Severity::kWarning) ++warnings;
   }
@@ -105,7 +109,7 @@ void RenderVerificationText(const std::optional<ops::ValidateReport>& verificati
   RenderFindingsText(verification->findings, out);
   size_t errors = 0;
   for (const auto& f : verification->findings) errors += f.severity == ops::Severity::kError;
-  out << "verified " << verification->snapshot << ": " << errors << " error(s), "
+  out << "verified " << base::EscapeForText(verification->snapshot) << ": " << errors << " error(s), "
       << verification->findings.size() << " finding(s), " << verification->not_checked.size()
       << " not checked\n";
 }
@@ -116,7 +120,7 @@ namespace ckpt::cli {
 
 void RenderUncheckedText(const std::vector<ops::UncheckedRule>& not_checked, std::ostream& out) {
   for (const auto& u : not_checked) {
-    out << "not checked " << u.rule_id << ": " << u.reason << "\n";
+    out << "not checked " << u.rule_id << ": " << base::EscapeForText(u.reason) << "\n";
     const std::string where = LocationText(u.location);
     if (!where.empty()) out << "    at " << where << "\n";
   }

@@ -1,9 +1,10 @@
-// Hostile snapshots (issue 8, defects 4, 5 and 10): values from disk that would make a reader
-// allocate without bound, divide by zero, follow a link out of the snapshot or block on a FIFO;
-// names with control characters; ill-formed declared types. Every case must end as a clean
-// finding (validate: exit 1) or a clean error naming the file (exit 2), never a crash or a hang,
-// and with memory bounded: the tool runs under RLIMIT_AS, so an allocation sized by a hostile
-// value fails the test with SIGABRT (std::bad_alloc) instead of swapping the machine.
+// Hostile snapshots: values from disk that would make a reader allocate without bound, divide by
+// zero, follow a link out of the snapshot or block on a FIFO; names with control characters;
+// ill-formed declared types. Every case must end as a clean finding (validate: exit 1) or a clean
+// error naming the file (exit 2), never a crash or a hang, and with memory bounded: the tool runs
+// under RLIMIT_AS, so an allocation sized by a hostile value fails the test with SIGABRT
+// (std::bad_alloc) instead of swapping the machine. Every read verb runs over every hostile
+// snapshot, in text and in JSON (ExpectReadVerbsFinish).
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -15,6 +16,8 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/flink/metadata_reader.h"
+#include "ckpt/flink/metadata_writer.h"
 #include "ckpt/format/job_spec.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/ops/files.h"
@@ -55,6 +58,39 @@ ToolRun RunBounded(const std::vector<std::string>& args) {
 
 std::string Describe(const ToolRun& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
+}
+
+std::string Joined(const std::vector<std::string>& args) {
+  std::string s;
+  for (const auto& a : args) s += (s.empty() ? "" : " ") + a;
+  return s;
+}
+
+// Runs every read verb over `snap` in text and JSON under the address-space limit: each ends with
+// exit 0 (clean), 1 (findings or differences) or 2 with a one-line "ckpt-tool: " error, never a
+// signal, and prints no raw ESC. `dump_args` select what dump reads (all of it when empty).
+void ExpectReadVerbsFinish(const std::string& snap, const std::vector<std::string>& dump_args = {}) {
+  std::vector<std::string> dump = {"dump", snap};
+  dump.insert(dump.end(), dump_args.begin(), dump_args.end());
+  const std::vector<std::vector<std::string>> verbs = {
+      {"ls", snap},       {"show", snap},   {"files", snap},           dump,
+      {"stats", snap},    {"diff", snap, snap}, {"diff", "--keys", snap, snap},
+      {"validate", snap}, {"validate", "--deep", snap}};
+  for (const char* format : {"text", "json"}) {
+    for (std::vector<std::string> args : verbs) {
+      args.insert(args.begin() + 1, {"--format", format});
+      const ToolRun r = RunBounded(args);
+      SCOPED_TRACE(Joined(args));
+      EXPECT_GE(r.exit_code, 0) << Describe(r);
+      EXPECT_LE(r.exit_code, 2) << Describe(r);
+      if (r.exit_code == 2) {
+        EXPECT_EQ(r.err.rfind("ckpt-tool: ", 0), 0u) << Describe(r);
+        EXPECT_EQ(r.err.find('\n'), r.err.size() - 1) << "one line: " << Describe(r);
+      }
+      EXPECT_EQ(r.out.find('\x1b'), std::string::npos) << "raw ESC: " << Describe(r);
+      EXPECT_EQ(r.err.find('\x1b'), std::string::npos) << "raw ESC: " << Describe(r);
+    }
+  }
 }
 
 const std::string kAggregateUid = "per-user-aggregate";
@@ -117,6 +153,7 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
       const ToolRun r = RunBounded(args);
       EXPECT_LE(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     }
+    ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid, "--key", "\"user-00\""});
   }
 }
 
@@ -129,6 +166,7 @@ TEST_F(HostileInputTest, ZeroMaxParallelismIsRefusedCleanlyByDumpKey) {
   const ToolRun v = RunBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
+  ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid, "--key", "\"user-00\""});
 }
 
 // Huge sizes and indexes recorded in the metadata are compared, never allocated.
@@ -164,6 +202,8 @@ TEST_F(HostileInputTest, HugeRecordedSizesAndIndexesAreFindings) {
   const ToolRun w = RunBounded({"validate", "--deep", indexes});
   EXPECT_NE(w.out.find("CKPT-M006"), std::string::npos) << Describe(w);
   EXPECT_NE(w.out.find("subtask index 4294967295"), std::string::npos) << Describe(w);
+  ExpectReadVerbsFinish(sizes);
+  ExpectReadVerbsFinish(indexes);
 }
 
 // Defect 5: a FIFO in place of a referenced file hung validate, dump and stats in open().
@@ -182,6 +222,7 @@ TEST_F(HostileInputTest, FifoInPlaceOfAStateFileIsAFindingAndNeverBlocks) {
     EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << Describe(r);
   }
+  ExpectReadVerbsFinish(snap_);
 }
 
 TEST_F(HostileInputTest, SymlinkToAFifoIsAFindingAndNeverBlocks) {
@@ -198,6 +239,7 @@ TEST_F(HostileInputTest, SymlinkToAFifoIsAFindingAndNeverBlocks) {
   const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
+  ExpectReadVerbsFinish(snap_);
 }
 
 // A state file symlinked from outside counted as "self-contained", and the link was read.
@@ -253,6 +295,7 @@ TEST_F(HostileInputTest, SymlinkedDirectoryOnTheWayToAStateFileIsNotFollowed) {
   const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
+  ExpectReadVerbsFinish(snap_);
 }
 
 TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
@@ -263,35 +306,146 @@ TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
   const ToolRun v = RunBounded({"validate", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
+  ExpectReadVerbsFinish(snap_);
 }
 
-// Defect 10: `files` printed file names with raw control characters.
-TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
-  const std::string keyed = KeyedFile(snap_);
+const std::string kEvilName = "evil\x1b[2J\nline\\x.state";
+const std::string kEvilShown = "evil\\x1b[2J\\x0aline\\\\x.state";
+
+// The sample savepoint with its first keyed file renamed to kEvilName, and the aggregate's uid
+// holding an ESC and a newline.
+void WriteEvilNames(const std::string& snap) {
+  const std::string keyed = KeyedFile(snap);
   ASSERT_FALSE(keyed.empty());
-  const std::string evil = "evil\x1b[2J\nline\\x.state";
-  ASSERT_OK(testing::RewriteMetadata(snap_, [&](pb::CheckpointMetadata& m) {
+  ASSERT_OK(testing::RewriteMetadata(snap, [&](pb::CheckpointMetadata& m) {
     for (auto& f : *m.mutable_files()) {
-      if (snap_ + "/" + f.path() == keyed) f.set_path(evil);
+      if (snap + "/" + f.path() == keyed) f.set_path(kEvilName);
     }
   }));
-  std::filesystem::rename(keyed, snap_ + "/" + evil);
+  std::filesystem::rename(keyed, snap + "/" + kEvilName);
+}
+
+// `files` printed file names with raw control characters; the model keeps the recorded bytes
+// and the text renderer escapes them.
+TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
+  WriteEvilNames(snap_);
   auto snapshot = LoadSnapshot(base::Fs::Default(), snap_);
   ASSERT_OK(snapshot);
   auto rows = ListFiles(base::Fs::Default(), *snapshot);
   ASSERT_OK(rows);
   bool seen = false;
   for (const auto& r : *rows) {
-    if (r.path != evil) continue;
+    if (r.path != kEvilName) continue;
     seen = true;
-    EXPECT_EQ(r.location, "evil\\x1b[2J\\x0aline\\\\x.state");
+    EXPECT_EQ(r.location, kEvilName);
     EXPECT_TRUE(r.exists);
   }
   EXPECT_TRUE(seen);
   const ToolRun t = RunBounded({"files", snap_});
   EXPECT_EQ(t.exit_code, 0) << Describe(t);
   EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
-  EXPECT_NE(t.out.find("evil\\x1b[2J\\x0aline"), std::string::npos) << t.out;
+  EXPECT_NE(t.out.find(kEvilShown), std::string::npos) << t.out;
+  const ToolRun j = RunBounded({"files", "--format", "json", snap_});
+  EXPECT_EQ(j.exit_code, 0) << Describe(j);
+  EXPECT_NE(j.out.find("evil\\u001b[2J\\nline\\\\x.state"), std::string::npos) << j.out;
+}
+
+// `show` printed a file path with a raw ESC and newline (terminal injection, a forged row).
+TEST_F(HostileInputTest, ShowEscapesControlCharactersInNames) {
+  WriteEvilNames(snap_);
+  const ToolRun t = RunBounded({"show", snap_});
+  EXPECT_EQ(t.exit_code, 0) << Describe(t);
+  EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
+  EXPECT_EQ(t.out.find("\nline"), std::string::npos) << "raw newline in a name: " << t.out;
+  EXPECT_NE(t.out.find(kEvilShown), std::string::npos) << t.out;
+  ExpectReadVerbsFinish(snap_);
+}
+
+// A name with control characters reaches the error message of a verb that fails on it.
+TEST_F(HostileInputTest, ErrorMessagesEscapeControlCharacters) {
+  WriteEvilNames(snap_);
+  std::filesystem::remove(snap_ + "/" + kEvilName);
+  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  EXPECT_EQ(d.exit_code, 2) << Describe(d);
+  EXPECT_EQ(d.err.find('\x1b'), std::string::npos) << "raw ESC in: " << d.err;
+  EXPECT_NE(d.err.find(kEvilShown), std::string::npos) << d.err;
+  ExpectReadVerbsFinish(snap_);
+}
+
+// A parallelism near 2^32 in the job graph and the operator state: show, stats and diff sized the
+// channel layout (one entry per upstream x downstream subtask) by it and died of std::bad_alloc.
+TEST_F(HostileInputTest, HugeParallelismIsReadWithBoundedMemory) {
+  for (uint32_t p : {std::numeric_limits<uint32_t>::max() - 1, std::numeric_limits<uint32_t>::max()}) {
+    SCOPED_TRACE("parallelism " + std::to_string(p));
+    ASSERT_OK(testing::RewriteMetadata(snap_, [p](pb::CheckpointMetadata& m) {
+      for (auto& op : *m.mutable_job_graph()->mutable_operators()) op.set_parallelism(p);
+      for (auto& os : *m.mutable_operators()) os.set_parallelism(p);
+    }));
+    for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
+             {"show", snap_}, {"stats", snap_}, {"diff", snap_, snap_}}) {
+      const ToolRun r = RunBounded(args);
+      EXPECT_EQ(r.exit_code, 0) << args[0] << "\n" << Describe(r);
+    }
+    const ToolRun v = RunBounded({"validate", snap_});
+    EXPECT_EQ(v.exit_code, 1) << Describe(v);
+    EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
+    ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid});
+  }
+}
+
+// The same on an unaligned checkpoint, whose channel state show and stats attribute to edges:
+// with an invalid parallelism no edge explains it, and it is reported as unattributed.
+TEST_F(HostileInputTest, HugeParallelismLeavesChannelStateUnattributed) {
+  const std::string snap = tmp_.Sub("unaligned");
+  ASSERT_OK(testing::WriteUnalignedCheckpoint(snap));
+  ASSERT_OK(testing::RewriteMetadata(snap, [](pb::CheckpointMetadata& m) {
+    for (auto& op : *m.mutable_job_graph()->mutable_operators()) {
+      op.set_parallelism(std::numeric_limits<uint32_t>::max());
+    }
+  }));
+  const ToolRun r = RunBounded({"stats", snap});
+  EXPECT_EQ(r.exit_code, 0) << Describe(r);
+  EXPECT_NE(r.out.find("bytes of in-flight data are on channels no edge of the job graph explains"),
+            std::string::npos)
+      << Describe(r);
+  ExpectReadVerbsFinish(snap);
+}
+
+// Apache Flink's `_metadata` (int32 parallelism): a negative one (2^32 - 1 as unsigned) is refused
+// by the reader naming the file, the largest one is read without sizing anything by it.
+TEST_F(HostileInputTest, HugeFlinkParallelismIsReadWithBoundedMemory) {
+  const std::vector<std::pair<int32_t, int32_t>> cases = {
+      {-1, 128},
+      {-2, -2},
+      {std::numeric_limits<int32_t>::max(), 128},
+      {std::numeric_limits<int32_t>::max(), std::numeric_limits<int32_t>::max()}};
+  for (const char* fixture :
+       {"complexKeyed-flink2.0", "new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"}) {
+    for (const auto& [p, max_p] : cases) {
+      SCOPED_TRACE(std::string(fixture) + " parallelism " + std::to_string(p) + "/" +
+                   std::to_string(max_p));
+      const std::string dir = tmp_.Sub(std::string(fixture) + "-" + std::to_string(p) + "-" +
+                                       std::to_string(max_p));
+      testing::CopyTree(testing::FixturePath(std::string("flink/") + fixture), dir);
+      auto md = flink::ReadFlinkMetadata(base::Fs::Default(), dir + "/_metadata");
+      ASSERT_OK(md);
+      for (auto& op : md->operators) {
+        op.parallelism = p;
+        op.max_parallelism = max_p;
+      }
+      ASSERT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), *md, dir + "/_metadata"));
+      const ToolRun v = RunBounded({"validate", dir});
+      EXPECT_EQ(v.exit_code, 1) << Describe(v);
+      const ToolRun s = RunBounded({"show", dir});
+      if (p < 0) {
+        EXPECT_EQ(s.exit_code, 2) << Describe(s);
+        EXPECT_NE(s.err.find(dir + "/_metadata"), std::string::npos) << Describe(s);
+      } else {
+        EXPECT_EQ(s.exit_code, 0) << Describe(s);
+      }
+      ExpectReadVerbsFinish(dir);
+    }
+  }
 }
 
 // Defect 10: an empty _metadata was M002 ("not CKPTMETA") where a 10-byte one was M004.
@@ -306,6 +460,7 @@ TEST_F(HostileInputTest, EmptyAndShortMetadataAreBothTruncated) {
     ASSERT_EQ(report->findings.size(), 1u);
     EXPECT_EQ(report->findings[0].rule_id, "CKPT-M004") << report->findings[0].message;
     EXPECT_NE(report->findings[0].message.find("truncated"), std::string::npos);
+    ExpectReadVerbsFinish(tmp_.Sub("s" + std::to_string(size)));
   }
 }
 
@@ -324,6 +479,7 @@ TEST_F(HostileInputTest, NegativeCheckpointIdIsAFinding) {
     EXPECT_EQ(report->findings[0].rule_id, "CKPT-M006");
     EXPECT_NE(report->findings[0].message.find("negative"), std::string::npos)
         << report->findings[0].message;
+    ExpectReadVerbsFinish(snap);
   }
 }
 

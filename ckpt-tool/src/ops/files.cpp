@@ -3,34 +3,11 @@
 
 #include <algorithm>
 #include <map>
-#include <string_view>
 
 #include "ckpt/format/layout.h"
 
 namespace ckpt::ops {
 namespace {
-
-// File names and uids come from disk: a control character (a newline, an ANSI escape) printed
-// raw would forge table rows or drive the terminal. Shown as \xNN, and a backslash as \\ so the
-// escaped form is unambiguous.
-std::string EscapeForDisplay(std::string_view s) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  std::string out;
-  out.reserve(s.size());
-  for (char c : s) {
-    const auto u = static_cast<unsigned char>(c);
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (u < 0x20 || u == 0x7f) {
-      out += "\\x";
-      out.push_back(kHex[u >> 4]);
-      out.push_back(kHex[u & 0xf]);
-    } else {
-      out.push_back(c);
-    }
-  }
-  return out;
-}
 
 // Path of a file as seen from the snapshot directory: "x" (exclusive), "../shared/x" (shared),
 // "../taskowned/x" (task-owned), the absolute path (external).
@@ -58,7 +35,7 @@ std::string Owner(const SnapshotFile& f) {
 base::Result<std::vector<FileRow>> ListFiles(base::Fs& fs, const Snapshot& snapshot) {
   std::map<uint32_t, std::vector<std::string>> refs;
   for (const auto& op : snapshot.operators) {
-    const std::string who = EscapeForDisplay(op.uid.empty() ? op.id_hex : op.uid);
+    const std::string who = op.uid.empty() ? op.id_hex : op.uid;
     for (const auto& st : op.subtasks) {
       std::vector<uint32_t> files;
       for (const auto& k : st.keyed) files.insert(files.end(), k.file_indexes.begin(), k.file_indexes.end());
@@ -77,7 +54,7 @@ base::Result<std::vector<FileRow>> ListFiles(base::Fs& fs, const Snapshot& snaps
     FileRow r;
     r.index = f.index;
     r.path = f.path;
-    r.location = EscapeForDisplay(LocationFromSnapshot(f));
+    r.location = LocationFromSnapshot(f);
     r.scope = f.scope;
     r.kind = f.kind;
     r.owner = Owner(f);

@@ -3,7 +3,9 @@
 #include <map>
 #include <tuple>
 
+#include "ckpt/base/bounds.h"
 #include "ckpt/format/channel_layout.h"
+#include "ckpt/format/key_groups.h"
 #include "ckpt/format/operator_id.h"
 #include "snapshot_raw.h"
 
@@ -18,11 +20,57 @@ std::string Label(const Snapshot& snapshot, const std::string& id_hex) {
   return id_hex;
 }
 
+bool HasChannelState(const pb::CheckpointMetadata& md) {
+  for (const pb::OperatorState& os : md.operators()) {
+    for (const pb::SubtaskState& st : os.subtasks()) {
+      if (st.input_channel_state_size() > 0 || st.output_channel_state_size() > 0) return true;
+    }
+  }
+  return false;
+}
+
+// Whether the channel layout of `graph` has a size the reader may allocate: the layout holds an
+// entry per (edge, upstream subtask, downstream subtask), so parallelisms read from the file bound
+// it, and they are checked before it is built (a hostile 2^32-1 would ask for gigabytes).
+bool LayoutIsBounded(const pb::JobGraph& graph) {
+  std::map<std::string, uint32_t> parallelism;
+  for (const pb::OperatorInfo& o : graph.operators()) {
+    if (o.parallelism() > format::kUpperBoundMaxParallelism) return false;
+    parallelism[o.operator_id()] = o.parallelism();
+  }
+  uint64_t channels = 0;
+  for (const pb::EdgeInfo& e : graph.edges()) {
+    auto from = parallelism.find(e.source_operator_id());
+    auto to = parallelism.find(e.target_operator_id());
+    if (from == parallelism.end() || to == parallelism.end()) continue;
+    if (!base::ProductWithin(from->second, to->second, base::kMaxEntriesFromFile)) return false;
+    channels += uint64_t{from->second} * to->second;
+    if (channels > base::kMaxEntriesFromFile) return false;
+  }
+  return true;
+}
+
+uint64_t ChannelStateBytes(const pb::CheckpointMetadata& md) {
+  uint64_t bytes = 0;
+  for (const pb::OperatorState& os : md.operators()) {
+    for (const pb::SubtaskState& st : os.subtasks()) {
+      for (const auto& h : st.input_channel_state()) bytes += h.size_bytes();
+      for (const auto& h : st.output_channel_state()) bytes += h.size_bytes();
+    }
+  }
+  return bytes;
+}
+
 }  // namespace
 
 InFlightByEdge ComputeInFlightByEdge(const Snapshot& snapshot) {
   InFlightByEdge report;
   const pb::CheckpointMetadata& md = RawMetadata(snapshot);
+  if (!HasChannelState(md)) return report;
+  if (!LayoutIsBounded(md.job_graph())) {
+    report.unattributed_bytes = ChannelStateBytes(md);
+    return report;
+  }
   const format::ChannelLayout layout(md.job_graph());
   std::map<format::ChannelLayout::EdgeKey, EdgeInFlight> by_edge;
   for (const pb::OperatorState& os : md.operators()) {

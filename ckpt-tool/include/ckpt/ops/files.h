@@ -15,8 +15,8 @@ namespace ckpt::ops {
 struct FileRow {
   uint32_t index = 0;
   std::string path;        // as recorded
-  // Path relative to the snapshot directory ("../shared/x") or absolute, for display: control
-  // characters as \xNN, a backslash as \\ (`path` keeps the recorded bytes).
+  // Path relative to the snapshot directory ("../shared/x") or absolute, with the recorded bytes
+  // (text renderers escape them: base::EscapeForText).
   std::string location;
   FileScope scope = FileScope::kUnspecified;
   FileKind kind = FileKind::kUnspecified;
@@ -26,7 +26,7 @@ struct FileRow {
   int64_t created_by_checkpoint_id = 0;
   bool exists = false;
   int64_t actual_size = -1;  // -1 when missing or unresolvable
-  std::vector<std::string> referenced_by;  // operator uid (or id) and subtask, e.g. "sum/2" (escaped as location)
+  std::vector<std::string> referenced_by;  // operator uid (or id) and subtask, e.g. "sum/2"
 };
 
 // Lists the file table of `snapshot` in index order and stats each file (no content reads).

@@ -30,7 +30,8 @@ struct InFlightByEdge {
   // Edges carrying in-flight data, job-graph order (empty for an aligned snapshot).
   std::vector<EdgeInFlight> edges;
   // Channel state no edge of the job graph explains (a channel index the layout does not have,
-  // or a snapshot without a job graph, as Apache Flink's).
+  // a snapshot without a job graph, as Apache Flink's, or a job graph whose parallelisms are
+  // invalid or whose layout would exceed base::kMaxEntriesFromFile channels).
   uint64_t unattributed_bytes = 0;
 
   // The entry of the edge (source, target, target input), or null if it carries none.
