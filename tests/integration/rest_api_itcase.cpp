@@ -32,30 +32,6 @@ using nlohmann::json;
 #define ASSERT_ENGINE_BUILT() \
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
-constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
-
-struct EngineRun {
-  testing::TempDir tmp;
-  std::string job_file, ckpt_dir, log, state;
-  explicit EngineRun(double rate = 5000, int64_t to = 100000000) {
-    KeyedSumJob job;
-    job.job_id = kJobId;
-    job.to = to;
-    job.rate_per_second = rate;
-    job.sink_dir = tmp.Sub("out");
-    job_file = tmp.Sub("job.json");
-    std::ofstream(job_file) << KeyedSumJobJson(job);
-    ckpt_dir = tmp.Sub("ckpt");
-    log = tmp.Sub("engine.log");
-    state = tmp.Sub("state.json");
-  }
-  std::vector<std::string> Args(std::vector<std::string> extra = {}) const {
-    std::vector<std::string> a = {job_file, "--checkpoint-dir", ckpt_dir, "--interval", "100"};
-    a.insert(a.end(), extra.begin(), extra.end());
-    return a;
-  }
-};
-
 json Checkpoints(httplib::Client& c) { return CheckpointsOf(c, kJobId); }
 bool WaitCompleted(httplib::Client& c, int n) { return itcase::WaitCompleted(c, kJobId, n); }
 
@@ -240,38 +216,10 @@ TEST(RestApiITCase, EveryEndpointAnswersInFlinkShapeAndMatchesTheSnapshotsOnDisk
   EXPECT_FALSE(std::filesystem::exists(s.state)) << "the engine removes its state file at exit";
 }
 
-// Sends `request` on a fresh loopback connection and returns all the server sends back until it
-// closes the connection (or 60 s pass).
-std::string RawExchange(int port, const std::string& request) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string got;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      send(fd, request.data(), request.size(), 0) >= 0) {
-    timeval tv{60, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    char buf[512];
-    ssize_t n;
-    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return got;
-}
-
 // A client that opens a connection, sends half a request line and then nothing.
 bool SlowClientIsDisconnected(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return false;
-  }
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return false;
   const std::string partial = "GET /jobs HTTP/1.1\r\nHost: x\r\n";  // headers never end
   if (send(fd, partial.data(), partial.size(), 0) < 0) {
     close(fd);

@@ -30,59 +30,7 @@ using nlohmann::json;
 #define ASSERT_ENGINE_BUILT() \
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
-constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
 const std::string kJob = std::string("/jobs/") + kJobId;
-
-struct EngineRun {
-  testing::TempDir tmp;
-  std::string job_file, ckpt_dir, log, state;
-  EngineRun() {
-    KeyedSumJob job;
-    job.job_id = kJobId;
-    job.to = 100000000;
-    job.rate_per_second = 2000;
-    job.sink_dir = tmp.Sub("out");
-    job_file = tmp.Sub("job.json");
-    std::ofstream(job_file) << KeyedSumJobJson(job);
-    ckpt_dir = tmp.Sub("ckpt");
-    log = tmp.Sub("engine.log");
-    state = tmp.Sub("state.json");
-  }
-  std::vector<std::string> Args() const {
-    return {job_file, "--checkpoint-dir", ckpt_dir, "--interval", "200"};
-  }
-};
-
-// A connected loopback socket, or -1.
-int Connect(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
-    close(fd);
-    return -1;
-  }
-  return fd;
-}
-
-// Sends `request` on a fresh connection and returns what the server sends until it closes the
-// connection (or 60 s pass).
-std::string RawExchange(int port, const std::string& request) {
-  const int fd = Connect(port);
-  if (fd < 0) return "";
-  std::string got;
-  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) >= 0) {
-    timeval tv{60, 0};
-    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-    char buf[4096];
-    ssize_t n;
-    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
-  }
-  close(fd);
-  return got;
-}
 
 bool JobRunning(httplib::Client& c) {
   HttpAnswer jobs = HttpGet(c, "/jobs");
@@ -91,7 +39,7 @@ bool JobRunning(httplib::Client& c) {
 
 TEST(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning) {
   ASSERT_ENGINE_BUILT();
-  EngineRun s;
+  EngineRun s(2000, 100000000, 200);
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
@@ -121,11 +69,11 @@ TEST(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning)
 
 TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
   ASSERT_ENGINE_BUILT();
-  EngineRun s;
+  EngineRun s(2000, 100000000, 200);
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
-  const int fd = Connect(engine.port());
+  const int fd = ConnectLoopback(engine.port());
   ASSERT_GE(fd, 0);
   const std::string head = "POST " + kJob + "/savepoints HTTP/1.1\r\nHost: x\r\n"
                            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
@@ -167,7 +115,7 @@ TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
 
 TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnythingIsCreated) {
   ASSERT_ENGINE_BUILT();
-  EngineRun s;
+  EngineRun s(2000, 100000000, 200);
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
@@ -223,7 +171,7 @@ TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnyth
 
 TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
   ASSERT_ENGINE_BUILT();
-  EngineRun s;
+  EngineRun s(2000, 100000000, 200);
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
@@ -272,7 +220,7 @@ class HostileConnections {
  public:
   HostileConnections(int port, int idle, int trickling)
       : port_(port), idle_(static_cast<size_t>(idle)), trickle_(static_cast<size_t>(trickling)) {
-    for (int& fd : idle_) fd = Connect(port_);
+    for (int& fd : idle_) fd = ConnectLoopback(port_);
     for (int& fd : trickle_) fd = OpenTrickle();
     thread_ = std::thread([this] { Run(); });
   }
@@ -291,7 +239,7 @@ class HostileConnections {
 
  private:
   int OpenTrickle() {
-    const int fd = Connect(port_);
+    const int fd = ConnectLoopback(port_);
     const std::string start = "GET /jobs HTTP/1.1\r\nHost: x\r\nX-Slow: ";
     if (fd >= 0) send(fd, start.data(), start.size(), MSG_NOSIGNAL);
     return fd;
@@ -312,7 +260,7 @@ class HostileConnections {
       for (int& fd : idle_) {
         if (Closed(fd)) {
           if (fd >= 0) close(fd);
-          fd = Connect(port_);
+          fd = ConnectLoopback(port_);
           ++reopened_;
         }
         open += fd >= 0 ? 1 : 0;
@@ -339,7 +287,7 @@ class HostileConnections {
 
 TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients) {
   ASSERT_ENGINE_BUILT();
-  EngineRun s;
+  EngineRun s(2000, 100000000, 200);
   RestEngine engine(s.Args(), s.log, s.state);
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   HostileConnections hostile(engine.port(), 200, 16);

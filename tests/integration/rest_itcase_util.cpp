@@ -3,8 +3,13 @@
 
 #include <signal.h>
 #include <stdlib.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
+#include <fstream>
 #include <regex>
 
 #include "ckpt/base/fs.h"
@@ -106,6 +111,55 @@ pb::CheckpointMetadata ReadMd(const std::string& dir) {
       format::ReadMetadataFile(base::Fs::Default(), dir + "/_metadata");
   EXPECT_TRUE(md.ok()) << dir << ": " << md.status().ToString();
   return md.ok() ? *md : pb::CheckpointMetadata();
+}
+
+EngineRun::EngineRun(double rate, int64_t to, int interval) : interval_ms(interval) {
+  KeyedSumJob job;
+  job.job_id = kJobId;
+  job.to = to;
+  job.rate_per_second = rate;
+  job.sink_dir = tmp.Sub("out");
+  job_file = tmp.Sub("job.json");
+  std::ofstream(job_file) << KeyedSumJobJson(job);
+  ckpt_dir = tmp.Sub("ckpt");
+  log = tmp.Sub("engine.log");
+  state = tmp.Sub("state.json");
+}
+
+std::vector<std::string> EngineRun::Args(std::vector<std::string> extra) const {
+  std::vector<std::string> a = {job_file, "--checkpoint-dir", ckpt_dir, "--interval",
+                                std::to_string(interval_ms)};
+  a.insert(a.end(), extra.begin(), extra.end());
+  return a;
+}
+
+int ConnectLoopback(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+std::string RawExchange(int port, const std::string& request) {
+  const int fd = ConnectLoopback(port);
+  if (fd < 0) return "";
+  std::string got;
+  if (send(fd, request.data(), request.size(), MSG_NOSIGNAL) >= 0) {
+    timeval tv{60, 0};
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+    char buf[4096];
+    ssize_t n;
+    while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
+  }
+  close(fd);
+  return got;
 }
 
 }  // namespace ckpt::itcase

@@ -12,10 +12,31 @@
 #include <nlohmann/json.hpp>
 
 #include "ckpt/format/proto.h"
+#include "ckpt/testing/temp_dir.h"
 
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
+
+// The job id of the keyed-sum job the REST ITCases run.
+inline constexpr const char* kJobId = "0123456789abcdef0123456789abcdef";
+
+// A keyed-sum job (job id kJobId) in a temporary directory, with the engine's checkpoint
+// directory, log and state file beside it.
+struct EngineRun {
+  testing::TempDir tmp;
+  std::string job_file, ckpt_dir, log, state;
+  int interval_ms;
+  explicit EngineRun(double rate = 5000, int64_t to = 100000000, int interval_ms = 100);
+  // Arguments of `ckpt-engine run`: the job, its checkpoint directory and interval, then `extra`.
+  std::vector<std::string> Args(std::vector<std::string> extra = {}) const;
+};
+
+// A connected loopback socket to `port`, or -1.
+int ConnectLoopback(int port);
+// Sends `request` on a fresh loopback connection and returns all the server sends back until it
+// closes the connection (or 60 s pass).
+std::string RawExchange(int port, const std::string& request);
 
 class RestEngine {
  public:
