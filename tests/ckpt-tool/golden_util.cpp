@@ -101,4 +101,23 @@ void ExpectGolden(const std::string& name, const std::string& actual) {
   ADD_FAILURE() << name << " differs (line endings or trailing bytes)";
 }
 
+namespace {
+#if defined(__SANITIZE_ADDRESS__)
+constexpr bool kAddressSanitizer = true;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+constexpr bool kAddressSanitizer = true;
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+#else
+constexpr bool kAddressSanitizer = false;
+#endif
+}  // namespace
+
+ToolRun RunToolBounded(const std::vector<std::string>& args) {
+  constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
+  return RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
+}
+
 }  // namespace ckpt::testing

@@ -34,27 +34,7 @@ namespace {
 using ::ckpt::testing::TempDir;
 using ::ckpt::testing::ToolRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
-// Address space the tool may use: far above what validating a few-KiB snapshot needs (the
-// Debug binary maps about 100 MiB of libraries), far below what a hostile count would ask for.
-constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
-
-// Runs ckpt-tool with `args` under RLIMIT_AS (not under ASan, which reserves terabytes of
-// shadow memory up front; the limit is what makes a regression fail fast elsewhere).
-ToolRun RunBounded(const std::vector<std::string>& args) {
-  return ::ckpt::testing::RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
-}
+using ::ckpt::testing::RunToolBounded;
 
 std::string Describe(const ToolRun& r) {
   return "exit " + std::to_string(r.exit_code) + "\nstdout:\n" + r.out + "\nstderr:\n" + r.err;
@@ -79,7 +59,7 @@ void ExpectReadVerbsFinish(const std::string& snap, const std::vector<std::strin
   for (const char* format : {"text", "json"}) {
     for (std::vector<std::string> args : verbs) {
       args.insert(args.begin() + 1, {"--format", format});
-      const ToolRun r = RunBounded(args);
+      const ToolRun r = RunToolBounded(args);
       SCOPED_TRACE(Joined(args));
       EXPECT_GE(r.exit_code, 0) << Describe(r);
       EXPECT_LE(r.exit_code, 2) << Describe(r);
@@ -139,7 +119,7 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
     SetAggregateMaxParallelism(snap_, max_p);
     for (const std::vector<std::string>& args :
          std::vector<std::vector<std::string>>{{"validate", snap_}, {"validate", "--deep", snap_}}) {
-      const ToolRun r = RunBounded(args);
+      const ToolRun r = RunToolBounded(args);
       EXPECT_EQ(r.exit_code, 1) << Describe(r);
       EXPECT_NE(r.out.find("CKPT-T003"), std::string::npos) << Describe(r);
     }
@@ -150,7 +130,7 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
              {"dump", snap_, "--operator", kAggregateUid},
              {"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""},
              {"diff", "--keys", snap_, snap_}}) {
-      const ToolRun r = RunBounded(args);
+      const ToolRun r = RunToolBounded(args);
       EXPECT_LE(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     }
     ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid, "--key", "\"user-00\""});
@@ -160,10 +140,10 @@ TEST_F(HostileInputTest, HugeMaxParallelismIsAFindingWithBoundedMemory) {
 // Max parallelism 0: the key's group is hash mod maxP (SIGFPE before the fix).
 TEST_F(HostileInputTest, ZeroMaxParallelismIsRefusedCleanlyByDumpKey) {
   SetAggregateMaxParallelism(snap_, 0);
-  const ToolRun r = RunBounded({"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""});
+  const ToolRun r = RunToolBounded({"dump", snap_, "--operator", kAggregateUid, "--key", "\"user-00\""});
   EXPECT_EQ(r.exit_code, 2) << Describe(r);
   EXPECT_NE(r.err.find("invalid max parallelism 0"), std::string::npos) << Describe(r);
-  const ToolRun v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunToolBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
   ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid, "--key", "\"user-00\""});
@@ -189,17 +169,17 @@ TEST_F(HostileInputTest, HugeRecordedSizesAndIndexesAreFindings) {
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"validate", "--deep", snap}, {"stats", snap}, {"files", snap}}) {
       // validate must find something; stats and files only must not crash or hang.
-      const ToolRun r = RunBounded(args);
+      const ToolRun r = RunToolBounded(args);
       if (args[0] == "validate") {
         EXPECT_EQ(r.exit_code, 1) << snap << "\n" << Describe(r);
       }
       EXPECT_LE(r.exit_code, 2) << args[0] << " " << snap << "\n" << Describe(r);
     }
   }
-  const ToolRun v = RunBounded({"validate", "--deep", sizes});
+  const ToolRun v = RunToolBounded({"validate", "--deep", sizes});
   EXPECT_NE(v.out.find("CKPT-F002"), std::string::npos) << Describe(v);
   // The format reader refuses a subtask index beyond the parallelism as a structure violation.
-  const ToolRun w = RunBounded({"validate", "--deep", indexes});
+  const ToolRun w = RunToolBounded({"validate", "--deep", indexes});
   EXPECT_NE(w.out.find("CKPT-M006"), std::string::npos) << Describe(w);
   EXPECT_NE(w.out.find("subtask index 4294967295"), std::string::npos) << Describe(w);
   ExpectReadVerbsFinish(sizes);
@@ -212,13 +192,13 @@ TEST_F(HostileInputTest, FifoInPlaceOfAStateFileIsAFindingAndNeverBlocks) {
   ASSERT_FALSE(keyed.empty());
   ASSERT_EQ(unlink(keyed.c_str()), 0);
   ASSERT_EQ(mkfifo(keyed.c_str(), 0644), 0);
-  const ToolRun v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunToolBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
   EXPECT_NE(v.out.find("FIFO"), std::string::npos) << Describe(v);
   for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
            {"dump", snap_, "--operator", kAggregateUid}, {"stats", snap_}}) {
-    const ToolRun r = RunBounded(args);
+    const ToolRun r = RunToolBounded(args);
     EXPECT_EQ(r.exit_code, 2) << args[0] << "\n" << Describe(r);
     EXPECT_NE(r.err.find("not a regular file"), std::string::npos) << Describe(r);
   }
@@ -232,11 +212,11 @@ TEST_F(HostileInputTest, SymlinkToAFifoIsAFindingAndNeverBlocks) {
   ASSERT_EQ(mkfifo(fifo.c_str(), 0644), 0);
   ASSERT_EQ(unlink(keyed.c_str()), 0);
   ASSERT_EQ(symlink(fifo.c_str(), keyed.c_str()), 0);
-  const ToolRun v = RunBounded({"validate", "--deep", snap_});
+  const ToolRun v = RunToolBounded({"validate", "--deep", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
   EXPECT_NE(v.out.find("symbolic link"), std::string::npos) << Describe(v);
-  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  const ToolRun d = RunToolBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
   ExpectReadVerbsFinish(snap_);
@@ -292,7 +272,7 @@ TEST_F(HostileInputTest, SymlinkedDirectoryOnTheWayToAStateFileIsNotFollowed) {
     EXPECT_NE(f.rule_id, "CKPT-F004") << "a link is not an escaping reference: " << f.message;
   }
   EXPECT_TRUE(found) << "a symlinked directory in a snapshot must be a finding";
-  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  const ToolRun d = RunToolBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_NE(d.err.find("symbolic link"), std::string::npos) << Describe(d);
   ExpectReadVerbsFinish(snap_);
@@ -303,7 +283,7 @@ TEST_F(HostileInputTest, SymlinkedMetadataIsAFinding) {
   const std::string outside = tmp_.Sub("_metadata.real");
   std::filesystem::rename(md, outside);
   ASSERT_EQ(symlink(outside.c_str(), md.c_str()), 0);
-  const ToolRun v = RunBounded({"validate", snap_});
+  const ToolRun v = RunToolBounded({"validate", snap_});
   EXPECT_EQ(v.exit_code, 1) << Describe(v);
   EXPECT_NE(v.out.find("CKPT-F011"), std::string::npos) << Describe(v);
   ExpectReadVerbsFinish(snap_);
@@ -341,11 +321,11 @@ TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
     EXPECT_TRUE(r.exists);
   }
   EXPECT_TRUE(seen);
-  const ToolRun t = RunBounded({"files", snap_});
+  const ToolRun t = RunToolBounded({"files", snap_});
   EXPECT_EQ(t.exit_code, 0) << Describe(t);
   EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
   EXPECT_NE(t.out.find(kEvilShown), std::string::npos) << t.out;
-  const ToolRun j = RunBounded({"files", "--format", "json", snap_});
+  const ToolRun j = RunToolBounded({"files", "--format", "json", snap_});
   EXPECT_EQ(j.exit_code, 0) << Describe(j);
   EXPECT_NE(j.out.find("evil\\u001b[2J\\nline\\\\x.state"), std::string::npos) << j.out;
 }
@@ -353,7 +333,7 @@ TEST_F(HostileInputTest, FilesEscapesControlCharactersInNames) {
 // `show` printed a file path with a raw ESC and newline (terminal injection, a forged row).
 TEST_F(HostileInputTest, ShowEscapesControlCharactersInNames) {
   WriteEvilNames(snap_);
-  const ToolRun t = RunBounded({"show", snap_});
+  const ToolRun t = RunToolBounded({"show", snap_});
   EXPECT_EQ(t.exit_code, 0) << Describe(t);
   EXPECT_EQ(t.out.find('\x1b'), std::string::npos) << "raw ESC in: " << t.out;
   EXPECT_EQ(t.out.find("\nline"), std::string::npos) << "raw newline in a name: " << t.out;
@@ -365,7 +345,7 @@ TEST_F(HostileInputTest, ShowEscapesControlCharactersInNames) {
 TEST_F(HostileInputTest, ErrorMessagesEscapeControlCharacters) {
   WriteEvilNames(snap_);
   std::filesystem::remove(snap_ + "/" + kEvilName);
-  const ToolRun d = RunBounded({"dump", snap_, "--operator", kAggregateUid});
+  const ToolRun d = RunToolBounded({"dump", snap_, "--operator", kAggregateUid});
   EXPECT_EQ(d.exit_code, 2) << Describe(d);
   EXPECT_EQ(d.err.find('\x1b'), std::string::npos) << "raw ESC in: " << d.err;
   EXPECT_NE(d.err.find(kEvilShown), std::string::npos) << d.err;
@@ -383,10 +363,10 @@ TEST_F(HostileInputTest, HugeParallelismIsReadWithBoundedMemory) {
     }));
     for (const std::vector<std::string>& args : std::vector<std::vector<std::string>>{
              {"show", snap_}, {"stats", snap_}, {"diff", snap_, snap_}}) {
-      const ToolRun r = RunBounded(args);
+      const ToolRun r = RunToolBounded(args);
       EXPECT_EQ(r.exit_code, 0) << args[0] << "\n" << Describe(r);
     }
-    const ToolRun v = RunBounded({"validate", snap_});
+    const ToolRun v = RunToolBounded({"validate", snap_});
     EXPECT_EQ(v.exit_code, 1) << Describe(v);
     EXPECT_NE(v.out.find("CKPT-T003"), std::string::npos) << Describe(v);
     ExpectReadVerbsFinish(snap_, {"--operator", kAggregateUid});
@@ -403,7 +383,7 @@ TEST_F(HostileInputTest, HugeParallelismLeavesChannelStateUnattributed) {
       op.set_parallelism(std::numeric_limits<uint32_t>::max());
     }
   }));
-  const ToolRun r = RunBounded({"stats", snap});
+  const ToolRun r = RunToolBounded({"stats", snap});
   EXPECT_EQ(r.exit_code, 0) << Describe(r);
   EXPECT_NE(r.out.find("bytes of in-flight data are on channels no edge of the job graph explains"),
             std::string::npos)
@@ -434,9 +414,9 @@ TEST_F(HostileInputTest, HugeFlinkParallelismIsReadWithBoundedMemory) {
         op.max_parallelism = max_p;
       }
       ASSERT_OK(flink::WriteFlinkMetadata(base::Fs::Default(), *md, dir + "/_metadata"));
-      const ToolRun v = RunBounded({"validate", dir});
+      const ToolRun v = RunToolBounded({"validate", dir});
       EXPECT_EQ(v.exit_code, 1) << Describe(v);
-      const ToolRun s = RunBounded({"show", dir});
+      const ToolRun s = RunToolBounded({"show", dir});
       if (p < 0) {
         EXPECT_EQ(s.exit_code, 2) << Describe(s);
         EXPECT_NE(s.err.find(dir + "/_metadata"), std::string::npos) << Describe(s);

@@ -29,25 +29,7 @@ namespace {
 using ::ckpt::testing::TempDir;
 using ::ckpt::testing::ToolRun;
 
-#if defined(__SANITIZE_ADDRESS__)
-constexpr bool kAddressSanitizer = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-constexpr bool kAddressSanitizer = true;
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-#else
-constexpr bool kAddressSanitizer = false;
-#endif
-
-// Far above what writing a few-KiB snapshot needs, far below what a hostile count would ask for
-// (not under ASan, which reserves terabytes of shadow memory up front).
-constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
-
-ToolRun RunBounded(const std::vector<std::string>& args) {
-  return ::ckpt::testing::RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
-}
+using ::ckpt::testing::RunToolBounded;
 
 std::string Describe(const std::vector<std::string>& args, const ToolRun& r) {
   std::string cmd;
@@ -261,13 +243,13 @@ std::vector<FlinkCase> FlinkCases() {
 
 // Asserts what every write verb promises for one run; `out` is its output path.
 void ExpectWriteContract(const std::vector<std::string>& args, const std::string& out) {
-  const ToolRun r = RunBounded(args);
+  const ToolRun r = RunToolBounded(args);
   const std::string what = Describe(args, r);
   ASSERT_TRUE(r.exit_code >= 0 && r.exit_code <= 2) << "crashed or killed: " << what;
   if (r.exit_code == 0) {
     ASSERT_TRUE(testing::Exists(out)) << "exit 0 without an output: " << what;
     const std::vector<std::string> validate = {"validate", out};
-    const ToolRun v = RunBounded(validate);
+    const ToolRun v = RunToolBounded(validate);
     EXPECT_EQ(v.exit_code, 0) << "exit 0 but the output does not validate: " << what << "\n"
                               << Describe(validate, v);
   } else {
@@ -301,7 +283,7 @@ void RunEveryWriteVerb(const TempDir& tmp, const std::string& snap, const std::s
   testing::CopyTree(snap, format::CheckpointDir(job, 9));
   for (const std::vector<std::string>& args :
        std::vector<std::vector<std::string>>{{"prune", root}, {"prune", root, "--yes"}}) {
-    const ToolRun r = RunBounded(args);
+    const ToolRun r = RunToolBounded(args);
     EXPECT_TRUE(r.exit_code >= 0 && r.exit_code <= 2) << "crashed or killed: " << Describe(args, r);
     if (r.exit_code != 0) {
       EXPECT_FALSE((r.out + r.err).empty()) << Describe(args, r);

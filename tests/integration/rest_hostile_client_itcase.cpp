@@ -30,7 +30,7 @@ using nlohmann::json;
 #define ASSERT_ENGINE_BUILT() \
   ASSERT_STRNE(CKPT_ENGINE_BINARY, "") << "ckpt-engine is not built: this test needs it"
 
-const std::string kJob = std::string("/jobs/") + kJobId;
+const std::string kJobPath = std::string("/jobs/") + kJobId;
 
 bool JobRunning(httplib::Client& c) {
   HttpAnswer jobs = HttpGet(c, "/jobs");
@@ -45,8 +45,8 @@ TEST(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning)
   auto c = engine.Client();
   const std::vector<std::string> requests = {
       "GET /%ff", "GET /\xff", "GET /overview\xc3", "DELETE /\xff", "GET /v1/\xff",
-      "GET /jobs/%ff%fe", "GET " + kJob + "/checkpoints/details/%c3", "POST /v1/\xc3\x28",
-      "GET " + kJob + "/savepoints/%ed%a0%80", "PATCH " + kJob + "?mode=%ff"};
+      "GET /jobs/%ff%fe", "GET " + kJobPath + "/checkpoints/details/%c3", "POST /v1/\xc3\x28",
+      "GET " + kJobPath + "/savepoints/%ed%a0%80", "PATCH " + kJobPath + "?mode=%ff"};
   for (const std::string& line : requests) {
     const std::string answer =
         RawExchange(engine.port(), line + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
@@ -75,7 +75,7 @@ TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
   auto c = engine.Client();
   const int fd = ConnectLoopback(engine.port());
   ASSERT_GE(fd, 0);
-  const std::string head = "POST " + kJob + "/savepoints HTTP/1.1\r\nHost: x\r\n"
+  const std::string head = "POST " + kJobPath + "/savepoints HTTP/1.1\r\nHost: x\r\n"
                            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
   ASSERT_EQ(send(fd, head.data(), head.size(), MSG_NOSIGNAL), static_cast<ssize_t>(head.size()));
   // Up to 256 MiB in 64 KiB chunks: the server stops reading long before.
@@ -107,7 +107,7 @@ TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
   std::snprintf(line, sizeof(line), "%zx\r\n", big.size());
   std::string answer = RawExchange(engine.port(), head + line + big + "\r\n0\r\n\r\n");
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer.substr(0, 300);
-  answer = RawExchange(engine.port(), "POST " + kJob + "/savepoints HTTP/1.1\r\nHost: x\r\n"
+  answer = RawExchange(engine.port(), "POST " + kJobPath + "/savepoints HTTP/1.1\r\nHost: x\r\n"
                                       "Content-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd");
   EXPECT_EQ(answer.rfind("HTTP/1.1 415", 0), 0u) << answer.substr(0, 300);
   EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
@@ -138,8 +138,8 @@ TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnyth
       {"/lib64", "a /lib* directory"},
       {"relative/sp", "a relative path"}};
   for (const auto& [target, what] : bad_targets) {
-    refused(kJob + "/savepoints", {{"target-directory", target}}, "savepoint to " + what);
-    refused(kJob + "/stop", {{"targetDirectory", target}}, "stop to " + what);
+    refused(kJobPath + "/savepoints", {{"target-directory", target}}, "savepoint to " + what);
+    refused(kJobPath + "/stop", {{"targetDirectory", target}}, "stop to " + what);
   }
   // Nothing was created: not the truncated NUL name, not the '..' target's parts.
   EXPECT_TRUE(std::filesystem::is_empty(base));
@@ -147,23 +147,23 @@ TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnyth
 
   for (const std::string id : {"x", "0123456789ABCDEF0123456789ABCDEF",
                                 "0123456789abcdef0123456789abcde", "../../etc"}) {
-    refused(kJob + "/savepoints", {{"target-directory", base}, {"triggerId", id}},
+    refused(kJobPath + "/savepoints", {{"target-directory", base}, {"triggerId", id}},
             "trigger id '" + id + "'");
-    refused(kJob + "/checkpoints", {{"triggerId", id}}, "checkpoint trigger id '" + id + "'");
+    refused(kJobPath + "/checkpoints", {{"triggerId", id}}, "checkpoint trigger id '" + id + "'");
     refused("/savepoint-disposal", {{"savepoint-path", base}, {"triggerId", id}},
             "disposal trigger id '" + id + "'");
   }
-  HttpAnswer status = HttpGet(*c, kJob + "/savepoints/not-a-trigger-id");
+  HttpAnswer status = HttpGet(*c, kJobPath + "/savepoints/not-a-trigger-id");
   EXPECT_EQ(status.status, 400) << status.body.dump();
   EXPECT_TRUE(std::filesystem::is_empty(base));
 
   // A valid one still works, its trigger id as given.
   const std::string trigger = "00112233445566778899aabbccddeeff";
-  HttpAnswer ok = HttpPost(*c, kJob + "/savepoints",
+  HttpAnswer ok = HttpPost(*c, kJobPath + "/savepoints",
                            json{{"target-directory", base + "/"}, {"triggerId", trigger}}.dump());
   ASSERT_EQ(ok.status, 202) << ok.body.dump();
   EXPECT_EQ(ok.body["request-id"], trigger);
-  json op = AwaitOperation(*c, kJob + "/savepoints/" + trigger);
+  json op = AwaitOperation(*c, kJobPath + "/savepoints/" + trigger);
   ASSERT_TRUE(op.contains("location")) << op.dump();
   EXPECT_EQ(op["location"].get<std::string>().rfind(base + "/savepoint-", 0), 0u) << op.dump();
   EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
@@ -176,9 +176,9 @@ TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
   ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
   auto c = engine.Client();
   auto savepoint = [&](const std::string& dir) {
-    HttpAnswer a = HttpPost(*c, kJob + "/savepoints", json{{"target-directory", dir}}.dump());
+    HttpAnswer a = HttpPost(*c, kJobPath + "/savepoints", json{{"target-directory", dir}}.dump());
     EXPECT_EQ(a.status, 202) << a.body.dump();
-    json op = AwaitOperation(*c, kJob + "/savepoints/" + a.body.value("request-id", ""));
+    json op = AwaitOperation(*c, kJobPath + "/savepoints/" + a.body.value("request-id", ""));
     return op.value("location", "");
   };
   const std::string shared_dir = savepoint(s.tmp.Sub("sp"));
@@ -306,7 +306,7 @@ TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients
         client.set_connection_timeout(2, 0);
         client.set_read_timeout(2, 0);
         client.set_write_timeout(2, 0);
-        auto r = client.Get((kJob + "/checkpoints").c_str());
+        auto r = client.Get((kJobPath + "/checkpoints").c_str());
         if (r && r->status == 200) {
           ++ok;
         } else if (failures[i].size() < 5) {
