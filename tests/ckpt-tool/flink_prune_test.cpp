@@ -179,6 +179,16 @@ TEST(FlinkPruneTest, NewestWithATruncatedFileDoesNotCostTheOlderGoodOne) {
   ExpectChk1Kept(r, false, r.damaged + " has ");
 }
 
+// Flink reads `_metadata` to its end: a checkpoint whose CheckpointProperties trailer is cut
+// decodes operator by operator, but does not restore.
+TEST(FlinkPruneTest, NewestWithACutMetadataTrailerDoesNotCostTheOlderGoodOne) {
+  DamagedRoot r;
+  WriteDamagedRoot(&r);
+  const std::string md = r.job + "/chk-2/_metadata";
+  testing::TruncateFile(md, fs::file_size(md) - 1);
+  ExpectChk1Kept(r, false, "_metadata");
+}
+
 // Flink records no checksums: a flipped byte is found by --deep, which decodes every SST.
 TEST(FlinkPruneTest, NewestWithAFlippedByteDoesNotCostTheOlderGoodOneWithDeep) {
   DamagedRoot r;

@@ -99,7 +99,12 @@ std::string DeepReason(base::Fs& fs, const std::string& dir) {
 
 base::Result<std::vector<format::ExpectedFile>> RestoreFiles(const Snapshot& snapshot,
                                                              const std::string& dir) {
-  if (const flink::Metadata* md = FlinkMetadataOf(snapshot)) return FlinkFiles(*md).Collect();
+  if (const flink::Metadata* md = FlinkMetadataOf(snapshot)) {
+    // Flink reads `_metadata` to its end: a cut or damaged CheckpointProperties trailer fails
+    // the restore although every operator decoded.
+    CKPT_RETURN_IF_ERROR(flink::PropertiesStatus(*md));
+    return FlinkFiles(*md).Collect();
+  }
   return format::ExpectedFilesOf(dir, RawMetadata(snapshot));
 }
 
