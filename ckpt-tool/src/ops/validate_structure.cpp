@@ -24,8 +24,11 @@ std::string RangeText(uint32_t a, uint32_t b) {
 }
 
 bool HasKeyedState(const OperatorInfo& op) {
+  // Every operator behind a HASH edge declares its timer queues, whether it ever sets a timer
+  // or not (a stateless one never does): declared timers alone are no state to cover. A subtask
+  // that has timers writes a handle, which the loop below counts.
   for (const auto& s : op.states) {
-    if (s.keyed) return true;
+    if (s.keyed && s.kind != StateKind::kTimers) return true;
   }
   // A handle with no kind (the engine writes one per subtask of a stateless operator behind a
   // HASH edge) holds nothing and covers no key group: alone it is not keyed state to cover.
