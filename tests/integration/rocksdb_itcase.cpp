@@ -12,6 +12,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
@@ -84,6 +85,19 @@ TEST_P(RocksDbITCase, RetainedCheckpointRescalesFromTwoToThree) {
   }
   ASSERT_GT(newest, 0);
   const std::string chk = base::JoinPath(job_dir, "chk-" + std::to_string(newest));
+  // Its type says what it references: INCREMENTAL exactly when it re-references a shared file
+  // an earlier checkpoint uploaded, which a full RocksDB checkpoint never does.
+  const std::string md_path = base::JoinPath(chk, format::kMetadataFileName);
+  ASSERT_OK_AND_ASSIGN(std::string md_bytes, base::ReadFileToString(base::Fs::Default(), md_path));
+  ASSERT_OK_AND_ASSIGN(pb::CheckpointMetadata md, format::DecodeMetadata(md_bytes, md_path));
+  bool reuses = false;
+  for (const pb::FileEntry& f : md.files()) {
+    reuses = reuses || (f.scope() == pb::SHARED && f.created_by_checkpoint_id() != newest);
+  }
+  EXPECT_EQ(md.checkpoint_type(), reuses ? pb::INCREMENTAL : pb::FULL);
+  if (!GetParam()) {
+    EXPECT_FALSE(reuses);
+  }
 
   KeyedSumJob second = first;
   second.sink_dir = tmp.Sub("out-p3");

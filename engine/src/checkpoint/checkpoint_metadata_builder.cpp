@@ -71,7 +71,7 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
   } else {
     md.set_retention(o.retention);
   }
-  // The heap backend writes every state file for each snapshot.
+  // FULL unless it re-references shared files of an earlier checkpoint (set below).
   md.set_checkpoint_type(pb::FULL);
   md.set_mode(c.mode);
   if (o.restored_from) *md.mutable_restored_from() = *o.restored_from;
@@ -191,6 +191,15 @@ base::Result<pb::CheckpointMetadata> BuildCheckpointMetadata(const MetadataInput
   }
   m->set_num_subtasks(num_subtasks);
   m->set_latest_ack_timestamp(latest_ack);
+  // What the snapshot references decides its type: a file in shared/ that an earlier checkpoint
+  // uploaded makes it INCREMENTAL (RocksDB incremental; the first of a chain uploads all it
+  // references and is FULL).
+  for (const pb::FileEntry& f : md.files()) {
+    if (f.scope() == pb::SHARED && f.created_by_checkpoint_id() != md.checkpoint_id()) {
+      md.set_checkpoint_type(pb::INCREMENTAL);
+      break;
+    }
+  }
   return md;
 }
 
