@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <functional>
 #include <map>
 
 #include "ckpt/base/fs.h"
@@ -189,22 +190,32 @@ TEST(ValidateTest, MissingSubtaskLeavesKeyGroupGap) {
   EXPECT_TRUE(HasRule(r, "CKPT-F008")) << Dump(r);
 }
 
+// Rewrites the sample savepoint in `dir`, calling `edit` on each operator that has subtasks but
+// no keyed handle (the stateless ones); returns how many it edited.
+int EditStatelessOperators(const std::string& dir,
+                           const std::function<void(pb::OperatorState&)>& edit) {
+  int touched = 0;
+  EXPECT_OK(testing::RewriteMetadata(dir, [&](pb::CheckpointMetadata& m) {
+    for (auto& op : *m.mutable_operators()) {
+      bool keyed = false;
+      for (const auto& st : op.subtasks()) keyed = keyed || st.keyed_state_size() > 0;
+      if (keyed || op.subtasks_size() == 0) continue;
+      edit(op);
+      ++touched;
+    }
+  }));
+  return touched;
+}
+
 // The engine writes a keyed handle with no kind for each subtask of a stateless operator behind
 // a HASH edge; it holds nothing, covers no key group and restores fine, so it is no K001 gap.
 TEST(ValidateTest, EmptyKeyedHandlesOfAStatelessOperatorAreNoKeyGroupGap) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
-  int touched = 0;
-  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [&](pb::CheckpointMetadata& m) {
-    for (auto& op : *m.mutable_operators()) {
-      bool keyed = false;
-      for (const auto& st : op.subtasks()) keyed = keyed || st.keyed_state_size() > 0;
-      if (keyed || op.subtasks_size() == 0) continue;
-      for (auto& st : *op.mutable_subtasks()) st.add_keyed_state();  // no handle set
-      ++touched;
-    }
-  }));
-  ASSERT_GT(touched, 0);
+  auto add_empty_handles = [](pb::OperatorState& op) {
+    for (auto& st : *op.mutable_subtasks()) st.add_keyed_state();  // no handle set
+  };
+  ASSERT_GT(EditStatelessOperators(tmp.Sub("sp"), add_empty_handles), 0);
   ValidateReport r = MustValidate(tmp.Sub("sp"));
   EXPECT_FALSE(HasRule(r, "CKPT-K001")) << Dump(r);
 }
@@ -215,26 +226,19 @@ TEST(ValidateTest, EmptyKeyedHandlesOfAStatelessOperatorAreNoKeyGroupGap) {
 TEST(ValidateTest, DeclaredTimersWithoutHandlesAreNoKeyGroupGap) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
-  int touched = 0;
-  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [&](pb::CheckpointMetadata& m) {
-    for (auto& op : *m.mutable_operators()) {
-      bool keyed = false;
-      for (const auto& st : op.subtasks()) keyed = keyed || st.keyed_state_size() > 0;
-      if (keyed || op.subtasks_size() == 0) continue;
-      for (const char* domain : {"event-time", "processing-time"}) {
-        pb::StateDescriptor* d = op.add_states();
-        d->set_name(std::string("_timers/") + domain);
-        d->set_kind(pb::STATE_TIMERS);
-        d->mutable_key_type()->set_kind(pb::TypeDescriptor::INT64);
-        d->mutable_namespace_type()->set_kind(pb::TypeDescriptor::VOID);
-        d->mutable_user_key_type()->set_kind(pb::TypeDescriptor::INT64);
-        d->mutable_value_type()->set_kind(pb::TypeDescriptor::VOID);
-        d->set_timer_domain(domain);
-      }
-      ++touched;
+  auto declare_timers = [](pb::OperatorState& op) {
+    for (const char* domain : {"event-time", "processing-time"}) {
+      pb::StateDescriptor* d = op.add_states();
+      d->set_name(std::string("_timers/") + domain);
+      d->set_kind(pb::STATE_TIMERS);
+      d->mutable_key_type()->set_kind(pb::TypeDescriptor::INT64);
+      d->mutable_namespace_type()->set_kind(pb::TypeDescriptor::VOID);
+      d->mutable_user_key_type()->set_kind(pb::TypeDescriptor::INT64);
+      d->mutable_value_type()->set_kind(pb::TypeDescriptor::VOID);
+      d->set_timer_domain(domain);
     }
-  }));
-  ASSERT_GT(touched, 0);
+  };
+  ASSERT_GT(EditStatelessOperators(tmp.Sub("sp"), declare_timers), 0);
   ValidateReport r = MustValidate(tmp.Sub("sp"));
   EXPECT_FALSE(HasRule(r, "CKPT-K001")) << Dump(r);
   for (const auto& f : r.findings) EXPECT_NE(f.severity, Severity::kError) << Dump(r);
