@@ -319,7 +319,7 @@ TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients
   for (std::thread& t : clients) t.join();
   const int open_idle = hostile.open_idle();
   hostile.Stop();
-  EXPECT_EQ(ok.load(), kClients * kPerClient);
+  EXPECT_EQ(ok.load(), kClients * kPerClient) << ReadFile(s.log);
   for (const auto& f : failures) {
     for (const std::string& why : f) ADD_FAILURE() << why;
   }
