@@ -28,6 +28,15 @@ ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd,
   std::vector<char*> argv;
   for (auto& a : argv_store) argv.push_back(a.data());
   argv.push_back(nullptr);
+  // Under an address-space limit, glibc's per-thread malloc arenas (64 MiB of address space
+  // each) of a tool that starts threads (RocksDB's) would exhaust the limit on a busy machine
+  // and fail thread creation: two arenas keep the bound about hostile values, not about threads.
+  std::vector<std::string> env_store;
+  for (char** e = environ; *e != nullptr; ++e) env_store.emplace_back(*e);
+  if (address_space_bytes > 0) env_store.emplace_back("MALLOC_ARENA_MAX=2");
+  std::vector<char*> envp;
+  for (auto& e : env_store) envp.push_back(e.data());
+  envp.push_back(nullptr);
   const pid_t pid = fork();
   if (pid == 0) {
     if (chdir(cwd.c_str()) != 0) _exit(127);
@@ -41,7 +50,7 @@ ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd,
     dup2(err_pipe[1], STDERR_FILENO);
     close(out_pipe[0]);
     close(err_pipe[0]);
-    execv(argv[0], argv.data());
+    execve(argv[0], argv.data(), envp.data());
     _exit(127);
   }
   close(out_pipe[1]);
