@@ -3,17 +3,17 @@
 // targets and trigger ids that must be refused before anything is created, disposal of a
 // savepoint directory that also holds a user's files, and idle and trickling connections that
 // must not starve other clients. The engine answers 4xx and keeps running its job.
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <filesystem>
 #include <fstream>
+#include <memory>
+#include <mutex>
 #include <thread>
 
 #include <gtest/gtest.h>
@@ -37,43 +37,49 @@ bool JobRunning(httplib::Client& c) {
   return jobs.status == 200 && jobs.body["jobs"][0]["status"] == "RUNNING";
 }
 
-TEST(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning) {
-  ASSERT_ENGINE_BUILT();
-  EngineRun s(2000, 100000000, 200);
-  RestEngine engine(s.Args(), s.log, s.state);
-  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
-  auto c = engine.Client();
+// A running keyed-sum job (kJobId) with its REST endpoint, and a client of it.
+class RestHostileClientITCase : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    ASSERT_ENGINE_BUILT();
+    engine_ = std::make_unique<RestEngine>(run_.Args(), run_.log, run_.state);
+    ASSERT_GT(engine_->port(), 0) << ReadFile(run_.log);
+    client_ = engine_->Client();
+  }
+  int port() const { return engine_->port(); }
+
+  EngineRun run_{2000, 100000000, 200};
+  std::unique_ptr<RestEngine> engine_;
+  std::unique_ptr<httplib::Client> client_;
+};
+
+TEST_F(RestHostileClientITCase, PathsThatAreNotUtf8Get400AndTheEngineKeepsRunning) {
   const std::vector<std::string> requests = {
       "GET /%ff", "GET /\xff", "GET /overview\xc3", "DELETE /\xff", "GET /v1/\xff",
       "GET /jobs/%ff%fe", "GET " + kJobPath + "/checkpoints/details/%c3", "POST /v1/\xc3\x28",
       "GET " + kJobPath + "/savepoints/%ed%a0%80", "PATCH " + kJobPath + "?mode=%ff"};
   for (const std::string& line : requests) {
     const std::string answer =
-        RawExchange(engine.port(), line + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
+        RawExchange(port(), line + " HTTP/1.1\r\nHost: x\r\nContent-Length: 0\r\n"
                                             "Connection: close\r\n\r\n");
     EXPECT_EQ(answer.rfind("HTTP/1.1 4", 0), 0u) << line << " -> " << answer;
     const size_t body = answer.find("\r\n\r\n");
     ASSERT_NE(body, std::string::npos) << line << " -> " << answer;
     const json j = json::parse(answer.substr(body + 4), nullptr, false);
     EXPECT_TRUE(j.is_object() && j["errors"].is_array()) << line << " -> " << answer;
-    ASSERT_TRUE(JobRunning(*c)) << "after " << line << "\n" << ReadFile(s.log);
+    ASSERT_TRUE(JobRunning(*client_)) << "after " << line << "\n" << ReadFile(run_.log);
   }
   // Known routes answer 400, not 500.
   for (const std::string path : {"/overview%ff", "/jobs/%c3%28", "/v1/jobs/overview\xc3"}) {
     const std::string answer =
-        RawExchange(engine.port(), "GET " + std::string(path) +
+        RawExchange(port(), "GET " + std::string(path) +
                                        " HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n");
     EXPECT_EQ(answer.rfind("HTTP/1.1 400", 0), 0u) << path << " -> " << answer;
   }
 }
 
-TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
-  ASSERT_ENGINE_BUILT();
-  EngineRun s(2000, 100000000, 200);
-  RestEngine engine(s.Args(), s.log, s.state);
-  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
-  auto c = engine.Client();
-  const int fd = ConnectLoopback(engine.port());
+TEST_F(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
+  const int fd = ConnectLoopback(port());
   ASSERT_GE(fd, 0);
   const std::string head = "POST " + kJobPath + "/savepoints HTTP/1.1\r\nHost: x\r\n"
                            "Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n";
@@ -99,30 +105,25 @@ TEST(RestHostileClientITCase, ChunkedBodyIsBoundedLikeAContentLengthOne) {
   while ((n = recv(fd, buf, sizeof(buf), 0)) > 0) got.append(buf, static_cast<size_t>(n));
   close(fd);
   EXPECT_EQ(got.rfind("HTTP/1.1 413", 0), 0u) << got.substr(0, 300);
-  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+  EXPECT_TRUE(JobRunning(*client_)) << ReadFile(run_.log);
 
   // A chunked body just over the limit in one chunk, and a gzip-encoded one, are refused too.
   const std::string big(size_t{1} << 20 | 16, ' ');
   char line[32];
   std::snprintf(line, sizeof(line), "%zx\r\n", big.size());
-  std::string answer = RawExchange(engine.port(), head + line + big + "\r\n0\r\n\r\n");
+  std::string answer = RawExchange(port(), head + line + big + "\r\n0\r\n\r\n");
   EXPECT_EQ(answer.rfind("HTTP/1.1 413", 0), 0u) << answer.substr(0, 300);
-  answer = RawExchange(engine.port(), "POST " + kJobPath + "/savepoints HTTP/1.1\r\nHost: x\r\n"
+  answer = RawExchange(port(), "POST " + kJobPath + "/savepoints HTTP/1.1\r\nHost: x\r\n"
                                       "Content-Encoding: gzip\r\nContent-Length: 4\r\n\r\nabcd");
   EXPECT_EQ(answer.rfind("HTTP/1.1 415", 0), 0u) << answer.substr(0, 300);
-  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+  EXPECT_TRUE(JobRunning(*client_)) << ReadFile(run_.log);
 }
 
-TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnythingIsCreated) {
-  ASSERT_ENGINE_BUILT();
-  EngineRun s(2000, 100000000, 200);
-  RestEngine engine(s.Args(), s.log, s.state);
-  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
-  auto c = engine.Client();
-  const std::string base = s.tmp.Sub("targets");
+TEST_F(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnythingIsCreated) {
+  const std::string base = run_.tmp.Sub("targets");
   std::filesystem::create_directories(base);
   auto refused = [&](const std::string& path, const json& body, const std::string& what) {
-    HttpAnswer a = HttpPost(*c, path, body.dump());
+    HttpAnswer a = HttpPost(*client_, path, body.dump());
     EXPECT_EQ(a.status, 400) << what << ": " << a.body.dump();
     EXPECT_TRUE(a.body["errors"].is_array()) << what;
   };
@@ -153,35 +154,30 @@ TEST(RestHostileClientITCase, SavepointTargetsAndTriggerIdsAreCheckedBeforeAnyth
     refused("/savepoint-disposal", {{"savepoint-path", base}, {"triggerId", id}},
             "disposal trigger id '" + id + "'");
   }
-  HttpAnswer status = HttpGet(*c, kJobPath + "/savepoints/not-a-trigger-id");
+  HttpAnswer status = HttpGet(*client_, kJobPath + "/savepoints/not-a-trigger-id");
   EXPECT_EQ(status.status, 400) << status.body.dump();
   EXPECT_TRUE(std::filesystem::is_empty(base));
 
   // A valid one still works, its trigger id as given.
   const std::string trigger = "00112233445566778899aabbccddeeff";
-  HttpAnswer ok = HttpPost(*c, kJobPath + "/savepoints",
+  HttpAnswer ok = HttpPost(*client_, kJobPath + "/savepoints",
                            json{{"target-directory", base + "/"}, {"triggerId", trigger}}.dump());
   ASSERT_EQ(ok.status, 202) << ok.body.dump();
   EXPECT_EQ(ok.body["request-id"], trigger);
-  json op = AwaitOperation(*c, kJobPath + "/savepoints/" + trigger);
+  json op = AwaitOperation(*client_, kJobPath + "/savepoints/" + trigger);
   ASSERT_TRUE(op.contains("location")) << op.dump();
   EXPECT_EQ(op["location"].get<std::string>().rfind(base + "/savepoint-", 0), 0u) << op.dump();
-  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+  EXPECT_TRUE(JobRunning(*client_)) << ReadFile(run_.log);
 }
 
-TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
-  ASSERT_ENGINE_BUILT();
-  EngineRun s(2000, 100000000, 200);
-  RestEngine engine(s.Args(), s.log, s.state);
-  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
-  auto c = engine.Client();
+TEST_F(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
   auto savepoint = [&](const std::string& dir) {
-    HttpAnswer a = HttpPost(*c, kJobPath + "/savepoints", json{{"target-directory", dir}}.dump());
+    HttpAnswer a = HttpPost(*client_, kJobPath + "/savepoints", json{{"target-directory", dir}}.dump());
     EXPECT_EQ(a.status, 202) << a.body.dump();
-    json op = AwaitOperation(*c, kJobPath + "/savepoints/" + a.body.value("request-id", ""));
+    json op = AwaitOperation(*client_, kJobPath + "/savepoints/" + a.body.value("request-id", ""));
     return op.value("location", "");
   };
-  const std::string shared_dir = savepoint(s.tmp.Sub("sp"));
+  const std::string shared_dir = savepoint(run_.tmp.Sub("sp"));
   ASSERT_FALSE(shared_dir.empty());
   const pb::CheckpointMetadata md = ReadMd(shared_dir);
   ASSERT_GT(md.files_size(), 0);
@@ -190,9 +186,9 @@ TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
   std::filesystem::create_directories(shared_dir + "/mine");
   std::ofstream(shared_dir + "/mine/data.csv") << "1,2,3\n";
 
-  HttpAnswer a = HttpPost(*c, "/savepoint-disposal", json{{"savepoint-path", shared_dir}}.dump());
+  HttpAnswer a = HttpPost(*client_, "/savepoint-disposal", json{{"savepoint-path", shared_dir}}.dump());
   ASSERT_EQ(a.status, 202) << a.body.dump();
-  json op = AwaitOperation(*c, "/savepoint-disposal/" + a.body.value("request-id", ""));
+  json op = AwaitOperation(*client_, "/savepoint-disposal/" + a.body.value("request-id", ""));
   EXPECT_FALSE(op.contains("failure-cause")) << op.dump();
   EXPECT_FALSE(std::filesystem::exists(shared_dir + "/_metadata"));
   for (const pb::FileEntry& f : md.files()) {
@@ -202,15 +198,15 @@ TEST(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
   EXPECT_EQ(ReadFile(shared_dir + "/mine/data.csv"), "1,2,3\n");
 
   // A savepoint directory with nothing else in it goes entirely.
-  const std::string own_dir = savepoint(s.tmp.Sub("sp2"));
+  const std::string own_dir = savepoint(run_.tmp.Sub("sp2"));
   ASSERT_FALSE(own_dir.empty());
-  a = HttpPost(*c, "/savepoint-disposal", json{{"savepoint-path", "file://" + own_dir}}.dump());
+  a = HttpPost(*client_, "/savepoint-disposal", json{{"savepoint-path", "file://" + own_dir}}.dump());
   ASSERT_EQ(a.status, 202) << a.body.dump();
-  op = AwaitOperation(*c, "/savepoint-disposal/" + a.body.value("request-id", ""));
+  op = AwaitOperation(*client_, "/savepoint-disposal/" + a.body.value("request-id", ""));
   EXPECT_FALSE(op.contains("failure-cause")) << op.dump();
   EXPECT_FALSE(std::filesystem::exists(own_dir));
-  EXPECT_TRUE(std::filesystem::exists(s.tmp.Sub("sp2")));
-  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+  EXPECT_TRUE(std::filesystem::exists(run_.tmp.Sub("sp2")));
+  EXPECT_TRUE(JobRunning(*client_)) << ReadFile(run_.log);
 }
 
 // Connections held open against the server: `idle` that never send a byte and `trickling` that
@@ -227,7 +223,11 @@ class HostileConnections {
   ~HostileConnections() { Stop(); }
 
   void Stop() {
-    stop_ = true;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      stop_ = true;
+    }
+    stopped_.notify_all();
     if (thread_.joinable()) thread_.join();
     for (int fd : idle_) close(fd);
     for (int fd : trickle_) close(fd);
@@ -255,7 +255,9 @@ class HostileConnections {
   }
 
   void Run() {
+    std::unique_lock<std::mutex> lock(mu_);
     while (!stop_) {
+      lock.unlock();
       int open = 0;
       for (int& fd : idle_) {
         if (Closed(fd)) {
@@ -272,25 +274,25 @@ class HostileConnections {
         fd = OpenTrickle();
         ++reopened_;
       }
-      std::this_thread::sleep_for(std::chrono::milliseconds(100));
+      // The trickle's pace: one byte per connection every 100 ms, until Stop().
+      lock.lock();
+      stopped_.wait_for(lock, std::chrono::milliseconds(100), [this] { return stop_; });
     }
   }
 
   const int port_;
   std::vector<int> idle_;
   std::vector<int> trickle_;
-  std::atomic<bool> stop_{false};
+  std::mutex mu_;
+  std::condition_variable stopped_;
+  bool stop_ = false;  // guarded by mu_
   std::atomic<int> open_idle_{0};
   std::atomic<int> reopened_{0};
   std::thread thread_;
 };
 
-TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients) {
-  ASSERT_ENGINE_BUILT();
-  EngineRun s(2000, 100000000, 200);
-  RestEngine engine(s.Args(), s.log, s.state);
-  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
-  HostileConnections hostile(engine.port(), 200, 16);
+TEST_F(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients) {
+  HostileConnections hostile(port(), 200, 16);
   ASSERT_TRUE(testing::WaitUntil([&] { return hostile.open_idle() == 200; }))
       << hostile.open_idle() << " of 200 idle connections open";
 
@@ -302,7 +304,7 @@ TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients
     clients.emplace_back([&, i] {
       for (int n = 0; n < kPerClient; ++n) {
         // A fresh connection for each request: each must get through the accept queue.
-        httplib::Client client("127.0.0.1", engine.port());
+        httplib::Client client("127.0.0.1", port());
         client.set_connection_timeout(2, 0);
         client.set_read_timeout(2, 0);
         client.set_write_timeout(2, 0);
@@ -319,13 +321,12 @@ TEST(RestHostileClientITCase, IdleAndTricklingConnectionsDoNotStarveOtherClients
   for (std::thread& t : clients) t.join();
   const int open_idle = hostile.open_idle();
   hostile.Stop();
-  EXPECT_EQ(ok.load(), kClients * kPerClient) << ReadFile(s.log);
+  EXPECT_EQ(ok.load(), kClients * kPerClient) << ReadFile(run_.log);
   for (const auto& f : failures) {
     for (const std::string& why : f) ADD_FAILURE() << why;
   }
   EXPECT_GE(open_idle, 150) << "the idle connections were not held open during the requests";
-  auto c = engine.Client();
-  EXPECT_TRUE(JobRunning(*c)) << ReadFile(s.log);
+  EXPECT_TRUE(JobRunning(*client_)) << ReadFile(run_.log);
 }
 
 }  // namespace
