@@ -8,7 +8,8 @@
 # as reported, listed), a signal or any other exit a crash.
 #
 # Snapshots: every `_metadata` under fixtures/flink, fixtures/flink-jobs, tests/interop/flink (the
-# interop harness's committed snapshots, if any), /work/shared/flink-fixtures (if present) and each
+# interop harness's committed snapshots, if any), ../shared/flink-fixtures beside the repository
+# (Apache Flink's own test resources, if present) and each
 # --root DIR (tests/interop/flink/run-interop.sh passes the snapshots its harness wrote). A
 # `_metadata` with the same bytes as one already taken is skipped: cutting it again tests nothing
 # new. Each snapshot must pass both validations intact, or a "report" would mean nothing.
@@ -29,7 +30,7 @@ cd "$(dirname "$0")/.."
 
 stride=64
 tool=""
-defaults=(fixtures/flink fixtures/flink-jobs tests/interop/flink /work/shared/flink-fixtures)
+defaults=(fixtures/flink fixtures/flink-jobs tests/interop/flink ../shared/flink-fixtures)
 roots=()
 while [[ $# -gt 0 ]]; do
   case "$1" in
