@@ -15,41 +15,21 @@
 namespace ckpt::ops::internal {
 namespace {
 
-// Whole-file checksums read this much per call: large sequential reads like xxhsum's, small
-// enough that the chunk is still in cache when it is hashed.
-constexpr size_t kChecksumChunkBytes = 1u << 20;
-
 bool IsContainer(FileKind k) {
   return k == FileKind::kKeyedState || k == FileKind::kOperatorState ||
          k == FileKind::kChannelState || k == FileKind::kChangelog;
 }
 
-struct ChecksumOutcome {
-  bool complete = false;  // read to the end (false: short read)
-  uint64_t checksum = 0;
-  uint64_t bytes = 0;
-};
-
-base::Result<ChecksumOutcome> ChecksumFile(const base::RandomAccessFile& file,
-                                           ValidateContext& ctx, uint64_t* progress_done,
-                                           uint64_t progress_total, std::string* buffer) {
-  ChecksumOutcome out;
-  base::Xxh3Stream hash;
-  const uint64_t size = file.Size();
-  buffer->resize(kChecksumChunkBytes);
-  while (out.bytes < size) {
+// The file's XXH3-64, reporting progress and honouring cancellation chunk by chunk.
+base::Result<base::FileDigest> ChecksumFile(const base::RandomAccessFile& file,
+                                            ValidateContext& ctx, uint64_t* progress_done,
+                                            uint64_t progress_total, std::string* buffer) {
+  return base::Xxh3OfFile(file, buffer, [&](size_t n) {
     if (ctx.progress().cancelled()) return base::Status::Cancelled("validate cancelled");
-    const size_t want = static_cast<size_t>(std::min<uint64_t>(kChecksumChunkBytes, size - out.bytes));
-    CKPT_ASSIGN_OR_RETURN(size_t n, file.ReadAt(out.bytes, want, buffer->data()));
-    if (n == 0) return out;
-    hash.Update(std::string_view(buffer->data(), n));
-    out.bytes += n;
     *progress_done += n;
     ctx.progress().Report(*progress_done, progress_total, file.path());
-  }
-  out.complete = true;
-  out.checksum = hash.Digest();
-  return out;
+    return base::Status::OK();
+  });
 }
 
 const OperatorInfo* FindInfo(const Snapshot& s, const std::string& bytes) {
@@ -230,7 +210,7 @@ base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
     }
     bool checksum_ok = true;
     if (ctx.options().verify_checksums) {
-      CKPT_ASSIGN_OR_RETURN(ChecksumOutcome c, ChecksumFile(**file, ctx, &done, total, &buffer));
+      CKPT_ASSIGN_OR_RETURN(base::FileDigest c, ChecksumFile(**file, ctx, &done, total, &buffer));
       ctx.report().bytes_checked += c.bytes;
       // A size mismatch already explains a checksum mismatch; report the checksum only when
       // the sizes agree.

@@ -3,6 +3,7 @@
 #include <xxh_x86dispatch.h>
 #include <xxhash.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 
@@ -29,6 +30,28 @@ std::string ChecksumHex(uint64_t checksum) {
   char buf[17];
   std::snprintf(buf, sizeof(buf), "%016llx", static_cast<unsigned long long>(checksum));
   return buf;
+}
+
+Result<FileDigest> Xxh3OfFile(const RandomAccessFile& file, std::string* buffer,
+                              const std::function<Status(size_t)>& on_chunk) {
+  // Large sequential reads like xxhsum's, small enough that a chunk is still in cache when it
+  // is hashed.
+  constexpr size_t kChunkBytes = 1u << 20;
+  FileDigest out;
+  Xxh3Stream hash;
+  const uint64_t size = file.Size();
+  buffer->resize(kChunkBytes);
+  while (out.bytes < size) {
+    const auto want = static_cast<size_t>(std::min<uint64_t>(kChunkBytes, size - out.bytes));
+    CKPT_ASSIGN_OR_RETURN(size_t n, file.ReadAt(out.bytes, want, buffer->data()));
+    if (n == 0) return out;
+    hash.Update(std::string_view(buffer->data(), n));
+    out.bytes += n;
+    if (on_chunk) CKPT_RETURN_IF_ERROR(on_chunk(n));
+  }
+  out.complete = true;
+  out.checksum = hash.Digest();
+  return out;
 }
 
 }  // namespace ckpt::base

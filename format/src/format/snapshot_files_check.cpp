@@ -1,15 +1,10 @@
 #include "ckpt/format/snapshot_files_check.h"
 
-#include <algorithm>
-
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/layout.h"
 
 namespace ckpt::format {
 namespace {
-
-// Large sequential reads, small enough that a chunk is still in cache when it is hashed.
-constexpr size_t kChecksumChunkBytes = 1u << 20;
 
 std::string SizeMismatch(const ExpectedFile& f, uint64_t actual) {
   return f.shown + " has " + std::to_string(actual) + " bytes, the metadata records " +
@@ -25,23 +20,14 @@ base::Status CheckChecksum(base::Fs& fs, const ExpectedFile& f, std::string* buf
     }
     return file.status();
   }
-  base::Xxh3Stream hash;
-  const uint64_t size = (*file)->Size();
-  buffer->resize(kChecksumChunkBytes);
-  uint64_t done = 0;
-  while (done < size) {
-    const auto want = static_cast<size_t>(std::min<uint64_t>(kChecksumChunkBytes, size - done));
-    CKPT_ASSIGN_OR_RETURN(size_t n, (*file)->ReadAt(done, want, buffer->data()));
-    if (n == 0) {
-      return base::Status::Corruption(f.shown + " ends at byte " + std::to_string(done) +
-                                      " while it is read, the metadata records " +
-                                      std::to_string(f.size_bytes) + " bytes");
-    }
-    hash.Update(std::string_view(buffer->data(), n));
-    done += n;
+  CKPT_ASSIGN_OR_RETURN(base::FileDigest d, base::Xxh3OfFile(**file, buffer));
+  if (!d.complete) {
+    return base::Status::Corruption(f.shown + " ends at byte " + std::to_string(d.bytes) +
+                                    " while it is read, the metadata records " +
+                                    std::to_string(f.size_bytes) + " bytes");
   }
-  if (hash.Digest() != *f.checksum_xxh3) {
-    return base::Status::Corruption(f.shown + ": XXH3 is " + base::ChecksumHex(hash.Digest()) +
+  if (d.checksum != *f.checksum_xxh3) {
+    return base::Status::Corruption(f.shown + ": XXH3 is " + base::ChecksumHex(d.checksum) +
                                     ", the metadata records " +
                                     base::ChecksumHex(*f.checksum_xxh3));
   }

@@ -3,8 +3,13 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 #include <string_view>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/base/status.h"
 
 namespace ckpt::base {
 
@@ -24,6 +29,19 @@ class Xxh3Stream {
   struct State;
   std::unique_ptr<State> state_;
 };
+
+// What reading a whole file for its checksum found.
+struct FileDigest {
+  bool complete = false;  // read to Size() (false: the file ended early)
+  uint64_t checksum = 0;  // XXH3-64 of the whole file, when complete
+  uint64_t bytes = 0;     // bytes read
+};
+
+// XXH3-64 of `file`, read from the start in 1 MiB chunks through `buffer`. `on_chunk(n)` runs
+// after each chunk of n bytes (progress, cancellation): a non-OK status stops the read and is
+// returned. IOError from a read.
+Result<FileDigest> Xxh3OfFile(const RandomAccessFile& file, std::string* buffer,
+                              const std::function<Status(size_t)>& on_chunk = {});
 
 // Renders a checksum as 16 lowercase hex digits.
 std::string ChecksumHex(uint64_t checksum);
