@@ -1,4 +1,4 @@
-// Tests of DumpOptions::skip_keyed_entries (ckpt-tool/src/ops/dump.cpp): the inspector's state
+// Tests of DumpOptions::skip_keyed_entries (ops/src/read/dump.cpp): the inspector's state
 // browser reads a page of a large key group by passing over the entries before it.
 #include <gtest/gtest.h>
 

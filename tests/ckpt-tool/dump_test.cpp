@@ -1,4 +1,4 @@
-// Tests of ops::Dump (ckpt-tool/src/ops/dump.cpp): decoding through type descriptors, filters,
+// Tests of ops::Dump (ops/src/read/dump.cpp): decoding through type descriptors, filters,
 // key-group seeking, changelog handles, errors.
 #include "ckpt/ops/dump.h"
 

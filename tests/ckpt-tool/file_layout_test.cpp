@@ -1,5 +1,5 @@
 // Tests of ops::DescribeFileLayout, ReadBlockRecords and RangeOfFinding
-// (ckpt-tool/src/ops/file_layout.cpp): the byte map the inspector's hex view highlights.
+// (ops/src/model/file_layout.cpp): the byte map the inspector's hex view highlights.
 #include "ckpt/ops/file_layout.h"
 
 #include <gtest/gtest.h>

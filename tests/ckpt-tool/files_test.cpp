@@ -1,4 +1,4 @@
-// Tests of ops::ListFiles (ckpt-tool/src/ops/files.cpp).
+// Tests of ops::ListFiles (ops/src/read/files.cpp).
 #include "ckpt/ops/files.h"
 
 #include <gtest/gtest.h>

@@ -1,10 +1,10 @@
 // The plain model of an Apache Flink snapshot is built straight from flink::Metadata
-// (src/ops/flink_model.cpp), and the protobuf that dump, validate and show --format json read is
-// translated from the same metadata on first use (src/ops/flink_translate.cpp). These tests hold
+// (ops/src/formats/flink/model.cpp), and the protobuf that dump, validate and show --format json read is
+// translated from the same metadata on first use (ops/src/formats/flink/translate.cpp). These tests hold
 // the two to one model: the model equals what BuildSnapshotModel makes of the protobuf, for every
 // fixture and for hand-built metadata with every handle kind the fixtures lack; and a model built
 // from a streamed parse (LoadSnapshot) equals one built from decoded metadata.
-#include "ops/flink_model.h"
+#include "formats/flink/model.h"
 
 #include <gtest/gtest.h>
 
@@ -18,7 +18,7 @@
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
-#include "ops/snapshot_raw.h"
+#include "model/snapshot_raw.h"
 
 namespace ckpt::ops {
 namespace {

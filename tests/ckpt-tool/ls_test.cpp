@@ -1,4 +1,4 @@
-// Tests of ops::Ls / ListRoot / OperatorTable (ckpt-tool/src/ops/ls.cpp) and `ckpt-tool ls`.
+// Tests of ops::Ls / ListRoot / OperatorTable (ops/src/read/ls.cpp) and `ckpt-tool ls`.
 #include "ckpt/ops/ls.h"
 
 #include <gtest/gtest.h>

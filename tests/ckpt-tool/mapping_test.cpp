@@ -1,4 +1,4 @@
-// Tests of ckpt-tool/src/ops/mapping.cpp: the one OLD=NEW parser both faces use, and the
+// Tests of ops/src/model/mapping.cpp: the one OLD=NEW parser both faces use, and the
 // mistyped-hash warning.
 #include "ckpt/ops/mapping.h"
 

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # ops public headers expose plain types only (ARCHITECTURE §2): fails if any header under
-# ckpt-tool/include includes Qt, protobuf, RocksDB or CLI11, directly or through a format header
+# ops/include includes Qt, protobuf, RocksDB or CLI11, directly or through a format header
 # that does (ckpt/format/proto.h and everything that includes it).
 set -euo pipefail
 root="${1:?usage: ops_headers_plain_test.sh SOURCE_DIR}"
-include="$root/ckpt-tool/include"
+include="$root/ops/include"
 [[ -d "$include" ]] || { echo "no $include" >&2; exit 2; }
 # format headers that pull protobuf in (transitively).
 tainted=$(grep -rlE '#include\s*[<"](google/protobuf|ckpt/format/proto\.h)' "$root/format/include" \

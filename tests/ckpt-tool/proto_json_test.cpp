@@ -1,7 +1,7 @@
-// Tests of AppendProtoJson (ckpt-tool/src/ops/proto_json.cpp): byte-identical to protobuf's own
+// Tests of AppendProtoJson (ops/src/model/proto_json.cpp): byte-identical to protobuf's own
 // JSON printer (BinaryToJsonString over a deterministic serialization, always printing primitive
 // fields, proto field names) on every frozen fixture and on edge-case values.
-#include "ops/proto_json.h"
+#include "model/proto_json.h"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-// Tests of ops::ComputeStats (ckpt-tool/src/ops/stats.cpp).
+// Tests of ops::ComputeStats (ops/src/read/stats.cpp).
 #include "ckpt/ops/stats.h"
 
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// Tests of ops::Validate (ckpt-tool/src/ops/validate*.cpp): clean fixtures, the corruption matrix
+// Tests of ops::Validate (ops/src/validate/validate*.cpp): clean fixtures, the corruption matrix
 // over fixtures/corrupt, targeted damage of test snapshots, --deep and --against.
 #include "ckpt/ops/validate.h"
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The user guide cannot drift from the code:
-#   - every validate rule ID of ckpt-tool/src/ops/validate_rules.cpp has a "### CKPT-XXXX"
+#   - every validate rule ID of ops/src/validate/validate_rules.cpp has a "### CKPT-XXXX"
 #     troubleshooting entry (docs/troubleshooting.md);
 #   - every operator kind of the built-in catalog (`ckpt-engine kinds`) has a "### `kind`" section
 #     in docs/job-spec.md, and every parameter it accepts (`ckpt-engine kinds --params`, answered by
@@ -15,7 +15,7 @@ fail=0
 problem() { echo "MISSING: $*" >&2; fail=1; }
 
 # 1. Validate rules -> troubleshooting entries.
-mapfile -t rules < <(grep -oE '\{"CKPT-[A-Z][0-9]{3}"' "$src/ckpt-tool/src/ops/validate_rules.cpp" |
+mapfile -t rules < <(grep -oE '\{"CKPT-[A-Z][0-9]{3}"' "$src/ops/src/validate/validate_rules.cpp" |
                      tr -d '{"' | sort -u)
 ((${#rules[@]} >= 30)) || { echo "only ${#rules[@]} rule IDs found in validate_rules.cpp" >&2; exit 1; }
 for id in "${rules[@]}"; do

@@ -1,0 +1,123 @@
+#include "ckpt/ops/in_flight.h"
+
+#include <map>
+#include <tuple>
+
+#include "ckpt/base/bounds.h"
+#include "ckpt/format/channel_layout.h"
+#include "ckpt/format/key_groups.h"
+#include "ckpt/format/operator_id.h"
+#include "model/snapshot_raw.h"
+
+namespace ckpt::ops {
+namespace {
+
+std::string Label(const Snapshot& snapshot, const std::string& id_hex) {
+  for (const OperatorInfo& info : snapshot.operators) {
+    if (info.id_hex != id_hex) continue;
+    return !info.uid.empty() ? info.uid : !info.name.empty() ? info.name : id_hex;
+  }
+  return id_hex;
+}
+
+bool HasChannelState(const pb::CheckpointMetadata& md) {
+  for (const pb::OperatorState& os : md.operators()) {
+    for (const pb::SubtaskState& st : os.subtasks()) {
+      if (st.input_channel_state_size() > 0 || st.output_channel_state_size() > 0) return true;
+    }
+  }
+  return false;
+}
+
+// Whether the channel layout of `graph` has a size the reader may allocate: the layout holds an
+// entry per (edge, upstream subtask, downstream subtask), so parallelisms read from the file bound
+// it, and they are checked before it is built (a hostile 2^32-1 would ask for gigabytes).
+bool LayoutIsBounded(const pb::JobGraph& graph) {
+  std::map<std::string, uint32_t> parallelism;
+  for (const pb::OperatorInfo& o : graph.operators()) {
+    if (o.parallelism() > format::kUpperBoundMaxParallelism) return false;
+    parallelism[o.operator_id()] = o.parallelism();
+  }
+  uint64_t channels = 0;
+  for (const pb::EdgeInfo& e : graph.edges()) {
+    auto from = parallelism.find(e.source_operator_id());
+    auto to = parallelism.find(e.target_operator_id());
+    if (from == parallelism.end() || to == parallelism.end()) continue;
+    if (!base::ProductWithin(from->second, to->second, base::kMaxEntriesFromFile)) return false;
+    channels += uint64_t{from->second} * to->second;
+    if (channels > base::kMaxEntriesFromFile) return false;
+  }
+  return true;
+}
+
+uint64_t ChannelStateBytes(const pb::CheckpointMetadata& md) {
+  uint64_t bytes = 0;
+  for (const pb::OperatorState& os : md.operators()) {
+    for (const pb::SubtaskState& st : os.subtasks()) {
+      for (const auto& h : st.input_channel_state()) bytes += h.size_bytes();
+      for (const auto& h : st.output_channel_state()) bytes += h.size_bytes();
+    }
+  }
+  return bytes;
+}
+
+}  // namespace
+
+InFlightByEdge ComputeInFlightByEdge(const Snapshot& snapshot) {
+  InFlightByEdge report;
+  const pb::CheckpointMetadata& md = RawMetadata(snapshot);
+  if (!HasChannelState(md)) return report;
+  if (!LayoutIsBounded(md.job_graph())) {
+    report.unattributed_bytes = ChannelStateBytes(md);
+    return report;
+  }
+  const format::ChannelLayout layout(md.job_graph());
+  std::map<format::ChannelLayout::EdgeKey, EdgeInFlight> by_edge;
+  for (const pb::OperatorState& os : md.operators()) {
+    for (const pb::SubtaskState& st : os.subtasks()) {
+      for (const pb::InputChannelStateHandle& h : st.input_channel_state()) {
+        auto in = layout.InputOf(os.operator_id(), st.subtask_index(), h.channel_index());
+        if (!in || std::get<2>(in->first) != h.gate_index()) {
+          report.unattributed_bytes += h.size_bytes();
+          continue;
+        }
+        EdgeInFlight& e = by_edge[in->first];
+        e.input_bytes += h.size_bytes();
+        e.input_buffers += static_cast<uint64_t>(h.buffers_size());
+      }
+      for (const pb::ResultSubpartitionStateHandle& h : st.output_channel_state()) {
+        const format::ChannelLayout::Edge* edge =
+            layout.WriterEdge(os.operator_id(), h.partition_index());
+        if (edge == nullptr || h.subpartition_index() >= edge->to_parallelism) {
+          report.unattributed_bytes += h.size_bytes();
+          continue;
+        }
+        EdgeInFlight& e = by_edge[edge->key];
+        e.output_bytes += h.size_bytes();
+        e.output_buffers += static_cast<uint64_t>(h.buffers_size());
+      }
+    }
+  }
+  for (const format::ChannelLayout::Edge& edge : layout.edges()) {
+    auto it = by_edge.find(edge.key);
+    if (it == by_edge.end()) continue;
+    EdgeInFlight e = it->second;
+    e.source_id_hex =
+        format::OperatorId::FromBytes(std::get<0>(edge.key)).ValueOr(format::OperatorId()).ToHex();
+    e.target_id_hex =
+        format::OperatorId::FromBytes(std::get<1>(edge.key)).ValueOr(format::OperatorId()).ToHex();
+    e.source = Label(snapshot, e.source_id_hex);
+    e.target = Label(snapshot, e.target_id_hex);
+    e.target_input = std::get<2>(edge.key);
+    for (const EdgeInfo& info : snapshot.edges) {
+      if (info.source_id_hex == e.source_id_hex && info.target_id_hex == e.target_id_hex &&
+          info.target_input == e.target_input) {
+        e.partitioning = info.partitioning;
+      }
+    }
+    report.edges.push_back(std::move(e));
+  }
+  return report;
+}
+
+}  // namespace ckpt::ops

@@ -1,0 +1,226 @@
+#include "rewrite/prune_scan.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+
+#include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/snapshot_discovery.h"
+#include "formats/flink/model.h"
+#include "rewrite/prune_restorable.h"
+#include "model/snapshot_raw.h"
+
+namespace ckpt::ops::internal {
+namespace {
+
+base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::string& rel,
+                      ScannedTree* tree) {
+  std::string abs = JoinRel(abs_root, rel);
+  auto listed = fs.ListDir(abs);
+  if (!listed.ok()) {
+    // Vanished while we looked (a live job subsumed that checkpoint): nothing to plan for it.
+    if (listed.status().IsNotFound()) return base::Status::OK();
+    return listed.status();
+  }
+  const auto entries = std::move(listed).value();
+  for (const auto& e : entries) {
+    std::string child = JoinRel(rel, e.name);
+    if (e.is_dir) {
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child, tree));
+      continue;
+    }
+    ScannedFile f;
+    f.rel = child;
+    f.abs = JoinRel(abs_root, child);
+    auto info = fs.Stat(f.abs);
+    if (info.ok()) {
+      f.size_bytes = info->size_bytes;
+      // A zero or negative mtime is not a real age: treat it as unknown (never deleted).
+      if (info->mtime_ms > 0) f.mtime_ms = info->mtime_ms;
+    } else if (info.status().IsNotFound()) {
+      continue;  // vanished while we looked: nothing to plan for it
+    }
+    tree->files.push_back(std::move(f));
+  }
+  tree->dirs_post_order.push_back(rel);
+  return base::Status::OK();
+}
+
+void SetRestoreFiles(base::Result<std::vector<format::ExpectedFile>> files, ScannedSnapshot* snap) {
+  if (files.ok()) {
+    snap->restore_files = std::move(files).value();
+  } else {
+    snap->restore_files_error = files.status().message();
+  }
+}
+
+base::Result<pb::CheckpointMetadata> FlinkMetadataModel(base::Fs& fs, ScannedSnapshot* snap,
+                                                        const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadFlinkSnapshot(fs, snap->abs, path));
+  SetRestoreFiles(RestoreFiles(s, snap->abs), snap);
+  return RawMetadata(s);
+}
+
+void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
+  std::string path = base::JoinPath(snap->abs, format::kMetadataFileName);
+  auto info = fs.Stat(path);
+  if (!info.ok()) {
+    if (!info.status().IsNotFound()) {
+      snap->metadata_state = MetadataState::kUnreadable;
+      snap->metadata_error = info.status().ToString();
+    }
+    return;
+  }
+  if (info->mtime_ms > 0) snap->metadata_mtime_ms = info->mtime_ms;
+  // An Apache Flink `_metadata` is read into the same model (formats/flink/model.h): its file table
+  // resolves relative handles against the chk-N directory and absolute ones in <job>/shared/ as
+  // SHARED, so reachability works unchanged; taskowned/ is never scanned, so never deleted.
+  const bool flink = IsFlinkMetadataFile(fs, path);
+  auto metadata = flink ? FlinkMetadataModel(fs, snap, path) : format::ReadMetadataFile(fs, path);
+  if (!metadata.ok()) {
+    // Anything but a clean read means its references are unknown: it must block deletions.
+    snap->metadata_state = metadata.status().IsNotFound() ? MetadataState::kMissing
+                                                          : MetadataState::kUnreadable;
+    snap->metadata_error = metadata.status().ToString();
+    return;
+  }
+  snap->metadata_state = MetadataState::kReadable;
+  if (!flink) SetRestoreFiles(format::ExpectedFilesOf(snap->abs, *metadata), snap);
+  if (snap->checkpoint_id < 0) snap->checkpoint_id = metadata->checkpoint_id();
+  snap->metadata = std::move(metadata).value();
+}
+
+base::Result<bool> IsJobDir(base::Fs& fs, const std::string& abs) {
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    if (e.name == format::kSharedDirName || e.name == format::kTaskOwnedDirName ||
+        format::ParseCheckpointDirName(e.name)) {
+      return true;
+    }
+  }
+  return false;
+}
+
+base::Result<bool> HasMetadata(base::Fs& fs, const std::string& abs) {
+  auto info = fs.Stat(base::JoinPath(abs, format::kMetadataFileName));
+  if (info.ok()) return !info->is_dir;
+  if (info.status().IsNotFound()) return false;
+  return info.status();
+}
+
+base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::string& rel,
+                     ScannedRoot* out) {
+  ScannedJob job;
+  job.rel = rel;
+  std::string abs = JoinRel(abs_root, rel);
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    std::string child_rel = JoinRel(rel, e.name);
+    if (auto id = format::ParseCheckpointDirName(e.name)) {
+      ScannedSnapshot snap;
+      snap.rel = child_rel;
+      snap.abs = JoinRel(abs_root, child_rel);
+      snap.checkpoint_id = *id;
+      snap.is_checkpoint_dir = true;
+      ReadSnapshotMetadata(fs, &snap);
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &snap.tree));
+      if (fs.Stat(snap.abs).status().IsNotFound()) continue;  // subsumed while we looked
+      job.checkpoints.push_back(std::move(snap));
+    } else if (e.name == format::kSharedDirName) {
+      job.shared.emplace();
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
+    }
+  }
+  // The job lock (format/layout.h kJobLockFileName): only probed when the file exists, so a dry
+  // run never creates it; a lock we get is released at once.
+  job.lock_path = base::JoinPath(abs, format::kJobLockFileName);
+  if (fs.Stat(job.lock_path).ok()) {
+    base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(job.lock_path);
+    job.live = !lock.ok() && lock.status().code() == base::StatusCode::kFailedPrecondition;
+  }
+  std::sort(job.checkpoints.begin(), job.checkpoints.end(),
+            [](const auto& a, const auto& b) { return a.checkpoint_id < b.checkpoint_id; });
+  out->jobs.push_back(std::move(job));
+  return base::Status::OK();
+}
+
+}  // namespace
+
+std::string JoinRel(const std::string& base, const std::string& rel) {
+  if (rel.empty()) return base;
+  if (base.empty()) return rel;
+  return base::JoinPath(base, rel);
+}
+
+std::string NormalizeAbsolute(const std::string& path) {
+  std::string full = path;
+  if (full.empty() || full[0] != '/') {
+    char buf[4096];
+    std::string cwd = getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string("/");
+    full = cwd + "/" + full;
+  }
+  std::vector<std::string> parts;
+  size_t start = 0;
+  while (start <= full.size()) {
+    size_t slash = full.find('/', start);
+    if (slash == std::string::npos) slash = full.size();
+    std::string comp = full.substr(start, slash - start);
+    if (comp == "..") {
+      if (!parts.empty()) parts.pop_back();
+    } else if (!comp.empty() && comp != ".") {
+      parts.push_back(comp);
+    }
+    start = slash + 1;
+  }
+  std::string out;
+  for (const auto& p : parts) out += "/" + p;
+  return out.empty() ? "/" : out;
+}
+
+base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root) {
+  auto info = fs.Stat(root);
+  if (!info.ok()) {
+    if (info.status().IsNotFound()) return base::Status::NotFound(root + " does not exist");
+    return info.status();
+  }
+  if (!info->is_dir) return base::Status::InvalidArgument(root + " is not a directory");
+  ScannedRoot out;
+  out.root = root;
+  out.abs_root = NormalizeAbsolute(root);
+  // The snapshots are those format::DiscoverSnapshots finds (the walk ls, the inspector and
+  // ckpt-engine --from-latest use); their job directories are scanned whole (chk-*, shared/).
+  CKPT_ASSIGN_OR_RETURN(std::vector<format::DiscoveredSnapshot> found,
+                        format::DiscoverSnapshots(fs, out.abs_root));
+  std::set<std::string> job_dirs;
+  for (const auto& d : found) {
+    if (d.checkpoint_id) {
+      job_dirs.insert(d.job_rel);
+    } else {
+      ScannedSnapshot snap;
+      snap.rel = d.rel;
+      snap.abs = JoinRel(out.abs_root, d.rel);
+      ReadSnapshotMetadata(fs, &snap);
+      out.other_snapshots.push_back(std::move(snap));
+    }
+  }
+  // A job whose checkpoints are all gone still has shared/ files to plan for.
+  CKPT_ASSIGN_OR_RETURN(bool root_is_job, IsJobDir(fs, out.abs_root));
+  if (root_is_job) job_dirs.insert("");
+  CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(out.abs_root));
+  for (const auto& e : entries) {
+    if (!e.is_dir || root_is_job) continue;
+    const std::string abs = JoinRel(out.abs_root, e.name);
+    CKPT_ASSIGN_OR_RETURN(bool has, HasMetadata(fs, abs));
+    if (has) continue;
+    CKPT_ASSIGN_OR_RETURN(bool is_job, IsJobDir(fs, abs));
+    if (is_job) job_dirs.insert(e.name);
+  }
+  for (const std::string& job : job_dirs) CKPT_RETURN_IF_ERROR(ScanJob(fs, out.abs_root, job, &out));
+  return out;
+}
+
+}  // namespace ckpt::ops::internal
