@@ -9,7 +9,7 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/ops/snapshot.h"
-#include "formats/flink/model.h"
+#include "formats/own/own_format.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -267,14 +267,8 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
   for (const auto& [k, v] : md.properties()) s.properties.emplace_back(k, v);
   std::sort(s.properties.begin(), s.properties.end());
 
-  s.raw = std::make_shared<const SnapshotRaw>(std::move(md));
+  s.raw = std::make_shared<const SnapshotRaw>(internal::OwnSnapshotFormat(), std::move(md));
   return s;
-}
-
-base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
-                                                          const std::string& metadata_path) {
-  // Dispatch point by magic: today only the format's own envelope ("CKPTMETA").
-  return format::ReadMetadataFile(fs, metadata_path);
 }
 
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
@@ -283,16 +277,7 @@ base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
 
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path, const LoadOptions& options) {
   CKPT_ASSIGN_OR_RETURN(format::SnapshotLocation loc, format::LocateSnapshot(fs, path));
-  if (internal::IsFlinkMetadataFile(fs, loc.metadata)) {
-    // Apache Flink's own format
-    return internal::LoadFlinkSnapshot(fs, loc.dir, loc.metadata, options.state_meta);
-  }
-  CKPT_ASSIGN_OR_RETURN(pb::CheckpointMetadata md, ReadSnapshotMetadata(fs, loc.metadata));
-  Snapshot s = BuildSnapshotModel(std::move(md), loc.dir, loc.metadata);
-  RefuseLinksInPaths(fs, &s);
-  auto info = fs.Stat(loc.metadata);
-  if (info.ok()) s.metadata_size_bytes = info->size_bytes;
-  return s;
+  return internal::FormatAt(fs, loc.metadata).Load(fs, loc.dir, loc.metadata, options);
 }
 
 bool IsCheckpointedFile(const SnapshotFile& file, int64_t checkpoint_id) {

@@ -1,65 +1,46 @@
 // Private to ckpt::ops: the decoded protobuf behind a Snapshot, for ops sources that need the
-// raw handles (dump, validate, show --format json, remap). Never included by public headers.
+// raw handles (dump, validate, show --format json, remap), and the format it was read with.
+// Never included by public headers.
 #pragma once
 
-#include <functional>
-#include <memory>
-#include <mutex>
-
-#include "ckpt/flink/metadata.h"
 #include "ckpt/format/proto.h"
 #include "ckpt/ops/snapshot.h"
 
 namespace ckpt::ops {
 
-// Safe to share between threads for reading (what is made on first use is made under
-// std::call_once).
+namespace internal {
+class SnapshotFormat;
+}  // namespace internal
+
+// The decoded metadata behind a Snapshot and the format it was read with (formats/
+// snapshot_format.h). This base holds our format's protobuf as decoded; a format whose model
+// is built another way derives from it and makes the protobuf on first use. Safe to share
+// between threads for reading.
 struct SnapshotRaw {
  public:
-  // Our own format: the metadata as decoded.
-  explicit SnapshotRaw(pb::CheckpointMetadata metadata) : metadata_(std::move(metadata)) {}
-  // An Apache Flink snapshot (formats/flink/model.h). The plain model is built straight from the Flink
-  // metadata, so what only some verbs read is made on first use: `decode` makes the Flink
-  // metadata (decoded anew from the retained bytes when the model was built from a streamed
-  // parse), `translate` the protobuf of it (for a 10,000-subtask `_metadata`, tens of thousands
-  // of messages that ls never reads).
-  SnapshotRaw(std::function<flink::Metadata()> decode,
-              std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate)
-      : decode_(std::move(decode)), translate_(std::move(translate)) {}
+  SnapshotRaw(const internal::SnapshotFormat& format, pb::CheckpointMetadata metadata)
+      : format_(&format), metadata_(std::move(metadata)) {}
+  virtual ~SnapshotRaw() = default;
+  SnapshotRaw(const SnapshotRaw&) = delete;
+  SnapshotRaw& operator=(const SnapshotRaw&) = delete;
 
-  const pb::CheckpointMetadata& metadata() const {
-    if (translate_) {
-      std::call_once(metadata_once_, [this] { metadata_ = translate_(*flink_metadata()); });
-    }
-    return metadata_;
-  }
+  // The metadata as our format's protobuf (for another format, its translation).
+  virtual const pb::CheckpointMetadata& metadata() const { return metadata_; }
 
-  // The Flink metadata the model was built from; nullptr for our own format.
-  const flink::Metadata* flink_metadata() const {
-    if (!decode_) return nullptr;
-    std::call_once(flink_once_, [this] { flink_ = decode_(); });
-    return &flink_;
-  }
+  // The format the snapshot was read with.
+  const internal::SnapshotFormat& format() const { return *format_; }
+
+ protected:
+  explicit SnapshotRaw(const internal::SnapshotFormat& format) : format_(&format) {}
 
  private:
-  std::function<flink::Metadata()> decode_;
-  std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate_;
-  mutable std::once_flag flink_once_;
-  mutable std::once_flag metadata_once_;
-  mutable flink::Metadata flink_;
-  mutable pb::CheckpointMetadata metadata_;
+  const internal::SnapshotFormat* format_;
+  pb::CheckpointMetadata metadata_;
 };
 
 inline const pb::CheckpointMetadata& RawMetadata(const Snapshot& snapshot) {
   return snapshot.raw->metadata();
 }
-
-// Reads and decodes the `_metadata` file at `metadata_path`: the one place every ops reader
-// (LoadSnapshot, ListRoot) turns metadata bytes into the model's protobuf, so another on-disk
-// metadata format is added here by dispatching on the file's magic. Errors as
-// format::ReadMetadataFile.
-base::Result<pb::CheckpointMetadata> ReadSnapshotMetadata(base::Fs& fs,
-                                                          const std::string& metadata_path);
 
 // Builds the plain model from decoded metadata; `dir` is the snapshot directory (used to resolve
 // file paths). Never fails: unresolvable references keep their resolve_error.

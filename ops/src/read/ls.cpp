@@ -9,8 +9,7 @@
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
 #include "ckpt/ops/open.h"
-#include "formats/flink/model.h"
-#include "model/snapshot_raw.h"
+#include "formats/snapshot_format.h"
 
 namespace ckpt::ops {
 namespace {
@@ -28,24 +27,13 @@ void Describe(base::Fs& fs, const std::string& dir, SnapshotEntry* entry) {
     entry->problem = "no _metadata (never completed, or being written)";
     return;
   }
-  Snapshot s;
-  if (internal::IsFlinkMetadataFile(fs, metadata)) {  // Apache Flink's own format
-    auto flink = internal::LoadFlinkSnapshot(fs, dir, metadata, /*state_meta=*/false);
-    if (!flink.ok()) {
-      entry->health = SnapshotHealth::kCorrupt;
-      entry->problem = flink.status().ToString();
-      return;
-    }
-    s = std::move(flink).value();
-  } else {
-    auto md = ReadSnapshotMetadata(fs, metadata);
-    if (!md.ok()) {
-      entry->health = SnapshotHealth::kCorrupt;
-      entry->problem = md.status().ToString();
-      return;
-    }
-    s = BuildSnapshotModel(std::move(md).value(), dir, metadata);
+  auto loaded = internal::FormatAt(fs, metadata).LoadForListing(fs, dir, metadata);
+  if (!loaded.ok()) {
+    entry->health = SnapshotHealth::kCorrupt;
+    entry->problem = loaded.status().ToString();
+    return;
   }
+  const Snapshot& s = *loaded;
   entry->checkpoint_id = s.checkpoint_id;
   entry->kind = s.kind;
   entry->savepoint_format = s.savepoint_format;

@@ -1,228 +1,18 @@
-// stats: bytes by operator, state and key group, key-group skew and oversized union state.
-// Key-group sizes come from container footers (no record reads); per-state sizes stream the
-// records once (one block in memory).
+// stats: bytes by operator, state and key group, key-group skew and oversized union state. How
+// each operator's bytes are found is its format's (SnapshotFormat::ScanOperatorStats).
 #include "ckpt/ops/stats.h"
 
 #include <algorithm>
 #include <cstdio>
-#include <map>
-#include <set>
 
-#include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
-#include "ckpt/format/records.h"
-#include "ckpt/format/state_file_reader.h"
-#include "formats/own/engine_rocksdb.h"
-#include "formats/flink/model.h"
-#include "formats/flink/stats.h"
+#include "formats/snapshot_format.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops {
 namespace {
 
 using base::Status;
-
-class OperatorScanner {
- public:
-  OperatorScanner(base::Fs& fs, const Snapshot& s, const pb::OperatorState& os,
-                  const StatsOptions& options, const base::Progress& progress, OperatorStats* out)
-      : fs_(fs), s_(s), os_(os), options_(options), progress_(progress), out_(out) {
-    for (const auto& d : os.states()) {
-      out_->states.push_back({d.name(), static_cast<StateKind>(d.kind()), 0, 0});
-    }
-  }
-
-  Status Scan() {
-    if (const flink::Metadata* fl = internal::FlinkMetadataOf(s_)) {  // Apache Flink snapshot
-      CKPT_RETURN_IF_ERROR(internal::ScanFlinkOperator(*fl, out_->id_hex, &groups_, out_));
-      CKPT_RETURN_IF_ERROR(internal::CountFlinkKeyedEntries(fs_, s_, out_->id_hex, &groups_, out_, progress_));
-      for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
-      return Status::OK();
-    }
-    for (const auto& st : os_.subtasks()) {
-      for (const auto& h : st.keyed_state()) CKPT_RETURN_IF_ERROR(ScanKeyed(h));
-      for (const auto& h : st.operator_state()) CKPT_RETURN_IF_ERROR(ScanOperator(h));
-    }
-    for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
-    if (options_.per_state) Apportion();
-    return Status::OK();
-  }
-
- private:
-  // Each state's share of a file's on-disk bytes is its share of the file's logical record
-  // bytes (docs/sizes.md), so the states of an operator never add up to more than it.
-  void Apportion() {
-    for (const auto& [index, logical] : per_file_) {
-      const uint64_t size = s_.files[index].size_bytes;
-      uint64_t total = 0;
-      for (uint64_t b : logical) total += b;
-      if (total == 0) continue;
-      const bool checkpointed = IsCheckpointedFile(s_.files[index], s_.checkpoint_id);
-      for (size_t i = 0; i < logical.size(); ++i) {
-        // long double keeps 64 bits of mantissa: exact for any realistic size.
-        const auto share = static_cast<uint64_t>(static_cast<long double>(size) *
-                                                 static_cast<long double>(logical[i]) /
-                                                 static_cast<long double>(total));
-        out_->states[i].file_bytes += share;
-        if (checkpointed) out_->states[i].checkpointed_file_bytes += share;
-      }
-    }
-  }
-
-  Status CheckIndex(uint32_t index) {
-    if (index >= s_.files.size() || s_.files[index].resolved_path.empty()) {
-      return Status::Corruption(s_.metadata_path + ": file #" + std::to_string(index) +
-                                " cannot be resolved");
-    }
-    if (progress_.cancelled()) return Status::Cancelled("stats cancelled");
-    progress_.Report(0, 0, s_.files[index].path);
-    return Status::OK();
-  }
-
-  std::vector<uint64_t>* FileShare(uint32_t index) {
-    auto& v = per_file_[index];
-    v.resize(out_->states.size());
-    return &v;
-  }
-
-  Status ScanKeyed(const pb::KeyedStateHandle& h) {
-    if (h.has_changelog()) {
-      for (const auto& m : h.changelog().materialized()) CKPT_RETURN_IF_ERROR(ScanKeyed(m));
-      if (!options_.per_state) return Status::OK();
-      for (const auto& seg : h.changelog().segments()) {
-        CKPT_RETURN_IF_ERROR(ScanChangelog(seg.slice().file_index()));
-      }
-      return Status::OK();
-    }
-    if (h.has_rocksdb()) return ScanRocksDb(h.rocksdb());
-    if (!h.has_key_groups()) return Status::OK();
-    const uint32_t index = h.key_groups().file_index();
-    // A file shared by several handles (or checkpoints) is counted once.
-    if (!scanned_.insert(index).second) return Status::OK();
-    CKPT_RETURN_IF_ERROR(CheckIndex(index));
-    CKPT_ASSIGN_OR_RETURN(auto reader, format::KeyedStateReader::Open(
-                                           fs_, s_.files[index].resolved_path, os_.states()));
-    for (const auto& sec : reader->container().index().sections) {
-      if (sec.record_count == 0) continue;
-      KeyGroupStats& kg = groups_[sec.section_id];
-      kg.key_group = sec.section_id;
-      kg.bytes += sec.length;
-      kg.records += sec.record_count;
-      out_->keyed_logical_bytes += sec.length;
-    }
-    if (!options_.per_state) return Status::OK();
-    std::vector<uint64_t>* share = FileShare(index);
-    CKPT_ASSIGN_OR_RETURN(format::KeyedRecordIterator it, reader->NewIterator());
-    format::KeyedEntry e;
-    uint64_t n = 0;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it.Next(&e));
-      if (!more) return Status::OK();
-      if ((++n & 4095) == 0 && progress_.cancelled()) return Status::Cancelled("stats cancelled");
-      out_->states[e.record.state_index].entries += 1;
-      out_->states[e.record.state_index].bytes += e.record_bytes;
-      (*share)[e.record.state_index] += e.record_bytes;
-    }
-  }
-
-  // A native RocksDB handle (engine_rocksdb.h): its live entries counted as the canonical
-  // records they would be; the SST and meta files' bytes go to the states in proportion.
-  Status ScanRocksDb(const pb::RocksDbStateHandle& h) {
-    if (h.sst_files_size() > 0 && scanned_.count(h.sst_files(0).file_index()) != 0) {
-      return Status::OK();
-    }
-    for (const auto& f : h.sst_files()) CKPT_RETURN_IF_ERROR(CheckIndex(f.file_index()));
-    std::map<uint32_t, std::vector<internal::KeyedValue>> groups;
-    CKPT_RETURN_IF_ERROR(internal::ReadEngineRocksDb(fs_, s_, os_, h, &groups));
-    std::vector<uint64_t> logical(out_->states.size(), 0);
-    std::string record;
-    for (const auto& [g, values] : groups) {
-      KeyGroupStats& kg = groups_[g];
-      kg.key_group = g;
-      for (const auto& v : values) {
-        record.clear();
-        format::EncodeKeyedRecord({v.state_index, v.key, v.ns, v.user_key, v.value}, &record);
-        // A section's logical bytes count each record's length prefix too.
-        uint64_t logical_size = record.size() + 1;
-        for (uint64_t n = record.size(); n >= 0x80; n >>= 7) ++logical_size;
-        kg.bytes += logical_size;
-        kg.records += 1;
-        out_->keyed_logical_bytes += logical_size;
-        out_->states[v.state_index].entries += 1;
-        out_->states[v.state_index].bytes += record.size();
-        logical[v.state_index] += record.size();
-      }
-    }
-    auto share = [&](uint32_t index) {
-      if (!scanned_.insert(index).second) return;
-      *FileShare(index) = logical;
-    };
-    for (const auto& f : h.sst_files()) share(f.file_index());
-    for (const auto& f : h.meta_files()) share(f.file_index());
-    return Status::OK();
-  }
-
-  // A changelog file's bytes go to the states its changes name (entries count only what the
-  // materialized base holds: changes are not entries).
-  Status ScanChangelog(uint32_t index) {
-    if (!scanned_.insert(index).second) return Status::OK();
-    CKPT_RETURN_IF_ERROR(CheckIndex(index));
-    CKPT_ASSIGN_OR_RETURN(auto reader,
-                          format::StateFileReader::Open(fs_, s_.files[index].resolved_path));
-    std::vector<uint64_t>* share = FileShare(index);
-    CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
-    format::RecordRef rec;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      if (!more) return Status::OK();
-      format::ChangelogRecord c;
-      if (!format::DecodeChangelogRecord(rec.bytes, &c) ||
-          c.change.state_index >= out_->states.size()) {
-        return Status::Corruption(reader->path() + ": malformed changelog record at logical "
-                                  "offset " + std::to_string(rec.logical_offset));
-      }
-      (*share)[c.change.state_index] += rec.bytes.size();
-    }
-  }
-
-  Status ScanOperator(const pb::OperatorStateHandle& h) {
-    std::map<uint64_t, size_t> entry_state;
-    for (const auto& p : h.partitions()) {
-      for (size_t i = 0; i < out_->states.size(); ++i) {
-        if (out_->states[i].name != p.state_name()) continue;
-        out_->states[i].entries += static_cast<uint64_t>(p.entry_offsets_size());
-        for (uint64_t off : p.entry_offsets()) entry_state[off] = i;
-      }
-    }
-    if (!options_.per_state || entry_state.empty()) return Status::OK();
-    if (!scanned_.insert(h.file_index()).second) return Status::OK();
-    CKPT_RETURN_IF_ERROR(CheckIndex(h.file_index()));
-    CKPT_ASSIGN_OR_RETURN(auto reader,
-                          format::StateFileReader::Open(fs_, s_.files[h.file_index()].resolved_path));
-    std::vector<uint64_t>* share = FileShare(h.file_index());
-    CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
-    format::RecordRef rec;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      if (!more) return Status::OK();
-      auto found = entry_state.find(rec.logical_offset);
-      if (found != entry_state.end()) {
-        out_->states[found->second].bytes += rec.bytes.size();
-        (*share)[found->second] += rec.bytes.size();
-      }
-    }
-  }
-
-  base::Fs& fs_;
-  const Snapshot& s_;
-  const pb::OperatorState& os_;
-  const StatsOptions& options_;
-  const base::Progress& progress_;
-  OperatorStats* out_;
-  std::map<uint32_t, KeyGroupStats> groups_;
-  std::set<uint32_t> scanned_;                          // file indexes already read
-  std::map<uint32_t, std::vector<uint64_t>> per_file_;  // file -> logical bytes per state
-};
 
 void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorStats* op,
                std::vector<Finding>* findings) {
@@ -293,8 +83,11 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
           info.id_hex) {
         continue;
       }
-      OperatorScanner scanner(fs, snapshot, os, options, progress, &op);
-      CKPT_RETURN_IF_ERROR(scanner.Scan());
+      for (const auto& d : os.states()) {
+        op.states.push_back({d.name(), static_cast<StateKind>(d.kind()), 0, 0});
+      }
+      CKPT_RETURN_IF_ERROR(internal::FormatOf(snapshot).ScanOperatorStats(fs, snapshot, os, options,
+                                                                         progress, &op));
     }
     Summarize(options, info, &op, &report.findings);
     report.operators.push_back(std::move(op));

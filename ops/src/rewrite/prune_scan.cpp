@@ -8,9 +8,7 @@
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
-#include "formats/flink/model.h"
-#include "rewrite/prune_restorable.h"
-#include "model/snapshot_raw.h"
+#include "formats/snapshot_format.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -48,21 +46,6 @@ base::Status WalkTree(base::Fs& fs, const std::string& abs_root, const std::stri
   return base::Status::OK();
 }
 
-void SetRestoreFiles(base::Result<std::vector<format::ExpectedFile>> files, ScannedSnapshot* snap) {
-  if (files.ok()) {
-    snap->restore_files = std::move(files).value();
-  } else {
-    snap->restore_files_error = files.status().message();
-  }
-}
-
-base::Result<pb::CheckpointMetadata> FlinkMetadataModel(base::Fs& fs, ScannedSnapshot* snap,
-                                                        const std::string& path) {
-  CKPT_ASSIGN_OR_RETURN(Snapshot s, LoadFlinkSnapshot(fs, snap->abs, path));
-  SetRestoreFiles(RestoreFiles(s, snap->abs), snap);
-  return RawMetadata(s);
-}
-
 void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
   std::string path = base::JoinPath(snap->abs, format::kMetadataFileName);
   auto info = fs.Stat(path);
@@ -74,22 +57,25 @@ void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
     return;
   }
   if (info->mtime_ms > 0) snap->metadata_mtime_ms = info->mtime_ms;
-  // An Apache Flink `_metadata` is read into the same model (formats/flink/model.h): its file table
-  // resolves relative handles against the chk-N directory and absolute ones in <job>/shared/ as
-  // SHARED, so reachability works unchanged; taskowned/ is never scanned, so never deleted.
-  const bool flink = IsFlinkMetadataFile(fs, path);
-  auto metadata = flink ? FlinkMetadataModel(fs, snap, path) : format::ReadMetadataFile(fs, path);
-  if (!metadata.ok()) {
+  // Every format's metadata is read as our protobuf (an Apache Flink file table resolves relative
+  // handles against the chk-N directory and absolute ones in <job>/shared/ as SHARED), so
+  // reachability works unchanged; taskowned/ is never scanned, so never deleted.
+  auto facts = FormatAt(fs, path).ReadPruneFacts(fs, snap->abs, path);
+  if (!facts.ok()) {
     // Anything but a clean read means its references are unknown: it must block deletions.
-    snap->metadata_state = metadata.status().IsNotFound() ? MetadataState::kMissing
-                                                          : MetadataState::kUnreadable;
-    snap->metadata_error = metadata.status().ToString();
+    snap->metadata_state = facts.status().IsNotFound() ? MetadataState::kMissing
+                                                       : MetadataState::kUnreadable;
+    snap->metadata_error = facts.status().ToString();
     return;
   }
   snap->metadata_state = MetadataState::kReadable;
-  if (!flink) SetRestoreFiles(format::ExpectedFilesOf(snap->abs, *metadata), snap);
-  if (snap->checkpoint_id < 0) snap->checkpoint_id = metadata->checkpoint_id();
-  snap->metadata = std::move(metadata).value();
+  if (facts->restore_files_status.ok()) {
+    snap->restore_files = std::move(facts->restore_files);
+  } else {
+    snap->restore_files_error = facts->restore_files_status.message();
+  }
+  if (snap->checkpoint_id < 0) snap->checkpoint_id = facts->metadata.checkpoint_id();
+  snap->metadata = std::move(facts->metadata);
 }
 
 base::Result<bool> IsJobDir(base::Fs& fs, const std::string& abs) {

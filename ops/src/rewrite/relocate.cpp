@@ -1,55 +1,16 @@
+// ops::Relocate: the snapshot's format copies it (SnapshotFormat::Relocate).
 #include "ckpt/ops/relocate.h"
 
 #include "ckpt/format/layout.h"
-#include "ckpt/format/metadata_codec.h"
-#include "formats/flink/model.h"
-#include "formats/flink/relocate.h"
-#include "rewrite/output_publish.h"
-#include "rewrite/relocate_copy.h"
-#include "model/snapshot_raw.h"
-#include "validate/validate_internal.h"
+#include "formats/snapshot_format.h"
 
 namespace ckpt::ops {
-
-namespace {
-
-// "savepoint (native, full, aligned)": the label validate gives the output.
-std::string OutputType(const pb::CheckpointMetadata& md) {
-  return SnapshotTypeLabel(BuildSnapshotModel(md, "", ""));
-}
-
-}  // namespace
 
 base::Result<RelocateResult> Relocate(base::Fs& fs, const std::string& snapshot,
                                       const std::string& output_dir,
                                       const RelocateOptions& options) {
   CKPT_ASSIGN_OR_RETURN(auto location, format::LocateSnapshot(fs, snapshot));
-  if (internal::IsFlinkMetadataFile(fs, location.metadata)) {
-    return internal::RelocateFlink(fs, location, output_dir, options);
-  }
-  CKPT_ASSIGN_OR_RETURN(auto metadata, format::ReadMetadataFile(fs, location.metadata));
-  CKPT_RETURN_IF_ERROR(internal::CheckOutputPlace(fs, location.dir, output_dir));
-
-  RelocateResult result;
-  result.source_dir = location.dir;
-  result.output_dir = output_dir;
-  result.checkpoint_id = metadata.checkpoint_id();
-  result.converted_checkpoint = metadata.kind() != pb::SAVEPOINT;
-  result.dry_run = options.dry_run;
-
-  std::vector<std::string> paths = internal::PlanOutputPaths(metadata);
-  CKPT_ASSIGN_OR_RETURN(result.files, internal::PlanCopy(location.dir, metadata, paths));
-  for (const auto& f : result.files) result.total_bytes += f.size_bytes;
-
-  pb::CheckpointMetadata out = metadata;
-  internal::MakeSelfContained(&out, paths, "ckpt.relocated_from", location.dir);
-  result.output_type = OutputType(out);
-  if (options.dry_run) return result;
-  CKPT_ASSIGN_OR_RETURN(internal::CopyResult copied,
-                        internal::WriteSnapshotCopy(fs, result.files, output_dir, out, {},
-                                                    options.progress));
-  internal::TakePublication(std::move(copied), options.verify_output, &result);
-  return result;
+  return internal::FormatAt(fs, location.metadata).Relocate(fs, location, output_dir, options);
 }
 
 }  // namespace ckpt::ops

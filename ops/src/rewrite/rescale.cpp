@@ -1,10 +1,8 @@
-// ops::RescaleMaxParallelism: dispatch on the snapshot's format.
+// ops::RescaleMaxParallelism: the snapshot's format rescales it (SnapshotFormat::Rescale).
 #include "ckpt/ops/rescale.h"
 
 #include "ckpt/format/layout.h"
-#include "formats/flink/model.h"
-#include "formats/flink/rescale.h"
-#include "formats/own/rescale.h"
+#include "formats/snapshot_format.h"
 
 namespace ckpt::ops {
 
@@ -12,10 +10,7 @@ base::Result<RescaleResult> RescaleMaxParallelism(base::Fs& fs, const std::strin
                                                   const std::string& output_dir,
                                                   const RescaleOptions& options) {
   CKPT_ASSIGN_OR_RETURN(auto location, format::LocateSnapshot(fs, snapshot));
-  if (internal::IsFlinkMetadataFile(fs, location.metadata)) {
-    return internal::RescaleFlink(fs, location, output_dir, options);
-  }
-  return internal::RescaleOwn(fs, location, output_dir, options);
+  return internal::FormatAt(fs, location.metadata).Rescale(fs, location, output_dir, options);
 }
 
 }  // namespace ckpt::ops

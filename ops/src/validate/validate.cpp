@@ -9,8 +9,7 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
-#include "formats/flink/model.h"
-#include "formats/flink/validate.h"
+#include "formats/snapshot_format.h"
 #include "model/snapshot_raw.h"
 #include "validate/validate_internal.h"
 
@@ -94,51 +93,7 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
     ctx.Add("CKPT-M001", where, dir + " has no _metadata: not a complete snapshot");
     return std::optional<Snapshot>();
   }
-  if (IsFlinkMetadataFile(fs, metadata)) return CheckFlinkMetadata(ctx, dir, metadata);
-  const uint64_t size = (*file)->Size();
-  const uint64_t limit =
-      format::kMetadataHeaderSize + format::kMaxMetadataPayloadBytes + format::kMetadataTrailerSize;
-  std::string bytes(std::min(size, limit), '\0');
-  CKPT_ASSIGN_OR_RETURN(size_t n, (*file)->ReadAt(0, bytes.size(), bytes.data()));
-  bytes.resize(n);
-  // format classifies the damage (one typed defect per kind); each kind has its own rule.
-  format::MetadataDecodeResult decoded = format::DecodeMetadataChecked(bytes, metadata);
-  switch (decoded.defect) {
-    case format::MetadataDefect::kNone: break;
-    case format::MetadataDefect::kBadMagic:
-      ctx.Add("CKPT-M002", where, decoded.status.message());
-      return std::optional<Snapshot>();
-    case format::MetadataDefect::kNewerVersion:
-      ctx.Add("CKPT-M003", where, decoded.status.message());
-      return std::optional<Snapshot>();
-    case format::MetadataDefect::kLengthMismatch:
-      ctx.Add("CKPT-M004", where, decoded.status.message());
-      return std::optional<Snapshot>();
-    case format::MetadataDefect::kChecksumMismatch:
-      ctx.Add("CKPT-M005", where, decoded.status.message());
-      return std::optional<Snapshot>();
-    case format::MetadataDefect::kEscapingReference:
-      for (const auto& e : decoded.escaping) {
-        Location l;
-        l.file = e.path;
-        ctx.Add("CKPT-F004", l, "file #" + std::to_string(e.index) + ": " + e.why);
-      }
-      return std::optional<Snapshot>();
-    case format::MetadataDefect::kInvalidEnvelope:
-    case format::MetadataDefect::kInvalidPayload:
-    case format::MetadataDefect::kInvalidStructure:
-      ctx.Add("CKPT-M006", where, decoded.status.message());
-      return std::optional<Snapshot>();
-  }
-  if (size != bytes.size()) {  // larger than any valid _metadata: only its head was read
-    ctx.Add("CKPT-M004", where,
-            metadata + ": " + std::to_string(size) + " bytes, more than any valid _metadata");
-    return std::optional<Snapshot>();
-  }
-  Snapshot s = BuildSnapshotModel(std::move(*decoded.metadata), dir, metadata);
-  RefuseLinksInPaths(fs, &s);
-  s.metadata_size_bytes = size;
-  return std::optional<Snapshot>(std::move(s));
+  return FormatAt(fs, metadata).CheckMetadata(ctx, dir, metadata, **file);
 }
 
 }  // namespace internal
@@ -161,18 +116,8 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
   report.snapshot = path;
   internal::ValidateContext ctx(fs, options, progress, &report);
   CKPT_ASSIGN_OR_RETURN(std::optional<Snapshot> snapshot, internal::CheckMetadata(ctx, path));
-  if (snapshot && internal::FlinkMetadataOf(*snapshot) != nullptr) {
-    CKPT_RETURN_IF_ERROR(internal::ValidateFlinkSnapshot(ctx, *snapshot));  // Apache Flink
-  } else if (snapshot) {
-    report.snapshot_type = SnapshotTypeLabel(*snapshot);
-    internal::CheckStructure(ctx, *snapshot);
-    internal::CheckSiblings(ctx, *snapshot);
-    CKPT_RETURN_IF_ERROR(internal::CheckFiles(ctx, *snapshot));
-    if (options.deep) {
-      internal::CheckDeclaredValues(ctx, *snapshot);
-      CKPT_RETURN_IF_ERROR(internal::DeepCheckRocksDb(ctx, *snapshot));
-    }
-    if (!options.against_job.empty()) CKPT_RETURN_IF_ERROR(internal::CheckAgainst(ctx, *snapshot));
+  if (snapshot) {
+    CKPT_RETURN_IF_ERROR(internal::FormatOf(*snapshot).ValidateSnapshot(ctx, *snapshot));
   }
   SortFindings(&report.findings);
   std::sort(report.not_checked.begin(), report.not_checked.end(),
@@ -184,9 +129,7 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
                            report.not_checked.end());
   if (snapshot) {
     report.capabilities = CapabilitiesVerdict(*snapshot, report.findings, report.not_checked);
-    if (internal::FlinkMetadataOf(*snapshot) != nullptr) {
-      internal::AddFlinkCapabilities(&report.capabilities);
-    }
+    internal::FormatOf(*snapshot).AddCapabilities(&report.capabilities);
   }
   std::sort(report.checked_rules.begin(), report.checked_rules.end());
   report.checked_rules.erase(std::unique(report.checked_rules.begin(), report.checked_rules.end()),

@@ -9,7 +9,7 @@
 #include "ckpt/format/job_graph.h"
 #include "ckpt/format/job_spec.h"
 #include "ckpt/format/operator_id.h"
-#include "formats/flink/model.h"
+#include "formats/snapshot_format.h"
 #include "model/snapshot_raw.h"
 #include "validate/validate_internal.h"
 
@@ -168,8 +168,8 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
     // with key groups, or a keyed operator of the new job (its backend has the new key-group
     // count). Flink's (Checkpoints.loadAndValidateCheckpoint) enforces it for every operator
     // with state whose new max parallelism is set explicitly, as a job spec's is.
-    const bool keyed_restore = FlinkMetadataOf(s) != nullptr || HasKeyedState(*raw->second) ||
-                               IsKeyedInNewJob(*graph, now);
+    const bool keyed_restore = FormatOf(s).RestoreChecksMaxParallelismOfEveryOperator() ||
+                               HasKeyedState(*raw->second) || IsKeyedInNewJob(*graph, now);
     if (keyed_restore && now.max_parallelism() != op.max_parallelism) {
       ctx.Add("CKPT-A002", loc,
               "max parallelism " + std::to_string(op.max_parallelism) + " in the snapshot, " +

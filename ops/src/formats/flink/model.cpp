@@ -9,6 +9,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/format/layout.h"
 #include "formats/flink/files.h"
+#include "formats/flink/flink_format.h"
 #include "formats/flink/keyed_states.h"
 #include "formats/flink/translate.h"
 #include "model/snapshot_raw.h"
@@ -299,6 +301,38 @@ class ModelBuilder {
   Snapshot s_;
 };
 
+// The raw side of a Flink snapshot. The plain model is built straight from the Flink metadata,
+// so what only some verbs read is made on first use: `decode` makes the Flink metadata (decoded
+// anew from the retained bytes when the model was built from a streamed parse), `translate` the
+// protobuf of it (for a 10,000-subtask `_metadata`, tens of thousands of messages that ls never
+// reads). Made under std::call_once: safe to share between threads for reading.
+class FlinkSnapshotRaw final : public SnapshotRaw {
+ public:
+  FlinkSnapshotRaw(std::function<flink::Metadata()> decode,
+                   std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate)
+      : SnapshotRaw(FlinkSnapshotFormat()),
+        decode_(std::move(decode)),
+        translate_(std::move(translate)) {}
+
+  const pb::CheckpointMetadata& metadata() const override {
+    std::call_once(metadata_once_, [this] { metadata_ = translate_(flink_metadata()); });
+    return metadata_;
+  }
+
+  const flink::Metadata& flink_metadata() const {
+    std::call_once(flink_once_, [this] { flink_ = decode_(); });
+    return flink_;
+  }
+
+ private:
+  std::function<flink::Metadata()> decode_;
+  std::function<pb::CheckpointMetadata(const flink::Metadata&)> translate_;
+  mutable std::once_flag flink_once_;
+  mutable std::once_flag metadata_once_;
+  mutable flink::Metadata flink_;
+  mutable pb::CheckpointMetadata metadata_;
+};
+
 // The protobuf of a model: the translation plus what the model read beside `_metadata`.
 std::function<pb::CheckpointMetadata(const flink::Metadata&)> Translation(
     const std::string& dir, std::shared_ptr<const FlinkKeyedStates> keyed,
@@ -342,7 +376,7 @@ Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::st
   for (const auto& op : md.operators) builder.AddOperator(op);
   SizeOverrides changelog_sizes;
   Snapshot s = std::move(builder).Finish(md, &changelog_sizes);
-  s.raw = std::make_shared<const SnapshotRaw>(
+  s.raw = std::make_shared<const FlinkSnapshotRaw>(
       [md = std::move(md)]() mutable { return std::move(md); },
       Translation(dir, std::move(keyed), std::move(changelog_sizes)));
   return s;
@@ -384,13 +418,14 @@ base::Result<Snapshot> LoadFlinkSnapshot(base::Fs& fs, const std::string& dir,
     decoded.dir = metadata_dir;
     return decoded;
   };
-  s.raw = std::make_shared<const SnapshotRaw>(
+  s.raw = std::make_shared<const FlinkSnapshotRaw>(
       std::move(decode), Translation(dir, std::move(keyed), std::move(changelog_sizes)));
   return s;
 }
 
 const flink::Metadata* FlinkMetadataOf(const Snapshot& snapshot) {
-  return snapshot.raw ? snapshot.raw->flink_metadata() : nullptr;
+  if (!snapshot.raw || &snapshot.raw->format() != &FlinkSnapshotFormat()) return nullptr;
+  return &static_cast<const FlinkSnapshotRaw&>(*snapshot.raw).flink_metadata();
 }
 
 }  // namespace ckpt::ops::internal
