@@ -181,10 +181,27 @@ base::Result<std::vector<RelocatedFile>> PlanCopy(const std::string& source_dir,
   return files;
 }
 
-std::string TempOutputDir(const std::string& output_dir) {
-  std::string dir = output_dir;
-  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
-  return dir + ".tmp";
+RelocatedFile SamePathCopy(const std::string& source_dir, const std::string& path,
+                           uint64_t size_bytes) {
+  RelocatedFile f;
+  f.source_path = base::JoinPath(source_dir, path);
+  f.output_path = path;
+  f.original_scope = "exclusive";
+  f.size_bytes = size_bytes;
+  return f;
+}
+
+MetadataWriter WriteMetadataBytes(base::Fs& fs, const std::string& metadata_bytes,
+                                  const std::vector<std::pair<std::string, std::string>>* new_files) {
+  return [&fs, &metadata_bytes, new_files](const std::string& dir) -> base::Status {
+    if (new_files != nullptr) {
+      for (const auto& [name, bytes] : *new_files) {
+        CKPT_RETURN_IF_ERROR(base::WriteFileAtomic(fs, base::JoinPath(dir, name), bytes));
+      }
+    }
+    return base::WriteFileAtomic(fs, base::JoinPath(dir, format::kMetadataFileName),
+                                 metadata_bytes);
+  };
 }
 
 base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path) {
@@ -197,6 +214,13 @@ base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path) {
 }
 
 namespace {
+
+// "<output_dir>.tmp", where WriteSnapshotCopyWith builds the copy.
+std::string TempOutputDir(const std::string& output_dir) {
+  std::string dir = output_dir;
+  while (dir.size() > 1 && dir.back() == '/') dir.pop_back();
+  return dir + ".tmp";
+}
 
 // Opens a referenced file, checking it is there with the size the metadata records.
 base::Result<std::unique_ptr<base::RandomAccessFile>> OpenSource(base::Fs& fs,

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "ckpt/base/fs.h"
@@ -69,6 +70,18 @@ struct CopyResult {
 // Writes the `_metadata` of a copy into the given (temporary) directory.
 using MetadataWriter = std::function<base::Status(const std::string& dir)>;
 
+// The copy of the exclusive file `path` (relative to `source_dir`, `size_bytes` long) at the same
+// relative path in the output: what a handle relative to `_metadata` (Flink's) needs.
+RelocatedFile SamePathCopy(const std::string& source_dir, const std::string& path,
+                           uint64_t size_bytes);
+
+// A MetadataWriter that writes each of `new_files` (output-relative name, bytes; none if null),
+// then `metadata_bytes` as `_metadata`, each atomically. Both are referenced, not copied: they
+// must outlive the copy.
+MetadataWriter WriteMetadataBytes(
+    base::Fs& fs, const std::string& metadata_bytes,
+    const std::vector<std::pair<std::string, std::string>>* new_files = nullptr);
+
 // Builds the copy in `output_dir`.tmp (AlreadyExists if `output_dir` or the .tmp exists): brings
 // in every planned file (copied or linked as `options` says), verifying its size, and its XXH3
 // when `options.verify_checksums` (Corruption naming the source on a mismatch), syncs, writes
@@ -100,9 +113,6 @@ void TakePublication(CopyResult&& copied, bool verify_output, VerbResult* result
   result->refused = std::move(copied.refused);
   if (verify_output || !copied.published) result->verification = std::move(copied.verification);
 }
-
-// "<output_dir>.tmp", where WriteSnapshotCopyWith builds the copy.
-std::string TempOutputDir(const std::string& output_dir);
 
 // AlreadyExists if `path` exists; OK if it does not; the Stat error otherwise.
 base::Status CheckOutputAbsent(base::Fs& fs, const std::string& path);

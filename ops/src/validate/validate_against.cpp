@@ -70,8 +70,6 @@ bool IsKeyedInNewJob(const pb::JobGraph& graph, const pb::OperatorInfo& op) {
   return any;
 }
 
-}  // namespace
-
 // Pending sink files (two-phase commit): on restore each is committed, which requires the
 // pending file, or its committed name when the commit already happened, with exactly the size
 // the snapshot recorded (the file sink's CommitPendingPartFile).
@@ -117,6 +115,8 @@ void CheckPendingSinkFiles(ValidateContext& ctx, const Snapshot& s) {
   }
   if (checked_any || !any) ctx.Checked("CKPT-A005");
 }
+
+}  // namespace
 
 base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
   for (const char* r : {"CKPT-A001", "CKPT-A002", "CKPT-A003", "CKPT-A004", "CKPT-A006",

@@ -41,8 +41,7 @@ const OperatorInfo* FindInfo(const Snapshot& s, const std::string& bytes) {
   return nullptr;
 }
 
-}  // namespace
-
+// Every use of every file, by file index.
 std::multimap<uint32_t, FileUse> CollectUses(const Snapshot& s) {
   std::multimap<uint32_t, FileUse> uses;
   const auto& md = RawMetadata(s);
@@ -84,6 +83,8 @@ std::multimap<uint32_t, FileUse> CollectUses(const Snapshot& s) {
   }
   return uses;
 }
+
+}  // namespace
 
 Location UseLocation(const FileUse& u, const SnapshotFile& f) {
   Location l = u.info != nullptr ? OperatorLocation(*u.info) : Location();

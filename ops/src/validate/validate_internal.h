@@ -62,8 +62,6 @@ struct FileUse {
   const pb::OperatorStateHandle* operator_handle = nullptr;
   std::vector<const pb::FileSlice*> slices;
 };
-// Every use of every file, by file index.
-std::multimap<uint32_t, FileUse> CollectUses(const Snapshot& snapshot);
 // Location of a finding about file `f` as used by `u`.
 Location UseLocation(const FileUse& u, const SnapshotFile& f);
 
@@ -77,8 +75,6 @@ void CheckStructure(ValidateContext& ctx, const Snapshot& snapshot);
 void CheckSiblings(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckFiles(ValidateContext& ctx, const Snapshot& snapshot);
 base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& snapshot);
-// CKPT-A005 (part of --against): every pending sink file, pending or committed, with its size.
-void CheckPendingSinkFiles(ValidateContext& ctx, const Snapshot& snapshot);
 
 // --deep: declared type descriptors (values.md) and coordinator state values.
 void CheckDeclaredValues(ValidateContext& ctx, const Snapshot& snapshot);

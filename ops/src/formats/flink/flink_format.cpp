@@ -3,7 +3,9 @@
 #include "formats/flink/flink_format.h"
 
 #include <map>
+#include <string_view>
 
+#include "ckpt/flink/metadata_reader.h"
 #include "formats/flink/diff.h"
 #include "formats/flink/dump.h"
 #include "formats/flink/model.h"
@@ -16,6 +18,16 @@
 
 namespace ckpt::ops::internal {
 namespace {
+
+// True if the file at `metadata_path` starts with Flink's magic 0x4960672D (false if it cannot
+// be read or is shorter than 4 bytes).
+bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
+  auto file = fs.OpenRead(metadata_path);
+  if (!file.ok() || (*file)->Size() < 4) return false;
+  char head[4];
+  auto n = (*file)->ReadAt(0, 4, head);
+  return n.ok() && *n == 4 && flink::HasFlinkMagic(std::string_view(head, 4));
+}
 
 class FlinkFormat final : public SnapshotFormat {
  public:

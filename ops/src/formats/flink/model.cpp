@@ -360,14 +360,6 @@ std::string IdHexOf(const std::string& bytes) {
   return out;
 }
 
-bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
-  auto file = fs.OpenRead(metadata_path);
-  if (!file.ok() || (*file)->Size() < 4) return false;
-  char head[4];
-  auto n = (*file)->ReadAt(0, 4, head);
-  return n.ok() && *n == 4 && flink::HasFlinkMagic(std::string_view(head, 4));
-}
-
 Snapshot BuildFlinkSnapshotModel(base::Fs& fs, flink::Metadata md, const std::string& dir,
                                  bool state_meta) {
   auto keyed = std::make_shared<const FlinkKeyedStates>(state_meta ? ReadFlinkKeyedStates(fs, md)

@@ -1,7 +1,7 @@
 // Private to ckpt::ops: Apache Flink snapshots in the one plain model. A Flink `_metadata`
-// (detected by its magic) is read through ckpt::flink into the same plain model our own format
-// yields, so every verb works on both; the Flink original (FlinkMetadataOf) and its protobuf
-// translation (RawMetadata) are there for the code that reads raw handles.
+// (recognized by its magic: flink_format.h) is read through ckpt::flink into the same plain
+// model our own format yields, so every verb works on both; the Flink original (FlinkMetadataOf)
+// and its protobuf translation (RawMetadata) are there for the code that reads raw handles.
 #pragma once
 
 #include <string>
@@ -12,10 +12,6 @@
 #include "ckpt/ops/snapshot.h"
 
 namespace ckpt::ops::internal {
-
-// True if the file at `metadata_path` starts with Flink's magic 0x4960672D (false if it cannot
-// be read or is shorter than 4 bytes).
-bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path);
 
 // Builds the plain model of decoded Flink metadata found in `dir`; the keyed states of each
 // operator come from the keyed-state meta information its first keyed handle points to (read

@@ -169,12 +169,8 @@ base::Result<RelocateResult> RelocateFlink(base::Fs& fs, const format::SnapshotL
   if (options.dry_run) return result;
   CKPT_ASSIGN_OR_RETURN(
       CopyResult copied,
-      WriteSnapshotCopyWith(
-          fs, result.files, output_dir,
-          [&](const std::string& dir) {
-            return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
-          },
-          CopyOptions{false, FileTransfer::kCopy}, options.progress));
+      WriteSnapshotCopyWith(fs, result.files, output_dir, WriteMetadataBytes(fs, bytes),
+                            CopyOptions{false, FileTransfer::kCopy}, options.progress));
   TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }

@@ -209,12 +209,7 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
 
   std::vector<RelocatedFile> copies;
   for (const auto& [path, h] : relative) {
-    RelocatedFile f;
-    f.source_path = base::JoinPath(location.dir, path);
-    f.output_path = path;
-    f.original_scope = "exclusive";
-    f.size_bytes = static_cast<uint64_t>(h->size);
-    copies.push_back(std::move(f));
+    copies.push_back(SamePathCopy(location.dir, path, static_cast<uint64_t>(h->size)));
     result.total_bytes += static_cast<uint64_t>(h->size);
   }
   for (const auto& [path, size] : absolute) result.total_bytes += static_cast<uint64_t>(size);
@@ -237,12 +232,8 @@ base::Result<RemapResult> RemapFlink(base::Fs& fs, const format::SnapshotLocatio
   copy.transfer = options.copy_files ? FileTransfer::kCopy : FileTransfer::kLinkOrCopy;
   CKPT_ASSIGN_OR_RETURN(
       CopyResult copied,
-      WriteSnapshotCopyWith(
-          fs, copies, output_dir,
-          [&](const std::string& dir) {
-            return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), bytes);
-          },
-          copy, options.progress));
+      WriteSnapshotCopyWith(fs, copies, output_dir, WriteMetadataBytes(fs, bytes), copy,
+                            options.progress));
   result.files_linked = copied.files_linked;
   TakePublication(std::move(copied), options.verify_output, &result);
   return result;

@@ -484,12 +484,7 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
   CKPT_ASSIGN_OR_RETURN(std::string metadata_bytes, flink::SerializeFlinkMetadata(out));
   std::vector<RelocatedFile> copies;
   for (const auto& [path, size] : relative) {
-    RelocatedFile f;
-    f.source_path = base::JoinPath(location.dir, path);
-    f.output_path = path;
-    f.original_scope = "exclusive";
-    f.size_bytes = static_cast<uint64_t>(size);
-    copies.push_back(std::move(f));
+    copies.push_back(SamePathCopy(location.dir, path, static_cast<uint64_t>(size)));
   }
   for (const auto& [name, bytes] : new_files) {
     for (const auto& c : copies) {
@@ -510,15 +505,9 @@ base::Result<RescaleResult> RescaleFlink(base::Fs& fs, const format::SnapshotLoc
   if (options.dry_run) return result;
   CKPT_ASSIGN_OR_RETURN(
       CopyResult copied,
-      WriteSnapshotCopyWith(
-          fs, copies, output_dir,
-          [&](const std::string& dir) -> Status {
-            for (const auto& [name, bytes] : new_files) {
-              CKPT_RETURN_IF_ERROR(base::WriteFileAtomic(fs, base::JoinPath(dir, name), bytes));
-            }
-            return base::WriteFileAtomic(fs, base::JoinPath(dir, "_metadata"), metadata_bytes);
-          },
-          CopyOptions{false, FileTransfer::kCopy}, options.progress));
+      WriteSnapshotCopyWith(fs, copies, output_dir,
+                            WriteMetadataBytes(fs, metadata_bytes, &new_files),
+                            CopyOptions{false, FileTransfer::kCopy}, options.progress));
   TakePublication(std::move(copied), options.verify_output, &result);
   return result;
 }

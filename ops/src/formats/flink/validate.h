@@ -9,11 +9,6 @@
 #include "ckpt/ops/snapshot.h"
 #include "validate/validate_internal.h"
 
-namespace ckpt::ops {
-// "savepoint (canonical, ...)" (validate.cpp).
-std::string SnapshotTypeLabel(const Snapshot& s);
-}  // namespace ckpt::ops
-
 namespace ckpt::ops::internal {
 
 // Reads a Flink `_metadata` and classifies a failure as CKPT-M002 (bad magic), M003 (version 1 or
