@@ -10,7 +10,6 @@
 #include <functional>
 #include <optional>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "ckpt/base/fs.h"
@@ -48,9 +47,6 @@ PruneFacts MakePruneFacts(pb::CheckpointMetadata metadata,
 class SnapshotFormat {
  public:
   virtual ~SnapshotFormat() = default;
-
-  // A short lowercase name ("ckpt", "flink").
-  virtual std::string_view Name() const = 0;
 
   // True if the file at `metadata_path` is this format's `_metadata` (reads at most its head;
   // false when it cannot be read). The registry asks each format in turn.

@@ -57,7 +57,7 @@ class JsonWriter {
   JsonWriter& Open(char c) {
     Comma();
     out_ += c;
-    first_.push_back(true);
+    first_.push_back(1);
     return *this;
   }
   JsonWriter& Close(char c) {
@@ -72,12 +72,13 @@ class JsonWriter {
     }
     if (!first_.empty()) {
       if (!first_.back()) out_ += ',';
-      first_.back() = false;
+      first_.back() = 0;
     }
   }
 
   std::string out_;
-  std::vector<bool> first_;
+  std::vector<char> first_;  // per open array or object: nothing written in it yet (char, not
+                             // bool: vector<bool>'s bit proxies trip GCC's -Wnull-dereference)
   bool after_key_ = false;
 };
 

@@ -12,8 +12,6 @@
 namespace ckpt::ops {
 namespace {
 
-using base::Status;
-
 void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorStats* op,
                std::vector<Finding>* findings) {
   Location loc;

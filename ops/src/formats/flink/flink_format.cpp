@@ -31,8 +31,6 @@ bool IsFlinkMetadataFile(base::Fs& fs, const std::string& metadata_path) {
 
 class FlinkFormat final : public SnapshotFormat {
  public:
-  std::string_view Name() const override { return "flink"; }
-
   bool Recognizes(base::Fs& fs, const std::string& metadata_path) const override {
     return IsFlinkMetadataFile(fs, metadata_path);
   }

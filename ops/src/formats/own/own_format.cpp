@@ -11,8 +11,6 @@ namespace {
 
 class OwnFormat final : public SnapshotFormat {
  public:
-  std::string_view Name() const override { return "ckpt"; }
-
   bool Recognizes(base::Fs&, const std::string&) const override { return true; }
 
   base::Result<Snapshot> Load(base::Fs& fs, const std::string& dir,
