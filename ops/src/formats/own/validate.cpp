@@ -8,7 +8,7 @@
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "model/snapshot_raw.h"
-#include "validate/validate_internal.h"
+#include "formats/own/validate_groups.h"
 
 namespace ckpt::ops::internal {
 

@@ -6,7 +6,7 @@
 
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
-#include "validate/validate_internal.h"
+#include "formats/own/validate_groups.h"
 
 namespace ckpt::ops::internal {
 

@@ -11,7 +11,7 @@
 #include "ckpt/format/operator_id.h"
 #include "formats/own/engine_rocksdb.h"
 #include "model/snapshot_raw.h"
-#include "validate/validate_internal.h"
+#include "formats/own/validate_groups.h"
 
 namespace ckpt::ops::internal {
 namespace {

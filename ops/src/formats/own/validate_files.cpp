@@ -10,7 +10,7 @@
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/state_file_reader.h"
 #include "model/snapshot_raw.h"
-#include "validate/validate_internal.h"
+#include "formats/own/validate_groups.h"
 
 namespace ckpt::ops::internal {
 namespace {
