@@ -1,4 +1,4 @@
-// Restore of changelog handles (seed 004, FORMAT.md "Changelog records") by any backend: the
+// Restore of changelog handles (FORMAT.md "Changelog records") by any backend: the
 // materialized handles through the backend's own Restore, then the changes of the log segments
 // of the owned key groups applied in sequence order through the per-state internals (no change
 // is logged again).
