@@ -56,7 +56,7 @@ ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip,
     out.matched = skip;
   }
   bool full = false, superseded = false;
-  auto n = ops::Dump(base::Fs::Default(), *q.snapshot, options, [&](const ops::DumpEntry& e) {
+  auto n = ops::Dump(*q.fs, *q.snapshot, options, [&](const ops::DumpEntry& e) {
     if (current.load() != generation) {
       superseded = true;
       return base::Status::Cancelled("superseded");
@@ -104,12 +104,23 @@ StateTableModel::~StateTableModel() {
   m_pool.waitForDone();
 }
 
-void StateTableModel::setSource(std::shared_ptr<const ops::Snapshot> snapshot,
+void StateTableModel::setSource(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot,
                                 const QString& operator_ref, const QString& state) {
   beginResetModel();
+  m_fs = &fs;
   m_snapshot = std::move(snapshot);
   m_query.op = operator_ref.toStdString();
   m_query.state = state.toStdString();
+  rebuildPlan();
+  endReset();
+}
+
+void StateTableModel::clearSource() {
+  beginResetModel();
+  m_fs = nullptr;
+  m_snapshot.reset();
+  m_query.op.clear();
+  m_query.state.clear();
   rebuildPlan();
   endReset();
 }
@@ -152,7 +163,8 @@ void StateTableModel::rebuildPlan() {
   m_counting = false;
   m_error.clear();
   m_query.snapshot = m_snapshot;
-  if (!m_snapshot || m_query.op.empty()) return;
+  m_query.fs = m_fs;
+  if (!m_snapshot || !m_fs || m_query.op.empty()) return;
   auto op = m_snapshot->FindOperator(m_query.op);
   if (!op.ok()) {
     m_error = qs(op.status().ToString());

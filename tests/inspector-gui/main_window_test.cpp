@@ -165,7 +165,7 @@ class MainWindowTest : public QObject {
     const QString input = tmp.path() + QStringLiteral("/savepoint");
     copyTree(fixture("v1/savepoint"), input);
     const QByteArray metadata_before = [&] { QFile f(input + "/_metadata"); f.open(QIODevice::ReadOnly); return f.readAll(); }();
-    RemapDialog dialog(input);
+    RemapDialog dialog(localFs(), input);
     dialog.setMappings(QStringLiteral("orders-source=orders-source-v2"));
     dialog.setOutputDir(tmp.path() + QStringLiteral("/remapped"));
     QVERIFY(!dialog.canWrite());  // no write before a plan was shown
@@ -211,7 +211,7 @@ class MainWindowTest : public QObject {
     const QString root = tmp.path() + QStringLiteral("/checkpoints");
     copyTree(fixture("v1/checkpoints"), root);
     const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
-    PruneDialog dialog(root);
+    PruneDialog dialog(localFs(), root);
     dialog.setKeepLast(1);
     dialog.setMinOrphanAge(QStringLiteral("0s"));
     QSignalSpy planned(&dialog, &PruneDialog::planned);
