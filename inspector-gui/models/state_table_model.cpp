@@ -32,6 +32,13 @@ bool keyMatches(const Query& q, const ops::DumpEntry& e) {
   return k.find(q.key) != std::string_view::npos;
 }
 
+// Keyed state kinds whose every record is exactly one table row, so the handles' per-key-group
+// record counts are exact row counts: value, map, reducing and aggregating state.
+bool stateTableKindIsOneRowPerRecord(ops::StateKind kind) {
+  return kind == ops::StateKind::kValue || kind == ops::StateKind::kMap ||
+         kind == ops::StateKind::kReducing || kind == ops::StateKind::kAggregating;
+}
+
 struct ReadOut {
   int matched = 0;
   std::vector<Row> rows;
@@ -178,10 +185,7 @@ void StateTableModel::rebuildPlan() {
     ++keyed_states;
     if (m_query.state.empty() || s.name == m_query.state) {
       keyed = true;
-      if (s.kind != ops::StateKind::kValue && s.kind != ops::StateKind::kMap &&
-          s.kind != ops::StateKind::kReducing && s.kind != ops::StateKind::kAggregating) {
-        one_entry_per_record = false;
-      }
+      if (!stateTableKindIsOneRowPerRecord(s.kind)) one_entry_per_record = false;
     }
   }
   const bool exact_key = m_query.match == KeyMatch::kExact && !m_query.key.empty();

@@ -108,6 +108,41 @@ class MainWindowTest : public QObject {
     QVERIFY(w.summaryText().contains(QStringLiteral("truncated-metadata/_metadata")));
   }
 
+  // A location on a filesystem the inspector does not have fails before anything is read, with
+  // the scheme named on the page and in the signal.
+  void openingAnUnknownSchemeNamesIt() {
+    TestWindow w(TestWindow::kHidden);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    QSignalSpy shown(&w, &MainWindow::cannotOpenShown);
+    w.openPath(QStringLiteral("s3://bucket/savepoint-1"));
+    QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty() && !shown.isEmpty(); }, 30000));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("s3")));
+    QVERIFY(w.showingCannotOpen());
+    QVERIFY(!w.snapshot());
+    QVERIFY(w.summaryText().contains(QStringLiteral("Cannot open s3://bucket/savepoint-1")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("file")));  // the built-in schemes
+    QVERIFY(!w.busy());
+  }
+
+  // The Diff page resolves both locations before comparing: an unknown scheme is its answer.
+  void diffOfAnUnknownSchemeNamesIt() {
+    DiffPage page;
+    page.setPaths(QStringLiteral("s3://bucket/a"), fixture("v1/savepoint"));
+    QSignalSpy done(&page, &DiffPage::diffFinished);
+    page.compare(false);
+    QCOMPARE(done.size(), 1);
+    QVERIFY(!done.front().front().toBool());
+    QVERIFY(page.summary().contains(QStringLiteral("s3")));
+  }
+
+  // A file: URI opens the local path it names.
+  void openingAFileUriOpensTheLocalPath() {
+    TestWindow w(TestWindow::kHidden);
+    QVERIFY(openAndWait(w, QStringLiteral("file://") + fixture("v1/savepoint")));
+    QCOMPARE(w.currentPath(), QDir::cleanPath(fixture("v1/savepoint")));
+    QVERIFY(w.snapshot());
+  }
+
   void checkpointRootListsSnapshotsAndHistory() {
     TestWindow w(TestWindow::kHidden);
     QSignalSpy root(&w, &MainWindow::rootLoaded);
