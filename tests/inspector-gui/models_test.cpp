@@ -162,7 +162,7 @@ void ModelsTest::snapshotModels() {
       ops::DumpOptions options;
       options.operator_ref = op.id_hex;
       options.state = state.name;
-      auto n = ops::Dump(base::Fs::Default(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
+      auto n = ops::Dump(localFs(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
       if (!n.ok()) {
         // Rows known from the index are read when shown: read them until the error arrives.
         for (int r = 0; r < model.rowCount() && model.lastError().isEmpty(); ++r) cell(model, r, StateTableModel::kKey);
