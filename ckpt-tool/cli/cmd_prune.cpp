@@ -24,7 +24,7 @@ struct PruneArgs {
 };
 
 // The --verify report: one line per kept snapshot checked (nothing without --verify).
-void PrintVerificationJson(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
+void PrintPruneVerificationJson(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
   if (!v) return;
   for (const auto& s : v->snapshots) {
     JsonLine line;
@@ -41,7 +41,7 @@ void PrintVerificationJson(const std::optional<ops::PruneVerification>& v, std::
   }
 }
 
-void PrintVerificationText(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
+void PrintPruneVerificationText(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
   if (!v) return;
   out << "\nverified " << v->snapshots.size() << " kept snapshots";
   if (v->snapshots.empty()) out << " (nothing was deleted in their jobs)";
@@ -171,10 +171,10 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
   }
   if (*format == OutputFormat::kJson) {
     PrintJson(*plan, args.yes, done, ctx.out());
-    PrintVerificationJson(verification, ctx.out());
+    PrintPruneVerificationJson(verification, ctx.out());
   } else {
     PrintText(*plan, args.yes, done, ctx.out());
-    PrintVerificationText(verification, ctx.out());
+    PrintPruneVerificationText(verification, ctx.out());
   }
   // As the --verify of remap, relocate and rescale: a verification that found damage is a
   // finding (exit 1), shown in the report.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ckpt/base/fs.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
@@ -76,7 +78,8 @@ TEST(HistoryTest, LoadsEveryRowWithMetricsOfTheNewestAndSummaryPerJob) {
 
   HistoryOptions options;
   options.detailed_limit = 1;  // only chk-2, the newest complete one, is reloaded
-  ASSERT_OK_AND_ASSIGN(std::vector<JobHistory> jobs, LoadHistory(base::Fs::Default(), root, options));
+  ASSERT_OK_AND_ASSIGN(std::vector<JobHistory> jobs,
+                       LoadHistory(base::Fs::Default(), root, options));
   ASSERT_EQ(jobs.size(), 1u);
   const JobHistory& h = jobs[0];
   EXPECT_EQ(h.job_id_hex, job);
@@ -96,8 +99,9 @@ TEST(HistoryTest, LoadsEveryRowWithMetricsOfTheNewestAndSummaryPerJob) {
   ASSERT_TRUE(h.summary.latest_completed.has_value());
   EXPECT_EQ(h.rows[*h.summary.latest_completed].entry.checkpoint_id, 2);
   EXPECT_EQ(h.summary.full_size_bytes.count, 2u);
-  EXPECT_EQ(h.summary.full_size_bytes.max,
-            static_cast<double>(std::max(h.rows[0].entry.full_size_bytes, h.rows[1].entry.full_size_bytes)));
+  const uint64_t largest =
+      std::max(h.rows[0].entry.full_size_bytes, h.rows[1].entry.full_size_bytes);
+  EXPECT_EQ(h.summary.full_size_bytes.max, static_cast<double>(largest));
 }
 
 TEST(HistoryTest, FiltersByJobAndRejectsUnknownJobsAndMissingRoots) {
@@ -138,7 +142,8 @@ void HistoryGolden(const std::string& name, const std::vector<std::string>& args
 TEST(HistoryCliTest, GoldensOfOwnAndEngineRoots) {
   for (const std::string f : {"text", "json"}) {
     HistoryGolden("history-root." + f, {"history", "v1/checkpoints", "--format", f}, 0);
-    HistoryGolden("engine-history-root." + f, {"--format", f, "history", "engine-v1/checkpoints"}, 0);
+    HistoryGolden("engine-history-root." + f,
+                  {"--format", f, "history", "engine-v1/checkpoints"}, 0);
   }
   // Corrupt snapshots are failed rows, and make the history exit 1 (as ls does).
   HistoryGolden("history-corrupt.text", {"history", "corrupt"}, 1);

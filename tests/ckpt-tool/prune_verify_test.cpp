@@ -34,7 +34,7 @@ PruneOptions VerifyingOptions(uint32_t keep_last) {
   return o;
 }
 
-std::string JobRel() { return testing::SampleJobIdHex(); }
+std::string PruneVerifyJobRel() { return testing::SampleJobIdHex(); }
 
 TEST(PruneVerifyTest, KeptSnapshotsOpenAndTheNewestRestores) {
   TempDir tmp;
@@ -47,13 +47,13 @@ TEST(PruneVerifyTest, KeptSnapshotsOpenAndTheNewestRestores) {
   ASSERT_OK(ExecutePrune(fs, plan, {}, nullptr, &v));
   EXPECT_TRUE(v.ok());
   ASSERT_EQ(v.snapshots.size(), 2u);
-  EXPECT_EQ(v.snapshots[0].path, JobRel() + "/chk-2");
+  EXPECT_EQ(v.snapshots[0].path, PruneVerifyJobRel() + "/chk-2");
   EXPECT_TRUE(v.snapshots[0].opens);
   EXPECT_FALSE(v.snapshots[0].restorable.has_value()) << "only the newest is checked for restore";
-  EXPECT_EQ(v.snapshots[1].path, JobRel() + "/chk-3");
+  EXPECT_EQ(v.snapshots[1].path, PruneVerifyJobRel() + "/chk-3");
   ASSERT_TRUE(v.snapshots[1].restorable.has_value());
   EXPECT_TRUE(*v.snapshots[1].restorable);
-  EXPECT_EQ(v.restore_checked, std::vector<std::string>{JobRel() + "/chk-3"});
+  EXPECT_EQ(v.restore_checked, std::vector<std::string>{PruneVerifyJobRel() + "/chk-3"});
 }
 
 TEST(PruneVerifyTest, ANewestCheckpointThatNoLongerRestoresIsCorruptionNamingIt) {
@@ -62,7 +62,8 @@ TEST(PruneVerifyTest, ANewestCheckpointThatNoLongerRestoresIsCorruptionNamingIt)
   base::Fs& fs = base::Fs::Default();
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, VerifyingOptions(1)));
   // A wrong plan: it also deletes a shared file the retained chk-3 references.
-  plan.steps.push_back({PruneAction::kRemoveFile, JobRel() + "/shared/count-1-0.state", "wrong", 0});
+  plan.steps.push_back(
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0});
   PruneVerification v;
   base::Status st = ExecutePrune(fs, plan, {}, nullptr, &v);
   ASSERT_TRUE(st.IsCorruption()) << st.ToString();
@@ -79,7 +80,8 @@ TEST(PruneVerifyTest, AKeptSnapshotThatNoLongerOpensFailsTheCheck) {
   const std::string root = WriteVerifyRoot(tmp);
   base::Fs& fs = base::Fs::Default();
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, VerifyingOptions(2)));
-  plan.steps.push_back({PruneAction::kRemoveFile, JobRel() + "/chk-2/_metadata", "wrong", 0});
+  plan.steps.push_back(
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/chk-2/_metadata", "wrong", 0});
   PruneVerification v;
   base::Status st = ExecutePrune(fs, plan, {}, nullptr, &v);
   ASSERT_TRUE(st.IsCorruption()) << st.ToString();
@@ -98,7 +100,8 @@ TEST(PruneVerifyTest, WithoutVerifyOutputNothingIsChecked) {
   PruneOptions options = VerifyingOptions(1);
   options.verify_output = false;
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, options));
-  plan.steps.push_back({PruneAction::kRemoveFile, JobRel() + "/shared/count-1-0.state", "wrong", 0});
+  plan.steps.push_back(
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0});
   PruneVerification v;
   ASSERT_OK(ExecutePrune(fs, plan, {}, nullptr, &v));
   EXPECT_TRUE(v.snapshots.empty());

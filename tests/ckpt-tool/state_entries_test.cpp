@@ -62,7 +62,8 @@ TEST(StateEntriesTest, ChangelogHandlesAreNotExact) {
   EXPECT_TRUE(count.keyed);
   EXPECT_FALSE(count.exact);
   EXPECT_NE(count.not_exact_reason.find("subtask 0"), std::string::npos) << count.not_exact_reason;
-  EXPECT_FALSE(count.key_group_entries.empty()) << "every key group of the handles may hold entries";
+  EXPECT_FALSE(count.key_group_entries.empty())
+      << "every key group of the handles may hold entries";
 }
 
 TEST(StateEntriesTest, SeveralKeyedStatesInOneContainerAreNotExact) {
@@ -72,7 +73,8 @@ TEST(StateEntriesTest, SeveralKeyedStatesInOneContainerAreNotExact) {
   EXPECT_FALSE(all.exact);
   EXPECT_NE(all.not_exact_reason.find("4 keyed states"), std::string::npos) << all.not_exact_reason;
   EXPECT_EQ(all.entries, 120u);  // 30 + 90 records in the two containers' indexes
-  ASSERT_OK_AND_ASSIGN(StateEntryCount one, CountStateEntries(s, "per-user-aggregate", "order-count"));
+  ASSERT_OK_AND_ASSIGN(StateEntryCount one,
+                       CountStateEntries(s, "per-user-aggregate", "order-count"));
   EXPECT_FALSE(one.exact);
 }
 
@@ -86,7 +88,8 @@ TEST(StateEntriesTest, OperatorStateIsNotCountedPerKeyGroup) {
 
 TEST(StateEntriesTest, KeyFiltersNeedKeyedState) {
   Snapshot s = LoadStateEntriesFixture("v1/savepoint");
-  ASSERT_OK_AND_ASSIGN(KeyFilterSupport keyed, KeyFilterSupportOf(s, "per-user-aggregate", "order-count"));
+  ASSERT_OK_AND_ASSIGN(KeyFilterSupport keyed,
+                       KeyFilterSupportOf(s, "per-user-aggregate", "order-count"));
   EXPECT_TRUE(keyed.exact_key);
   EXPECT_TRUE(keyed.key_group);
   EXPECT_EQ(keyed.key_type, "string");

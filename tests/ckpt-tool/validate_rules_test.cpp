@@ -56,7 +56,9 @@ TEST(ValidateRulesTest, DocAnchorsNameSectionsOfTheRulesDoc) {
   std::set<std::string> anchors;
   std::string line;
   while (std::getline(in, line)) {
-    if (line.rfind("## ", 0) == 0) anchors.insert("validate-rules.md#" + RulesDocSlug(line.substr(3)));
+    if (line.rfind("## ", 0) == 0) {
+      anchors.insert("validate-rules.md#" + RulesDocSlug(line.substr(3)));
+    }
   }
   for (const RuleInfo& r : AllRules()) {
     EXPECT_EQ(anchors.count(r.doc_anchor), 1u) << r.id << ": " << r.doc_anchor;

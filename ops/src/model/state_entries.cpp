@@ -5,9 +5,9 @@ namespace {
 
 // The selected keyed states: `state` itself, or every keyed state when `state` is empty.
 // NotFound when `state` names no declared state.
-base::Status SelectedStates(const OperatorInfo& op, const std::string& state, int* keyed_selected,
-                            int* keyed_declared, bool* one_entry_per_record,
-                            std::string* key_type) {
+base::Status StateEntriesSelectStates(const OperatorInfo& op, const std::string& state,
+                                      int* keyed_selected, int* keyed_declared,
+                                      bool* one_entry_per_record, std::string* key_type) {
   bool found = state.empty();
   for (const StateInfo& s : op.states) {
     if (!state.empty() && s.name == state) found = true;
@@ -39,7 +39,7 @@ base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
   int keyed_declared = 0;
   bool one_entry_per_record = true;
   std::string key_type;
-  CKPT_RETURN_IF_ERROR(SelectedStates(*op, state, &keyed_selected, &keyed_declared,
+  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
                                       &one_entry_per_record, &key_type));
   StateEntryCount count;
   count.keyed = keyed_selected > 0;
@@ -55,7 +55,8 @@ base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
       // Inclusive range; the loop stops after UINT32_MAX instead of wrapping.
       for (uint32_t g = h.key_group_start; g <= h.key_group_end; ++g) {
         const uint64_t i = uint64_t{g} - h.key_group_start;
-        const bool counted = h.kind == KeyedHandleKind::kKeyGroups && i < h.key_group_records.size();
+        const bool counted =
+            h.kind == KeyedHandleKind::kKeyGroups && i < h.key_group_records.size();
         if (!counted && reason.empty()) {
           reason = "subtask " + std::to_string(st.index) + " records no count for key group " +
                    std::to_string(g);
@@ -88,7 +89,7 @@ base::Result<KeyFilterSupport> KeyFilterSupportOf(const Snapshot& snapshot,
   int keyed_declared = 0;
   bool one_entry_per_record = true;
   KeyFilterSupport support;
-  CKPT_RETURN_IF_ERROR(SelectedStates(*op, state, &keyed_selected, &keyed_declared,
+  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
                                       &one_entry_per_record, &support.key_type));
   support.exact_key = keyed_selected > 0;
   support.key_group = keyed_selected > 0;

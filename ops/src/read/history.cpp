@@ -19,7 +19,9 @@ base::Status HistoryAddDetails(base::Fs& fs, const std::string& root, size_t lim
   size_t detailed = 0;
   for (auto it = job->rows.rbegin(); it != job->rows.rend() && detailed < limit; ++it) {
     if (it->entry.health != SnapshotHealth::kComplete) continue;
-    if (progress.cancelled()) return base::Status::Cancelled("history stopped while reading " + it->entry.path);
+    if (progress.cancelled()) {
+      return base::Status::Cancelled("history stopped while reading " + it->entry.path);
+    }
     ++detailed;
     const std::string path = it->entry.path.empty() ? root : base::JoinPath(root, it->entry.path);
     // `_metadata` only: the metrics and restore source are there, state meta is not needed.

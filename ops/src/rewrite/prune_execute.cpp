@@ -65,7 +65,9 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
     progress.Report(done, plan.steps.size(), step.path);
   }
   // Checked while the job locks are still held, so no engine changes what is verified.
-  if (plan.options.verify_output) return internal::VerifyPruneAfterExecute(fs, plan, progress, verification);
+  if (plan.options.verify_output) {
+    return internal::VerifyPruneAfterExecute(fs, plan, progress, verification);
+  }
   return base::Status::OK();
 }
 

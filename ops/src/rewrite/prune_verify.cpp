@@ -74,7 +74,9 @@ base::Result<PruneVerification> VerifyPrune(base::Fs& fs, const PrunePlan& plan,
     if (!PruneVerifyKeeps(s)) continue;
     const std::string* job = PruneVerifyJobOf(plan, s.path);
     if (job == nullptr) continue;  // nothing was deleted in its job
-    if (progress.cancelled()) return base::Status::Cancelled("prune verification stopped at " + s.path);
+    if (progress.cancelled()) {
+      return base::Status::Cancelled("prune verification stopped at " + s.path);
+    }
     PruneVerifiedSnapshot v;
     v.path = s.path;
     v.verdict = s.verdict;
@@ -86,12 +88,14 @@ base::Result<PruneVerification> VerifyPrune(base::Fs& fs, const PrunePlan& plan,
     } else {
       LoadOptions options;
       options.state_meta = false;
-      base::Result<Snapshot> loaded = LoadSnapshot(fs, internal::JoinRel(plan.root, s.path), options);
+      base::Result<Snapshot> loaded =
+          LoadSnapshot(fs, internal::JoinRel(plan.root, s.path), options);
       v.opens = loaded.ok();
       if (!loaded.ok()) v.problem = loaded.status().ToString();
     }
     if (s.verdict == SnapshotVerdict::kRetained) {
-      auto [slot, inserted] = newest_retained.emplace(*job, std::make_pair(s.checkpoint_id, out.snapshots.size()));
+      auto [slot, inserted] =
+          newest_retained.emplace(*job, std::make_pair(s.checkpoint_id, out.snapshots.size()));
       if (!inserted && s.checkpoint_id > slot->second.first) {
         slot->second = {s.checkpoint_id, out.snapshots.size()};
       }
@@ -105,7 +109,9 @@ base::Result<PruneVerification> VerifyPrune(base::Fs& fs, const PrunePlan& plan,
       v.restorable = false;
       continue;
     }
-    if (progress.cancelled()) return base::Status::Cancelled("prune verification stopped at " + v.path);
+    if (progress.cancelled()) {
+      return base::Status::Cancelled("prune verification stopped at " + v.path);
+    }
     const std::string problem =
         PruneVerifyRestoreProblem(fs, internal::JoinRel(plan.root, v.path), plan.options.deep);
     v.restorable = problem.empty();
