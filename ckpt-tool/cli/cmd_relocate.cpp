@@ -66,14 +66,11 @@ void PrintRelocateResult(const ops::RelocateResult& r, OutputFormat format, std:
 }
 
 CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
-  ops::RelocateOptions options;
-  options.dry_run = args.dry_run;
-  options.verify_output = args.verify;
-  const auto relocate = [&](base::Progress progress) {
-    options.progress = std::move(progress);
+  const auto relocate = [&](const ops::RelocateOptions& options) {
     return ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
   };
-  return RunWriteVerb(ctx, "relocate", relocate, PrintRelocateResult);
+  return RunWriteVerb(ctx, "relocate", args.dry_run, args.verify, ops::RelocateOptions(), relocate,
+                      PrintRelocateResult);
 }
 
 }  // namespace

@@ -71,13 +71,11 @@ CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
   ops::RescaleOptions options;
   options.new_max_parallelism = args.max_parallelism;
   options.operators = args.operators;
-  options.dry_run = args.dry_run;
-  options.verify_output = args.verify;
-  const auto rescale = [&](base::Progress progress) {
-    options.progress = std::move(progress);
-    return ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, options);
+  const auto rescale = [&](const ops::RescaleOptions& o) {
+    return ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, o);
   };
-  return RunWriteVerb(ctx, "rescale-max-parallelism", rescale, PrintRescaleResult);
+  return RunWriteVerb(ctx, "rescale-max-parallelism", args.dry_run, args.verify, std::move(options),
+                      rescale, PrintRescaleResult);
 }
 
 }  // namespace

@@ -19,16 +19,23 @@ class App;
 
 namespace ckpt::cli {
 
-// The run of relocate or rescale-max-parallelism: InvalidArgument (a usage error) unless the
-// --format is text or json, else RunSnapshotWriter(ctx, op, ...) with `print(result, format,
-// out)` rendering a successful result.
-template <typename Op, typename Print>
-CommandResult RunWriteVerb(CliContext& ctx, std::string_view verb, Op&& op, Print&& print) {
+// The run of relocate or rescale-max-parallelism: a usage error unless the --format is text or
+// json; else `options` gets --dry-run, --verify and the progress, `call(options)` calls the ops
+// function and `print(result, format, out)` renders its successful result (RunSnapshotWriter).
+template <typename Options, typename Call, typename Print>
+CommandResult RunWriteVerb(CliContext& ctx, std::string_view verb, bool dry_run, bool verify,
+                           Options options, Call&& call, Print&& print) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, verb);
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  return RunSnapshotWriter(ctx, std::forward<Op>(op), [&](const auto& result, std::ostream& out) {
-    print(result, *format, out);
-  });
+  options.dry_run = dry_run;
+  options.verify_output = verify;
+  return RunSnapshotWriter(
+      ctx,
+      [&](base::Progress progress) {
+        options.progress = std::move(progress);
+        return call(options);
+      },
+      [&](const auto& result, std::ostream& out) { print(result, *format, out); });
 }
 
 // Adds the required `--to DIR` option (the output directory, which must not exist) to `sub`.
