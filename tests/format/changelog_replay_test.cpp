@@ -16,7 +16,7 @@
 namespace ckpt::format {
 namespace {
 
-ChangelogRecord Change(uint64_t seq, ChangeOp op, uint32_t group, std::string key,
+ChangelogRecord ReplayRecord(uint64_t seq, ChangeOp op, uint32_t group, std::string key,
                        std::string value, uint32_t state = 0) {
   ChangelogRecord r;
   r.sequence = seq;
@@ -67,9 +67,9 @@ class ChangelogReadTest : public ::testing::Test {
 
 TEST_F(ChangelogReadTest, ReadsSegmentsInOrderAndSortsBySequence) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("a.log", {Encoded(Change(3, ChangeOp::kPut, 1, "k", "v3")),
-                                      Encoded(Change(1, ChangeOp::kPut, 1, "k", "v1"))});
-  *h.add_segments() = Write("b.log", {Encoded(Change(2, ChangeOp::kDelete, 2, "k", ""))});
+  *h.add_segments() = Write("a.log", {Encoded(ReplayRecord(3, ChangeOp::kPut, 1, "k", "v3")),
+                                      Encoded(ReplayRecord(1, ChangeOp::kPut, 1, "k", "v1"))});
+  *h.add_segments() = Write("b.log", {Encoded(ReplayRecord(2, ChangeOp::kDelete, 2, "k", ""))});
   ASSERT_OK_AND_ASSIGN(auto changes, ReadChangelogChanges(h, 1, std::nullopt, Opener()));
   ASSERT_EQ(changes.size(), 3u);
   EXPECT_EQ(changes[0].sequence, 1u);
@@ -83,9 +83,9 @@ TEST_F(ChangelogReadTest, ReadsSegmentsInOrderAndSortsBySequence) {
 
 TEST_F(ChangelogReadTest, KeepsOnlyTheRequestedKeyGroups) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("a.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1")),
-                                      Encoded(Change(2, ChangeOp::kPut, 5, "b", "2")),
-                                      Encoded(Change(3, ChangeOp::kPut, 9, "c", "3"))});
+  *h.add_segments() = Write("a.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1")),
+                                      Encoded(ReplayRecord(2, ChangeOp::kPut, 5, "b", "2")),
+                                      Encoded(ReplayRecord(3, ChangeOp::kPut, 9, "c", "3"))});
   ASSERT_OK_AND_ASSIGN(auto changes, ReadChangelogChanges(h, 1, KeyGroupRange{4, 8}, Opener()));
   ASSERT_EQ(changes.size(), 1u);
   EXPECT_EQ(changes[0].key, "b");
@@ -93,8 +93,8 @@ TEST_F(ChangelogReadTest, KeepsOnlyTheRequestedKeyGroups) {
 
 TEST_F(ChangelogReadTest, StopsAtTheEndOfTheSlice) {
   pb::ChangelogStateHandle h;
-  pb::ChangelogSegment seg = Write("a.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1")),
-                                             Encoded(Change(2, ChangeOp::kPut, 0, "b", "2"))});
+  pb::ChangelogSegment seg = Write("a.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1")),
+                                             Encoded(ReplayRecord(2, ChangeOp::kPut, 0, "b", "2"))});
   // The slice ends inside the first record: the second belongs to another subtask's slice.
   seg.mutable_slice()->set_length(1);
   *h.add_segments() = seg;
@@ -105,7 +105,7 @@ TEST_F(ChangelogReadTest, StopsAtTheEndOfTheSlice) {
 
 TEST_F(ChangelogReadTest, SkipsSegmentsTheOpenerDeclines) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("a.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1"))});
+  *h.add_segments() = Write("a.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1"))});
   auto none = [](const pb::ChangelogSegment&) -> base::Result<std::unique_ptr<StateFileReader>> {
     return std::unique_ptr<StateFileReader>();
   };
@@ -115,7 +115,7 @@ TEST_F(ChangelogReadTest, SkipsSegmentsTheOpenerDeclines) {
 
 TEST_F(ChangelogReadTest, ReturnsTheOpenersError) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("a.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1"))});
+  *h.add_segments() = Write("a.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1"))});
   auto fail = [](const pb::ChangelogSegment&) -> base::Result<std::unique_ptr<StateFileReader>> {
     return base::Status::Corruption("segment file #0 cannot be resolved");
   };
@@ -124,27 +124,27 @@ TEST_F(ChangelogReadTest, ReturnsTheOpenersError) {
 
 TEST_F(ChangelogReadTest, RejectsAMalformedRecordNamingTheFile) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("bad.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1")), "\x01"});
+  *h.add_segments() = Write("bad.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1")), "\x01"});
   ASSERT_STATUS(ReadChangelogChanges(h, 1, std::nullopt, Opener()), kCorruption,
                 dir_.Sub("bad.log") + ": malformed changelog record at logical offset");
 }
 
 TEST_F(ChangelogReadTest, RejectsAStateIndexBeyondTheOperatorsStates) {
   pb::ChangelogStateHandle h;
-  *h.add_segments() = Write("a.log", {Encoded(Change(1, ChangeOp::kPut, 0, "a", "1", 2))});
+  *h.add_segments() = Write("a.log", {Encoded(ReplayRecord(1, ChangeOp::kPut, 0, "a", "1", 2))});
   ASSERT_STATUS(ReadChangelogChanges(h, 2, std::nullopt, Opener()), kCorruption,
                 "malformed changelog record");
   EXPECT_OK(ReadChangelogChanges(h, 3, std::nullopt, Opener()));
 }
 
-pb::StateDescriptor State(pb::StateKind kind, pb::TypeDescriptor value_type) {
+pb::StateDescriptor ReplayState(pb::StateKind kind, pb::TypeDescriptor value_type) {
   pb::StateDescriptor d;
   d.set_kind(kind);
   *d.mutable_value_type() = std::move(value_type);
   return d;
 }
 
-ChangelogChange Op(ChangeOp op, std::string key, std::string user_key, std::string value) {
+ChangelogChange ReplayOp(ChangeOp op, std::string key, std::string user_key, std::string value) {
   ChangelogChange c;
   c.op = op;
   c.key = std::move(key);
@@ -154,41 +154,41 @@ ChangelogChange Op(ChangeOp op, std::string key, std::string user_key, std::stri
 }
 
 TEST(ApplyChangelogChangeTest, PutDeleteAndClearOnAMapState) {
-  const pb::StateDescriptor map = State(pb::STATE_MAP, types::String());
+  const pb::StateDescriptor map = ReplayState(pb::STATE_MAP, types::String());
   ChangelogEntries e;
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kPut, "k", "a", "1"), &e));
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kPut, "k", "b", "2"), &e));
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kPut, "other", "a", "3"), &e));
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kDelete, "k", "a", ""), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kPut, "k", "a", "1"), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kPut, "k", "b", "2"), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kPut, "other", "a", "3"), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kDelete, "k", "a", ""), &e));
   EXPECT_EQ(e.size(), 2u);
   EXPECT_EQ(e.count(ChangelogEntryId(0, "k", "", "b")), 1u);
   // A delete without a user key removes the whole map of the key; other keys stay.
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kDelete, "k", "", ""), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kDelete, "k", "", ""), &e));
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(e.begin()->second, "3");
-  ASSERT_OK(ApplyChangelogChange(map, Op(ChangeOp::kClear, "other", "", ""), &e));
+  ASSERT_OK(ApplyChangelogChange(map, ReplayOp(ChangeOp::kClear, "other", "", ""), &e));
   EXPECT_TRUE(e.empty());
 }
 
 TEST(ApplyChangelogChangeTest, DeleteOnAValueStateRemovesOnlyItsEntry) {
-  const pb::StateDescriptor value = State(pb::STATE_VALUE, types::String());
+  const pb::StateDescriptor value = ReplayState(pb::STATE_VALUE, types::String());
   ChangelogEntries e;
-  ASSERT_OK(ApplyChangelogChange(value, Op(ChangeOp::kPut, "k", "", "1"), &e));
-  ASSERT_OK(ApplyChangelogChange(value, Op(ChangeOp::kPut, "j", "", "2"), &e));
-  ASSERT_OK(ApplyChangelogChange(value, Op(ChangeOp::kPut, "k", "", "3"), &e));
+  ASSERT_OK(ApplyChangelogChange(value, ReplayOp(ChangeOp::kPut, "k", "", "1"), &e));
+  ASSERT_OK(ApplyChangelogChange(value, ReplayOp(ChangeOp::kPut, "j", "", "2"), &e));
+  ASSERT_OK(ApplyChangelogChange(value, ReplayOp(ChangeOp::kPut, "k", "", "3"), &e));
   EXPECT_EQ((e[ChangelogEntryId(0, "k", "", "")]), "3");
-  ASSERT_OK(ApplyChangelogChange(value, Op(ChangeOp::kDelete, "k", "", ""), &e));
+  ASSERT_OK(ApplyChangelogChange(value, ReplayOp(ChangeOp::kDelete, "k", "", ""), &e));
   ASSERT_EQ(e.size(), 1u);
   EXPECT_EQ(std::get<1>(e.begin()->first), "j");
 }
 
 TEST(ApplyChangelogChangeTest, AppendExtendsTheEncodedList) {
-  const pb::StateDescriptor list = State(pb::STATE_LIST, types::Int64());
+  const pb::StateDescriptor list = ReplayState(pb::STATE_LIST, types::Int64());
   ChangelogEntries e;
   ASSERT_OK_AND_ASSIGN(std::string one, EncodeValue(types::Int64(), Value(int64_t{1})));
   ASSERT_OK_AND_ASSIGN(std::string two, EncodeValue(types::Int64(), Value(int64_t{2})));
-  ASSERT_OK(ApplyChangelogChange(list, Op(ChangeOp::kAppend, "k", "", one), &e));
-  ASSERT_OK(ApplyChangelogChange(list, Op(ChangeOp::kAppend, "k", "", two), &e));
+  ASSERT_OK(ApplyChangelogChange(list, ReplayOp(ChangeOp::kAppend, "k", "", one), &e));
+  ASSERT_OK(ApplyChangelogChange(list, ReplayOp(ChangeOp::kAppend, "k", "", two), &e));
   List want;
   want.elements = {Value(int64_t{1}), Value(int64_t{2})};
   ASSERT_OK_AND_ASSIGN(std::string encoded, EncodeValue(types::List(types::Int64()), Value(want)));
@@ -196,9 +196,9 @@ TEST(ApplyChangelogChangeTest, AppendExtendsTheEncodedList) {
 }
 
 TEST(ApplyChangelogChangeTest, AppendOfAnUndecodableElementIsCorruption) {
-  const pb::StateDescriptor list = State(pb::STATE_LIST, types::Int64());
+  const pb::StateDescriptor list = ReplayState(pb::STATE_LIST, types::Int64());
   ChangelogEntries e;
-  EXPECT_EQ(ApplyChangelogChange(list, Op(ChangeOp::kAppend, "k", "", "\x80"), &e).code(),
+  EXPECT_EQ(ApplyChangelogChange(list, ReplayOp(ChangeOp::kAppend, "k", "", "\x80"), &e).code(),
             base::StatusCode::kCorruption);
   EXPECT_TRUE(e.empty());
 }
