@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ckpt/cli_help.h"
+#include "ckpt/cli_support/cli_help.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
