@@ -88,21 +88,6 @@ base::Result<MetadataEnvelope> DecodeEnvelope(std::string_view bytes, const std:
   return env;
 }
 
-std::string_view MetadataDefectName(MetadataDefect defect) {
-  switch (defect) {
-    case MetadataDefect::kNone: return "none";
-    case MetadataDefect::kBadMagic: return "bad magic";
-    case MetadataDefect::kNewerVersion: return "newer version";
-    case MetadataDefect::kLengthMismatch: return "length mismatch";
-    case MetadataDefect::kChecksumMismatch: return "checksum mismatch";
-    case MetadataDefect::kInvalidEnvelope: return "invalid envelope";
-    case MetadataDefect::kInvalidPayload: return "invalid payload";
-    case MetadataDefect::kInvalidStructure: return "invalid structure";
-    case MetadataDefect::kEscapingReference: return "escaping reference";
-  }
-  return "unknown";
-}
-
 MetadataDecodeResult DecodeMetadataChecked(std::string_view bytes, const std::string& path) {
   MetadataDecodeResult r;
   auto fail = [&r](MetadataDefect defect, base::Status status) -> MetadataDecodeResult& {

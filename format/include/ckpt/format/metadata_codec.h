@@ -60,9 +60,6 @@ enum class MetadataDefect {
   kEscapingReference,  // a file reference escapes its directory (a structural violation)
 };
 
-// "bad magic", "newer version", ... (for messages and tests).
-std::string_view MetadataDefectName(MetadataDefect defect);
-
 // A decoded `_metadata` image, or its typed defect.
 struct MetadataDecodeResult {
   MetadataDefect defect = MetadataDefect::kNone;
