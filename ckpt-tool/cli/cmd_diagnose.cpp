@@ -92,7 +92,10 @@ void PrintDiagnosisJson(const ops::SnapshotDiagnosis& d, std::ostream& out) {
 
 void PrintDiagnosisText(const ops::SnapshotDiagnosis& d, std::ostream& out) {
   out << "diagnose " << base::EscapeForText(d.path) << ": "
-      << (d.load_error.empty() ? "opens" : "cannot be opened") << "\n";
+      << (!d.load_error.empty()     ? "cannot be opened"
+          : DiagnosisIsClean(d)     ? "opens"
+                                    : "opens, but is damaged")
+      << "\n";
   if (!d.load_error.empty()) out << "load error: " << base::EscapeForText(d.load_error) << "\n";
   out << "missing: ";
   if (d.missing.empty()) out << "nothing";
