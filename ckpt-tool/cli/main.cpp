@@ -21,6 +21,7 @@ void AddDumpCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddHistoryCommand(CLI::App& app, CliContext& ctx);
+void AddDiagnoseCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
 void AddHelpCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
@@ -42,6 +43,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddValidateCommand,
     &ckpt::cli::AddStatsCommand,
     &ckpt::cli::AddHistoryCommand,
+    &ckpt::cli::AddDiagnoseCommand,
     // ops-write verbs (helper t2) go here.
     &ckpt::cli::AddDiffCommand,
     &ckpt::cli::AddPruneCommand,
