@@ -84,9 +84,18 @@ class PresentationTest : public QObject {
     StateBrowser* b = w.stateBrowser();
     b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
     QVERIFY(b->view()->isColumnHidden(StateTableModel::kSource));
+    // Keyed state: ops says a Dump takes an exact key and a key group.
+    QVERIFY(b->exactKeyFilterEnabled());
+    QVERIFY(b->keyGroupFilterEnabled());
     b->showState(qs(w.snapshot()->FindOperator("orders-source").value()->id_hex), QString());
     // showState with no state picks the first one: still one state, still hidden.
     QVERIFY(b->view()->isColumnHidden(StateTableModel::kSource));
+    // Operator state: no key to seek, no key groups.
+    QVERIFY(!b->exactKeyFilterEnabled());
+    QVERIFY(!b->keyGroupFilterEnabled());
+    b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
+    QVERIFY(b->exactKeyFilterEnabled());
+    b->showState(qs(w.snapshot()->FindOperator("orders-source").value()->id_hex), QString());
 
     // "1 job", not "1 jobs".
     QString atRoot;
