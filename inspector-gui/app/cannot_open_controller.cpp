@@ -1,5 +1,9 @@
 #include "app/cannot_open_controller.h"
 
+#include <QStringList>
+#include <string>
+#include <vector>
+
 #include "app/files_controller.h"
 #include "app/main_window_util.h"
 #include "app/open_session.h"
@@ -12,6 +16,28 @@ namespace ckpt::inspector {
 
 using detail::whenReady;
 
+namespace {
+
+// The Files tab rows of what is in a snapshot directory that does not open: name, type and size
+// as the diagnosis found them; no metadata names them.
+std::vector<ops::FileRow> cannotOpenFileRows(const ops::SnapshotDiagnosis& diagnosis) {
+  std::vector<ops::FileRow> rows;
+  rows.reserve(diagnosis.present.size());
+  for (const ops::DiagnosedEntry& e : diagnosis.present) {
+    ops::FileRow row;
+    row.path = e.name;
+    row.location = e.name;
+    row.owner = e.is_dir ? "on disk (" + e.type + ", no metadata names it)" : "on disk (no metadata names it)";
+    row.exists = true;
+    row.size_bytes = e.size_bytes;
+    row.actual_size = static_cast<int64_t>(e.size_bytes);
+    rows.push_back(std::move(row));
+  }
+  return rows;
+}
+
+}  // namespace
+
 CannotOpenController::CannotOpenController(OpenSession& session, SummaryController& summary,
                                            ValidateController& validate, FilesController& files,
                                            const WindowShell& shell, QObject* parent)
@@ -21,7 +47,7 @@ CannotOpenController::CannotOpenController(OpenSession& session, SummaryControll
 // knows, and the files on disk.
 QString CannotOpenController::pageHtml(const QString& path, const QString& error,
                                        const std::optional<ops::SnapshotEntry>& e,
-                                       const Unopenable* diagnosis) const {
+                                       const ops::SnapshotDiagnosis* diagnosis) const {
   QString html = QStringLiteral("<h2>%1</h2><p>%2</p>").arg(tr("Cannot open %1").arg(path).toHtmlEscaped(), error.toHtmlEscaped());
   if (diagnosis != nullptr) {
     for (const ops::Finding& f : diagnosis->findings) {
@@ -42,8 +68,11 @@ QString CannotOpenController::pageHtml(const QString& path, const QString& error
   }
   if (diagnosis != nullptr) {
     uint64_t bytes = 0;
-    for (const ops::FileRow& f : diagnosis->files) bytes += f.size_bytes;
-    html += row(tr("Files on disk"), tr("%1 (%2) — see the Files tab").arg(diagnosis->files.size()).arg(humanBytes(bytes)));
+    for (const ops::DiagnosedEntry& f : diagnosis->present) bytes += f.size_bytes;
+    html += row(tr("Files on disk"), tr("%1 (%2) — see the Files tab").arg(diagnosis->present.size()).arg(humanBytes(bytes)));
+    QStringList missing;
+    for (const std::string& m : diagnosis->missing) missing << qs(m);
+    if (!missing.isEmpty()) html += row(tr("Missing"), missing.join(QStringLiteral(", ")));
   } else {
     html += row(tr("Files on disk"), tr("listing…"));
   }
@@ -61,13 +90,13 @@ void CannotOpenController::show(const QString& path, const QString& error,
     return;
   }
   const uint64_t generation = m_session.generation();
-  // The diagnosis itself (validate's metadata rules and the directory listing) is
-  // diagnoseUnopenable's, in models/loaders.cpp.
-  whenReady(this, diagnoseUnopenable(*fs, path), [this, generation, path, error, entry](const Loaded<Unopenable>& r) {
+  // The diagnosis itself (validate's metadata rules, the directory listing, what is missing) is
+  // ops::DiagnoseSnapshot's.
+  whenReady(this, diagnoseSnapshot(*fs, path), [this, generation, path, error, entry](const Loaded<ops::SnapshotDiagnosis>& r) {
     if (!m_session.isCurrent(generation) || !m_session.showingCannotOpen()) return;
     if (r.ok()) {
       m_summary.setHtml(pageHtml(path, error, entry, r.value.get()));
-      m_files.showOnDisk(r.value->files);
+      m_files.showOnDisk(cannotOpenFileRows(*r.value));
       m_validate.setDiagnosisFindings(r.value->findings);
     }
     Q_EMIT cannotOpenShown(path);

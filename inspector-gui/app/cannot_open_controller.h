@@ -10,6 +10,7 @@
 
 #include "app/window_shell.h"
 #include "ckpt/base/fs.h"
+#include "ckpt/ops/diagnose.h"
 #include "ckpt/ops/ls.h"
 
 namespace ckpt::inspector {
@@ -18,7 +19,6 @@ class FilesController;
 class OpenSession;
 class SummaryController;
 class ValidateController;
-struct Unopenable;
 
 class CannotOpenController : public QObject {
   Q_OBJECT
@@ -37,7 +37,7 @@ class CannotOpenController : public QObject {
 
  private:
   QString pageHtml(const QString& path, const QString& error, const std::optional<ops::SnapshotEntry>& entry,
-                   const Unopenable* diagnosis) const;
+                   const ops::SnapshotDiagnosis* diagnosis) const;
 
   OpenSession& m_session;
   SummaryController& m_summary;

@@ -99,7 +99,7 @@ bool KeyGroupChart::paintChart(QPainter& p, const QRectF& plot) {
 
 HistoryChart::HistoryChart(QWidget* parent) : ChartBase(parent) { setMouseTracking(true); }
 
-void HistoryChart::setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history) {
+void HistoryChart::setHistory(std::shared_ptr<const std::vector<ops::HistoryRow>> history) {
   m_history = std::move(history);
   update();
 }
@@ -226,7 +226,7 @@ int HistoryChart::pointAt(const QPoint& pos) const {
 
 QString HistoryChart::tooltipFor(int i) const {
   if (!m_history || i < 0 || i >= static_cast<int>(m_history->size())) return {};
-  const HistoryPoint& pt = (*m_history)[static_cast<size_t>(i)];
+  const ops::HistoryRow& pt = (*m_history)[static_cast<size_t>(i)];
   const ops::SnapshotEntry& e = pt.entry;
   QString t = tr("Checkpoint %1 (%2)").arg(e.checkpoint_id).arg(qs(e.path));
   if (e.health != ops::SnapshotHealth::kComplete) {

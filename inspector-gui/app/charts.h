@@ -59,7 +59,7 @@ class HistoryChart : public ChartBase {
 
  public:
   explicit HistoryChart(QWidget* parent = nullptr);
-  void setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history);
+  void setHistory(std::shared_ptr<const std::vector<ops::HistoryRow>> history);
   // The snapshot (index into the history) whose slot holds `pos`, or -1.
   int pointAt(const QPoint& pos) const;
   // What the tooltip of snapshot `i` says.
@@ -86,7 +86,7 @@ class HistoryChart : public ChartBase {
   // x of every snapshot for `plot` (proportional or slotted), and the bar half-width.
   std::vector<double> positions(const QRectF& plot, double* barWidth) const;
 
-  std::shared_ptr<const std::vector<HistoryPoint>> m_history;
+  std::shared_ptr<const std::vector<ops::HistoryRow>> m_history;
   QRectF m_plot;
   bool m_proportional = true;
   std::vector<double> m_xs;  // of the last paint

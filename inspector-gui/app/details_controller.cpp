@@ -24,9 +24,11 @@ using detail::whenReady;
 namespace {
 
 // Block checksums are computed only for a checksum finding (they read every stored byte): the
-// rules whose findings are about a block's or a file's checksum.
+// rules ops' catalogue marks as evaluated only when checksums are verified.
 bool detailsFindingNeedsBlockChecksums(const std::optional<ops::Finding>& finding) {
-  return finding && (finding->rule_id == "CKPT-F003" || finding->rule_id == "CKPT-F006");
+  if (!finding) return false;
+  const ops::RuleInfo* rule = ops::FindRule(finding->rule_id);
+  return rule != nullptr && rule->needs_checksums;
 }
 
 }  // namespace
@@ -180,7 +182,11 @@ void DetailsController::showFinding(const ops::Finding& finding) {
   if (idx.data(kNodeKindRole).toInt() == DetailTreeModel::kFile) {
     showFileBytes(idx.data(kFileIndexRole).toInt(), finding.location.key_group, finding);
   }
-  m_decoded->appendPlainText(QStringLiteral("\n%1 %2: %3\n%4").arg(qs(ops::SeverityName(finding.severity)), qs(finding.rule_id), qs(finding.message), qs(finding.hint)));
+  QString text = QStringLiteral("\n%1 %2: %3\n%4").arg(qs(ops::SeverityName(finding.severity)), qs(finding.rule_id), qs(finding.message), qs(finding.hint));
+  // Where the rule is documented, from ops' rule catalogue.
+  const ops::RuleInfo* rule = ops::FindRule(finding.rule_id);
+  if (rule != nullptr && !rule->doc_anchor.empty()) text += tr("\nSee docs/%1").arg(qs(rule->doc_anchor));
+  m_decoded->appendPlainText(text);
 }
 
 void DetailsController::showFileBytes(int file, std::optional<uint32_t> keyGroup, std::optional<ops::Finding> finding,

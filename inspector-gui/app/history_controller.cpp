@@ -21,7 +21,7 @@ void HistoryController::showJob(const std::string& jobIdHex, bool reload) {
   m_historyJob = jobIdHex;
   m_session.taskStarted();
   whenReady(this, loadHistory(*m_session.fs(), m_session.rootPath(), jobIdHex),
-            [this](const Loaded<std::vector<HistoryPoint>>& r) {
+            [this](const Loaded<ops::JobHistory>& r) {
               m_session.taskEnded();
               if (r.ok()) m_history->setHistory(r.value);
               Q_EMIT historyLoaded();

@@ -52,47 +52,46 @@ HistoryPage::HistoryPage(QWidget* parent)
   connect(m_table, &QTableView::activated, this, [this](const QModelIndex& i) {
     const QModelIndex src = m_proxy->mapToSource(i);
     if (!m_model->history() || !src.isValid()) return;
-    Q_EMIT snapshotActivated(qs((*m_model->history())[static_cast<size_t>(src.row())].entry.path));
+    Q_EMIT snapshotActivated(qs(m_model->history()->rows[static_cast<size_t>(src.row())].entry.path));
   });
 }
 
 QString HistoryPage::overviewText() const { return m_overview->text(); }
 
-void HistoryPage::setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history) {
-  m_chart->setHistory(history);
+void HistoryPage::setHistory(std::shared_ptr<const ops::JobHistory> history) {
+  m_chart->setHistory(history ? std::shared_ptr<const std::vector<ops::HistoryRow>>(history, &history->rows) : nullptr);
   m_model->setHistory(history);
   m_table->resizeColumnsToContents();
-  if (!history || history->empty()) {
+  if (!history || history->rows.empty()) {
     m_overview->setText(tr("No checkpoint history: open a checkpoint root to see a job's checkpoints."));
     return;
   }
-  const HistoryTableModel::Counts c = m_model->counts();
+  const ops::HistorySummary& c = history->summary;
   QString html = tr("<b>Checkpoints</b>: %1 completed, %2 failed, %3 incomplete, %4 restored")
                      .arg(c.completed).arg(c.failed).arg(c.incomplete).arg(c.restored);
-  auto row = [](const QString& name, const MetricSummary& s, bool bytes) {
+  auto row = [](const QString& name, const ops::MetricSummary& s, bool bytes) {
     auto f = [bytes](double v) { return bytes ? humanBytes(static_cast<uint64_t>(v)) : QStringLiteral("%1 ms").arg(v, 0, 'f', 0); };
-    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td></tr>")
-        .arg(name, f(s.min), f(s.avg), f(s.max), f(s.p99));
+    return QStringLiteral("<tr><td>%1</td><td align=right>%2</td><td align=right>%3</td><td align=right>%4</td><td align=right>%5</td><td align=right>%6</td></tr>")
+        .arg(name, f(s.min), f(s.avg), f(s.max), f(s.p50), f(s.p99));
   };
-  html += QStringLiteral("<table cellspacing=6><tr><th></th><th>%1</th><th>%2</th><th>%3</th><th>%4</th></tr>")
-              .arg(tr("min"), tr("avg"), tr("max"), tr("p99"));
-  html += row(tr("End-to-end duration"), m_model->durationSummary(), false);
-  html += row(tr("Checkpointed size"), m_model->checkpointedSizeSummary(), true);
-  html += row(tr("Full size"), m_model->fullSizeSummary(), true);
+  html += QStringLiteral("<table cellspacing=6><tr><th></th><th>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+              .arg(tr("min"), tr("avg"), tr("max"), tr("p50"), tr("p99"));
+  html += row(tr("End-to-end duration"), c.duration_ms, false);
+  html += row(tr("Checkpointed size"), c.checkpointed_size_bytes, true);
+  html += row(tr("Full size"), c.full_size_bytes, true);
   html += QStringLiteral("</table>");
   // The latest completed snapshot's checkpointing settings (what the metadata records).
-  for (auto it = history->rbegin(); it != history->rend(); ++it) {
-    if (it->entry.health != ops::SnapshotHealth::kComplete) continue;
-    QString cfg = tr("<b>Latest</b>: checkpoint %1, mode %2").arg(it->entry.checkpoint_id).arg(qs(ops::CheckpointingModeName(it->entry.mode)).toHtmlEscaped());
-    if (it->metrics) {
+  if (c.latest_completed && *c.latest_completed < history->rows.size()) {
+    const ops::HistoryRow& latest = history->rows[*c.latest_completed];
+    QString cfg = tr("<b>Latest</b>: checkpoint %1, mode %2").arg(latest.entry.checkpoint_id).arg(qs(ops::CheckpointingModeName(latest.entry.mode)).toHtmlEscaped());
+    if (latest.metrics) {
       cfg += tr(", %1, alignment timeout %2 ms, %3/%4 subtasks acknowledged")
-                 .arg(it->metrics->is_unaligned ? tr("unaligned") : tr("aligned"))
-                 .arg(it->metrics->alignment_timeout)
-                 .arg(it->metrics->num_acknowledged_subtasks).arg(it->metrics->num_subtasks);
+                 .arg(latest.metrics->is_unaligned ? tr("unaligned") : tr("aligned"))
+                 .arg(latest.metrics->alignment_timeout)
+                 .arg(latest.metrics->num_acknowledged_subtasks).arg(latest.metrics->num_subtasks);
     }
-    if (!it->restored_from.empty()) cfg += tr(", restored from %1").arg(qs(it->restored_from).toHtmlEscaped());
+    if (!latest.restored_from.empty()) cfg += tr(", restored from %1").arg(qs(latest.restored_from).toHtmlEscaped());
     html += QStringLiteral("<p>%1</p>").arg(cfg);
-    break;
   }
   m_overview->setText(html);
 }

@@ -1,5 +1,5 @@
 // HistoryPage: a job's checkpoint history like Flink's Checkpoints tab: overview counts
-// (completed, failed, incomplete, restored), min / avg / max / p99 of end-to-end duration and
+// (completed, failed, incomplete, restored), min / avg / max / p50 / p99 of end-to-end duration and
 // sizes, the latest snapshot's checkpointing settings, the size/duration chart and the sortable
 // history table. Selecting a row opens that snapshot. GUI thread only.
 #pragma once
@@ -8,7 +8,7 @@
 #include <memory>
 #include <vector>
 
-#include "models/loaders.h"
+#include "ckpt/ops/history.h"
 
 class QCheckBox;
 class QLabel;
@@ -25,7 +25,8 @@ class HistoryPage : public QWidget {
 
  public:
   explicit HistoryPage(QWidget* parent = nullptr);
-  void setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history);
+  // Shows `history` (null: none): its rows, and the overview from its ops::HistorySummary.
+  void setHistory(std::shared_ptr<const ops::JobHistory> history);
   HistoryChart* chart() const { return m_chart; }
   HistoryTableModel* model() const { return m_model; }
   QTableView* table() const { return m_table; }

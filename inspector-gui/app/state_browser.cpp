@@ -15,9 +15,11 @@
 #include <QPushButton>
 #include <QScrollBar>
 #include <QSpinBox>
+#include <QStandardItemModel>
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "ckpt/ops/state_entries.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -192,9 +194,50 @@ void StateBrowser::stateChosen() {
   }
   // A chosen state fixes the State column: it would repeat one name on every row.
   m_view->setColumnHidden(StateTableModel::kSource, !m_state->currentData().toString().isEmpty());
-  m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())));
+  updateFilterSupport();
+  m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())),
+                     static_cast<StateTableModel::KeyMatch>(m_match->currentData().toInt()));
   if (!m_model->lastError().isEmpty()) m_status->setText(m_model->lastError());
 }
+
+void StateBrowser::updateFilterSupport() {
+  ops::KeyFilterSupport support;  // nothing chosen: no keyed filters
+  const QString op = m_operator->currentData().toString();
+  if (m_snapshot && !op.isEmpty()) {
+    auto s = ops::KeyFilterSupportOf(*m_snapshot, op.toStdString(), m_state->currentData().toString().toStdString());
+    if (s.ok()) support = std::move(s).value();
+    else support.reason = s.status().ToString();
+  }
+  m_keyGroup->setEnabled(support.key_group);
+  if (!support.key_group) m_keyGroup->setValue(-1);
+  const int exactIndex = m_match->findData(static_cast<int>(StateTableModel::KeyMatch::kExact));
+  if (auto* items = qobject_cast<QStandardItemModel*>(m_match->model()); items != nullptr && exactIndex >= 0) {
+    items->item(exactIndex)->setEnabled(support.exact_key);
+  }
+  if (!support.exact_key && m_match->currentIndex() == exactIndex) {
+    m_match->setCurrentIndex(m_match->findData(static_cast<int>(StateTableModel::KeyMatch::kPrefix)));
+    m_matchForced = true;
+  } else if (support.exact_key && m_matchForced) {
+    m_match->setCurrentIndex(exactIndex);
+    m_matchForced = false;
+  }
+  if (support.exact_key) {
+    m_key->setPlaceholderText(tr("key as JSON of %1, e.g. \"user-07\" or 42").arg(qs(support.key_type)));
+    m_key->setToolTip(tr("Only the entries of this key (ops seeks its key group). Ctrl+F"));
+  } else {
+    m_key->setPlaceholderText(tr("start or part of the key as shown"));
+    m_key->setToolTip(support.reason.empty() ? tr("Only the entries whose key starts with or contains this text. Ctrl+F")
+                                             : tr("No exact key filter: %1. Ctrl+F").arg(qs(support.reason)));
+  }
+}
+
+bool StateBrowser::exactKeyFilterEnabled() const {
+  const auto* items = qobject_cast<const QStandardItemModel*>(m_match->model());
+  const int exactIndex = m_match->findData(static_cast<int>(StateTableModel::KeyMatch::kExact));
+  return items != nullptr && exactIndex >= 0 && items->item(exactIndex)->isEnabled();
+}
+
+bool StateBrowser::keyGroupFilterEnabled() const { return m_keyGroup->isEnabled(); }
 
 void StateBrowser::showState(const QString& id_hex, const QString& state) {
   const int oi = m_operator->findData(id_hex);

@@ -47,6 +47,9 @@ class StateBrowser : public QWidget {
   QTableView* view() const { return m_view; }
   void focusFilter();
   QString currentOperator() const;
+  // Whether the chosen state offers the exact-key and the key-group filter (keyed state).
+  bool exactKeyFilterEnabled() const;
+  bool keyGroupFilterEnabled() const;
   // The current row's record (StateTableModel's record roles): file -1 when there is none (no
   // row, an entry without a container record, or its page not read yet).
   struct SelectedRecord {
@@ -66,6 +69,8 @@ class StateBrowser : public QWidget {
  private:
   void operatorChosen(int index);
   void stateChosen();
+  // Enables the filters a Dump of the chosen operator and state supports (ops::KeyFilterSupportOf).
+  void updateFilterSupport();
   void updateRange();
   void emitSelection(const QModelIndex& current);
 
@@ -83,6 +88,7 @@ class StateBrowser : public QWidget {
   QTableView* m_view;
   QLabel* m_status;
   int m_recordShownRow = -1;  // the row whose record bytes were announced
+  bool m_matchForced = false;  // "key is" was unsupported, so "starts with" was chosen instead
 };
 
 }  // namespace ckpt::inspector

@@ -37,6 +37,20 @@ QString reportText(const std::string& what, const ops::ValidateReport& r) {
   return text;
 }
 
+// One line per snapshot a prune kept, as ops' post-prune check found it.
+QString pruneVerifiedText(const ops::PruneVerifiedSnapshot& v) {
+  QString text = QCoreApplication::translate("ckpt-inspector", "%1 (%2): %3")
+                     .arg(qs(v.path), qs(ops::SnapshotVerdictName(v.verdict)),
+                          v.opens ? QCoreApplication::translate("ckpt-inspector", "opens")
+                                  : QCoreApplication::translate("ckpt-inspector", "does not open"));
+  if (v.restorable) {
+    text += *v.restorable ? QCoreApplication::translate("ckpt-inspector", ", restores")
+                          : QCoreApplication::translate("ckpt-inspector", ", does not restore");
+  }
+  if (!v.problem.empty()) text += QStringLiteral(" — ") + qs(v.problem);
+  return text;
+}
+
 }  // namespace
 
 RemapDialog::RemapDialog(base::Fs& fs, const QString& snapshot, QWidget* parent)
@@ -245,6 +259,7 @@ QString PruneDialog::message() const { return m_text->toPlainText(); }
 void PruneDialog::plan() {
   ops::PruneOptions o;
   o.keep_last = static_cast<uint32_t>(m_keepLast->value());
+  o.verify_output = true;  // ops checks what the prune kept once it ran
   for (auto [edit, target] : {std::pair{m_olderThan, 0}, std::pair{m_minAge, 1}}) {
     const QString t = edit->text().trimmed();
     if (t.isEmpty()) continue;
@@ -312,7 +327,7 @@ void PruneDialog::prune() {
   m_pruneButton->setEnabled(false);
   m_planButton->setEnabled(false);
   auto task = m_progress->start(tr("Pruning"));
-  auto* watcher = new QFutureWatcher<Loaded<ValidatedWrite>>(this);
+  auto* watcher = new QFutureWatcher<Loaded<PruneOutcome>>(this);
   connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher] {
     const auto r = watcher->result();
     watcher->deleteLater();
@@ -324,8 +339,8 @@ void PruneDialog::prune() {
       return;
     }
     m_result = r.value;
-    QStringList lines{tr("Pruned: %1 steps done. Retained snapshots validated:").arg(r.value->steps_done)};
-    for (const auto& [path, report] : r.value->reports) lines << reportText(path, report);
+    QStringList lines{tr("Pruned: %1 steps done. What the prune kept, checked again:").arg(r.value->steps_done)};
+    for (const ops::PruneVerifiedSnapshot& v : r.value->verification.snapshots) lines << pruneVerifiedText(v);
     m_text->setPlainText(lines.join(QLatin1Char('\n')));
     Q_EMIT pruned(true);
   });

@@ -1,8 +1,9 @@
 // Guarded write dialogs. RemapDialog: operator-ID remapping into a NEW directory (the input is
 // never touched); PruneDialog: retention and orphan cleanup of a checkpoint root. Both show the
 // dry-run plan first, enable the write only for the plan on screen, ask before deleting (prune),
-// then validate what was written and show the result. GUI thread only; ops work runs in the
-// background.
+// then have ops check what was written (remap validates its output; prune re-opens what it kept
+// and checks that the newest retained checkpoint restores) and show the result. GUI thread only;
+// ops work runs in the background.
 #pragma once
 
 #include <QDialog>
@@ -82,7 +83,7 @@ class PruneDialog : public QDialog {
   void prune();
   bool canPrune() const;
   std::shared_ptr<const ops::PrunePlan> currentPlan() const { return m_plan; }
-  std::shared_ptr<const ValidatedWrite> lastResult() const { return m_result; }
+  std::shared_ptr<const PruneOutcome> lastResult() const { return m_result; }
   QString message() const;
   QTreeWidget* planView() const { return m_planView; }
 
@@ -103,7 +104,7 @@ class PruneDialog : public QDialog {
   TaskProgress* m_progress;
   std::function<bool(const QString&)> m_confirm;
   std::shared_ptr<const ops::PrunePlan> m_plan;
-  std::shared_ptr<const ValidatedWrite> m_result;
+  std::shared_ptr<const PruneOutcome> m_result;
 };
 
 }  // namespace ckpt::inspector

@@ -1,81 +1,26 @@
 #include "models/history_model.h"
 
 #include <QBrush>
-#include <algorithm>
-#include <cmath>
 
 #include "models/display.h"
 #include "models/tone.h"
 
 namespace ckpt::inspector {
 
-MetricSummary summarize(std::vector<double> values) {
-  MetricSummary s;
-  if (values.empty()) return s;
-  std::sort(values.begin(), values.end());
-  s.count = values.size();
-  s.min = values.front();
-  s.max = values.back();
-  double sum = 0;
-  for (double v : values) sum += v;
-  s.avg = sum / static_cast<double>(values.size());
-  // Nearest rank: the smallest value with at least 99 % of the values at or below it.
-  const size_t rank = static_cast<size_t>(std::ceil(0.99 * static_cast<double>(values.size())));
-  s.p99 = values[std::max<size_t>(rank, 1) - 1];
-  return s;
-}
-
-void HistoryTableModel::setHistory(std::shared_ptr<const std::vector<HistoryPoint>> history) {
+void HistoryTableModel::setHistory(std::shared_ptr<const ops::JobHistory> history) {
   beginResetModel();
   m_history = std::move(history);
   endResetModel();
 }
 
-HistoryTableModel::Counts HistoryTableModel::counts() const {
-  Counts c;
-  if (!m_history) return c;
-  for (const HistoryPoint& p : *m_history) {
-    switch (p.entry.health) {
-      case ops::SnapshotHealth::kComplete: ++c.completed; break;
-      case ops::SnapshotHealth::kCorrupt: ++c.failed; break;
-      case ops::SnapshotHealth::kIncomplete: ++c.incomplete; break;
-    }
-    if (!p.restored_from.empty()) ++c.restored;
-  }
-  return c;
-}
-
-namespace {
-template <class Fn>
-MetricSummary over(const std::shared_ptr<const std::vector<HistoryPoint>>& h, Fn value) {
-  std::vector<double> v;
-  if (h) {
-    for (const HistoryPoint& p : *h) {
-      if (p.entry.health == ops::SnapshotHealth::kComplete) v.push_back(value(p));
-    }
-  }
-  return summarize(std::move(v));
-}
-}  // namespace
-
-MetricSummary HistoryTableModel::durationSummary() const {
-  return over(m_history, [](const HistoryPoint& p) { return static_cast<double>(std::max<int64_t>(0, p.duration_ms)); });
-}
-MetricSummary HistoryTableModel::checkpointedSizeSummary() const {
-  return over(m_history, [](const HistoryPoint& p) { return static_cast<double>(p.entry.checkpointed_size_bytes); });
-}
-MetricSummary HistoryTableModel::fullSizeSummary() const {
-  return over(m_history, [](const HistoryPoint& p) { return static_cast<double>(p.entry.full_size_bytes); });
-}
-
 int HistoryTableModel::rowCount(const QModelIndex& p) const {
-  return p.isValid() || !m_history ? 0 : static_cast<int>(m_history->size());
+  return p.isValid() || !m_history ? 0 : static_cast<int>(m_history->rows.size());
 }
 int HistoryTableModel::columnCount(const QModelIndex& p) const { return p.isValid() ? 0 : kColumnCount; }
 
 QVariant HistoryTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid) || !m_history) return {};
-  const HistoryPoint& p = (*m_history)[static_cast<size_t>(index.row())];
+  const ops::HistoryRow& p = m_history->rows[static_cast<size_t>(index.row())];
   const ops::SnapshotEntry& e = p.entry;
   const bool complete = e.health == ops::SnapshotHealth::kComplete;
   if (role == Qt::ForegroundRole && !complete) {

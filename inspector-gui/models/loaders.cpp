@@ -1,7 +1,6 @@
 #include "models/loaders.h"
 
 #include <QPromise>
-#include <algorithm>
 #include <QThreadPool>
 
 #include "ckpt/base/fs.h"
@@ -64,19 +63,6 @@ QFuture<Loaded<T>> runInPool(Fn fn) {
 
 std::string toStd(const QString& s) { return s.toStdString(); }
 
-// After a prune: validates every snapshot the plan retains (path -> report into `done`). The one
-// place the inspector checks what a prune left behind.
-base::Status verifyPruneRetained(base::Fs& fs, const ops::PrunePlan& plan,
-                                 const base::Progress& progress, ValidatedWrite* done) {
-  for (const ops::PruneSnapshot& s : plan.snapshots) {
-    if (s.verdict != ops::SnapshotVerdict::kRetained) continue;
-    auto report = ops::Validate(fs, plan.root + "/" + s.path, ops::ValidateOptions{}, progress);
-    if (!report.ok()) return report.status();
-    done->reports.emplace_back(s.path, std::move(report).value());
-  }
-  return base::Status::OK();
-}
-
 }  // namespace
 
 QFuture<Loaded<Opened>> openPath(base::Fs& fs, const QString& path) {
@@ -102,35 +88,17 @@ QFuture<Loaded<ops::Snapshot>> loadSnapshot(base::Fs& fs, const QString& path) {
       [fs = &fs, p = toStd(path)] { return fromResult(ops::LoadSnapshot(*fs, p)); });
 }
 
-QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(base::Fs& fs, const QString& root,
-                                                       const std::string& job_id_hex) {
-  return runInPool<std::vector<HistoryPoint>>(
-      [fs = &fs, r = toStd(root), job_id_hex]() -> Loaded<std::vector<HistoryPoint>> {
-        auto jobs = ops::ListRoot(*fs, r);
-        if (!jobs.ok()) return fromStatus<std::vector<HistoryPoint>>(jobs.status());
-        std::vector<HistoryPoint> points;
-        for (const ops::JobListing& job : *jobs) {
-          if (!job_id_hex.empty() && job.job_id_hex != job_id_hex) continue;
-          for (const ops::SnapshotEntry& e : job.snapshots) {
-            HistoryPoint pt;
-            pt.entry = e;
-            if (e.health == ops::SnapshotHealth::kComplete) pt.duration_ms = e.end_to_end_duration_ms;
-            points.push_back(std::move(pt));
-          }
-        }
-        size_t detailed = 0;
-        for (auto it = points.rbegin(); it != points.rend() && detailed < kHistoryDetailed; ++it) {
-          if (it->entry.health != ops::SnapshotHealth::kComplete) continue;
-          auto s = ops::LoadSnapshot(*fs, r + "/" + it->entry.path);
-          if (!s.ok()) continue;
-          it->metrics = s->metrics;
-          if (s->restored_from) it->restored_from = s->restored_from->path;
-          ++detailed;
-        }
-        Loaded<std::vector<HistoryPoint>> out;
-        out.value = std::make_shared<const std::vector<HistoryPoint>>(std::move(points));
-        return out;
-      });
+QFuture<Loaded<ops::JobHistory>> loadHistory(base::Fs& fs, const QString& root,
+                                             const std::string& job_id_hex) {
+  return runInPool<ops::JobHistory>([fs = &fs, r = toStd(root), job_id_hex]() -> Loaded<ops::JobHistory> {
+    auto jobs = ops::LoadHistory(*fs, r, ops::HistoryOptions{job_id_hex, kHistoryDetailed});
+    if (!jobs.ok()) return fromStatus<ops::JobHistory>(jobs.status());
+    ops::JobHistory job;
+    if (!jobs->empty()) job = std::move(jobs->front());
+    Loaded<ops::JobHistory> out;
+    out.value = std::make_shared<const ops::JobHistory>(std::move(job));
+    return out;
+  });
 }
 
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s) {
@@ -157,36 +125,9 @@ QFuture<Loaded<ops::StatsReport>> computeStats(base::Fs& fs, std::shared_ptr<con
   });
 }
 
-QFuture<Loaded<Unopenable>> diagnoseUnopenable(base::Fs& fs, const QString& path) {
-  return runInPool<Unopenable>([fs = &fs, p = toStd(path)] {
-    Unopenable out;
-    ops::ValidateOptions options;
-    options.verify_checksums = false;
-    auto report = ops::Validate(*fs, p, options);
-    if (report.ok()) out.findings = report->findings;
-    std::string dir = p;
-    auto info = fs->Stat(p);
-    if (info.ok() && !info->is_dir) dir = p.substr(0, p.find_last_of('/'));
-    auto entries = fs->ListDir(dir);
-    if (entries.ok()) {
-      for (const base::DirEntry& e : *entries) {
-        ops::FileRow row;
-        row.path = e.name;
-        row.location = e.name;
-        row.owner = "on disk (no metadata names it)";
-        auto st = fs->Stat(dir + "/" + e.name);
-        row.exists = st.ok();
-        if (st.ok()) {
-          row.actual_size = static_cast<int64_t>(st->size_bytes);
-          row.size_bytes = st->size_bytes;
-        }
-        out.files.push_back(std::move(row));
-      }
-      std::sort(out.files.begin(), out.files.end(),
-                [](const ops::FileRow& a, const ops::FileRow& b) { return a.path < b.path; });
-    }
-    return Loaded<Unopenable>{std::make_shared<const Unopenable>(std::move(out)), base::StatusCode::kOk, {}};
-  });
+QFuture<Loaded<ops::SnapshotDiagnosis>> diagnoseSnapshot(base::Fs& fs, const QString& path) {
+  return runInPool<ops::SnapshotDiagnosis>(
+      [fs = &fs, p = toStd(path)] { return fromResult(ops::DiagnoseSnapshot(*fs, p)); });
 }
 
 QFuture<Loaded<ops::FileLayout>> describeLayout(base::Fs& fs, const QString& path, bool verify_blocks) {
@@ -240,16 +181,14 @@ QFuture<Loaded<ops::PrunePlan>> planPrune(base::Fs& fs, const QString& root, ops
   });
 }
 
-QFuture<Loaded<ValidatedWrite>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
-                                             std::shared_ptr<TaskState> task) {
-  return runInPool<ValidatedWrite>([fs = &fs, plan, task]() -> Loaded<ValidatedWrite> {
-    ValidatedWrite done;
-    base::Status st = ops::ExecutePrune(*fs, *plan, task->progress(), &done.steps_done);
-    if (!st.ok()) return fromStatus<ValidatedWrite>(st);
-    st = verifyPruneRetained(*fs, *plan, task->progress(), &done);
-    if (!st.ok()) return fromStatus<ValidatedWrite>(st);
-    Loaded<ValidatedWrite> out;
-    out.value = std::make_shared<const ValidatedWrite>(std::move(done));
+QFuture<Loaded<PruneOutcome>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
+                                           std::shared_ptr<TaskState> task) {
+  return runInPool<PruneOutcome>([fs = &fs, plan, task]() -> Loaded<PruneOutcome> {
+    PruneOutcome done;
+    base::Status st = ops::ExecutePrune(*fs, *plan, task->progress(), &done.steps_done, &done.verification);
+    if (!st.ok()) return fromStatus<PruneOutcome>(st);
+    Loaded<PruneOutcome> out;
+    out.value = std::make_shared<const PruneOutcome>(std::move(done));
     return out;
   });
 }

@@ -19,8 +19,10 @@
 #include "ckpt/base/progress.h"
 #include "ckpt/base/status.h"
 #include "ckpt/ops/diff.h"
+#include "ckpt/ops/diagnose.h"
 #include "ckpt/ops/file_layout.h"
 #include "ckpt/ops/files.h"
+#include "ckpt/ops/history.h"
 #include "ckpt/ops/ls.h"
 #include "ckpt/ops/open.h"
 #include "ckpt/ops/pending_files.h"
@@ -70,17 +72,8 @@ struct Opened {
   std::vector<ops::JobListing> jobs;               // set when `path` is a checkpoint root
 };
 
-// One point of a job's history: an ls entry (ListRoot already carries its end-to-end duration;
-// no snapshot is re-loaded).
-struct HistoryPoint {
-  ops::SnapshotEntry entry;
-  int64_t duration_ms = -1;  // -1 when the metadata could not be read
-  // The snapshot's own metrics (in-flight data, unaligned flag) and restore source, read from
-  // its metadata for the newest kHistoryDetailed complete snapshots; unset otherwise.
-  std::optional<ops::CheckpointMetrics> metrics;
-  std::string restored_from;  // path of the snapshot it was restored from, if any
-};
-// How many of a job's newest complete snapshots loadHistory reads the metadata of.
+// How many of a job's newest complete snapshots loadHistory reads the metadata of
+// (ops::HistoryOptions::detailed_limit).
 inline constexpr size_t kHistoryDetailed = 100;
 
 // The keyed entries that differ, capped (the summary always counts all).
@@ -90,32 +83,27 @@ struct KeyDiffList {
   bool truncated = false;
 };
 
-// A prune or remap that wrote something, then validated what it left behind.
-struct ValidatedWrite {
-  std::vector<std::pair<std::string, ops::ValidateReport>> reports;  // path -> report
+// A prune that ran: its steps, and ops' check of what it kept (PruneOptions::verify_output).
+struct PruneOutcome {
   size_t steps_done = 0;
-};
-
-// What can be shown of a snapshot directory that does not open: validate's findings on it
-// (metadata only: the rule, message and hint of why, e.g. CKPT-M001 for a missing _metadata)
-// and the files in the directory.
-struct Unopenable {
-  std::vector<ops::Finding> findings;
-  std::vector<ops::FileRow> files;  // path, actual size, exists; nothing from the metadata
+  ops::PruneVerification verification;
 };
 
 // Loads `path`: a snapshot (directory with `_metadata`, or the file) or a checkpoint root.
 QFuture<Loaded<Opened>> openPath(base::Fs& fs, const QString& path);
 QFuture<Loaded<ops::Snapshot>> loadSnapshot(base::Fs& fs, const QString& path);
-QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(base::Fs& fs, const QString& root,
-                                                       const std::string& job_id_hex);
+// ops::LoadHistory of the job `job_id_hex` under `root` (empty: the first job ListRoot reports;
+// an empty history when there is none): its rows and their summary.
+QFuture<Loaded<ops::JobHistory>> loadHistory(base::Fs& fs, const QString& root,
+                                             const std::string& job_id_hex);
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::ListPendingFiles: the sink's pending files with what is on disk now.
 QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
 QFuture<Loaded<ops::SummaryReport>> summarize(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats);
-QFuture<Loaded<Unopenable>> diagnoseUnopenable(base::Fs& fs, const QString& path);
+// ops::DiagnoseSnapshot: why the snapshot at `path` does not open, and what its directory holds.
+QFuture<Loaded<ops::SnapshotDiagnosis>> diagnoseSnapshot(base::Fs& fs, const QString& path);
 // ops::DescribeFileLayout of one resolved file path.
 QFuture<Loaded<ops::FileLayout>> describeLayout(base::Fs& fs, const QString& path, bool verify_blocks);
 QFuture<Loaded<ops::StatsReport>> computeStats(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
@@ -129,8 +117,9 @@ QFuture<Loaded<ops::DiffResult>> diffSnapshots(base::Fs& fs, const QString& a, c
 QFuture<Loaded<KeyDiffList>> diffKeys(base::Fs& fs, const QString& a, const QString& b, size_t max_entries,
                                       std::shared_ptr<TaskState> task);
 QFuture<Loaded<ops::PrunePlan>> planPrune(base::Fs& fs, const QString& root, ops::PruneOptions options);
-// Executes the plan, then validates every snapshot the plan retains.
-QFuture<Loaded<ValidatedWrite>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
+// ops::ExecutePrune of `plan`; with plan->options.verify_output, ops then checks what the plan
+// kept (its outcome in PruneOutcome::verification; a failed check is the error).
+QFuture<Loaded<PruneOutcome>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
                                              std::shared_ptr<TaskState> task);
 // Remap; `options.dry_run` decides whether anything is written. A written output is validated
 // (its report is in `validated` when non-null).

@@ -8,6 +8,7 @@
 #include <atomic>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/ops/state_entries.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -25,18 +26,13 @@ std::string_view keyText(const std::string& key_json) {
   return k;
 }
 
+// The key text filters (prefix, substring) are the table's own: ops::Dump filters by exact key
+// (DumpOptions::key_json) only, so the model matches the other two on the entries Dump emits.
 bool keyMatches(const Query& q, const ops::DumpEntry& e) {
   if (q.match == KeyMatch::kExact || q.key.empty()) return true;
   const std::string_view k = keyText(e.key_json);
   if (q.match == KeyMatch::kPrefix) return k.substr(0, q.key.size()) == q.key;
   return k.find(q.key) != std::string_view::npos;
-}
-
-// Keyed state kinds whose every record is exactly one table row, so the handles' per-key-group
-// record counts are exact row counts: value, map, reducing and aggregating state.
-bool stateTableKindIsOneRowPerRecord(ops::StateKind kind) {
-  return kind == ops::StateKind::kValue || kind == ops::StateKind::kMap ||
-         kind == ops::StateKind::kReducing || kind == ops::StateKind::kAggregating;
 }
 
 struct ReadOut {
@@ -149,10 +145,10 @@ void StateTableModel::setHistory(bool history) {
   endReset();
 }
 
-// The plan: one chunk per key group that has records in some subtask's handle (the handles
-// record per-group counts), or one chunk for non-keyed state, an exact key, or handles without
-// per-group counts that ops reads whole. The counts are the rows when every record is one entry
-// of the one keyed state shown and no key text filter drops any.
+// The plan: one chunk per key group that may hold entries of the state (ops::CountStateEntries,
+// from the handles' per-group record counts), or one chunk for non-keyed state or an exact key,
+// which ops seeks. The counts are the rows when ops says they are exact entry counts and no key
+// text filter or history view changes what a Dump emits.
 void StateTableModel::rebuildPlan() {
   ++m_generation;
   m_current->store(m_generation);
@@ -172,53 +168,22 @@ void StateTableModel::rebuildPlan() {
   m_query.snapshot = m_snapshot;
   m_query.fs = m_fs;
   if (!m_snapshot || !m_fs || m_query.op.empty()) return;
-  auto op = m_snapshot->FindOperator(m_query.op);
-  if (!op.ok()) {
-    m_error = qs(op.status().ToString());
+  auto count = ops::CountStateEntries(*m_snapshot, m_query.op, m_query.state);
+  if (!count.ok()) {
+    m_error = qs(count.status().ToString());
     return;
   }
-  bool keyed = false;
-  int keyed_states = 0;
-  bool one_entry_per_record = true;
-  for (const ops::StateInfo& s : (*op)->states) {
-    if (!s.keyed) continue;
-    ++keyed_states;
-    if (m_query.state.empty() || s.name == m_query.state) {
-      keyed = true;
-      if (!stateTableKindIsOneRowPerRecord(s.kind)) one_entry_per_record = false;
-    }
-  }
   const bool exact_key = m_query.match == KeyMatch::kExact && !m_query.key.empty();
-  if (!keyed || exact_key) {
+  if (!count->keyed || exact_key) {
     m_chunks.push_back(Chunk{m_keyGroup, 0, -1});
     return;
   }
-  std::map<uint32_t, uint64_t> groups;  // key group -> records
-  bool counted_all = true;
-  for (const ops::SubtaskInfo& st : (*op)->subtasks) {
-    for (const ops::KeyedHandle& h : st.keyed) {
-      if (h.kind == ops::KeyedHandleKind::kEmpty) continue;
-      if (h.kind != ops::KeyedHandleKind::kKeyGroups) counted_all = false;
-      for (uint32_t g = h.key_group_start; g <= h.key_group_end && g >= h.key_group_start; ++g) {
-        const size_t i = g - h.key_group_start;
-        const bool counted = h.kind == ops::KeyedHandleKind::kKeyGroups && i < h.key_group_records.size();
-        if (!counted) counted_all = false;
-        if (counted && h.key_group_records[i] == 0) {
-          if (g == UINT32_MAX) break;
-          continue;
-        }
-        groups[g] += counted ? h.key_group_records[i] : 0;
-        if (g == UINT32_MAX) break;
-      }
-    }
-  }
-  m_exact = counted_all && keyed_states == 1 && one_entry_per_record && m_query.key.empty() &&
-            !m_query.history;
-  for (const auto& [g, records] : groups) {
+  m_exact = count->exact && m_query.key.empty() && !m_query.history;
+  for (const auto& [g, entries] : count->key_group_entries) {
     if (m_keyGroup && *m_keyGroup != g) continue;
     Chunk c{g, 0, -1};
     if (m_exact) {
-      c.rows = static_cast<int>(records);
+      c.rows = static_cast<int>(entries);
       c.first_row = m_rowCount;
       m_rowCount += c.rows;
       if (c.rows > 0) m_rowChunks.push_back(m_chunks.size());

@@ -265,10 +265,10 @@ class JobViewsTest : public QObject {
   // Item 5 of the brief (History): trigger times to scale, a failed checkpoint without a time
   // between its neighbours, even slots when switched off; time ticks on clock steps.
   void historyTimeAxisIsProportional() {
-    auto history = std::make_shared<std::vector<HistoryPoint>>();
+    auto history = std::make_shared<std::vector<ops::HistoryRow>>();
     const int64_t t0 = 1767225600000;  // 2026-01-01T00:00:00Z
     for (auto [id, dt] : std::vector<std::pair<int64_t, int64_t>>{{1, 0}, {2, 1000}, {3, 2000}, {4, -1}, {5, 10000}}) {
-      HistoryPoint pt;
+      ops::HistoryRow pt;
       pt.entry.checkpoint_id = id;
       pt.entry.health = dt < 0 ? ops::SnapshotHealth::kCorrupt : ops::SnapshotHealth::kComplete;
       pt.entry.trigger_timestamp_ms = dt < 0 ? 0 : t0 + dt;

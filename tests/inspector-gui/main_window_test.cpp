@@ -255,6 +255,7 @@ class MainWindowTest : public QObject {
     QVERIFY2(planned.front().front().toBool(), qPrintable(dialog.message()));
     QVERIFY(dialog.canPrune());
     QVERIFY(dialog.currentPlan()->files_to_delete > 0);
+    QVERIFY(dialog.currentPlan()->options.verify_output);  // ops checks what the prune keeps
     QVERIFY(dialog.message().contains(QStringLiteral("Nothing has been deleted")));
     QVERIFY(QFileInfo::exists(job + "/chk-1/_metadata"));
     // Declining the confirmation deletes nothing.
@@ -274,10 +275,19 @@ class MainWindowTest : public QObject {
     QVERIFY2(pruned.front().front().toBool(), qPrintable(dialog.message()));
     QVERIFY(!QFileInfo::exists(job + "/chk-1/_metadata"));
     QVERIFY(QFileInfo::exists(job + "/chk-2/_metadata"));
-    QVERIFY(!dialog.lastResult()->reports.empty());
-    for (const auto& [path, report] : dialog.lastResult()->reports) {
-      QVERIFY2(!ops::HasErrors(report.findings), path.c_str());
+    // ops checked what the prune kept: every kept snapshot opens, the newest retained restores.
+    const ops::PruneVerification& verified = dialog.lastResult()->verification;
+    QVERIFY(!verified.snapshots.empty());
+    QVERIFY(verified.ok());
+    QVERIFY(!verified.restore_checked.empty());
+    bool checkedChk2 = false;
+    for (const ops::PruneVerifiedSnapshot& v : verified.snapshots) {
+      QVERIFY2(v.opens && v.problem.empty(), v.path.c_str());
+      if (v.restorable) QVERIFY2(*v.restorable, v.path.c_str());
+      if (QString::fromStdString(v.path).endsWith(QStringLiteral("chk-2"))) checkedChk2 = v.restorable.value_or(false);
     }
+    QVERIFY(checkedChk2);
+    QVERIFY2(dialog.message().contains(QStringLiteral("restores")), qPrintable(dialog.message()));
   }
 
   void stateBrowserFiltersAndExportsSelection() {

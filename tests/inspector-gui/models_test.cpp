@@ -239,10 +239,16 @@ void ModelsTest::snapshotListOverCheckpointRoot() {
   QVERIFY(saw_chk2);
   const auto history = await(loadHistory(localFs(), fixture("v1/checkpoints"), opened.value->jobs.front().job_id_hex));
   QVERIFY(history.ok());
-  QCOMPARE(history.value->size(), opened.value->jobs.front().snapshots.size());
-  for (const HistoryPoint& p : *history.value) {
-    if (p.entry.health == ops::SnapshotHealth::kComplete) QVERIFY(p.duration_ms >= 0);
+  QCOMPARE(history.value->rows.size(), opened.value->jobs.front().snapshots.size());
+  QCOMPARE(history.value->job_id_hex, opened.value->jobs.front().job_id_hex);
+  size_t completed = 0;
+  for (const ops::HistoryRow& p : history.value->rows) {
+    if (p.entry.health == ops::SnapshotHealth::kComplete) {
+      QVERIFY(p.duration_ms >= 0);
+      ++completed;
+    }
   }
+  QCOMPARE(history.value->summary.completed, completed);
 }
 
 void ModelsTest::stateTableFetchesLazilyAndFilters() {

@@ -84,9 +84,18 @@ class PresentationTest : public QObject {
     StateBrowser* b = w.stateBrowser();
     b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
     QVERIFY(b->view()->isColumnHidden(StateTableModel::kSource));
+    // Keyed state: ops says a Dump takes an exact key and a key group.
+    QVERIFY(b->exactKeyFilterEnabled());
+    QVERIFY(b->keyGroupFilterEnabled());
     b->showState(qs(w.snapshot()->FindOperator("orders-source").value()->id_hex), QString());
     // showState with no state picks the first one: still one state, still hidden.
     QVERIFY(b->view()->isColumnHidden(StateTableModel::kSource));
+    // Operator state: no key to seek, no key groups.
+    QVERIFY(!b->exactKeyFilterEnabled());
+    QVERIFY(!b->keyGroupFilterEnabled());
+    b->showState(qs(w.snapshot()->FindOperator("per-user-aggregate").value()->id_hex), QStringLiteral("order-count"));
+    QVERIFY(b->exactKeyFilterEnabled());
+    b->showState(qs(w.snapshot()->FindOperator("orders-source").value()->id_hex), QString());
 
     // "1 job", not "1 jobs".
     QString atRoot;
@@ -201,7 +210,8 @@ class PresentationTest : public QObject {
     HistoryTableModel* m = page->model();
     QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::Fatal);
     QCOMPARE(m->rowCount(), 3);
-    const HistoryTableModel::Counts c = m->counts();
+    QVERIFY(m->history() != nullptr);
+    const ops::HistorySummary& c = m->history()->summary;
     QCOMPARE(c.completed, size_t{2});
     QCOMPARE(c.failed, size_t{1});
     QCOMPARE(c.incomplete, size_t{0});
@@ -214,11 +224,18 @@ class PresentationTest : public QObject {
     }
     QCOMPARE(m->index(failed, HistoryTableModel::kId).data().toLongLong(), 3LL);
     // Summary statistics: nearest-rank p99 and the mean.
-    const MetricSummary s = summarize({1, 2, 3, 4, 100});
+    const ops::MetricSummary s = ops::SummarizeMetric({1, 2, 3, 4, 100});
     QCOMPARE(s.min, 1.0);
     QCOMPARE(s.max, 100.0);
     QCOMPARE(s.avg, 22.0);
+    QCOMPARE(s.p50, 3.0);
     QCOMPARE(s.p99, 100.0);
+    // The overview shows ops' summary of the two completed ones, and the newest of them.
+    QCOMPARE(c.duration_ms.count, size_t{2});
+    QVERIFY(c.latest_completed.has_value());
+    QCOMPARE(m->history()->rows[*c.latest_completed].entry.checkpoint_id, int64_t{2});
+    QVERIFY2(page->overviewText().contains(QStringLiteral("p50")), qPrintable(page->overviewText()));
+    QVERIFY2(page->overviewText().contains(QStringLiteral("<b>Latest</b>: checkpoint 2")), qPrintable(page->overviewText()));
     // The chart: ticks, the failed slot with its own tooltip, a tooltip per completed one.
     w.showPage(MainWindow::kHistoryPage);
     HistoryChart* chart = page->chart();
@@ -227,7 +244,7 @@ class PresentationTest : public QObject {
     QCOMPARE(ticks.front(), 0.0);
     QVERIFY(ticks.back() >= 950);
     QCOMPARE(ticks[1], 200.0);
-    const auto& points = *m->history();
+    const auto& points = m->history()->rows;
     for (int i = 0; i < static_cast<int>(points.size()); ++i) {
       const QPoint at(static_cast<int>(chart->slotCenter(i)), chart->height() / 2);
       QCOMPARE(chart->pointAt(at), i);

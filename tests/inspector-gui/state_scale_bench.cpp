@@ -20,6 +20,7 @@
 #include "app/state_browser.h"
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/snapshot.h"
+#include "models/location.h"
 #include "models/state_table_model.h"
 
 using ckpt::inspector::MainWindow;
@@ -30,7 +31,7 @@ namespace {
 double ms(const QElapsedTimer& t) { return static_cast<double>(t.nsecsElapsed()) / 1e6; }
 
 // ops::Dump of the big state (one key group, or all), counting entries: the baseline.
-double dumpMs(const ckpt::ops::Snapshot& s, std::optional<uint32_t> key_group, uint64_t* entries) {
+double dumpMs(ckpt::base::Fs& fs, const ckpt::ops::Snapshot& s, std::optional<uint32_t> key_group, uint64_t* entries) {
   ckpt::ops::DumpOptions o;
   o.operator_ref = "big-state";
   o.state = "count";
@@ -38,7 +39,7 @@ double dumpMs(const ckpt::ops::Snapshot& s, std::optional<uint32_t> key_group, u
   QElapsedTimer t;
   t.start();
   uint64_t n = 0;
-  auto r = ckpt::ops::Dump(ckpt::base::Fs::Default(), s, o, [&](const ckpt::ops::DumpEntry&) {
+  auto r = ckpt::ops::Dump(fs, s, o, [&](const ckpt::ops::DumpEntry&) {
     ++n;
     return ckpt::base::Status::OK();
   });
@@ -67,9 +68,15 @@ int main(int argc, char** argv) {
     std::printf("generated %ld keys in %.1f s\n", keys, ms(g) / 1000);
   }
 
+  // The filesystem the inspector itself resolves `dir` to.
+  const ckpt::inspector::OpenedLocation where = ckpt::inspector::resolveLocation(dir);
+  if (!where.ok()) {
+    std::fprintf(stderr, "state_scale_bench: %s\n", qPrintable(where.error));
+    return 1;
+  }
   QElapsedTimer t;
   t.start();
-  auto snap = ckpt::ops::LoadSnapshot(ckpt::base::Fs::Default(), dir.toStdString());
+  auto snap = ckpt::ops::LoadSnapshot(*where.fs, where.path.toStdString());
   const double load_ms = ms(t);
   if (!snap.ok()) {
     std::fprintf(stderr, "state_scale_bench: %s\n", snap.status().ToString().c_str());
@@ -101,7 +108,7 @@ int main(int argc, char** argv) {
   const double goto_ms = ms(t);
   const uint32_t last_group = static_cast<uint32_t>(m->index(last, StateTableModel::kKeyGroup).data().toInt());
   uint64_t group_entries = 0;
-  const double group_dump_ms = dumpMs(*snap, last_group, &group_entries);
+  const double group_dump_ms = dumpMs(*where.fs, *snap, last_group, &group_entries);
 
   // A prefix filter over every key (each key group is read and decoded once).
   t.restart();
@@ -114,7 +121,7 @@ int main(int argc, char** argv) {
   const double filter_ms = ms(t);
   const int matched = m->rowCount();
   uint64_t all_entries = 0;
-  const double full_dump_ms = dumpMs(*snap, std::nullopt, &all_entries);
+  const double full_dump_ms = dumpMs(*where.fs, *snap, std::nullopt, &all_entries);
 
   std::printf("keys %ld, rows shown %d, files %zu, metadata %llu bytes\n", keys, rows, snap->files.size(),
               static_cast<unsigned long long>(snap->metadata_size_bytes));
