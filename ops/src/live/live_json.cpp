@@ -16,29 +16,45 @@ constexpr int kLiveMaxJsonDepth = 64;
 
 }  // namespace
 
+bool LiveNestsTooDeep(std::string_view text) {
+  int depth = 0;
+  bool in_string = false;
+  for (size_t i = 0; i < text.size(); ++i) {
+    const char ch = text[i];
+    if (in_string) {
+      if (ch == '\\') {
+        ++i;
+      } else if (ch == '"') {
+        in_string = false;
+      }
+    } else if (ch == '"') {
+      in_string = true;
+    } else if (ch == '[' || ch == '{') {
+      if (++depth > kLiveMaxJsonDepth) return true;
+    } else if (ch == ']' || ch == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
 base::Result<Json> Reader::ParseObject(std::string_view text) const {
   if (text.size() > kLiveMaxBodyBytes) {
     return base::Status::Corruption(where_ + ": the answer is " + std::to_string(text.size()) +
                                     " bytes, more than the " +
                                     std::to_string(kLiveMaxBodyBytes >> 20) + " MiB limit");
   }
-  bool too_deep = false;
-  const Json::parser_callback_t depth_check = [&too_deep](int depth, Json::parse_event_t,
-                                                          Json&) {
-    if (depth > kLiveMaxJsonDepth) too_deep = true;
-    return !too_deep;  // discards the deep value instead of building it
-  };
+  if (LiveNestsTooDeep(text)) {
+    return base::Status::Corruption(where_ + ": the answer nests deeper than " +
+                                    std::to_string(kLiveMaxJsonDepth) + " levels");
+  }
   Json doc;
   try {
-    doc = Json::parse(text.begin(), text.end(), depth_check);
+    doc = Json::parse(text.begin(), text.end());
   } catch (const Json::exception& e) {
     std::string excerpt(text.substr(0, 200));
     return base::Status::Corruption(where_ + ": the answer is not JSON (" + e.what() +
                                     "): " + excerpt);
-  }
-  if (too_deep) {
-    return base::Status::Corruption(where_ + ": the answer nests deeper than " +
-                                    std::to_string(kLiveMaxJsonDepth) + " levels");
   }
   if (!doc.is_object()) {
     return base::Status::Corruption(where_ + ": the answer is a JSON " +

@@ -58,6 +58,10 @@ class Reader {
   std::string where_;
 };
 
+// Whether the arrays and objects of `text` nest deeper than 64 levels (brackets inside strings
+// do not count): one linear pass, run before a parser builds anything.
+bool LiveNestsTooDeep(std::string_view text);
+
 // An int field that fits in int (counts of subtasks, parallelism, indexes).
 base::Result<int> NarrowToInt(const Reader& r, int64_t v, const std::string& path);
 

@@ -163,11 +163,13 @@ base::Result<LiveOperation> ParseOperationStatus(std::string_view json, std::str
 }
 
 std::string LiveErrorText(std::string_view body, bool brief) {
-  Json doc = Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const Json doc = live_json::LiveNestsTooDeep(body)
+                       ? Json(Json::value_t::discarded)
+                       : Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   std::string msg;
   if (!doc.is_discarded() && doc.is_object() && doc.contains("errors") &&
-      doc["errors"].is_array()) {
-    for (const Json& e : doc["errors"]) {
+      doc.at("errors").is_array()) {
+    for (const Json& e : doc.at("errors")) {
       std::string text = e.is_string() ? e.get<std::string>() : e.dump();
       if (brief) {
         text = LiveBriefError(text);
