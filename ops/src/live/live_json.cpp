@@ -67,6 +67,10 @@ base::Status Reader::Error(const std::string& path, const std::string& what) con
   return base::Status::Corruption(where_ + ": " + path + " " + what);
 }
 
+base::Status Reader::NotAnObject(const std::string& path, const Json& v) const {
+  return WrongType(path, v, "an object");
+}
+
 base::Status Reader::WrongType(const std::string& path, const Json& v, const char* want) const {
   return Error(path, std::string("is a ") + v.type_name() + ", not " + want);
 }

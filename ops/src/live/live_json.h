@@ -18,6 +18,7 @@ using Json = nlohmann::json;
 
 // Whether a field must be present (and not null).
 enum class Need { kOptional, kRequired };
+inline constexpr Need kRequired = Need::kRequired;
 
 class Reader {
  public:
@@ -31,6 +32,8 @@ class Reader {
 
   // Corruption "WHERE: PATH WHAT".
   base::Status Error(const std::string& path, const std::string& what) const;
+  // Corruption "WHERE: PATH is a TYPE, not an object".
+  base::Status NotAnObject(const std::string& path, const Json& v) const;
 
   // Field `key` of object `o` (at `path`, for errors). Absent or null: the default for
   // kOptional, Corruption for kRequired; present with another type: Corruption.

@@ -8,9 +8,7 @@
 
 namespace ckpt::ops {
 
-using live_json::Json;
-using live_json::Need;
-using live_json::Reader;
+namespace ljson = live_json;
 
 namespace {
 
@@ -19,7 +17,7 @@ std::string LiveIndexPath(const char* array, size_t i) {
 }
 
 // Every leaf under `v` as (dotted path, text). `depth` is bounded by the parser's depth limit.
-void LiveFlattenConfig(const std::string& prefix, const Json& v, LiveConfig* out) {
+void LiveFlattenConfig(const std::string& prefix, const ljson::Json& v, LiveConfig* out) {
   if (v.is_object()) {
     for (auto it = v.begin(); it != v.end(); ++it) {
       LiveFlattenConfig(prefix.empty() ? it.key() : prefix + "." + it.key(), it.value(), out);
@@ -85,19 +83,19 @@ std::string LiveBriefError(const std::string& entry) {
 
 base::Result<std::vector<LiveJob>> ParseJobsOverview(std::string_view json,
                                                      std::string_view where) {
-  const Reader r(where, "GET /jobs/overview");
-  CKPT_ASSIGN_OR_RETURN(Json doc, r.ParseObject(json));
-  CKPT_ASSIGN_OR_RETURN(const Json* jobs, r.Array(doc, "jobs", "", Need::kRequired));
+  const ljson::Reader r(where, "GET /jobs/overview");
+  CKPT_ASSIGN_OR_RETURN(ljson::Json doc, r.ParseObject(json));
+  CKPT_ASSIGN_OR_RETURN(const ljson::Json* jobs, r.Array(doc, "jobs", "", ljson::kRequired));
   std::vector<LiveJob> out;
   out.reserve(jobs->size());
   for (size_t i = 0; i < jobs->size(); ++i) {
-    const Json& j = (*jobs)[i];
+    const ljson::Json& j = (*jobs)[i];
     const std::string path = LiveIndexPath("jobs", i);
-    if (!j.is_object()) return r.Error(path, std::string("is a ") + j.type_name() + ", not an object");
+    if (!j.is_object()) return r.NotAnObject(path, j);
     LiveJob job;
-    CKPT_ASSIGN_OR_RETURN(job.id, r.String(j, "jid", path, Need::kRequired));
-    CKPT_ASSIGN_OR_RETURN(job.name, r.String(j, "name", path, Need::kRequired));
-    CKPT_ASSIGN_OR_RETURN(job.state, r.String(j, "state", path, Need::kRequired));
+    CKPT_ASSIGN_OR_RETURN(job.id, r.String(j, "jid", path, ljson::kRequired));
+    CKPT_ASSIGN_OR_RETURN(job.name, r.String(j, "name", path, ljson::kRequired));
+    CKPT_ASSIGN_OR_RETURN(job.state, r.String(j, "state", path, ljson::kRequired));
     CKPT_ASSIGN_OR_RETURN(job.start_time_ms, r.Int(j, "start-time", path));
     out.push_back(std::move(job));
   }
@@ -106,29 +104,30 @@ base::Result<std::vector<LiveJob>> ParseJobsOverview(std::string_view json,
 
 base::Result<std::vector<LiveVertex>> ParseJobVertices(std::string_view json,
                                                        std::string_view where) {
-  const Reader r(where, "GET /jobs/:jobid");
-  CKPT_ASSIGN_OR_RETURN(Json doc, r.ParseObject(json));
-  CKPT_ASSIGN_OR_RETURN(const Json* vertices, r.Array(doc, "vertices", "", Need::kRequired));
+  const ljson::Reader r(where, "GET /jobs/:jobid");
+  CKPT_ASSIGN_OR_RETURN(ljson::Json doc, r.ParseObject(json));
+  CKPT_ASSIGN_OR_RETURN(const ljson::Json* vertices,
+                        r.Array(doc, "vertices", "", ljson::kRequired));
   std::vector<LiveVertex> out;
   out.reserve(vertices->size());
   for (size_t i = 0; i < vertices->size(); ++i) {
-    const Json& v = (*vertices)[i];
+    const ljson::Json& v = (*vertices)[i];
     const std::string path = LiveIndexPath("vertices", i);
-    if (!v.is_object()) return r.Error(path, std::string("is a ") + v.type_name() + ", not an object");
+    if (!v.is_object()) return r.NotAnObject(path, v);
     LiveVertex vertex;
-    CKPT_ASSIGN_OR_RETURN(vertex.id, r.String(v, "id", path, Need::kRequired));
-    CKPT_ASSIGN_OR_RETURN(vertex.name, r.String(v, "name", path, Need::kRequired));
+    CKPT_ASSIGN_OR_RETURN(vertex.id, r.String(v, "id", path, ljson::kRequired));
+    CKPT_ASSIGN_OR_RETURN(vertex.name, r.String(v, "name", path, ljson::kRequired));
     CKPT_ASSIGN_OR_RETURN(int64_t parallelism, r.Int(v, "parallelism", path));
     CKPT_ASSIGN_OR_RETURN(vertex.parallelism,
-                          live_json::NarrowToInt(r, parallelism, path + ".parallelism"));
+                          ljson::NarrowToInt(r, parallelism, path + ".parallelism"));
     out.push_back(std::move(vertex));
   }
   return out;
 }
 
 base::Result<LiveConfig> ParseCheckpointConfig(std::string_view json, std::string_view where) {
-  const Reader r(where, "GET /jobs/:jobid/checkpoints/config");
-  CKPT_ASSIGN_OR_RETURN(Json doc, r.ParseObject(json));
+  const ljson::Reader r(where, "GET /jobs/:jobid/checkpoints/config");
+  CKPT_ASSIGN_OR_RETURN(ljson::Json doc, r.ParseObject(json));
   LiveConfig out;
   LiveFlattenConfig("", doc, &out);
   std::sort(out.begin(), out.end());
@@ -136,20 +135,20 @@ base::Result<LiveConfig> ParseCheckpointConfig(std::string_view json, std::strin
 }
 
 base::Result<std::string> ParseTriggerId(std::string_view json, std::string_view where) {
-  const Reader r(where, "POST (trigger)");
-  CKPT_ASSIGN_OR_RETURN(Json doc, r.ParseObject(json));
-  return r.String(doc, "request-id", "", Need::kRequired);
+  const ljson::Reader r(where, "POST (trigger)");
+  CKPT_ASSIGN_OR_RETURN(ljson::Json doc, r.ParseObject(json));
+  return r.String(doc, "request-id", "", ljson::kRequired);
 }
 
 base::Result<LiveOperation> ParseOperationStatus(std::string_view json, std::string_view where) {
-  const Reader r(where, "GET (operation status)");
-  CKPT_ASSIGN_OR_RETURN(Json doc, r.ParseObject(json));
-  CKPT_ASSIGN_OR_RETURN(const Json* status, r.Object(doc, "status", "", Need::kRequired));
-  CKPT_ASSIGN_OR_RETURN(std::string id, r.String(*status, "id", "status", Need::kRequired));
+  const ljson::Reader r(where, "GET (operation status)");
+  CKPT_ASSIGN_OR_RETURN(ljson::Json doc, r.ParseObject(json));
+  CKPT_ASSIGN_OR_RETURN(const ljson::Json* status, r.Object(doc, "status", "", ljson::kRequired));
+  CKPT_ASSIGN_OR_RETURN(std::string id, r.String(*status, "id", "status", ljson::kRequired));
   LiveOperation op;
   op.completed = id == "COMPLETED";
   if (!op.completed) return op;
-  CKPT_ASSIGN_OR_RETURN(const Json* operation, r.Object(doc, "operation", ""));
+  CKPT_ASSIGN_OR_RETURN(const ljson::Json* operation, r.Object(doc, "operation", ""));
   if (operation == nullptr) return op;
   CKPT_ASSIGN_OR_RETURN(op.location, r.String(*operation, "location", "operation"));
   CKPT_ASSIGN_OR_RETURN(op.checkpoint_id, r.Int(*operation, "checkpointId", "operation"));
@@ -163,13 +162,14 @@ base::Result<LiveOperation> ParseOperationStatus(std::string_view json, std::str
 }
 
 std::string LiveErrorText(std::string_view body, bool brief) {
-  const Json doc = live_json::LiveNestsTooDeep(body)
-                       ? Json(Json::value_t::discarded)
-                       : Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
+  const ljson::Json doc =
+      ljson::LiveNestsTooDeep(body)
+          ? ljson::Json(ljson::Json::value_t::discarded)
+          : ljson::Json::parse(body.begin(), body.end(), nullptr, /*allow_exceptions=*/false);
   std::string msg;
   if (!doc.is_discarded() && doc.is_object() && doc.contains("errors") &&
       doc.at("errors").is_array()) {
-    for (const Json& e : doc.at("errors")) {
+    for (const ljson::Json& e : doc.at("errors")) {
       std::string text = e.is_string() ? e.get<std::string>() : e.dump();
       if (brief) {
         text = LiveBriefError(text);
