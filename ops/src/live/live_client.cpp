@@ -32,7 +32,6 @@ base::Result<std::unique_ptr<LiveClient>> LiveClient::Create(const std::string& 
                                                              const LiveClientOptions& options) {
   std::string a = address;
   if (a.rfind("http://", 0) != 0) a = "http://" + a;
-  while (a.size() > 7 && a.back() == '/') a.pop_back();
   const std::string rest = a.substr(7);
   const auto colon = rest.rfind(':');
   if (rest.empty() || colon == std::string::npos || colon + 1 >= rest.size() ||
