@@ -3,10 +3,29 @@
 #include "models/live_connection.h"
 
 #include <QFutureWatcher>
+#include <QThreadPool>
 #include <QtConcurrent/QtConcurrentRun>
 #include <utility>
 
 namespace ckpt::inspector {
+
+namespace {
+
+// The threads of every live connection's requests. Not the global pool: a request may block for
+// the read timeout, and the global pool (as many threads as cores) also loads snapshots.
+// Process-lifetime, so closing a view never waits for a request in flight (only the process's
+// exit does, at most the read timeout).
+QThreadPool* liveRequestPool() {
+  static QThreadPool pool;
+  static const bool sized = [] {
+    pool.setMaxThreadCount(8);
+    return true;
+  }();
+  (void)sized;
+  return &pool;
+}
+
+}  // namespace
 
 LiveConnection::LiveConnection(const QString& base, QObject* parent) : QObject(parent) {
   QString text = base.trimmed();
@@ -65,7 +84,7 @@ void LiveConnection::fetch(Call call, Done done) {
   });
   // The task holds the client, not this object: it may outlive the connection (the watcher,
   // a child, is gone by then and nothing is delivered).
-  watcher->setFuture(QtConcurrent::run([client = m_client, call] {
+  watcher->setFuture(QtConcurrent::run(liveRequestPool(), [client = m_client, call] {
     auto result = call(*client);
     if (!result.ok()) {
       return Fetched(std::nullopt, QString::fromStdString(result.status().message()));
