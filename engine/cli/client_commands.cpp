@@ -8,17 +8,15 @@
 #include <iostream>
 #include <sstream>
 
+#include "ckpt/ops/live.h"
 #include "engine_state_file.h"
-#include "rest_client.h"
 #include "run_command.h"
 
 namespace ckpt::engine::cli {
 namespace {
 
-using nlohmann::json;
-
 struct Target {
-  std::unique_ptr<RestClient> client;
+  std::unique_ptr<ops::LiveClient> client;
   std::vector<std::string> engine_argv;  // from the state file, when it names this engine
 };
 
@@ -30,7 +28,7 @@ base::Result<Target> Connect(const ClientArgs& a) {
     if (!state.ok()) return state.status();
     address = state->address;
   }
-  CKPT_ASSIGN_OR_RETURN(t.client, RestClient::Create(address));
+  CKPT_ASSIGN_OR_RETURN(t.client, ops::LiveClient::Create(address));
   if (state.ok() && state->address == t.client->address()) t.engine_argv = state->argv;
   return t;
 }
@@ -76,28 +74,28 @@ int List(const ClientArgs& a) {
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail("list", t.status());
   std::cout << "Waiting for response..." << std::endl;
-  base::Result<json> jobs = t->client->Get("/jobs/overview");
+  base::Result<std::vector<ops::LiveJob>> jobs = t->client->JobsOverview();
   if (!jobs.ok()) return Fail("list", jobs.status());
-  std::vector<json> running, done;
-  for (const json& j : (*jobs)["jobs"]) {
-    const std::string s = j.value("state", "");
+  std::vector<ops::LiveJob> running, done;
+  for (const ops::LiveJob& j : *jobs) {
+    const std::string& s = j.state;
     (s == "RUNNING" || s == "RESTARTING" || s == "CREATED" || s == "CANCELLING" ? running : done)
         .push_back(j);
   }
-  auto print = [](const json& j) {
-    std::cout << Time(j.value("start-time", int64_t{0})) << " : " << j.value("jid", "") << " : "
-              << j.value("name", "") << " (" << j.value("state", "") << ")\n";
+  auto print = [](const ops::LiveJob& j) {
+    std::cout << Time(j.start_time_ms) << " : " << j.id << " : " << j.name << " (" << j.state
+              << ")\n";
   };
   if (running.empty()) {
     std::cout << "No running jobs.\n";
   } else {
     std::cout << "------------------ Running/Restarting Jobs -------------------\n";
-    for (const json& j : running) print(j);
+    for (const ops::LiveJob& j : running) print(j);
     std::cout << "--------------------------------------------------------------\n";
   }
   if (!done.empty()) {
     std::cout << "---------------------- Terminated Jobs -----------------------\n";
-    for (const json& j : done) print(j);
+    for (const ops::LiveJob& j : done) print(j);
     std::cout << "--------------------------------------------------------------\n";
   }
   return 0;
@@ -106,27 +104,22 @@ int List(const ClientArgs& a) {
 int Checkpoints(const ClientArgs& a) {
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail("checkpoints", t.status());
-  base::Result<json> st = t->client->Get("/jobs/" + a.job_id + "/checkpoints");
+  base::Result<ops::LiveCheckpoints> st = t->client->Checkpoints(a.job_id);
   if (!st.ok()) return Fail("checkpoints", st.status());
-  const json& c = (*st)["counts"];
-  std::cout << "Checkpoints of job " << a.job_id << ": triggered " << c.value("total", 0)
-            << ", in progress " << c.value("in_progress", 0) << ", completed "
-            << c.value("completed", 0) << ", failed " << c.value("failed", 0) << ", restored "
-            << c.value("restored", 0) << "\n";
+  const ops::LiveCheckpointCounts& c = st->counts;
+  std::cout << "Checkpoints of job " << a.job_id << ": triggered " << c.total
+            << ", in progress " << c.in_progress << ", completed " << c.completed << ", failed "
+            << c.failed << ", restored " << c.restored << "\n";
   std::cout << std::left << std::setw(6) << "ID" << std::setw(12) << "STATUS" << std::setw(22)
             << "TYPE" << std::setw(21) << "TRIGGERED" << std::setw(10) << "DURATION"
             << std::setw(14) << "CHECKPOINTED" << std::setw(12) << "FULL SIZE" << "PATH\n";
-  for (const json& h : (*st)["history"]) {
-    std::cout << std::left << std::setw(6) << h.value("id", int64_t{0}) << std::setw(12)
-              << h.value("status", "") << std::setw(22) << h.value("checkpoint_type", "")
-              << std::setw(21) << Time(h.value("trigger_timestamp", int64_t{0})) << std::setw(10)
-              << (std::to_string(h.value("end_to_end_duration", int64_t{0})) + " ms")
-              << std::setw(14) << Bytes(h.value("checkpointed_size", uint64_t{0}))
-              << std::setw(12) << Bytes(h.value("state_size", uint64_t{0}))
-              << (h.contains("external_path") && h["external_path"].is_string()
-                      ? h["external_path"].get<std::string>()
-                      : h.value("failure_message", std::string()))
-              << "\n";
+  for (const ops::LiveCheckpoint& h : st->history) {
+    std::cout << std::left << std::setw(6) << h.id << std::setw(12) << h.status << std::setw(22)
+              << h.type << std::setw(21) << Time(h.trigger_ms) << std::setw(10)
+              << (std::to_string(h.duration_ms) + " ms") << std::setw(14)
+              << Bytes(static_cast<uint64_t>(h.checkpointed_bytes)) << std::setw(12)
+              << Bytes(static_cast<uint64_t>(h.state_bytes))
+              << (!h.external_path.empty() ? h.external_path : h.failure_message) << "\n";
   }
   return 0;
 }
@@ -137,15 +130,13 @@ int Checkpoint(const ClientArgs& a) {
   if (!t.ok()) return Fail("checkpoint", t.status());
   const std::string type = a.full ? "FULL" : "CONFIGURED";
   std::cout << "Triggering checkpoint for job " << a.job_id << "." << std::endl;
-  base::Result<json> trigger =
-      t->client->Post("/jobs/" + a.job_id + "/checkpoints", json{{"checkpointType", type}});
-  if (!trigger.ok()) return Fail("checkpoint", trigger.status());
+  base::Result<std::string> status_path = t->client->TriggerCheckpoint(a.job_id, a.full);
+  if (!status_path.ok()) return Fail("checkpoint", status_path.status());
   std::cout << "Waiting for response..." << std::endl;
-  base::Result<json> op = t->client->AwaitOperation(
-      "/jobs/" + a.job_id + "/checkpoints/" + trigger->value("request-id", ""), a.timeout_s);
+  base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail("checkpoint", op.status());
-  std::cout << "Checkpoint(" << type << ") " << op->value("checkpointId", int64_t{0})
-            << " for job " << a.job_id << " completed.\n";
+  std::cout << "Checkpoint(" << type << ") " << op->checkpoint_id << " for job " << a.job_id
+            << " completed.\n";
   return 0;
 }
 
@@ -153,30 +144,25 @@ int SavepointOrStop(const ClientArgs& a, bool stop) {
   const std::string verb = stop ? "stop" : "savepoint";
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail(verb, t.status());
-  const std::string format = a.type == "native" ? "NATIVE" : "CANONICAL";
-  json body;
-  base::Result<json> trigger = base::Status::Internal("unset");
+  ops::LiveSavepointRequest request;
+  request.format_type = a.type == "native" ? "NATIVE" : "CANONICAL";
+  request.target_dir = a.target_dir;
+  request.drain = a.drain;
+  base::Result<std::string> status_path = base::Status::Internal("unset");
   if (stop) {
     std::cout << "Suspending job \"" << a.job_id << "\" with a " << a.type << " savepoint."
               << std::endl;
-    body = {{"drain", a.drain}, {"formatType", format}};
-    if (!a.target_dir.empty()) body["targetDirectory"] = a.target_dir;
-    trigger = t->client->Post("/jobs/" + a.job_id + "/stop", body);
+    status_path = t->client->TriggerStop(a.job_id, request);
   } else {
     std::cout << "Triggering " << a.type << " savepoint for job " << a.job_id << "." << std::endl;
-    body = {{"cancel-job", false}, {"formatType", format}};
-    if (!a.target_dir.empty()) body["target-directory"] = a.target_dir;
-    trigger = t->client->Post("/jobs/" + a.job_id + "/savepoints", body);
+    status_path = t->client->TriggerSavepoint(a.job_id, request);
   }
-  if (!trigger.ok()) return Fail(verb, trigger.status());
+  if (!status_path.ok()) return Fail(verb, status_path.status());
   std::cout << "Waiting for response..." << std::endl;
-  const std::string id = trigger->value("request-id", "");
-  base::Result<json> op =
-      t->client->AwaitOperation("/jobs/" + a.job_id + "/savepoints/" + id, a.timeout_s);
+  base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail(verb, op.status());
-  const std::string path = op->value("location", "");
-  std::cout << "Savepoint completed. Path: " << path << "\n";
-  PrintResume(*t, path);
+  std::cout << "Savepoint completed. Path: " << op->location << "\n";
+  PrintResume(*t, op->location);
   return 0;
 }
 
@@ -184,8 +170,7 @@ int Cancel(const ClientArgs& a) {
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail("cancel", t.status());
   std::cout << "Cancelling job " << a.job_id << "." << std::endl;
-  base::Result<json> r = t->client->Patch("/jobs/" + a.job_id + "?mode=cancel");
-  if (!r.ok()) return Fail("cancel", r.status());
+  if (base::Status st = t->client->CancelJob(a.job_id); !st.ok()) return Fail("cancel", st);
   std::cout << "Cancelled job " << a.job_id << ".\n";
   return 0;
 }
@@ -194,12 +179,10 @@ int Dispose(const ClientArgs& a) {
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail("dispose", t.status());
   std::cout << "Disposing savepoint '" << a.path << "'." << std::endl;
-  base::Result<json> trigger =
-      t->client->Post("/savepoint-disposal", json{{"savepoint-path", a.path}});
-  if (!trigger.ok()) return Fail("dispose", trigger.status());
+  base::Result<std::string> status_path = t->client->TriggerDisposal(a.path);
+  if (!status_path.ok()) return Fail("dispose", status_path.status());
   std::cout << "Waiting for response..." << std::endl;
-  base::Result<json> op = t->client->AwaitOperation(
-      "/savepoint-disposal/" + trigger->value("request-id", ""), a.timeout_s);
+  base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail("dispose", op.status());
   std::cout << "Savepoint '" << a.path << "' disposed.\n";
   return 0;

@@ -11,6 +11,7 @@
 #include <QTabWidget>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <memory>
 
 #include "app/main_window.h"
@@ -128,7 +129,16 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
 
   connect(m_connection, &LiveConnection::jobsUpdated, this, &LiveCheckpointsWindow::showJobs);
   connect(m_connection, &LiveConnection::verticesUpdated, this,
-          [this](const QVector<LiveVertex>& v) { m_vertices = v; });
+          [this](const QVector<LiveVertex>& v) {
+            const bool same = std::equal(
+                v.begin(), v.end(), m_vertices.begin(), m_vertices.end(),
+                [](const LiveVertex& a, const LiveVertex& b) {
+                  return a.id == b.id && a.name == b.name;
+                });
+            m_vertices = v;
+            // Details that arrived before the job's vertices get their operator names and order.
+            if (!same && !m_tasks->tasks().isEmpty()) showTasks(m_tasks->tasks());
+          });
   connect(m_connection, &LiveConnection::checkpointsUpdated, this,
           &LiveCheckpointsWindow::showCheckpoints);
   connect(m_connection, &LiveConnection::configUpdated, m_config, &LivePairsModel::setPairs);
@@ -143,14 +153,7 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
   });
   connect(m_connection, &LiveConnection::detailsUpdated, this,
           [this](qint64 id, const QVector<LiveTaskStats>& tasks) {
-            if (id != m_selectedId) return;
-            m_tasks->setTasks(tasks, m_vertices);
-            // A refresh keeps the operator the user chose (selecting it fetches its subtasks).
-            int row = 0;
-            for (int i = 0; i < m_tasks->tasks().size(); ++i) {
-              if (m_tasks->tasks()[i].vertexId == m_selectedVertex) row = i;
-            }
-            if (!tasks.isEmpty()) m_tasksView->selectRow(row);
+            if (id == m_selectedId) showTasks(tasks);
           });
   connect(m_connection, &LiveConnection::subtasksUpdated, this,
           [this](qint64 id, const QString& vertex, const QVector<LiveSubtaskStats>& s) {
@@ -205,6 +208,17 @@ void LiveCheckpointsWindow::showCheckpoints(const LiveCheckpoints& c) {
                         .arg(m_connection->baseUrl().toString())
                         .arg(m_connection->interval())
                         .arg(m_connection->polls()));
+}
+
+void LiveCheckpointsWindow::showTasks(const QVector<LiveTaskStats>& tasks) {
+  const QVector<LiveTaskStats> copy = tasks;  // `tasks` may be the model's own rows
+  m_tasks->setTasks(copy, m_vertices);
+  // A refresh keeps the operator the user chose (selecting it fetches its subtasks).
+  int row = 0;
+  for (int i = 0; i < m_tasks->tasks().size(); ++i) {
+    if (m_tasks->tasks()[i].vertexId == m_selectedVertex) row = i;
+  }
+  if (!copy.isEmpty()) m_tasksView->selectRow(row);
 }
 
 void LiveCheckpointsWindow::selectCheckpoint(int row) {

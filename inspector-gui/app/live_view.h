@@ -56,6 +56,9 @@ class LiveCheckpointsWindow : public QWidget {
   void showCheckpoints(const LiveCheckpoints& c);
   void showJobs(const QVector<LiveJob>& jobs);
   void selectTask(int row);
+  // Shows the selected checkpoint's per-operator rows, named and ordered by the job's vertices,
+  // keeping the chosen operator selected.
+  void showTasks(const QVector<LiveTaskStats>& tasks);
 
   LiveConnection* m_connection;
   LiveHistoryModel* m_history;

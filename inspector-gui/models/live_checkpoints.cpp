@@ -1,239 +1,166 @@
-// Parsing Flink's checkpoint REST answers with QJsonDocument, and the live view's table models.
+// The live view's types from ckpt::ops's live structs, and its table models.
 #include "models/live_checkpoints.h"
 
 #include <QFont>
 #include <QHash>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
-#include <QUrl>
 #include <algorithm>
 #include <cmath>
-#include <limits>
 
+#include "ckpt/base/fs_resolver.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
 
 namespace {
 
-std::optional<QJsonObject> object(const QByteArray& json, const char* what, QString* error) {
-  QJsonParseError pe;
-  const QJsonDocument doc = QJsonDocument::fromJson(json, &pe);
-  if (pe.error != QJsonParseError::NoError || !doc.isObject()) {
-    if (error) {
-      *error = QStringLiteral("%1: not a JSON object (%2)")
-                   .arg(QLatin1String(what),
-                        pe.error != QJsonParseError::NoError ? pe.errorString()
-                                                             : QStringLiteral("other JSON"));
-    }
-    return std::nullopt;
-  }
-  return doc.object();
-}
-
-qint64 num(const QJsonObject& o, const char* key) {
-  return static_cast<qint64>(o.value(QLatin1String(key)).toDouble());
-}
-
-LiveHistoryEntry entry(const QJsonObject& o) {
-  LiveHistoryEntry e;
-  e.id = num(o, "id");
-  e.status = o.value(QLatin1String("status")).toString();
-  e.savepoint = o.value(QLatin1String("is_savepoint")).toBool();
-  e.type = o.value(QLatin1String("checkpoint_type")).toString();
-  e.triggerMs = num(o, "trigger_timestamp");
-  e.latestAckMs = num(o, "latest_ack_timestamp");
-  e.durationMs = num(o, "end_to_end_duration");
-  e.checkpointedBytes = num(o, "checkpointed_size");
-  e.stateBytes = num(o, "state_size");
-  e.processedBytes = num(o, "processed_data");
-  e.persistedBytes = num(o, "persisted_data");
-  e.subtasks = static_cast<int>(num(o, "num_subtasks"));
-  e.acknowledged = static_cast<int>(num(o, "num_acknowledged_subtasks"));
-  e.path = o.value(QLatin1String("external_path")).toString();
-  e.discarded = o.value(QLatin1String("discarded")).toBool();
-  e.failure = o.value(QLatin1String("failure_message")).toString();
-  return e;
-}
-
-std::optional<LiveHistoryEntry> optionalEntry(const QJsonValue& v) {
-  if (!v.isObject()) return std::nullopt;
-  return entry(v.toObject());
-}
-
-void flatten(const QString& prefix, const QJsonValue& v, QVector<std::pair<QString, QString>>* out) {
-  if (v.isObject()) {
-    const QJsonObject o = v.toObject();
-    for (auto it = o.begin(); it != o.end(); ++it) {
-      flatten(prefix.isEmpty() ? it.key() : prefix + QLatin1Char('.') + it.key(), it.value(), out);
-    }
-    return;
-  }
-  QString text;
-  if (v.isBool()) {
-    text = v.toBool() ? QStringLiteral("true") : QStringLiteral("false");
-  } else if (v.isDouble()) {
-    text = QString::number(v.toDouble(), 'g', 15);
-  } else if (v.isString()) {
-    text = v.toString();
-  } else if (v.isArray()) {
-    text = QString::fromUtf8(QJsonDocument(v.toArray()).toJson(QJsonDocument::Compact));
-  } else {
-    text = QStringLiteral("—");
-  }
-  out->push_back({prefix, text});
-}
+QString liveText(const std::string& s) { return QString::fromStdString(s); }
 
 QString bytes(qint64 n) { return humanBytes(static_cast<uint64_t>(std::max<qint64>(n, 0))); }
 QString ms(qint64 n) { return QStringLiteral("%1 ms").arg(n); }
 
-// Flink writes a percentile it cannot compute as the string "NaN" (Jackson's default).
-double summaryValue(const QJsonValue& v) {
-  return v.isDouble() ? v.toDouble() : std::numeric_limits<double>::quiet_NaN();
+bool acknowledged(const LiveSubtaskStats& s) { return s.status == QLatin1String("completed"); }
+
+// An ops parser's result in the view's types, or nullopt with `*error` set.
+template <class T>
+auto liveParsed(const base::Result<T>& parsed, QString* error)
+    -> std::optional<decltype(liveFromOps(*parsed))> {
+  if (!parsed.ok()) {
+    if (error) *error = QString::fromStdString(parsed.status().message());
+    return std::nullopt;
+  }
+  return liveFromOps(*parsed);
 }
 
-bool acknowledged(const LiveSubtaskStats& s) { return s.status == QLatin1String("completed"); }
+std::string_view liveBytes(const QByteArray& json) {
+  return std::string_view(json.constData(), static_cast<size_t>(json.size()));
+}
 
 }  // namespace
 
 QString localSnapshotPath(const QString& externalPath) {
-  if (externalPath.startsWith(QLatin1Char('/'))) return externalPath;
-  if (!externalPath.startsWith(QLatin1String("file:"), Qt::CaseInsensitive)) return {};
-  // QUrl takes file:/a, file:///a and file://localhost/a; a file: URI naming another host is not
-  // a path here.
-  const QUrl url(externalPath);
-  if (!url.isValid() || !url.isLocalFile()) return {};
-  if (!url.host().isEmpty() && url.host() != QLatin1String("localhost")) return {};
-  return url.path();  // decoded; toLocalFile() would keep "//localhost" as a UNC prefix
+  base::Result<std::string> local = base::LocalPathOf(externalPath.toStdString());
+  // Only an absolute path names a snapshot here: a relative one would resolve against this
+  // process's working directory, not the cluster's.
+  if (!local.ok() || local->empty() || local->front() != '/') return {};
+  return QString::fromStdString(*local);
+}
+
+LiveJob liveFromOps(const ops::LiveJob& job) {
+  return {liveText(job.id), liveText(job.name), liveText(job.state)};
+}
+
+LiveVertex liveFromOps(const ops::LiveVertex& vertex) {
+  return {liveText(vertex.id), liveText(vertex.name), vertex.parallelism};
+}
+
+LiveHistoryEntry liveFromOps(const ops::LiveCheckpoint& c) {
+  LiveHistoryEntry e;
+  e.id = c.id;
+  e.status = liveText(c.status);
+  e.savepoint = c.is_savepoint;
+  e.type = liveText(c.type);
+  e.triggerMs = c.trigger_ms;
+  e.latestAckMs = c.latest_ack_ms;
+  e.durationMs = c.duration_ms;
+  e.checkpointedBytes = c.checkpointed_bytes;
+  e.stateBytes = c.state_bytes;
+  e.processedBytes = c.processed_bytes;
+  e.persistedBytes = c.persisted_bytes;
+  e.subtasks = c.subtasks;
+  e.acknowledged = c.acknowledged;
+  e.path = liveText(c.external_path);
+  e.discarded = c.discarded;
+  e.failure = liveText(c.failure_message);
+  return e;
+}
+
+LiveCheckpoints liveFromOps(const ops::LiveCheckpoints& in) {
+  LiveCheckpoints c;
+  c.restored = in.counts.restored;
+  c.total = in.counts.total;
+  c.inProgress = in.counts.in_progress;
+  c.completed = in.counts.completed;
+  c.failed = in.counts.failed;
+  for (const ops::LiveSummaryRow& r : in.summary) {
+    LiveSummaryRow row;
+    row.metric = liveText(r.metric);
+    std::copy(std::begin(r.values), std::end(r.values), std::begin(row.values));
+    c.summary.push_back(row);
+  }
+  c.history = liveFromOps(in.history);
+  if (in.latest_completed) c.latestCompleted = liveFromOps(*in.latest_completed);
+  if (in.latest_savepoint) c.latestSavepoint = liveFromOps(*in.latest_savepoint);
+  if (in.latest_failed) c.latestFailed = liveFromOps(*in.latest_failed);
+  c.restoredId = in.restored_id;
+  c.restoredPath = liveText(in.restored_path);
+  return c;
+}
+
+LiveTaskStats liveFromOps(const ops::LiveTaskStats& t) {
+  LiveTaskStats s;
+  s.vertexId = liveText(t.vertex_id);
+  s.status = liveText(t.status);
+  s.subtasks = t.subtasks;
+  s.acknowledged = t.acknowledged;
+  s.durationMs = t.duration_ms;
+  s.checkpointedBytes = t.checkpointed_bytes;
+  s.stateBytes = t.state_bytes;
+  s.processedBytes = t.processed_bytes;
+  s.persistedBytes = t.persisted_bytes;
+  return s;
+}
+
+LiveSubtaskStats liveFromOps(const ops::LiveSubtaskStats& t) {
+  LiveSubtaskStats s;
+  s.index = t.index;
+  s.status = liveText(t.status);
+  s.ackMs = t.ack_ms;
+  s.durationMs = t.duration_ms;
+  s.stateBytes = t.state_bytes;
+  s.checkpointedBytes = t.checkpointed_bytes;
+  s.syncMs = t.sync_ms;
+  s.asyncMs = t.async_ms;
+  s.alignmentMs = t.alignment_ms;
+  s.startDelayMs = t.start_delay_ms;
+  s.processedBytes = t.processed_bytes;
+  s.persistedBytes = t.persisted_bytes;
+  s.unaligned = t.unaligned;
+  return s;
+}
+
+QVector<std::pair<QString, QString>> liveFromOps(const ops::LiveConfig& config) {
+  QVector<std::pair<QString, QString>> out;
+  out.reserve(static_cast<qsizetype>(config.size()));
+  for (const auto& [key, value] : config) out.push_back({liveText(key), liveText(value)});
+  return out;
 }
 
 std::optional<QVector<LiveJob>> parseJobsOverview(const QByteArray& json, QString* error) {
-  std::optional<QJsonObject> o = object(json, "/jobs/overview", error);
-  if (!o) return std::nullopt;
-  QVector<LiveJob> jobs;
-  for (const QJsonValue& v : o->value(QLatin1String("jobs")).toArray()) {
-    const QJsonObject j = v.toObject();
-    jobs.push_back({j.value(QLatin1String("jid")).toString(), j.value(QLatin1String("name")).toString(),
-                    j.value(QLatin1String("state")).toString()});
-  }
-  return jobs;
+  return liveParsed(ops::ParseJobsOverview(liveBytes(json)), error);
 }
 
 std::optional<QVector<LiveVertex>> parseJobVertices(const QByteArray& json, QString* error) {
-  std::optional<QJsonObject> o = object(json, "/jobs/:jobid", error);
-  if (!o) return std::nullopt;
-  QVector<LiveVertex> out;
-  for (const QJsonValue& v : o->value(QLatin1String("vertices")).toArray()) {
-    const QJsonObject j = v.toObject();
-    out.push_back({j.value(QLatin1String("id")).toString(), j.value(QLatin1String("name")).toString(),
-                   static_cast<int>(num(j, "parallelism"))});
-  }
-  return out;
+  return liveParsed(ops::ParseJobVertices(liveBytes(json)), error);
 }
 
 std::optional<LiveCheckpoints> parseCheckpointingStatistics(const QByteArray& json,
                                                             QString* error) {
-  std::optional<QJsonObject> o = object(json, "/jobs/:jobid/checkpoints", error);
-  if (!o) return std::nullopt;
-  if (!o->value(QLatin1String("counts")).isObject()) {
-    if (error) *error = QStringLiteral("/jobs/:jobid/checkpoints: no 'counts' object");
-    return std::nullopt;
-  }
-  LiveCheckpoints c;
-  const QJsonObject counts = o->value(QLatin1String("counts")).toObject();
-  c.restored = num(counts, "restored");
-  c.total = num(counts, "total");
-  c.inProgress = num(counts, "in_progress");
-  c.completed = num(counts, "completed");
-  c.failed = num(counts, "failed");
-  const QJsonObject summary = o->value(QLatin1String("summary")).toObject();
-  const char* metrics[] = {"checkpointed_size", "state_size",     "end_to_end_duration",
-                           "processed_data",    "persisted_data", "alignment_buffered"};
-  const char* stats[] = {"min", "max", "avg", "p50", "p90", "p95", "p99", "p999"};
-  for (const char* m : metrics) {
-    if (!summary.contains(QLatin1String(m))) continue;
-    const QJsonObject s = summary.value(QLatin1String(m)).toObject();
-    LiveSummaryRow row;
-    row.metric = QLatin1String(m);
-    for (int i = 0; i < 8; ++i) row.values[i] = summaryValue(s.value(QLatin1String(stats[i])));
-    c.summary.push_back(row);
-  }
-  const QJsonObject latest = o->value(QLatin1String("latest")).toObject();
-  c.latestCompleted = optionalEntry(latest.value(QLatin1String("completed")));
-  c.latestSavepoint = optionalEntry(latest.value(QLatin1String("savepoint")));
-  c.latestFailed = optionalEntry(latest.value(QLatin1String("failed")));
-  const QJsonValue restored = latest.value(QLatin1String("restored"));
-  if (restored.isObject()) {
-    c.restoredId = num(restored.toObject(), "id");
-    c.restoredPath = restored.toObject().value(QLatin1String("external_path")).toString();
-  }
-  for (const QJsonValue& v : o->value(QLatin1String("history")).toArray()) {
-    if (v.isObject()) c.history.push_back(entry(v.toObject()));
-  }
-  return c;
+  return liveParsed(ops::ParseCheckpointingStatistics(liveBytes(json)), error);
 }
 
 std::optional<QVector<std::pair<QString, QString>>> parseCheckpointConfig(const QByteArray& json,
                                                                           QString* error) {
-  std::optional<QJsonObject> o = object(json, "/jobs/:jobid/checkpoints/config", error);
-  if (!o) return std::nullopt;
-  QVector<std::pair<QString, QString>> out;
-  flatten(QString(), *o, &out);
-  std::sort(out.begin(), out.end());
-  return out;
+  return liveParsed(ops::ParseCheckpointConfig(liveBytes(json)), error);
 }
 
 std::optional<QVector<LiveTaskStats>> parseCheckpointDetails(const QByteArray& json,
                                                              QString* error) {
-  std::optional<QJsonObject> o = object(json, "/jobs/:jobid/checkpoints/details/:id", error);
-  if (!o) return std::nullopt;
-  QVector<LiveTaskStats> out;
-  const QJsonObject tasks = o->value(QLatin1String("tasks")).toObject();
-  for (auto it = tasks.begin(); it != tasks.end(); ++it) {
-    const QJsonObject t = it.value().toObject();
-    LiveTaskStats s;
-    s.vertexId = it.key();
-    s.status = t.value(QLatin1String("status")).toString();
-    s.subtasks = static_cast<int>(num(t, "num_subtasks"));
-    s.acknowledged = static_cast<int>(num(t, "num_acknowledged_subtasks"));
-    s.durationMs = num(t, "end_to_end_duration");
-    s.checkpointedBytes = num(t, "checkpointed_size");
-    s.stateBytes = num(t, "state_size");
-    s.processedBytes = num(t, "processed_data");
-    s.persistedBytes = num(t, "persisted_data");
-    out.push_back(s);
-  }
-  return out;
+  return liveParsed(ops::ParseCheckpointDetails(liveBytes(json)), error);
 }
 
 std::optional<QVector<LiveSubtaskStats>> parseSubtaskDetails(const QByteArray& json,
                                                              QString* error) {
-  std::optional<QJsonObject> o =
-      object(json, "/jobs/:jobid/checkpoints/details/:id/subtasks/:vertexid", error);
-  if (!o) return std::nullopt;
-  QVector<LiveSubtaskStats> out;
-  for (const QJsonValue& v : o->value(QLatin1String("subtasks")).toArray()) {
-    const QJsonObject j = v.toObject();
-    LiveSubtaskStats s;
-    s.index = static_cast<int>(num(j, "index"));
-    s.status = j.value(QLatin1String("status")).toString();
-    s.ackMs = num(j, "ack_timestamp");
-    s.durationMs = num(j, "end_to_end_duration");
-    s.stateBytes = num(j, "state_size");
-    s.checkpointedBytes = num(j, "checkpointed_size");
-    const QJsonObject cp = j.value(QLatin1String("checkpoint")).toObject();
-    s.syncMs = num(cp, "sync");
-    s.asyncMs = num(cp, "async");
-    const QJsonObject al = j.value(QLatin1String("alignment")).toObject();
-    s.alignmentMs = num(al, "duration");
-    s.processedBytes = num(al, "processed");
-    s.persistedBytes = num(al, "persisted");
-    s.startDelayMs = num(j, "start_delay");
-    s.unaligned = j.value(QLatin1String("unaligned_checkpoint")).toBool();
-    out.push_back(s);
-  }
-  return out;
+  return liveParsed(ops::ParseSubtaskDetails(liveBytes(json)), error);
 }
 
 // --- LiveHistoryModel -------------------------------------------------------------------------

@@ -1,9 +1,8 @@
-// The live Checkpoints view's data: Flink's REST answers (GET /jobs/overview, /jobs/:id,
-// /jobs/:id/checkpoints, .../checkpoints/config, .../checkpoints/details/:id and
-// .../subtasks/:vertex) parsed into plain structs, and thin read-only table models over them
-// (history, summary percentiles, configuration, per-operator and per-subtask details). The same
-// field names come from ckpt-engine and from a Flink cluster. Parsing is thread-safe (pure
-// functions); the models are GUI thread only.
+// The live Checkpoints view's data: ckpt::ops's live structs (Flink's REST answers, read by
+// ops::LiveClient from ckpt-engine or a Flink cluster) in Qt types, and thin read-only table
+// models over them (history, summary percentiles, configuration, per-operator and per-subtask
+// details). The conversions and parse functions are thread-safe (pure functions); the models are
+// GUI thread only.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -12,6 +11,8 @@
 #include <QVector>
 #include <optional>
 #include <utility>
+
+#include "ckpt/ops/live.h"
 
 namespace ckpt::inspector {
 
@@ -37,9 +38,10 @@ struct LiveHistoryEntry {
   QString failure;  // failure_message (failed)
 };
 
-// The local file-system path of a snapshot's external_path: a plain absolute path as is, a
-// file: URI (Flink's "file:/a/b", "file:///a/b", percent-encoded) as a path; "" for other
-// schemes (s3://, hdfs://) and Flink's "<checkpoint-not-externally-addressable>".
+// The local file-system path of a snapshot's external_path, by base::LocalPathOf's rule: a plain
+// absolute path as is, a file: URI (Flink's "file:/a/b", "file:///a/b", "file://localhost/a/b")
+// as its path; "" for a relative path, a file: URI naming another host, other schemes (s3://,
+// hdfs://) and Flink's "<checkpoint-not-externally-addressable>".
 QString localSnapshotPath(const QString& externalPath);
 
 // One metric of Flink's summary: min, max, avg and the percentiles p50 .. p99.9. A value Flink
@@ -77,7 +79,24 @@ struct LiveSubtaskStats {
   bool unaligned = false;
 };
 
-// Each returns nullopt with `*error` set when the bytes are not the expected JSON object.
+// The ops structs in the view's types.
+LiveJob liveFromOps(const ops::LiveJob& job);
+LiveVertex liveFromOps(const ops::LiveVertex& vertex);
+LiveHistoryEntry liveFromOps(const ops::LiveCheckpoint& checkpoint);
+LiveCheckpoints liveFromOps(const ops::LiveCheckpoints& checkpoints);
+LiveTaskStats liveFromOps(const ops::LiveTaskStats& task);
+LiveSubtaskStats liveFromOps(const ops::LiveSubtaskStats& subtask);
+QVector<std::pair<QString, QString>> liveFromOps(const ops::LiveConfig& config);
+template <class T>
+auto liveFromOps(const std::vector<T>& items) -> QVector<decltype(liveFromOps(items.front()))> {
+  QVector<decltype(liveFromOps(items.front()))> out;
+  out.reserve(static_cast<qsizetype>(items.size()));
+  for (const T& item : items) out.push_back(liveFromOps(item));
+  return out;
+}
+
+// One captured answer body through ops's parser (ops::Parse*) into the view's types. Each returns
+// nullopt with `*error` set (the parser's message) when the body is not the expected answer.
 std::optional<QVector<LiveJob>> parseJobsOverview(const QByteArray& json, QString* error);
 std::optional<QVector<LiveVertex>> parseJobVertices(const QByteArray& json, QString* error);
 std::optional<LiveCheckpoints> parseCheckpointingStatistics(const QByteArray& json,

@@ -1,21 +1,17 @@
 // LiveConnection: polls a REST endpoint with Flink's API (ckpt-engine run --rest-port, or a Flink
 // cluster's JobManager) for the live Checkpoints view: the jobs, the chosen job's vertices,
 // checkpoint statistics and configuration on an interval, and one checkpoint's per-operator and
-// per-subtask details on request. HTTP runs asynchronously (QNetworkAccessManager) and each
-// answer is parsed on a worker thread (QtConcurrent); results arrive as signals on the GUI
-// thread. GUI thread only.
+// per-subtask details on request. Each request (HTTP and parsing, ckpt::ops::LiveClient) runs on a
+// worker thread (QtConcurrent); results arrive as signals on the GUI thread. GUI thread only.
 #pragma once
 
 #include <QObject>
 #include <QString>
 #include <QTimer>
 #include <QUrl>
-#include <functional>
-#include <optional>
+#include <memory>
 
 #include "models/live_checkpoints.h"
-
-class QNetworkAccessManager;
 
 namespace ckpt::inspector {
 
@@ -59,19 +55,21 @@ class LiveConnection : public QObject {
   void detailsUpdated(qint64 id, const QVector<ckpt::inspector::LiveTaskStats>& tasks);
   void subtasksUpdated(qint64 id, const QString& vertexId,
                        const QVector<ckpt::inspector::LiveSubtaskStats>& subtasks);
-  // A request failed (unreachable, HTTP error with Flink's error body, unexpected JSON).
+  // A request failed (unreachable, HTTP error with Flink's error message, unexpected JSON), or
+  // the address is not http://HOST:PORT.
   void failed(const QString& message);
 
  private:
-  // GETs `path`, parses the answer on a worker thread, then calls `done` on this thread.
-  template <class T>
-  void get(const QString& path, std::optional<T> (*parse)(const QByteArray&, QString*),
-           std::function<void(T)> done);
+  // Runs `call` (one ops::LiveClient request) on a worker thread, then calls `done` with its
+  // result in the view's types on this thread, or emits failed.
+  template <class Call, class Done>
+  void fetch(Call call, Done done);
   void poll();
   void pollJob();
 
   QUrl m_base;
-  QNetworkAccessManager* m_nam = nullptr;
+  std::shared_ptr<const ops::LiveClient> m_client;  // null when the address is not HOST:PORT
+  QString m_addressError;
   QTimer m_timer;
   QString m_job;          // chosen by the user ("" = automatic)
   QString m_watched;      // the job being polled

@@ -52,8 +52,11 @@ class LiveModelsTest : public QObject {
                               << "/data/sp/savepoint-1";
     QTest::newRow("file://localhost/") << "file://localhost/data/x"
                                        << "/data/x";
-    QTest::newRow("percent-encoded") << "file:/data/with%20space/chk-1"
-                                     << "/data/with space/chk-1";
+    // Flink writes Path strings, not encoded URIs (base::LocalPathOf): "%20" stays as it is.
+    QTest::newRow("percent sign kept") << "file:/data/with%20space/chk-1"
+                                       << "/data/with%20space/chk-1";
+    QTest::newRow("space") << "file:/data/with space/chk-1"
+                           << "/data/with space/chk-1";
     QTest::newRow("another host") << "file://other-host/data/x"
                                   << "";
     QTest::newRow("s3") << "s3://bucket/ckpt/chk-1"
