@@ -75,11 +75,13 @@ CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
   ops::RelocateOptions options;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
+  auto where = ctx.LocateAll({args.snapshot, args.to});
+  if (!where.ok()) return CommandResult::Error(where.status());
   return RunSnapshotWriter(
       ctx,
       [&](base::Progress progress) {
         options.progress = std::move(progress);
-        return ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
+        return ops::Relocate(*where->fs, where->paths[0], where->paths[1], options);
       },
       [&](const ops::RelocateResult& r, std::ostream& out) { Print(r, *format, out); });
 }

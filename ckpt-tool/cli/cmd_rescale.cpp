@@ -80,11 +80,13 @@ CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
   options.operators = args.operators;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
+  auto where = ctx.LocateAll({args.snapshot, args.to});
+  if (!where.ok()) return CommandResult::Error(where.status());
   return RunSnapshotWriter(
       ctx,
       [&](base::Progress progress) {
         options.progress = std::move(progress);
-        return ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, options);
+        return ops::RescaleMaxParallelism(*where->fs, where->paths[0], where->paths[1], options);
       },
       [&](const ops::RescaleResult& r, std::ostream& out) { Print(r, *format, out); });
 }
