@@ -133,6 +133,7 @@ TEST(FsPublishTest, PublishDirOntoANonEmptyDirectoryFailsAndKeepsBoth) {
   TempDir dir;
   PosixFs fs;
   ASSERT_OK(fs.CreateDirs(dir.Sub("out.tmp")));
+  ASSERT_OK(fs.CreateDirs(dir.Sub("out")));
   ASSERT_OK(fs.PublishAtomic(dir.Sub("out/_metadata"), "someone else's"));
   EXPECT_FALSE(fs.PublishDir(dir.Sub("out.tmp"), dir.Sub("out")).ok());
   EXPECT_EQ(ReadOr(dir.Sub("out/_metadata")), "someone else's");
