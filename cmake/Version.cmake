@@ -5,10 +5,3 @@ configure_file(${CMAKE_CURRENT_LIST_DIR}/ckpt_version.h.in
 add_library(ckpt_version INTERFACE)
 add_library(ckpt::version ALIAS ckpt_version)
 target_include_directories(ckpt_version INTERFACE ${CMAKE_BINARY_DIR}/generated)
-
-# ckpt::cli_help: the header-only help formatter and man-page writer shared by the CLI11
-# front-ends (packaging/cli/ckpt/cli_help.h), with the version header.
-add_library(ckpt_cli_help INTERFACE)
-add_library(ckpt::cli_help ALIAS ckpt_cli_help)
-target_include_directories(ckpt_cli_help INTERFACE ${CMAKE_SOURCE_DIR}/packaging/cli)
-target_link_libraries(ckpt_cli_help INTERFACE ckpt_version)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Corruption campaign (issue 8): flips one random bit at a time in a random file that a snapshot
+# Corruption campaign: flips one random bit at a time in a random file that a snapshot
 # references (its _metadata included), runs `ckpt-tool validate --deep` on it and flips the bit
 # back. Every flip must be detected: exit 1 with a finding. Exit 0 is a missed flip, exit 2 an
 # error where a finding was due, a signal a crash. Covers every fixture kind: the frozen v1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Engine demo (seed 002's lab): the keyed-sum job of examples/keyed_sum_2pc.json writes through
+# Engine demo (the classic checkpoint lab): the keyed-sum job of examples/keyed_sum_2pc.json writes through
 # the two-phase-commit file sink with a checkpoint every second; after a few seconds it is
 # stopped with a savepoint, restored from it at another parallelism, stopped again, and the
 # committed output (part-* files only, never the dot files) is checked: for every source split

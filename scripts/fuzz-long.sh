@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Long fuzzing runs (issue 8): each libFuzzer target of tests/fuzz for at least --runs executions
+# Long fuzzing runs: each libFuzzer target of tests/fuzz for at least --runs executions
 # (default 10,000,000), starting from its committed seed corpus (copied: the seeds stay as they
 # are). Prints per target: executions, edge coverage (cov), features (ft), corpus size, seconds;
 # a crash, leak, timeout or out-of-memory stops that target and the script exits 1 with the

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Kill campaign (issue 8): the keyed-sum job runs through the two-phase-commit file sink and is
+# Kill campaign: the keyed-sum job runs through the two-phase-commit file sink and is
 # SIGKILLed at random moments — while running, right after start (during restore), and during a
 # stop-with-savepoint (SIGTERM, then kill -9 a random moment later) — in a random checkpointing
 # mode per run (aligned, unaligned, aligned-with-timeout) — and each time resumed

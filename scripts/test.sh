@@ -28,7 +28,7 @@ trap 'rm -rf "$scratch"' EXIT
 export CKPT_MAVEN_REPO="${CKPT_MAVEN_REPO:-${HOME}/.m2/repository}"
 fresh() { mkdir -p "$scratch/tmp" "$scratch/home" && TMPDIR="$scratch/tmp" HOME="$scratch/home" "$@"; }
 
-# The release build (README's first command) must print no compiler warning (issue 16): its log
+# The release build (README's first command) must print no compiler warning: its log
 # is kept and any "warning:" line fails the run, printed with the file and line it names.
 no_warnings() {
   local found

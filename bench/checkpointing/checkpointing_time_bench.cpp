@@ -11,7 +11,7 @@
 // floor does (5 buffers x 256 B per channel hold about 55 of this job's records). Then the throughput of the same
 // pipeline without the slow sink, checkpoints every 100 ms aligned vs unaligned (30 M records,
 // median of seven runs each).
-// Targets (issue 12): unaligned >= 300x faster than aligned at 10 ms/record; debloated aligned
+// Targets: unaligned >= 300x faster than aligned at 10 ms/record; debloated aligned
 // <= 2 x debloat target per exchange; aligned-with-timeout <= timeout + 2 x unaligned;
 // unaligned costs <= 5% throughput without backpressure.
 #include <sys/resource.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 11 §4, side by side with Apache Flink in one run (each side alone, never concurrently):
+# Side by side with Apache Flink in one run (each side alone, never concurrently):
 #  1. remap of a 10,000-subtask Flink savepoint (GenMetadata: 10 operators x 1000 subtasks, written
 #     by Flink's own MetadataSerializer, plus its 10,000 relative state files so Flink can copy
 #     them): `ckpt-tool remap --map uid:A=B` vs the State Processor API job

@@ -1,4 +1,4 @@
-// Large-state backends side by side (issue 13), every ratio against a baseline measured in this
+// Large-state backends side by side, every ratio against a baseline measured in this
 // run, on one value state (Int64 key -> Int64 value), max parallelism 128; the load average is
 // printed with every section (the machine may be shared):
 //  1. RocksDB value-state get+put throughput vs the same Get+Put through RocksDB's own API (same

@@ -5,7 +5,7 @@
 #include <memory>
 #include <sstream>
 
-#include "ckpt/cli_help.h"
+#include "ckpt/cli_support/cli_help.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 

@@ -1,7 +1,9 @@
-// ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--deep] [--dry-run | --yes]:
-// delete subsumed checkpoints and orphaned files, showing the plan first.
+// ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--deep] [--dry-run | --yes
+// [--verify]]: delete subsumed checkpoints and orphaned files, showing the plan first; with
+// --verify, check afterwards that what was kept still opens and restores.
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 
 #include "ckpt/ops/prune.h"
 #include "cli_common.h"
@@ -18,7 +20,40 @@ struct PruneArgs {
   bool deep = false;
   bool dry_run = false;
   bool yes = false;
+  bool verify = false;
 };
+
+// The --verify report: one line per kept snapshot checked (nothing without --verify).
+void PrintPruneVerificationJson(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
+  if (!v) return;
+  for (const auto& s : v->snapshots) {
+    JsonLine line;
+    line.Str("verified", s.path)
+        .Str("verdict", ops::SnapshotVerdictName(s.verdict))
+        .Bool("opens", s.opens);
+    if (s.restorable) {
+      line.Bool("restorable", *s.restorable);
+    } else {
+      line.Null("restorable");
+    }
+    if (!s.problem.empty()) line.Str("problem", s.problem);
+    out << line.Build() << "\n";
+  }
+}
+
+void PrintPruneVerificationText(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
+  if (!v) return;
+  out << "\nverified " << v->snapshots.size() << " kept snapshots";
+  if (v->snapshots.empty()) out << " (nothing was deleted in their jobs)";
+  out << "\n";
+  if (v->snapshots.empty()) return;
+  TextTable t({"SNAPSHOT", "VERDICT", "OPENS", "RESTORES", "PROBLEM"});
+  for (const auto& s : v->snapshots) {
+    t.AddRow({s.path, std::string(ops::SnapshotVerdictName(s.verdict)), s.opens ? "yes" : "no",
+              s.restorable ? (*s.restorable ? "yes" : "no") : "-", OrDash(s.problem)});
+  }
+  t.Print(out);
+}
 
 void PrintJson(const ops::PrunePlan& plan, bool executed, size_t steps_done, std::ostream& out) {
   for (const auto& s : plan.snapshots) {
@@ -96,9 +131,13 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "prune");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.yes && args.dry_run) return CommandResult::Usage("--yes and --dry-run are exclusive");
+  if (args.verify && !args.yes) {
+    return CommandResult::Usage("--verify checks what a prune left behind: it needs --yes");
+  }
   ops::PruneOptions options;
   options.keep_last = args.keep_last;
   options.deep = args.deep;
+  options.verify_output = args.verify;
   if (!args.older_than.empty()) {
     auto d = ops::ParseDuration(args.older_than);
     if (!d.ok()) return CommandResult::Usage(d.status().message());
@@ -120,15 +159,28 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
   }
   size_t done = 0;
   base::Status executed;
+  std::optional<ops::PruneVerification> verification;
   if (args.yes) {
-    executed = ops::ExecutePrune(*where->fs, *plan, ctx.MakeProgress(), &done);
+    ops::PruneVerification verified;
+    executed = ops::ExecutePrune(*where->fs, *plan, ctx.MakeProgress(), &done,
+                                 args.verify ? &verified : nullptr);
     ctx.EndProgress();
+    // Only a verification that ran (every step done) is reported.
+    if (args.verify && done == plan->steps.size() &&
+        (executed.ok() || executed.code() == base::StatusCode::kCorruption)) {
+      verification = std::move(verified);
+    }
   }
   if (*format == OutputFormat::kJson) {
     PrintJson(*plan, args.yes, done, ctx.out());
+    PrintPruneVerificationJson(verification, ctx.out());
   } else {
     PrintText(*plan, args.yes, done, ctx.out());
+    PrintPruneVerificationText(verification, ctx.out());
   }
+  // As the --verify of remap, relocate and rescale: a verification that found damage is a
+  // finding (exit 1), shown in the report.
+  if (verification && !verification->ok()) return CommandResult::Findings();
   if (!executed.ok()) return CommandResult::Error(executed);
   return CommandResult::Clean();
 }
@@ -159,8 +211,12 @@ void AddPruneCommand(CLI::App& app, CliContext& ctx) {
                 "it restores");
   sub->add_flag("--dry-run", args->dry_run, "Only show the plan (the default)");
   sub->add_flag("-y,--yes", args->yes, "Execute the plan");
+  sub->add_flag("--verify", args->verify,
+                "With --yes: afterwards, check that every kept snapshot still opens and each "
+                "job's newest retained checkpoint still restores (exit 1 if not)");
   SetExamples(sub, {"ckpt-tool prune /var/checkpoints                      # show the plan",
                     "ckpt-tool prune /var/checkpoints --keep-last 3 --yes",
+                    "ckpt-tool prune /var/checkpoints --yes --verify",
                     "ckpt-tool prune /var/checkpoints/<job> --older-than 7d --format json"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });
 }

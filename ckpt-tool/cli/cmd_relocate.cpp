@@ -6,6 +6,7 @@
 #include "ckpt/ops/relocate.h"
 #include "cli_common.h"
 #include "render.h"
+#include "write_verb.h"
 
 namespace ckpt::cli {
 namespace {
@@ -17,7 +18,7 @@ struct RelocateArgs {
   bool verify = false;
 };
 
-void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out) {
+void PrintRelocateResult(const ops::RelocateResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     for (const auto& f : r.files) {
       out << JsonLine()
@@ -29,26 +30,21 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
                  .Build()
           << "\n";
     }
-    out << JsonLine()
-               .Str("source_dir", r.source_dir)
-               .Str("output_dir", r.output_dir)
-               .Int("checkpoint_id", r.checkpoint_id)
-               .Bool("converted_checkpoint", r.converted_checkpoint)
-               .Str("output_type", r.output_type)
-               .Bool("dry_run", r.dry_run)
-               .Bool("written", r.written)
-               .Str("refused", r.refused)
-               .Uint("files", r.files.size())
-               .Uint("total_bytes", r.total_bytes)
-               .Uint("bytes_copied", r.bytes_copied)
-               .Build()
-        << "\n";
+    JsonLine summary;
+    AddDirsJson(OutcomeOf(r), summary)
+        .Int("checkpoint_id", r.checkpoint_id)
+        .Bool("converted_checkpoint", r.converted_checkpoint)
+        .Str("output_type", r.output_type);
+    AddWrittenJson(OutcomeOf(r), summary)
+        .Uint("files", r.files.size())
+        .Uint("total_bytes", r.total_bytes)
+        .Uint("bytes_copied", r.bytes_copied);
+    out << summary.Build() << "\n";
     RenderVerificationJson(r.verification, out);
     return;
   }
-  out << (r.dry_run ? "would relocate " : r.written ? "relocated " : "not relocated ")
-      << r.source_dir << " -> " << r.output_dir
-      << (r.converted_checkpoint ? " (checkpoint " + std::to_string(r.checkpoint_id) +
+  PrintWriteHeadline(OutcomeOf(r), "would relocate ", "relocated ", "not relocated ", out);
+  out << (r.converted_checkpoint ? " (checkpoint " + std::to_string(r.checkpoint_id) +
                                        " becomes a self-contained savepoint)"
                                  : "")
       << "\noutput: " << r.output_type << "\n";
@@ -58,7 +54,7 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
               base::ChecksumHex(f.checksum_xxh3)});
   }
   if (!t.empty()) t.Print(out);
-  if (!r.refused.empty()) out << r.refused << "\n";
+  PrintWarningsAndRefusal({}, OutcomeOf(r), out);
   out << r.files.size() << " files, " << HumanBytes(r.total_bytes);
   if (r.dry_run) {
     out << " (dry run: nothing written)";
@@ -70,20 +66,13 @@ void Print(const ops::RelocateResult& r, OutputFormat format, std::ostream& out)
 }
 
 CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
-  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "relocate");
-  if (!format.ok()) return CommandResult::Usage(format.status().message());
-  ops::RelocateOptions options;
-  options.dry_run = args.dry_run;
-  options.verify_output = args.verify;
   auto where = ctx.LocateAll({args.snapshot, args.to});
   if (!where.ok()) return CommandResult::Error(where.status());
-  return RunSnapshotWriter(
-      ctx,
-      [&](base::Progress progress) {
-        options.progress = std::move(progress);
-        return ops::Relocate(*where->fs, where->paths[0], where->paths[1], options);
-      },
-      [&](const ops::RelocateResult& r, std::ostream& out) { Print(r, *format, out); });
+  const auto relocate = [&](const ops::RelocateOptions& options) {
+    return ops::Relocate(*where->fs, where->paths[0], where->paths[1], options);
+  };
+  return RunWriteVerb(ctx, "relocate", args.dry_run, args.verify, ops::RelocateOptions(), relocate,
+                      PrintRelocateResult);
 }
 
 }  // namespace
@@ -95,13 +84,9 @@ void AddRelocateCommand(CLI::App& app, CliContext& ctx) {
       "Copy a savepoint, or turn a retained checkpoint into a self-contained savepoint "
       "(shared files copied in, checksums verified, _metadata written last)");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
-  sub->add_option("--to", args->to,
-                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
-                  "directory (chk-N/, shared/, taskowned/)")->required();
+  AddOutputDirOption(sub, &args->to);
   sub->add_flag("--dry-run", args->dry_run, "Show what would be copied; write nothing");
-  sub->add_flag("--verify", args->verify,
-                "Print the output's validation report (every output is validated before it is "
-                "published; with an error nothing is written and the exit is 1)");
+  AddVerifyFlag(sub, &args->verify);
   SetExamples(sub, {"ckpt-tool relocate /ckpt/<job>/chk-42 --to /savepoints/from-chk-42",
                     "ckpt-tool relocate /savepoints/sp-1 --to /mnt/backup/sp-1 --dry-run"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });

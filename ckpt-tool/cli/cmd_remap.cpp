@@ -7,6 +7,7 @@
 #include "ckpt/ops/remap.h"
 #include "cli_common.h"
 #include "render.h"
+#include "write_verb.h"
 
 namespace ckpt::cli {
 namespace {
@@ -44,26 +45,21 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
           << "\n";
     }
     for (const auto& u : r.unmatched) out << JsonLine().Str("unmatched", u).Build() << "\n";
-    for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
+    PrintWarningsJson(r.warnings, out);
     RenderVerificationJson(r.verification, out);
-    out << JsonLine()
-               .Str("source_dir", r.source_dir)
-               .Str("output_dir", r.output_dir)
-               .Bool("dry_run", r.dry_run)
-               .Bool("written", r.written)
-               .Str("refused", r.refused)
-               .Uint("files", r.files)
-               .Uint("total_bytes", r.total_bytes)
-               .Uint("bytes_copied", r.bytes_copied)
-               .Uint("files_linked", r.files_linked)
-               .Build()
-        << "\n";
+    JsonLine summary;
+    AddDirsJson(OutcomeOf(r), summary);
+    AddWrittenJson(OutcomeOf(r), summary)
+        .Uint("files", r.files)
+        .Uint("total_bytes", r.total_bytes)
+        .Uint("bytes_copied", r.bytes_copied)
+        .Uint("files_linked", r.files_linked);
+    out << summary.Build() << "\n";
     return;
   }
-  out << (r.dry_run ? "remap plan (dry run: nothing written): "
-                    : r.written ? "remapped " : "not remapped ")
-      << r.source_dir
-      << " -> " << r.output_dir << "\n";
+  PrintWriteHeadline(OutcomeOf(r), "remap plan (dry run: nothing written): ", "remapped ",
+                     "not remapped ", out);
+  out << "\n";
   TextTable t({"ACTION", "OPERATOR", "OLD ID", "OLD UID", "NEW ID", "NEW UID", "SUBTASKS",
                "COORDINATOR", "BYTES", "WHY"},
               {false, false, false, false, false, false, true, false, true, false});
@@ -75,8 +71,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   }
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
-  for (const auto& w : r.warnings) out << "warning: " << w << "\n";
-  if (!r.refused.empty()) out << r.refused << "\n";
+  PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
   out << r.files << " files, " << HumanBytes(r.total_bytes);
   if (r.written) {
     out << " (" << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
@@ -143,9 +138,7 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
       "nothing, the full plan is shown and nothing is written (exit 1); exit 1 also if the "
       "output still has state the new job cannot take");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
-  sub->add_option("--to", args->to,
-                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
-                  "directory (chk-N/, shared/, taskowned/)")->required();
+  AddOutputDirOption(sub, &args->to);
   auto* map = sub->add_option("--map", args->maps,
                               "OLD=NEW; OLD is an ID, uid or name (prefix id:/uid:/name: to "
                               "force), NEW an ID or uid. Repeatable");
@@ -164,9 +157,7 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--copy", args->copy,
                 "Copy the state files instead of hard-linking them (by default the output's files "
                 "are hard links to the input's where the filesystem allows: no bytes written)");
-  sub->add_flag("--verify", args->verify,
-                "Print the output's validation report (every output is validated before it is "
-                "published; with an error nothing is written and the exit is 1)");
+  AddVerifyFlag(sub, &args->verify);
   SetExamples(sub,
               {"ckpt-tool remap sp-1 --to sp-1-v2 --map orders=orders-v2 --map enrich=enrich-v2",
                "ckpt-tool remap sp-1 --to sp-1-v2 --against job-v2.json --dry-run",

@@ -6,6 +6,7 @@
 #include "ckpt/ops/rescale.h"
 #include "cli_common.h"
 #include "render.h"
+#include "write_verb.h"
 
 namespace ckpt::cli {
 namespace {
@@ -19,7 +20,7 @@ struct RescaleArgs {
   bool verify = false;
 };
 
-void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) {
+void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     for (const auto& o : r.operators) {
       out << JsonLine()
@@ -35,25 +36,20 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
                  .Build()
           << "\n";
     }
-    out << JsonLine()
-               .Str("source_dir", r.source_dir)
-               .Str("output_dir", r.output_dir)
-               .Int("checkpoint_id", r.checkpoint_id)
-               .Bool("dry_run", r.dry_run)
-               .Bool("written", r.written)
-               .Str("refused", r.refused)
-               .Uint("operators", r.operators.size())
-               .Uint("files_copied", r.files_copied)
-               .Uint("bytes_copied", r.bytes_copied)
-               .Uint("bytes_written", r.bytes_written)
-               .Build()
-        << "\n";
-    for (const auto& w : r.warnings) out << JsonLine().Str("warning", w).Build() << "\n";
+    JsonLine summary;
+    AddDirsJson(OutcomeOf(r), summary).Int("checkpoint_id", r.checkpoint_id);
+    AddWrittenJson(OutcomeOf(r), summary)
+        .Uint("operators", r.operators.size())
+        .Uint("files_copied", r.files_copied)
+        .Uint("bytes_copied", r.bytes_copied)
+        .Uint("bytes_written", r.bytes_written);
+    out << summary.Build() << "\n";
+    PrintWarningsJson(r.warnings, out);
     RenderVerificationJson(r.verification, out);
     return;
   }
-  out << (r.dry_run ? "would rescale " : r.written ? "rescaled " : "not rescaled ") << r.source_dir
-      << " -> " << r.output_dir << "\n";
+  PrintWriteHeadline(OutcomeOf(r), "would rescale ", "rescaled ", "not rescaled ", out);
+  out << "\n";
   TextTable t({"OPERATOR", "UID", "PARALLELISM", "MAX PARALLELISM", "KEY", "ENTRIES", "MOVED SUBTASK"},
               {false, false, true, false, false, true, true});
   for (const auto& o : r.operators) {
@@ -63,8 +59,7 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
               std::to_string(o.keys_moved_subtask)});
   }
   if (!t.empty()) t.Print(out);
-  for (const auto& w : r.warnings) out << "warning: " << w << "\n";
-  if (!r.refused.empty()) out << r.refused << "\n";
+  PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
   out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
       << HumanBytes(r.bytes_written) << " written"
       << (r.dry_run ? " (dry run: nothing written)" : r.written ? "; _metadata written last" : "")
@@ -73,22 +68,16 @@ void Print(const ops::RescaleResult& r, OutputFormat format, std::ostream& out) 
 }
 
 CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
-  auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "rescale-max-parallelism");
-  if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::RescaleOptions options;
   options.new_max_parallelism = args.max_parallelism;
   options.operators = args.operators;
-  options.dry_run = args.dry_run;
-  options.verify_output = args.verify;
   auto where = ctx.LocateAll({args.snapshot, args.to});
   if (!where.ok()) return CommandResult::Error(where.status());
-  return RunSnapshotWriter(
-      ctx,
-      [&](base::Progress progress) {
-        options.progress = std::move(progress);
-        return ops::RescaleMaxParallelism(*where->fs, where->paths[0], where->paths[1], options);
-      },
-      [&](const ops::RescaleResult& r, std::ostream& out) { Print(r, *format, out); });
+  const auto rescale = [&](const ops::RescaleOptions& o) {
+    return ops::RescaleMaxParallelism(*where->fs, where->paths[0], where->paths[1], o);
+  };
+  return RunWriteVerb(ctx, "rescale-max-parallelism", args.dry_run, args.verify, std::move(options),
+                      rescale, PrintRescaleResult);
 }
 
 }  // namespace
@@ -102,15 +91,11 @@ void AddRescaleCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("snapshot", args->snapshot, "Savepoint directory or _metadata file")->required();
   sub->add_option("--max-parallelism", args->max_parallelism, "The new max parallelism (1..32768)")
       ->required();
-  sub->add_option("--to", args->to,
-                  "Output directory: must not exist, nor lie inside the input or a checkpoint "
-                  "directory (chk-N/, shared/, taskowned/)")->required();
+  AddOutputDirOption(sub, &args->to);
   sub->add_option("--operator", args->operators,
                   "Only this operator (ID, uid or name; repeatable). Default: every operator");
   sub->add_flag("--dry-run", args->dry_run, "Re-assign every key and report; write nothing");
-  sub->add_flag("--verify", args->verify,
-                "Print the output's validation report (every output is validated before it is "
-                "published; with an error nothing is written and the exit is 1)");
+  AddVerifyFlag(sub, &args->verify);
   SetExamples(sub, {"ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 256 --to /savepoints/sp-1-256",
                     "ckpt-tool rescale-max-parallelism /savepoints/sp-1 --max-parallelism 512 --to /tmp/x --dry-run"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return Run(*args, ctx); }; });

@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "ckpt/cli_help.h"
+#include "ckpt/cli_support/cli_help.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
@@ -20,6 +20,7 @@ void AddFilesCommand(CLI::App& app, CliContext& ctx);
 void AddDumpCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
+void AddHistoryCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
 void AddHelpCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
@@ -40,6 +41,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddDumpCommand,
     &ckpt::cli::AddValidateCommand,
     &ckpt::cli::AddStatsCommand,
+    &ckpt::cli::AddHistoryCommand,
     // ops-write verbs (helper t2) go here.
     &ckpt::cli::AddDiffCommand,
     &ckpt::cli::AddPruneCommand,

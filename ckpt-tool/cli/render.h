@@ -51,8 +51,6 @@ class JsonLine {
   void Key(std::string_view key);
   std::string body_ = "{";
 };
-// Appends `s` as a JSON string literal.
-void AppendJsonQuoted(std::string_view s, std::string* out);
 std::string JsonQuoted(std::string_view s);
 
 // Escapes text for XML attributes and content.

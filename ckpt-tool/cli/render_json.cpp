@@ -7,22 +7,20 @@
 
 namespace ckpt::cli {
 
-void AppendJsonQuoted(std::string_view s, std::string* out) { base::AppendJsonQuoted(s, out); }
-
 std::string JsonQuoted(std::string_view s) {
   std::string out;
-  AppendJsonQuoted(s, &out);
+  base::AppendJsonQuoted(s, &out);
   return out;
 }
 
 void JsonLine::Key(std::string_view key) {
   if (body_.size() > 1) body_ += ",";
-  AppendJsonQuoted(key, &body_);
+  base::AppendJsonQuoted(key, &body_);
   body_ += ":";
 }
 JsonLine& JsonLine::Str(std::string_view key, std::string_view value) {
   Key(key);
-  AppendJsonQuoted(value, &body_);
+  base::AppendJsonQuoted(value, &body_);
   return *this;
 }
 JsonLine& JsonLine::Int(std::string_view key, int64_t value) {

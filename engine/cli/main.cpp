@@ -6,7 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ckpt/base/fs.h"
-#include "ckpt/cli_help.h"
+#include "ckpt/cli_support/cli_help.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/version.h"
 #include "client_commands.h"

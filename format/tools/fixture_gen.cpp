@@ -91,8 +91,8 @@ base::Result<pb::ChangelogSegment> WriteSegment(SnapshotBuilder& b, const pb::Op
 enum class SegmentCreator {
   // The checkpoint that wrote it (correct: one file, one creator). Every set but v1.
   kOriginal,
-  // The referencing checkpoint: what the writer did when fixtures/v1 was frozen (issue 9,
-  // defect 13). Kept only so the frozen v1 bytes regenerate identically; ckpt-tool validate
+  // The referencing checkpoint: what the writer did when fixtures/v1 was frozen.
+  // Kept only so the frozen v1 bytes regenerate identically; ckpt-tool validate
   // reports it as CKPT-F012.
   kReferencingFrozenV1,
 };

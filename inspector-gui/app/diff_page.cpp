@@ -13,6 +13,7 @@
 #include <QTreeView>
 
 #include "app/task_progress.h"
+#include "models/location.h"
 
 namespace ckpt::inspector {
 
@@ -76,6 +77,19 @@ QString DiffPage::summary() const { return m_summary->text(); }
 void DiffPage::compare(bool withKeys) {
   if (m_pending > 0) return;
   m_withKeys->setChecked(withKeys);
+  // The two locations are resolved here, where the page opens them; ops compares on one Fs.
+  const OpenedLocation a = resolveLocation(m_a->text());
+  const OpenedLocation b = resolveLocation(m_b->text());
+  QString unresolved = !a.ok() ? a.error : !b.ok() ? b.error : QString();
+  if (unresolved.isEmpty() && a.fs != b.fs) {
+    unresolved = tr("%1 and %2 are on different filesystems; both snapshots must be on one.").arg(m_a->text(), m_b->text());
+  }
+  if (!unresolved.isEmpty()) {
+    m_ok = false;
+    m_summary->setText(unresolved);
+    Q_EMIT diffFinished(false);
+    return;
+  }
   m_ok = true;
   m_pending = withKeys ? 2 : 1;
   m_summary->setText(tr("Comparing…"));
@@ -104,7 +118,7 @@ void DiffPage::compare(bool withKeys) {
     }
     done();
   });
-  watcher->setFuture(diffSnapshots(m_a->text(), m_b->text(), task));
+  watcher->setFuture(diffSnapshots(*a.fs, a.path, b.path, task));
   m_keyView->setVisible(withKeys);
   if (withKeys) {
     auto* kw = new QFutureWatcher<Loaded<KeyDiffList>>(this);
@@ -119,7 +133,7 @@ void DiffPage::compare(bool withKeys) {
       }
       done();
     });
-    kw->setFuture(diffKeys(m_a->text(), m_b->text(), 100000, task));
+    kw->setFuture(diffKeys(*a.fs, a.path, b.path, 100000, task));
   }
 }
 

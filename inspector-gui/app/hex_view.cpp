@@ -31,11 +31,11 @@ void HexView::clear() {
   viewport()->update();
 }
 
-void HexView::setRegion(const QString& path, uint64_t offset, uint64_t length) {
+void HexView::setRegion(base::Fs& fs, const QString& path, uint64_t offset, uint64_t length) {
   m_decodedMode = false;
   m_decodedBytes.clear();
   m_hlStart = m_hlLength = 0;
-  m_source = std::make_unique<ByteSource>(path);
+  m_source = std::make_unique<ByteSource>(fs, path);
   m_error = m_source->error();
   const uint64_t size = m_source->size();
   m_start = std::min(offset, size);

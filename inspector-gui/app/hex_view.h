@@ -18,8 +18,8 @@ class HexView : public QAbstractScrollArea {
   static constexpr int kBytesPerRow = 16;
   explicit HexView(QWidget* parent = nullptr);
 
-  // Shows bytes [offset, offset + length) of `path` (length 0 = to the end of the file).
-  void setRegion(const QString& path, uint64_t offset = 0, uint64_t length = 0);
+  // Shows bytes [offset, offset + length) of `path` on `fs` (length 0 = to the end of the file).
+  void setRegion(base::Fs& fs, const QString& path, uint64_t offset = 0, uint64_t length = 0);
   // Shows `bytes` (a block's decompressed record stream), addressed from `base_offset`;
   // `label` names them (path() returns it).
   void setDecoded(const QString& label, const QByteArray& bytes, uint64_t base_offset = 0);

@@ -1,65 +1,47 @@
-// MainWindow: opening paths and snapshots, the views' reset, background loads. The pages are
-// built in main_window_pages.cpp, menus and window events in main_window_menus.cpp, the hex
-// view linking in main_window_hex.cpp, validate in main_window_validate.cpp, the Summary page
-// in main_window_summary.cpp.
+// MainWindow: the layout (pages, Snapshots dock, status bar) and the wiring between the
+// controllers; every page's state and behaviour lives in its controller.
 #include "app/main_window.h"
 
-#include <QActionGroup>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QHBoxLayout>
-#include <QKeyEvent>
 #include <QApplication>
 #include <QCloseEvent>
 #include <QDir>
 #include <QDockWidget>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QFutureWatcher>
-#include <QHeaderView>
-#include <QLabel>
-#include <QMenuBar>
+#include <QKeyEvent>
 #include <QMimeData>
-#include <QPlainTextEdit>
 #include <QSettings>
-#include <QSplitter>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTableView>
 #include <QTextBrowser>
 #include <QTreeView>
-#include <QVBoxLayout>
-#include <algorithm>
 
+#include "app/cannot_open_controller.h"
 #include "app/charts.h"
-#include "app/main_window_util.h"
+#include "app/details_controller.h"
 #include "app/diff_page.h"
-#include "app/hex_view.h"
+#include "app/files_controller.h"
+#include "app/history_controller.h"
 #include "app/history_page.h"
-#include "app/job_graph_view.h"
-#include "app/state_browser.h"
+#include "app/live_view.h"
+#include "app/menu_controller.h"
+#include "app/open_session.h"
+#include "app/operator_views_controller.h"
+#include "app/pending_files_controller.h"
+#include "app/summary_controller.h"
 #include "app/task_progress.h"
 #include "app/treemap_view.h"
-#include "app/write_dialogs.h"
-#include "models/detail_tree_model.h"
+#include "app/validate_controller.h"
+#include "app/write_actions.h"
 #include "models/display.h"
-#include "models/pending_files_model.h"
-#include "models/snapshot_list_model.h"
-#include "models/sort_proxy.h"
-#include "models/table_models.h"
-
 
 namespace ckpt::inspector {
-
-using detail::base_join;
-using detail::fitColumns;
-using detail::whenReady;
 
 MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   setWindowTitle(tr("ckpt-inspector"));
   setAcceptDrops(true);
   buildPages();
-  buildMenus();
+  m_menus = new MenuController(m_shell, this);
+  wire();
   QSettings settings;
   restoreGeometry(settings.value(QStringLiteral("window/geometry")).toByteArray());
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
@@ -69,280 +51,242 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   showStartPage();
 }
 
-void MainWindow::showStartPage() {
-  QString html = QStringLiteral("<h2>ckpt-inspector</h2><p><a href=\"action:open\">%1</a> %2</p><p>%3</p>")
-                     .arg(tr("Open…").toHtmlEscaped(),
-                          tr("a savepoint, a checkpoint or a checkpoint root (Ctrl+O).").toHtmlEscaped(),
-                          tr("Or drop a snapshot directory, its _metadata or a checkpoint root on this window.").toHtmlEscaped());
-  const QStringList recent = recentFiles();
-  if (!recent.isEmpty()) {
-    html += QStringLiteral("<h3>%1</h3><ul>").arg(tr("Recent"));
-    for (int i = 0; i < recent.size(); ++i) {
-      html += QStringLiteral("<li><a href=\"recent:%1\">%2</a></li>").arg(i).arg(recent[i].toHtmlEscaped());
-    }
-    html += QStringLiteral("</ul>");
-  }
-  m_summary->setHtml(html);
-  showPage(kSummaryPage);
-}
-
 MainWindow::~MainWindow() = default;
 
-void MainWindow::showPage(Page page) { m_pages->setCurrentIndex(page); }
+void MainWindow::buildPages() {
+  m_pages = new QTabWidget(this);
+  m_pages->setDocumentMode(true);
+  m_shell.window = this;
+  m_shell.pages = m_pages;
+  m_shell.progress = new TaskProgress(this);
 
-void MainWindow::openPath(const QString& path) {
-  const QString clean = QDir::cleanPath(path);
-  statusBar()->showMessage(tr("Opening %1…").arg(clean));
-  const uint64_t generation = ++m_generation;
-  whenReady(this, inspector::openPath(clean), [this, clean, generation](const Loaded<Opened>& r) {
-    if (generation != m_generation) return;
-    if (!r.ok()) {
-      // A failed open stays out of Open Recent.
-      showCannotOpen(clean, r.error, nullptr);
-      Q_EMIT openFailed(r.error);
-      return;
-    }
-    m_path = clean;
-    if (r.value->snapshot || !r.value->jobs.empty()) addRecent(clean);  // not a folder without snapshots
-    if (r.value->snapshot) {
-      m_root.clear();
-      m_listModel->setListing(QFileInfo(clean).absolutePath(), {});
-      m_listDock->hide();  // a single snapshot has no list to show
-      showSnapshot(r.value->snapshot);
-      statusBar()->showMessage(tr("Opened %1").arg(clean), 5000);
-      m_history->setHistory(nullptr);
-      m_historyJob.clear();
-      Q_EMIT snapshotLoaded(clean);
-      return;
-    }
-    m_root = clean;
-    m_listDock->show();
-    m_listModel->setListing(clean, r.value->jobs);
-    m_list->expandAll();
-    for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) m_list->resizeColumnToContents(c);
-    resizeDocks({static_cast<QDockWidget*>(m_listDock)}, {std::min(width() / 3, 520)}, Qt::Horizontal);
-    setWindowTitle(tr("%1 — ckpt-inspector").arg(clean));
-    const size_t jobs = r.value->jobs.size();
-    statusBar()->showMessage(jobs == 1 ? tr("%1: 1 job").arg(clean) : tr("%1: %2 jobs").arg(clean).arg(jobs));
-    if (jobs == 0) {
-      clearSnapshotViews();
-      m_shownPath = clean;
-      m_summary->setHtml(QStringLiteral("<h2>%1</h2><p>%2</p>")
-                             .arg(tr("No snapshot in %1").arg(clean).toHtmlEscaped(),
-                                  tr("This folder holds no checkpoint (chk-<n>), savepoint or _metadata up to three levels down. Open a snapshot directory, its _metadata, or a checkpoint root.").toHtmlEscaped()));
-      showPage(kSummaryPage);
-    }
-    // Show the newest complete snapshot of the first job.
-    QModelIndex newest;
-    if (m_listModel->rowCount() > 0) {
-      const QModelIndex job = m_listModel->index(0, 0);
-      for (int i = m_listModel->rowCount(job) - 1; i >= 0 && !newest.isValid(); --i) {
-        const QModelIndex s = m_listModel->index(i, 0, job);
-        if (m_listModel->entry(s)->health == ops::SnapshotHealth::kComplete) newest = s;
-      }
-      loadHistoryFor(r.value->jobs.front().job_id_hex);
-    }
-    Q_EMIT rootLoaded(clean);
-    if (newest.isValid()) m_list->setCurrentIndex(newest);
+  m_session = new OpenSession(m_shell, this);
+  m_validate = new ValidateController(*m_session, m_shell, this);
+  m_summary = new SummaryController(*m_session, *m_validate, m_shell, this);
+  m_details = new DetailsController(*m_session, m_shell, this);
+  m_files = new FilesController(*m_session, m_shell, this);
+  m_operatorViews = new OperatorViewsController(*m_session, m_shell, this);
+  m_history = new HistoryController(*m_session, this, this);
+  m_pending = new PendingFilesController(*m_session, m_shell, this);
+  m_cannotOpen = new CannotOpenController(*m_session, *m_summary, *m_validate, *m_files, m_shell, this);
+  m_writes = new WriteActions(*m_session, m_shell, this);
+  m_diff = new DiffPage(this);
+
+  m_pages->addTab(m_summary->page(), tr("Summary"));
+  m_pages->addTab(m_details->page(), tr("Details"));
+  m_pages->addTab(m_files->view(), tr("Files"));
+  m_pages->addTab(m_operatorViews->stateBrowser(), tr("State"));
+  m_pages->addTab(m_operatorViews->treemap(), tr("Treemap"));
+  m_pages->addTab(m_operatorViews->keyGroups(), tr("Key groups"));
+  m_pages->addTab(m_history->page(), tr("History"));
+  m_pages->addTab(m_operatorViews->subtasks(), tr("Subtasks"));
+  m_pages->addTab(m_validate->page(), tr("Findings"));
+  m_pages->addTab(m_diff, tr("Diff"));
+  m_pages->addTab(m_operatorViews->jobGraphPage(), tr("Job graph"));
+  m_pages->addTab(m_pending->page(), tr("Pending files"));
+  m_pages->setTabToolTip(kJobGraphPage, tr("Operators and edges of the snapshot's job graph; chained operators share a box. Click an operator to select it everywhere."));
+  m_pages->setTabToolTip(kPendingFilesPage, tr("Files of two-phase-commit sinks pending commit in this snapshot, and whether they exist now"));
+  m_pages->setTabToolTip(kTreemapPage, tr("File sizes, operator -> state -> file. Arrows move, Enter zooms in, Backspace zooms out."));
+  setCentralWidget(m_pages);
+  addDockWidget(Qt::LeftDockWidgetArea, m_session->listDock());
+  statusBar()->addPermanentWidget(m_shell.progress);
+}
+
+void MainWindow::wire() {
+  // What is open: every page empties, fills, or shows why it cannot open.
+  connect(m_session, &OpenSession::cleared, this, [this] {
+    m_summary->clear();
+    m_validate->clear();
+    m_details->clear();
+    m_files->clear();
+    m_operatorViews->clear();
+    m_pending->clear();
+    m_menus->updateActions(false);
   });
-}
-
-void MainWindow::openListedSnapshot(const QModelIndex& index) {
-  const ops::SnapshotEntry* e = m_listModel->entry(index);
-  if (e == nullptr) return;
-  const QString path = index.siblingAtColumn(0).data(SnapshotListModel::kAbsolutePathRole).toString();
-  if (m_snapshot && QDir::cleanPath(qs(m_snapshot->dir)) == QDir::cleanPath(path)) return;
-  if (e->job_id_hex != m_historyJob) loadHistoryFor(e->job_id_hex);
-  if (m_cannotOpen && QDir::cleanPath(m_shownPath) == QDir::cleanPath(path)) return;
-  if (e->health != ops::SnapshotHealth::kComplete) {
-    statusBar()->showMessage(tr("%1 is %2: %3").arg(path, qs(ops::SnapshotHealthName(e->health)), qs(e->problem)));
-  } else {
-    statusBar()->showMessage(tr("Opening %1…").arg(path));
-  }
-  const ops::SnapshotEntry entry = *e;
-  const uint64_t generation = ++m_generation;
-  whenReady(this, loadSnapshot(path), [this, path, generation, entry](const Loaded<ops::Snapshot>& r) {
-    if (generation != m_generation) return;
-    if (!r.ok()) {
-      showCannotOpen(path, r.error, &entry);
-      Q_EMIT openFailed(r.error);
-      return;
-    }
-    statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
-    showSnapshot(r.value);
-    Q_EMIT snapshotLoaded(path);
+  connect(m_session, &OpenSession::snapshotShown, this, [this] {
+    m_menus->updateActions(m_session->snapshotOpen());
+    m_details->show();
+    m_operatorViews->show();
+    m_summary->update();
+    showPage(kSummaryPage);
+    m_files->load();
+    m_summary->loadSummary();
+    m_summary->loadStats();
+    m_pending->load();
   });
-}
+  connect(m_session, &OpenSession::cannotOpenShown, m_cannotOpen, &CannotOpenController::show);
+  connect(m_session, &OpenSession::emptyRootShown, m_summary, &SummaryController::showEmptyRoot);
+  connect(m_session, &OpenSession::historyJobChosen, m_history, &HistoryController::showJob);
+  connect(m_session, &OpenSession::historyCleared, m_history, &HistoryController::clear);
+  connect(m_session, &OpenSession::openedForRecent, m_menus, &MenuController::addRecent);
+  connect(m_session, &OpenSession::snapshotLoaded, this, &MainWindow::snapshotLoaded);
+  connect(m_session, &OpenSession::rootLoaded, this, &MainWindow::rootLoaded);
+  connect(m_session, &OpenSession::openFailed, this, &MainWindow::openFailed);
 
-// Empties every view of the previous snapshot (a new one, or a "Cannot open" page, follows).
-void MainWindow::clearSnapshotViews() {
-  ++m_hexRequest;
-  m_snapshot.reset();
-  m_stats.reset();
-  m_files.reset();
-  m_summaryReport.reset();
-  m_report.reset();
-  m_layout.reset();
-  m_hexFile = -1;
-  m_hexRange.clear();
-  m_validateFindings.clear();
-  m_validated = false;
-  m_checked = Checked::kMetadata;
-  m_cancelNote.clear();
-  m_cannotOpen = false;
-  m_findingsModel->setFindings({});
-  m_findingsSummary->setText(tr("Not validated yet: Tools > Validate (Ctrl+R)."));
-  m_treeModel->setSnapshot(nullptr);
-  m_filesModel->setRows({});
-  m_hex->clear();
-  m_hexInfo->clear();
-  {
-    QSignalBlocker block(m_blockPicker);
-    m_blockPicker->clear();
-  }
-  m_blockPicker->setEnabled(false);
-  m_decompressed->setEnabled(false);
-  m_decoded->clear();
-  m_state->setSnapshot(nullptr);
-  m_treemap->setSnapshot(nullptr);
-  m_subtasks->setOperator(nullptr, -1);
-  m_keyGroups->setStats(nullptr, -1);
-  m_jobGraph->setSnapshot(nullptr);
-  m_pendingModel->setRows({});
-  m_pendingSummary->clear();
-  updateActions();
-}
-
-void MainWindow::showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
-  clearSnapshotViews();
-  m_snapshot = std::move(snapshot);
-  m_shownPath = qs(m_snapshot->dir);
-  updateActions();
-  m_treeModel->setSnapshot(m_snapshot);
-  m_tree->expandToDepth(0);
-  m_state->setSnapshot(m_snapshot);
-  m_treemap->setSnapshot(m_snapshot);
-  m_subtasks->setOperator(m_snapshot, -1);
-  m_jobGraph->setSnapshot(m_snapshot);
-  setWindowTitle(tr("%1 — ckpt-inspector").arg(qs(m_snapshot->dir)));
-  updateSummary();
-  showPage(kSummaryPage);
-  const uint64_t generation = m_generation;
-  ++m_running;
-  whenReady(this, listFiles(m_snapshot), [this, generation](const Loaded<std::vector<ops::FileRow>>& r) {
-    --m_running;
-    if (generation != m_generation) return;
-    if (r.ok()) {
-      m_files = r.value;
-      m_filesModel->setRows(*r.value);
-      updateSummary();
-    }
+  connect(m_summary, &SummaryController::openDialogRequested, m_menus, &MenuController::openDialog);
+  connect(m_summary, &SummaryController::recentRequested, this, [this](int index) {
+    const QString path = recentFiles().value(index);
+    if (!path.isEmpty()) openPath(path);
   });
-  loadSummary();
-  loadStats();
-  loadPendingFiles();
-}
-
-// The sink's pending files: what a restore from this snapshot would commit, checked on disk.
-void MainWindow::loadPendingFiles() {
-  size_t recorded = 0;
-  for (const auto& op : m_snapshot->operators) {
-    for (const auto& st : op.subtasks) recorded += st.committables.size();
-  }
-  if (recorded == 0) {
-    m_pendingSummary->setText(tr("This snapshot records no pending sink files (no two-phase-commit sink had a file pending at its barrier)."));
-    Q_EMIT pendingFilesLoaded();
-    return;
-  }
-  m_pendingSummary->setText(tr("%1 pending sink files recorded; checking the disk…").arg(recorded));
-  const uint64_t generation = m_generation;
-  ++m_running;
-  whenReady(this, listPendingFiles(m_snapshot), [this, generation](const Loaded<std::vector<ops::PendingFile>>& r) {
-    --m_running;
-    if (generation != m_generation) return;
-    if (!r.ok()) {
-      m_pendingSummary->setText(tr("Pending files could not be checked: %1").arg(r.error));
-      Q_EMIT pendingFilesLoaded();
-      return;
-    }
-    m_pendingModel->setRows(*r.value);
-    size_t counts[4] = {};
-    for (const ops::PendingFile& f : *r.value) ++counts[static_cast<int>(f.state)];
-    QString text = tr("%1 pending sink files: %2 still pending (a restore from this snapshot commits them), %3 committed, %4 both, %5 missing.")
-                       .arg(r.value->size()).arg(counts[0]).arg(counts[1]).arg(counts[2]).arg(counts[3]);
-    if (counts[3] > 0) text += tr(" A missing file cannot be committed: restoring from this snapshot loses that output.");
-    m_pendingSummary->setText(text);
-    Q_EMIT pendingFilesLoaded();
+  connect(m_summary, &SummaryController::statsArrived, this, [this](std::shared_ptr<const ops::StatsReport> stats) {
+    m_operatorViews->setStats(stats);
+    m_details->setStats(stats);
   });
-}
+  connect(m_summary, &SummaryController::statsLoaded, this, &MainWindow::statsLoaded);
 
-QString MainWindow::pendingFilesText() const { return m_pendingSummary->text(); }
+  connect(m_validate, &ValidateController::changed, m_summary, &SummaryController::update);
+  connect(m_validate, &ValidateController::validationFinished, this, &MainWindow::validationFinished);
+  connect(m_validate, &ValidateController::findingActivated, this, &MainWindow::showFinding);
+
+  connect(m_details, &DetailsController::hexRangeShown, this, &MainWindow::hexRangeShown);
+  connect(m_details, &DetailsController::operatorSelected, m_operatorViews, &OperatorViewsController::followTreeOperator);
+
+  connect(m_files, &FilesController::filesLoaded, m_summary, &SummaryController::update);
+  connect(m_files, &FilesController::fileSelected, m_details, &DetailsController::selectFile);
+  connect(m_files, &FilesController::fileActivated, this, &MainWindow::openFileInDetails);
+
+  connect(m_pending, &PendingFilesController::pendingFilesLoaded, this, &MainWindow::pendingFilesLoaded);
+  connect(m_pending, &PendingFilesController::operatorChosen, this, &MainWindow::operatorChosen);
+  connect(m_history, &HistoryController::historyLoaded, this, &MainWindow::historyLoaded);
+  connect(m_cannotOpen, &CannotOpenController::cannotOpenShown, this, &MainWindow::cannotOpenShown);
+
+  connect(m_operatorViews, &OperatorViewsController::operatorChosen, this, &MainWindow::operatorChosen);
+  connect(m_operatorViews, &OperatorViewsController::fileSelected, m_details, &DetailsController::selectFile);
+  connect(m_operatorViews, &OperatorViewsController::fileActivated, m_details, &DetailsController::selectFileAndShowPage);
+  connect(m_operatorViews, &OperatorViewsController::stateRecordSelected, m_details, &DetailsController::showStateRecord);
+  connect(m_operatorViews, &OperatorViewsController::stateEntryDescribed, m_details, &DetailsController::showValue);
+
+  connect(m_menus, &MenuController::openRequested, this, &MainWindow::openPath);
+  connect(m_menus, &MenuController::reloadRequested, m_session, &OpenSession::reload);
+  connect(m_menus, &MenuController::compareRequested, this, [this](const QString& other) { compareWith(other); });
+  connect(m_menus, &MenuController::remapRequested, m_writes, &WriteActions::remapDialog);
+  connect(m_menus, &MenuController::pruneRequested, m_writes, &WriteActions::pruneDialog);
+  connect(m_menus, &MenuController::findInStateRequested, this, [this] {
+    showPage(kStatePage);
+    m_operatorViews->stateBrowser()->focusFilter();
+  });
+  connect(m_menus, &MenuController::validateRequested, this, &MainWindow::validateSnapshot);
+  connect(m_menus, &MenuController::liveViewRequested, this, [this](const QString& address) { openLiveView(*this, address); });
+}
 
 void MainWindow::operatorChosen(int op, std::optional<uint32_t> subtask) {
-  if (!m_snapshot || op < 0 || static_cast<size_t>(op) >= m_snapshot->operators.size()) return;
-  const ops::OperatorInfo& info = m_snapshot->operators[static_cast<size_t>(op)];
-  m_jobGraph->setSelectedOperator(op);
-  m_subtasks->setOperator(m_snapshot, op);
-  ops::Location loc;
-  loc.operator_id = info.id_hex;
-  loc.subtask = subtask;
-  const QModelIndex idx = m_treeModel->indexForLocation(loc);
-  if (idx.isValid()) {
-    m_tree->scrollTo(idx);
-    m_tree->setCurrentIndex(idx);
+  if (!m_operatorViews->selectOperator(op)) return;
+  m_details->selectOperator(op, subtask);
+  m_operatorViews->showOperatorState(op);
+}
+
+void MainWindow::showStartPage() { m_summary->showStartPage(recentFiles()); }
+
+void MainWindow::showPage(Page page) { m_shell.showPage(page); }
+
+void MainWindow::openPath(const QString& path) { m_session->openPath(path); }
+
+void MainWindow::openListedSnapshot(const QModelIndex& index) { m_session->openListedSnapshot(index); }
+
+void MainWindow::validateSnapshot(bool deep) { m_validate->validate(deep); }
+
+void MainWindow::showFinding(int row) {
+  const ops::Finding* f = m_validate->finding(row);
+  if (f == nullptr || !m_session->snapshot()) return;
+  const ops::Finding finding = *f;
+  m_details->showFinding(finding);
+}
+
+void MainWindow::compareWith(const QString& other, bool withKeys) {
+  const std::shared_ptr<const ops::Snapshot> s = m_session->snapshot();
+  if (!s) return;
+  m_diff->setPaths(qs(s->dir), other);
+  showPage(kDiffPage);
+  m_diff->compare(withKeys);
+}
+
+void MainWindow::setTheme(Theme theme) { m_menus->setTheme(theme); }
+
+void MainWindow::openFileInDetails(int file) { m_details->openFileInDetails(file); }
+
+std::shared_ptr<const ops::Snapshot> MainWindow::snapshot() const { return m_session->snapshot(); }
+QString MainWindow::currentPath() const { return m_session->currentPath(); }
+QString MainWindow::rootPath() const { return m_session->rootPath(); }
+QStringList MainWindow::recentFiles() const { return m_menus->recentFiles(); }
+bool MainWindow::busy() const { return m_session->busy(); }
+QString MainWindow::shownPath() const { return m_session->shownPath(); }
+bool MainWindow::showingCannotOpen() const { return m_session->showingCannotOpen(); }
+
+QTreeView* MainWindow::detailTree() const { return m_details->tree(); }
+DetailTreeModel* MainWindow::detailModel() const { return m_details->model(); }
+QTreeView* MainWindow::snapshotList() const { return m_session->listView(); }
+SnapshotListModel* MainWindow::snapshotListModel() const { return m_session->listModel(); }
+HexView* MainWindow::hexView() const { return m_details->hexView(); }
+QPlainTextEdit* MainWindow::decodedPane() const { return m_details->decodedPane(); }
+FindingsModel* MainWindow::findingsModel() const { return m_validate->model(); }
+QTableView* MainWindow::findingsView() const { return m_validate->view(); }
+StateBrowser* MainWindow::stateBrowser() const { return m_operatorViews->stateBrowser(); }
+TreemapView* MainWindow::treemap() const { return m_operatorViews->treemap(); }
+HistoryPage* MainWindow::historyPage() const { return m_history->page(); }
+QMenu* MainWindow::viewMenu() const { return m_menus->viewMenu(); }
+JobGraphView* MainWindow::jobGraph() const { return m_operatorViews->jobGraph(); }
+PendingFilesModel* MainWindow::pendingFilesModel() const { return m_pending->model(); }
+QTableView* MainWindow::pendingFilesView() const { return m_pending->view(); }
+QString MainWindow::pendingFilesText() const { return m_pending->text(); }
+QString MainWindow::summaryText() const { return m_summary->text(); }
+QTableView* MainWindow::filesView() const { return m_files->view(); }
+QComboBox* MainWindow::blockPicker() const { return m_details->blockPicker(); }
+QCheckBox* MainWindow::decompressedBox() const { return m_details->decompressedBox(); }
+QString MainWindow::verdictText() const { return m_validate->verdictText(); }
+QString MainWindow::hexRangeText() const { return m_details->hexRangeText(); }
+
+void MainWindow::closeEvent(QCloseEvent* event) {
+  QSettings settings;
+  settings.setValue(QStringLiteral("window/geometry"), saveGeometry());
+  settings.setValue(QStringLiteral("window/state"), saveState());
+  QMainWindow::closeEvent(event);
+}
+
+void MainWindow::dragEnterEvent(QDragEnterEvent* event) {
+  if (event->mimeData()->hasUrls() && event->mimeData()->urls().front().isLocalFile()) event->acceptProposedAction();
+}
+
+// Escape cancels the background task (views that use Escape themselves, e.g. the treemap's
+// zoom-out, accept it first).
+void MainWindow::keyPressEvent(QKeyEvent* event) {
+  if (event->key() == Qt::Key_Escape && m_shell.progress->running()) {
+    m_shell.progress->cancel();
+    event->accept();
+    return;
   }
-  if (info.has_state) m_state->showState(qs(info.id_hex), QString());
-  statusBar()->showMessage(tr("%1: %2").arg(qs(info.name.empty() ? info.id_hex : info.name), qs(info.id_hex)), 5000);
+  QMainWindow::keyPressEvent(event);
 }
 
-void MainWindow::loadSummary() {
-  const uint64_t generation = m_generation;
-  ++m_running;
-  whenReady(this, summarize(m_snapshot, m_stats), [this, generation](const Loaded<ops::SummaryReport>& r) {
-    --m_running;
-    if (generation != m_generation) return;
-    if (r.ok()) {
-      m_summaryReport = r.value;
-    } else {
-      statusBar()->showMessage(tr("summary: %1").arg(r.error));
+void MainWindow::dropEvent(QDropEvent* event) {
+  const auto urls = event->mimeData()->urls();
+  if (urls.isEmpty() || !urls.front().isLocalFile()) return;
+  event->acceptProposedAction();
+  openPath(urls.front().toLocalFile());
+}
+
+QStringList MainWindow::saveScreenshots(const QString& dir, const QString& suffix, QList<QSize>* sizes) {
+  QDir().mkpath(dir);
+  QStringList written;
+  const int current = m_pages->currentIndex();
+  static const char* kNames[] = {"summary", "details", "files", "state", "treemap", "keygroups",
+                                 "history", "subtasks", "findings", "diff", "jobgraph", "pending"};
+  static_assert(std::size(kNames) == kPageCount);
+  for (int i = 0; i < kPageCount; ++i) {
+    m_pages->setCurrentIndex(i);
+    QApplication::processEvents();
+    const QString page = dir + QStringLiteral("/view-%1%2.png").arg(QLatin1String(kNames[i]), suffix);
+    auto save = [&](const QPixmap& image, const QString& file) {
+      if (!image.save(file)) return;
+      written << file;
+      if (sizes != nullptr) sizes->append(image.size());
+    };
+    save(m_pages->widget(i)->grab(), page);
+    if (i == kDetailsPage || i == kSummaryPage) {
+      save(grab(), dir + QStringLiteral("/window-%1%2.png").arg(QLatin1String(kNames[i]), suffix));
     }
-    updateSummary();
-  });
+  }
+  m_pages->setCurrentIndex(current);
+  return written;
 }
-
-void MainWindow::loadStats() {
-  const uint64_t generation = m_generation;
-  ++m_running;
-  std::shared_ptr<TaskState> task = m_progress->running() ? std::make_shared<TaskState>() : m_progress->start(tr("Statistics"));
-  whenReady(this, computeStats(m_snapshot, task), [this, generation, task](const Loaded<ops::StatsReport>& r) {
-    --m_running;
-    if (m_progress->running() && !m_validated) m_progress->finish();
-    if (generation != m_generation) return;
-    if (r.ok()) {
-      m_stats = r.value;
-      m_keyGroups->setStats(m_stats, -1);
-      m_treeModel->setStats(m_stats);
-      loadSummary();  // again, now with the stats findings
-    } else {
-      statusBar()->showMessage(tr("statistics: %1").arg(r.error));
-    }
-    updateSummary();
-    Q_EMIT statsLoaded();
-  });
-}
-
-void MainWindow::loadHistoryFor(const std::string& job_id_hex) {
-  m_historyJob = job_id_hex;
-  ++m_running;
-  whenReady(this, loadHistory(m_root, job_id_hex), [this](const Loaded<std::vector<HistoryPoint>>& r) {
-    --m_running;
-    if (r.ok()) m_history->setHistory(r.value);
-    Q_EMIT historyLoaded();
-  });
-}
-
-bool MainWindow::busy() const { return m_running > 0; }
-
-QString MainWindow::summaryText() const { return m_summary->toPlainText(); }
 
 }  // namespace ckpt::inspector

@@ -1,8 +1,8 @@
-// MainWindow of ckpt-inspector: opens a snapshot or checkpoint root (File > Open, command line,
-// drag and drop, recent files), and links the views: snapshot list, Summary page, detail tree
-// with hex view and decoded-value pane, files, state browser, treemap and charts, findings of a
-// background validate, diff, and the remap / prune dialogs. All disk work runs through the
-// loaders (off the UI thread). GUI thread only.
+// MainWindow of ckpt-inspector: lays out the pages and the Snapshots dock and wires the
+// controllers that own them: OpenSession (what is open), Summary, Details (tree, value, hex),
+// Validate (Findings), Files, Pending files, History, the operator pages, the "Cannot open"
+// page, the write dialogs and the menus. Its public functions are the window's API for main,
+// the live view and the tests; they forward to the controllers. GUI thread only.
 #pragma once
 
 #include <QMainWindow>
@@ -10,20 +10,16 @@
 #include <memory>
 #include <optional>
 
+#include "app/inspector_page.h"
 #include "app/theme.h"
-#include "ckpt/ops/record_range.h"
+#include "app/window_shell.h"
 #include "ckpt/ops/snapshot.h"
-#include "ckpt/ops/stats.h"
-#include "models/loaders.h"
 
 class QTabWidget;
 class QTreeView;
 class QTableView;
-class QTextBrowser;
 class QPlainTextEdit;
 class QMenu;
-class QLabel;
-class QAction;
 class QComboBox;
 class QCheckBox;
 
@@ -31,33 +27,38 @@ namespace ckpt::inspector {
 
 class SnapshotListModel;
 class DetailTreeModel;
-class FilesModel;
 class FindingsModel;
-class SortProxy;
 class HexView;
 class StateBrowser;
 class TreemapView;
-class KeyGroupChart;
 class HistoryPage;
-class SubtaskBarsChart;
 class DiffPage;
-class TaskProgress;
 class JobGraphView;
 class PendingFilesModel;
+class OpenSession;
+class SummaryController;
+class DetailsController;
+class ValidateController;
+class FilesController;
+class PendingFilesController;
+class HistoryController;
+class OperatorViewsController;
+class CannotOpenController;
+class WriteActions;
+class MenuController;
 
 class MainWindow : public QMainWindow {
   Q_OBJECT
 
  public:
-  enum Page { kSummaryPage, kDetailsPage, kFilesPage, kStatePage, kTreemapPage, kKeyGroupPage,
-              kHistoryPage, kSubtaskPage, kFindingsPage, kDiffPage, kJobGraphPage,
-              kPendingFilesPage, kPageCount };
+  using Page = InspectorPage;
+  using enum InspectorPage;
 
   explicit MainWindow(QWidget* parent = nullptr);
   ~MainWindow() override;
 
-  // Opens a snapshot directory, a `_metadata` file or a checkpoint root, in the background.
-  // Emits snapshotLoaded / rootLoaded, or openFailed.
+  // Opens a snapshot directory, a `_metadata` file or a checkpoint root (a bare path or a
+  // file: URI), in the background. Emits snapshotLoaded / rootLoaded, or openFailed.
   void openPath(const QString& path);
   // Opens the snapshot at `index` of the snapshot list.
   void openListedSnapshot(const QModelIndex& index);
@@ -75,43 +76,43 @@ class MainWindow : public QMainWindow {
   QStringList saveScreenshots(const QString& dir, const QString& suffix = QString(),
                               QList<QSize>* sizes = nullptr);
 
-  std::shared_ptr<const ops::Snapshot> snapshot() const { return m_snapshot; }
-  QString currentPath() const { return m_path; }
-  QString rootPath() const { return m_root; }
+  std::shared_ptr<const ops::Snapshot> snapshot() const;
+  QString currentPath() const;
+  QString rootPath() const;
   QStringList recentFiles() const;
   bool busy() const;  // stats, history or validate still running
 
   // The views (for tests and screenshots).
   QTabWidget* pages() const { return m_pages; }
-  QTreeView* detailTree() const { return m_tree; }
-  DetailTreeModel* detailModel() const { return m_treeModel; }
-  QTreeView* snapshotList() const { return m_list; }
-  SnapshotListModel* snapshotListModel() const { return m_listModel; }
-  HexView* hexView() const { return m_hex; }
-  QPlainTextEdit* decodedPane() const { return m_decoded; }
-  FindingsModel* findingsModel() const { return m_findingsModel; }
-  QTableView* findingsView() const { return m_findingsView; }
-  StateBrowser* stateBrowser() const { return m_state; }
-  TreemapView* treemap() const { return m_treemap; }
+  QTreeView* detailTree() const;
+  DetailTreeModel* detailModel() const;
+  QTreeView* snapshotList() const;
+  SnapshotListModel* snapshotListModel() const;
+  HexView* hexView() const;
+  QPlainTextEdit* decodedPane() const;
+  FindingsModel* findingsModel() const;
+  QTableView* findingsView() const;
+  StateBrowser* stateBrowser() const;
+  TreemapView* treemap() const;
   DiffPage* diffPage() const { return m_diff; }
-  HistoryPage* historyPage() const { return m_history; }
-  QMenu* viewMenu() const { return m_viewMenu; }
-  JobGraphView* jobGraph() const { return m_jobGraph; }
-  PendingFilesModel* pendingFilesModel() const { return m_pendingModel; }
-  QTableView* pendingFilesView() const { return m_pendingView; }
+  HistoryPage* historyPage() const;
+  QMenu* viewMenu() const;
+  JobGraphView* jobGraph() const;
+  PendingFilesModel* pendingFilesModel() const;
+  QTableView* pendingFilesView() const;
   QString pendingFilesText() const;
   QString summaryText() const;
-  QTableView* filesView() const { return m_filesView; }
-  QComboBox* blockPicker() const { return m_blockPicker; }
-  QCheckBox* decompressedBox() const { return m_decompressed; }
+  QTableView* filesView() const;
+  QComboBox* blockPicker() const;
+  QCheckBox* decompressedBox() const;
   // The Findings page's headline: what was checked and ops' verdict.
   QString verdictText() const;
   // What the hex view's highlight is ("key group 3", "block 1 (checksum mismatch)", ...).
   QString hexRangeText() const;
   // The path the window shows (title, Summary, every tab): a loaded snapshot, or the directory
   // whose "Cannot open" page is shown.
-  QString shownPath() const { return m_shownPath; }
-  bool showingCannotOpen() const { return m_cannotOpen; }
+  QString shownPath() const;
+  bool showingCannotOpen() const;
   // Selects file `file` (index into the file table) in the tree and shows its bytes on the
   // Details page.
   void openFileInDetails(int file);
@@ -137,94 +138,25 @@ class MainWindow : public QMainWindow {
   void keyPressEvent(QKeyEvent* event) override;
 
  private:
-  void buildMenus();
   void buildPages();
-  void showSnapshot(std::shared_ptr<const ops::Snapshot> snapshot);
-  void updateSummary();
-  void treeSelectionChanged();
-  void addRecent(const QString& path);
-  void rebuildRecentMenu();
-  void openDialog();
-  void remapDialog();
-  void pruneDialog();
-  void loadHistoryFor(const std::string& job_id_hex);
-  void loadStats();
-  void loadSummary();
-  enum class Checked { kMetadata, kChecksums, kDeep };
-  void clearSnapshotViews();
-  void showCannotOpen(const QString& path, const QString& error, const ops::SnapshotEntry* entry);
-  // Shows file `file`'s bytes; highlights key group `keyGroup`'s section or `finding`'s range.
-  // With `record` (record-stream bytes of one record, from ops::Dump), highlights that record.
-  void showFileBytes(int file, std::optional<uint32_t> keyGroup, std::optional<ops::Finding> finding,
-                     std::optional<ops::ByteRange> record = std::nullopt);
-  void blockChosen();
-  void stateRecordSelected(const QString& op, int subtask, int keyGroup);
+  void wire();
   // Job graph / Pending files: select operator `op` (index) in the tree, subtask chart and graph.
   void operatorChosen(int op, std::optional<uint32_t> subtask);
-  void loadPendingFiles();
-  QString verdictHtml() const;
-  void updateActions();
 
-  QString m_path;  // what was opened last
-  QString m_root;  // checkpoint root, if one was opened
-  std::string m_historyJob;  // job whose history the History page shows
-  std::shared_ptr<const ops::Snapshot> m_snapshot;
-  std::shared_ptr<const ops::StatsReport> m_stats;
-  std::shared_ptr<const std::vector<ops::FileRow>> m_files;
-  std::vector<ops::Finding> m_validateFindings;
-  std::shared_ptr<const ops::SummaryReport> m_summaryReport;  // ops::Summarize's warnings
-  bool m_validated = false;
-  Checked m_checked = Checked::kMetadata;
-  QString m_cancelNote;  // a cancelled or failed validate: what happened
-  std::shared_ptr<const ops::ValidateReport> m_report;  // the last complete validate
-  std::shared_ptr<const ops::FileLayout> m_layout;      // of the file in the hex view
-  int m_hexFile = -1;
-  uint64_t m_hexRequest = 0;
-  QString m_hexRange;
-  std::optional<ops::RecordRange> m_record;  // the selected state row's record in m_layout
-  bool m_cannotOpen = false;
-  QString m_shownPath;
-  int m_running = 0;
-  uint64_t m_generation = 0;  // discards results for a snapshot no longer shown
-
-  QTabWidget* m_pages;
-  QTreeView* m_list;
-  QWidget* m_listDock;
-  SnapshotListModel* m_listModel;
-  QTextBrowser* m_summary;
-  QTreeView* m_tree;
-  DetailTreeModel* m_treeModel;
-  HexView* m_hex;
-  QPlainTextEdit* m_decoded;
-  QTableView* m_filesView;
-  FilesModel* m_filesModel;
-  SortProxy* m_filesProxy;
-  SortProxy* m_findingsProxy;
-  StateBrowser* m_state;
-  TreemapView* m_treemap;
-  KeyGroupChart* m_keyGroups;
-  HistoryPage* m_history;
-  SubtaskBarsChart* m_subtasks;
-  QTableView* m_findingsView;
-  QLabel* m_findingsSummary;
-  FindingsModel* m_findingsModel;
-  DiffPage* m_diff;
-  TaskProgress* m_progress;
-  QComboBox* m_blockPicker;
-  QCheckBox* m_decompressed;
-  QLabel* m_hexInfo;
-  JobGraphView* m_jobGraph;
-  PendingFilesModel* m_pendingModel;
-  SortProxy* m_pendingProxy;
-  QTableView* m_pendingView;
-  QLabel* m_pendingSummary;
-  QAction* m_validateAction = nullptr;
-  QAction* m_deepValidateAction = nullptr;
-  QAction* m_remapAction = nullptr;
-  QAction* m_compareAction = nullptr;
-  QMenu* m_recentMenu = nullptr;
-  QMenu* m_viewMenu = nullptr;  // View: other windows' actions go at its end (buildMenus)
-  QAction* m_themeActions[3] = {};
+  QTabWidget* m_pages = nullptr;
+  DiffPage* m_diff = nullptr;
+  WindowShell m_shell;
+  OpenSession* m_session = nullptr;
+  ValidateController* m_validate = nullptr;
+  SummaryController* m_summary = nullptr;
+  DetailsController* m_details = nullptr;
+  FilesController* m_files = nullptr;
+  PendingFilesController* m_pending = nullptr;
+  HistoryController* m_history = nullptr;
+  OperatorViewsController* m_operatorViews = nullptr;
+  CannotOpenController* m_cannotOpen = nullptr;
+  WriteActions* m_writes = nullptr;
+  MenuController* m_menus = nullptr;
 };
 
 }  // namespace ckpt::inspector

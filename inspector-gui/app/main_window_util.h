@@ -1,4 +1,4 @@
-// Helpers shared by MainWindow's source files (main_window*.cpp); not a public header.
+// Helpers shared by the main window and its controllers (app/*_controller.cpp, ...); not a public header.
 #pragma once
 
 #include <QFutureWatcher>

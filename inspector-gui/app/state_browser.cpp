@@ -149,7 +149,16 @@ void StateBrowser::emitSelection(const QModelIndex& current) {
                                 cell(StateTableModel::kNamespace), cell(StateTableModel::kUserKey), value));
 }
 
-void StateBrowser::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
+void StateBrowser::clearSnapshot() {
+  m_fs = nullptr;
+  m_snapshot.reset();
+  QSignalBlocker block(m_operator);
+  m_operator->clear();
+  operatorChosen(m_operator->currentIndex());
+}
+
+void StateBrowser::setSnapshot(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot) {
+  m_fs = &fs;
   m_snapshot = std::move(snapshot);
   QSignalBlocker block(m_operator);
   m_operator->clear();
@@ -176,7 +185,11 @@ void StateBrowser::operatorChosen(int index) {
 void StateBrowser::stateChosen() {
   m_status->clear();
   const QString op = m_operator->currentData().toString();
-  m_model->setSource(m_snapshot, op, m_state->currentData().toString());
+  if (m_fs != nullptr) {
+    m_model->setSource(*m_fs, m_snapshot, op, m_state->currentData().toString());
+  } else {
+    m_model->clearSource();
+  }
   // A chosen state fixes the State column: it would repeat one name on every row.
   m_view->setColumnHidden(StateTableModel::kSource, !m_state->currentData().toString().isEmpty());
   m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())));

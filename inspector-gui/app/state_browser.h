@@ -26,7 +26,10 @@ class StateBrowser : public QWidget {
 
  public:
   explicit StateBrowser(QWidget* parent = nullptr);
-  void setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot);
+  // Browses `snapshot`'s state, read through `fs` (process-lifetime).
+  void setSnapshot(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot);
+  // Shows nothing (no snapshot open).
+  void clearSnapshot();
   // Selects operator `id_hex` and state `state` (empty = first state).
   void showState(const QString& id_hex, const QString& state);
   void applyFilter(const QString& key_json, int key_group,
@@ -67,6 +70,7 @@ class StateBrowser : public QWidget {
   void emitSelection(const QModelIndex& current);
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
+  base::Fs* m_fs = nullptr;  // where m_snapshot's files are read
   StateTableModel* m_model;
   QComboBox* m_operator;
   QComboBox* m_state;

@@ -39,8 +39,9 @@ QString reportText(const std::string& what, const ops::ValidateReport& r) {
 
 }  // namespace
 
-RemapDialog::RemapDialog(const QString& snapshot, QWidget* parent)
+RemapDialog::RemapDialog(base::Fs& fs, const QString& snapshot, QWidget* parent)
     : QDialog(parent),
+      m_fs(fs),
       m_snapshot(snapshot),
       m_mappings(new QPlainTextEdit(this)),
       m_drops(new QLineEdit(this)),
@@ -158,7 +159,7 @@ void RemapDialog::run(bool dryRun) {
       Q_EMIT written(true);
     }
   });
-  watcher->setFuture(remapSnapshot(m_snapshot, m_output->text().trimmed(), options(dryRun), task));
+  watcher->setFuture(remapSnapshot(m_fs, m_snapshot, m_output->text().trimmed(), options(dryRun), task));
 }
 
 void RemapDialog::showOutcome(const RemapOutcome& outcome) {
@@ -186,8 +187,9 @@ void RemapDialog::showOutcome(const RemapOutcome& outcome) {
   m_result->setPlainText(lines.join(QLatin1Char('\n')));
 }
 
-PruneDialog::PruneDialog(const QString& root, QWidget* parent)
+PruneDialog::PruneDialog(base::Fs& fs, const QString& root, QWidget* parent)
     : QDialog(parent),
+      m_fs(fs),
       m_root(root),
       m_keepLast(new QSpinBox(this)),
       m_olderThan(new QLineEdit(this)),
@@ -295,7 +297,7 @@ void PruneDialog::plan() {
     m_pruneButton->setEnabled(!m_plan->steps.empty());
     Q_EMIT planned(true);
   });
-  watcher->setFuture(planPrune(m_root, o));
+  watcher->setFuture(planPrune(m_fs, m_root, o));
 }
 
 void PruneDialog::prune() {
@@ -327,7 +329,7 @@ void PruneDialog::prune() {
     m_text->setPlainText(lines.join(QLatin1Char('\n')));
     Q_EMIT pruned(true);
   });
-  watcher->setFuture(executePrune(m_plan, task));
+  watcher->setFuture(executePrune(m_fs, m_plan, task));
 }
 
 }  // namespace ckpt::inspector

@@ -27,7 +27,8 @@ class RemapDialog : public QDialog {
   Q_OBJECT
 
  public:
-  explicit RemapDialog(const QString& snapshot, QWidget* parent = nullptr);
+  // Remaps `snapshot` on `fs` (the output directory is on the same Fs).
+  RemapDialog(base::Fs& fs, const QString& snapshot, QWidget* parent = nullptr);
   // OLD=NEW per line.
   void setMappings(const QString& text);
   void setDrops(const QString& commaSeparated);
@@ -50,6 +51,7 @@ class RemapDialog : public QDialog {
   void run(bool dryRun);
   void showOutcome(const RemapOutcome& outcome);
 
+  base::Fs& m_fs;
   QString m_snapshot;
   QPlainTextEdit* m_mappings;
   QLineEdit* m_drops;
@@ -68,7 +70,8 @@ class PruneDialog : public QDialog {
   Q_OBJECT
 
  public:
-  explicit PruneDialog(const QString& root, QWidget* parent = nullptr);
+  // Prunes the checkpoint root or job directory `root` on `fs`.
+  PruneDialog(base::Fs& fs, const QString& root, QWidget* parent = nullptr);
   void setKeepLast(int n);
   // Duration text as ckpt-tool accepts ("7d", "90s"); empty = unset.
   void setOlderThan(const QString& text);
@@ -88,6 +91,7 @@ class PruneDialog : public QDialog {
   void pruned(bool ok);
 
  private:
+  base::Fs& m_fs;
   QString m_root;
   QSpinBox* m_keepLast;
   QLineEdit* m_olderThan;

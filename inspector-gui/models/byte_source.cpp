@@ -8,8 +8,8 @@ namespace {
 constexpr size_t kMaxCachedBlocks = 256;  // 1 MiB
 }
 
-ByteSource::ByteSource(const QString& path) : m_path(path) {
-  auto f = base::Fs::Default().OpenRead(path.toStdString());
+ByteSource::ByteSource(base::Fs& fs, const QString& path) : m_path(path) {
+  auto f = fs.OpenRead(path.toStdString());
   if (f.ok()) {
     m_file = std::move(f).value();
   } else {

@@ -15,8 +15,8 @@ namespace ckpt::inspector {
 
 class ByteSource {
  public:
-  // Opens `path`; the error (naming the file) is in error() when it fails.
-  explicit ByteSource(const QString& path);
+  // Opens `path` on `fs`; the error (naming the file) is in error() when it fails.
+  ByteSource(base::Fs& fs, const QString& path);
   bool ok() const { return m_file != nullptr; }
   QString error() const { return m_error; }
   QString path() const { return m_path; }

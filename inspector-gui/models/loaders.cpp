@@ -64,12 +64,25 @@ QFuture<Loaded<T>> runInPool(Fn fn) {
 
 std::string toStd(const QString& s) { return s.toStdString(); }
 
+// After a prune: validates every snapshot the plan retains (path -> report into `done`). The one
+// place the inspector checks what a prune left behind.
+base::Status verifyPruneRetained(base::Fs& fs, const ops::PrunePlan& plan,
+                                 const base::Progress& progress, ValidatedWrite* done) {
+  for (const ops::PruneSnapshot& s : plan.snapshots) {
+    if (s.verdict != ops::SnapshotVerdict::kRetained) continue;
+    auto report = ops::Validate(fs, plan.root + "/" + s.path, ops::ValidateOptions{}, progress);
+    if (!report.ok()) return report.status();
+    done->reports.emplace_back(s.path, std::move(report).value());
+  }
+  return base::Status::OK();
+}
+
 }  // namespace
 
-QFuture<Loaded<Opened>> openPath(const QString& path) {
-  return runInPool<Opened>([p = toStd(path), path]() -> Loaded<Opened> {
+QFuture<Loaded<Opened>> openPath(base::Fs& fs, const QString& path) {
+  return runInPool<Opened>([fs = &fs, p = toStd(path), path]() -> Loaded<Opened> {
     // ops decides "snapshot or root", the same way ckpt-tool ls does.
-    auto result = ops::Open(base::Fs::Default(), p);
+    auto result = ops::Open(*fs, p);
     if (!result.ok()) return fromStatus<Opened>(result.status());
     Opened opened;
     opened.path = path;
@@ -84,17 +97,16 @@ QFuture<Loaded<Opened>> openPath(const QString& path) {
   });
 }
 
-QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path) {
+QFuture<Loaded<ops::Snapshot>> loadSnapshot(base::Fs& fs, const QString& path) {
   return runInPool<ops::Snapshot>(
-      [p = toStd(path)] { return fromResult(ops::LoadSnapshot(base::Fs::Default(), p)); });
+      [fs = &fs, p = toStd(path)] { return fromResult(ops::LoadSnapshot(*fs, p)); });
 }
 
-QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
+QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(base::Fs& fs, const QString& root,
                                                        const std::string& job_id_hex) {
   return runInPool<std::vector<HistoryPoint>>(
-      [r = toStd(root), job_id_hex]() -> Loaded<std::vector<HistoryPoint>> {
-        base::Fs& fs = base::Fs::Default();
-        auto jobs = ops::ListRoot(fs, r);
+      [fs = &fs, r = toStd(root), job_id_hex]() -> Loaded<std::vector<HistoryPoint>> {
+        auto jobs = ops::ListRoot(*fs, r);
         if (!jobs.ok()) return fromStatus<std::vector<HistoryPoint>>(jobs.status());
         std::vector<HistoryPoint> points;
         for (const ops::JobListing& job : *jobs) {
@@ -109,7 +121,7 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
         size_t detailed = 0;
         for (auto it = points.rbegin(); it != points.rend() && detailed < kHistoryDetailed; ++it) {
           if (it->entry.health != ops::SnapshotHealth::kComplete) continue;
-          auto s = ops::LoadSnapshot(fs, r + "/" + it->entry.path);
+          auto s = ops::LoadSnapshot(*fs, r + "/" + it->entry.path);
           if (!s.ok()) continue;
           it->metrics = s->metrics;
           if (s->restored_from) it->restored_from = s->restored_from->path;
@@ -121,48 +133,48 @@ QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
       });
 }
 
-QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s) {
+QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s) {
   return runInPool<std::vector<ops::FileRow>>(
-      [s] { return fromResult(ops::ListFiles(base::Fs::Default(), *s)); });
+      [fs = &fs, s] { return fromResult(ops::ListFiles(*fs, *s)); });
 }
 
-QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(std::shared_ptr<const ops::Snapshot> s) {
+QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s) {
   return runInPool<std::vector<ops::PendingFile>>(
-      [s] { return fromResult(ops::ListPendingFiles(base::Fs::Default(), *s)); });
+      [fs = &fs, s] { return fromResult(ops::ListPendingFiles(*fs, *s)); });
 }
 
-QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
+QFuture<Loaded<ops::SummaryReport>> summarize(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats) {
-  return runInPool<ops::SummaryReport>([s, stats] {
-    return fromResult(ops::Summarize(base::Fs::Default(), *s, stats.get()));
+  return runInPool<ops::SummaryReport>([fs = &fs, s, stats] {
+    return fromResult(ops::Summarize(*fs, *s, stats.get()));
   });
 }
 
-QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
+QFuture<Loaded<ops::StatsReport>> computeStats(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                                std::shared_ptr<TaskState> task) {
-  return runInPool<ops::StatsReport>([s, task] {
-    return fromResult(ops::ComputeStats(base::Fs::Default(), *s, {}, task->progress()));
+  return runInPool<ops::StatsReport>([fs = &fs, s, task] {
+    return fromResult(ops::ComputeStats(*fs, *s, {}, task->progress()));
   });
 }
 
-QFuture<Loaded<Unopenable>> diagnoseUnopenable(const QString& path) {
-  return runInPool<Unopenable>([p = toStd(path)] {
+QFuture<Loaded<Unopenable>> diagnoseUnopenable(base::Fs& fs, const QString& path) {
+  return runInPool<Unopenable>([fs = &fs, p = toStd(path)] {
     Unopenable out;
     ops::ValidateOptions options;
     options.verify_checksums = false;
-    auto report = ops::Validate(base::Fs::Default(), p, options);
+    auto report = ops::Validate(*fs, p, options);
     if (report.ok()) out.findings = report->findings;
     std::string dir = p;
-    auto info = base::Fs::Default().Stat(p);
+    auto info = fs->Stat(p);
     if (info.ok() && !info->is_dir) dir = p.substr(0, p.find_last_of('/'));
-    auto entries = base::Fs::Default().ListDir(dir);
+    auto entries = fs->ListDir(dir);
     if (entries.ok()) {
       for (const base::DirEntry& e : *entries) {
         ops::FileRow row;
         row.path = e.name;
         row.location = e.name;
         row.owner = "on disk (no metadata names it)";
-        auto st = base::Fs::Default().Stat(dir + "/" + e.name);
+        auto st = fs->Stat(dir + "/" + e.name);
         row.exists = st.ok();
         if (st.ok()) {
           row.actual_size = static_cast<int64_t>(st->size_bytes);
@@ -177,35 +189,35 @@ QFuture<Loaded<Unopenable>> diagnoseUnopenable(const QString& path) {
   });
 }
 
-QFuture<Loaded<ops::FileLayout>> describeLayout(const QString& path, bool verify_blocks) {
-  return runInPool<ops::FileLayout>([p = toStd(path), verify_blocks] {
-    return fromResult(ops::DescribeFileLayout(base::Fs::Default(), p, verify_blocks));
+QFuture<Loaded<ops::FileLayout>> describeLayout(base::Fs& fs, const QString& path, bool verify_blocks) {
+  return runInPool<ops::FileLayout>([fs = &fs, p = toStd(path), verify_blocks] {
+    return fromResult(ops::DescribeFileLayout(*fs, p, verify_blocks));
   });
 }
 
-QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,
+QFuture<Loaded<ops::ValidateReport>> validateSnapshot(base::Fs& fs, const QString& path,
                                                       ops::ValidateOptions options,
                                                       std::shared_ptr<TaskState> task) {
-  return runInPool<ops::ValidateReport>([p = toStd(path), options, task] {
-    return fromResult(ops::Validate(base::Fs::Default(), p, options, task->progress()));
+  return runInPool<ops::ValidateReport>([fs = &fs, p = toStd(path), options, task] {
+    return fromResult(ops::Validate(*fs, p, options, task->progress()));
   });
 }
 
-QFuture<Loaded<ops::DiffResult>> diffSnapshots(const QString& a, const QString& b,
+QFuture<Loaded<ops::DiffResult>> diffSnapshots(base::Fs& fs, const QString& a, const QString& b,
                                                std::shared_ptr<TaskState> task) {
-  return runInPool<ops::DiffResult>([a = toStd(a), b = toStd(b), task] {
+  return runInPool<ops::DiffResult>([fs = &fs, a = toStd(a), b = toStd(b), task] {
     ops::DiffOptions options;
     options.progress = task->progress();
-    return fromResult(ops::Diff(base::Fs::Default(), a, b, options));
+    return fromResult(ops::Diff(*fs, a, b, options));
   });
 }
 
-QFuture<Loaded<KeyDiffList>> diffKeys(const QString& a, const QString& b, size_t max_entries,
+QFuture<Loaded<KeyDiffList>> diffKeys(base::Fs& fs, const QString& a, const QString& b, size_t max_entries,
                                       std::shared_ptr<TaskState> task) {
-  return runInPool<KeyDiffList>([a = toStd(a), b = toStd(b), max_entries, task] {
+  return runInPool<KeyDiffList>([fs = &fs, a = toStd(a), b = toStd(b), max_entries, task] {
     KeyDiffList list;
     auto summary = ops::DiffKeys(
-        base::Fs::Default(), a, b,
+        *fs, a, b,
         [&](const ops::KeyDiff& d) {
           if (list.entries.size() < max_entries) {
             list.entries.push_back(d);
@@ -222,41 +234,34 @@ QFuture<Loaded<KeyDiffList>> diffKeys(const QString& a, const QString& b, size_t
   });
 }
 
-QFuture<Loaded<ops::PrunePlan>> planPrune(const QString& root, ops::PruneOptions options) {
-  return runInPool<ops::PrunePlan>([r = toStd(root), options] {
-    return fromResult(ops::PlanPrune(base::Fs::Default(), r, options));
+QFuture<Loaded<ops::PrunePlan>> planPrune(base::Fs& fs, const QString& root, ops::PruneOptions options) {
+  return runInPool<ops::PrunePlan>([fs = &fs, r = toStd(root), options] {
+    return fromResult(ops::PlanPrune(*fs, r, options));
   });
 }
 
-QFuture<Loaded<ValidatedWrite>> executePrune(std::shared_ptr<const ops::PrunePlan> plan,
+QFuture<Loaded<ValidatedWrite>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
                                              std::shared_ptr<TaskState> task) {
-  return runInPool<ValidatedWrite>([plan, task]() -> Loaded<ValidatedWrite> {
-    base::Fs& fs = base::Fs::Default();
+  return runInPool<ValidatedWrite>([fs = &fs, plan, task]() -> Loaded<ValidatedWrite> {
     ValidatedWrite done;
-    base::Status st = ops::ExecutePrune(fs, *plan, task->progress(), &done.steps_done);
+    base::Status st = ops::ExecutePrune(*fs, *plan, task->progress(), &done.steps_done);
     if (!st.ok()) return fromStatus<ValidatedWrite>(st);
-    for (const ops::PruneSnapshot& s : plan->snapshots) {
-      if (s.verdict != ops::SnapshotVerdict::kRetained) continue;
-      const std::string path = plan->root + "/" + s.path;
-      auto report = ops::Validate(fs, path, ops::ValidateOptions{}, task->progress());
-      if (!report.ok()) return fromStatus<ValidatedWrite>(report.status());
-      done.reports.emplace_back(s.path, std::move(report).value());
-    }
+    st = verifyPruneRetained(*fs, *plan, task->progress(), &done);
+    if (!st.ok()) return fromStatus<ValidatedWrite>(st);
     Loaded<ValidatedWrite> out;
     out.value = std::make_shared<const ValidatedWrite>(std::move(done));
     return out;
   });
 }
 
-QFuture<Loaded<RemapOutcome>> remapSnapshot(const QString& snapshot, const QString& output_dir,
+QFuture<Loaded<RemapOutcome>> remapSnapshot(base::Fs& fs, const QString& snapshot, const QString& output_dir,
                                             ops::RemapOptions options,
                                             std::shared_ptr<TaskState> task) {
   return runInPool<RemapOutcome>(
-      [s = toStd(snapshot), o = toStd(output_dir), options, task]() mutable -> Loaded<RemapOutcome> {
-        base::Fs& fs = base::Fs::Default();
+      [fs = &fs, s = toStd(snapshot), o = toStd(output_dir), options, task]() mutable -> Loaded<RemapOutcome> {
         options.progress = task->progress();
         options.verify_output = true;  // ops validates what it wrote
-        auto result = ops::Remap(fs, s, o, options);
+        auto result = ops::Remap(*fs, s, o, options);
         if (!result.ok()) return fromStatus<RemapOutcome>(result.status());
         RemapOutcome outcome;
         outcome.result = std::move(result).value();

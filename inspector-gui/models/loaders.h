@@ -1,7 +1,9 @@
 // Background loaders: every disk-touching ops call the inspector makes runs here, on
 // QThreadPool::globalInstance(), and delivers an immutable shared result through a QFuture.
 // Progress and cancellation go through TaskState (thread-safe; the UI polls it). The functions
-// may be called from any thread; results are safe to share between threads.
+// may be called from any thread; results are safe to share between threads. Each loader works on
+// the `fs` it is given (resolved once where the location was opened, models/location.h); `fs`
+// must outlive the returned future (the resolved filesystems are process-lifetime).
 #pragma once
 
 #include <QFuture>
@@ -13,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/base/fs.h"
 #include "ckpt/base/progress.h"
 #include "ckpt/base/status.h"
 #include "ckpt/ops/diff.h"
@@ -102,32 +105,32 @@ struct Unopenable {
 };
 
 // Loads `path`: a snapshot (directory with `_metadata`, or the file) or a checkpoint root.
-QFuture<Loaded<Opened>> openPath(const QString& path);
-QFuture<Loaded<ops::Snapshot>> loadSnapshot(const QString& path);
-QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(const QString& root,
+QFuture<Loaded<Opened>> openPath(base::Fs& fs, const QString& path);
+QFuture<Loaded<ops::Snapshot>> loadSnapshot(base::Fs& fs, const QString& path);
+QFuture<Loaded<std::vector<HistoryPoint>>> loadHistory(base::Fs& fs, const QString& root,
                                                        const std::string& job_id_hex);
-QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(std::shared_ptr<const ops::Snapshot> s);
+QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::ListPendingFiles: the sink's pending files with what is on disk now.
-QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(std::shared_ptr<const ops::Snapshot> s);
+QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
-QFuture<Loaded<ops::SummaryReport>> summarize(std::shared_ptr<const ops::Snapshot> s,
+QFuture<Loaded<ops::SummaryReport>> summarize(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats);
-QFuture<Loaded<Unopenable>> diagnoseUnopenable(const QString& path);
+QFuture<Loaded<Unopenable>> diagnoseUnopenable(base::Fs& fs, const QString& path);
 // ops::DescribeFileLayout of one resolved file path.
-QFuture<Loaded<ops::FileLayout>> describeLayout(const QString& path, bool verify_blocks);
-QFuture<Loaded<ops::StatsReport>> computeStats(std::shared_ptr<const ops::Snapshot> s,
+QFuture<Loaded<ops::FileLayout>> describeLayout(base::Fs& fs, const QString& path, bool verify_blocks);
+QFuture<Loaded<ops::StatsReport>> computeStats(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                                std::shared_ptr<TaskState> task);
-QFuture<Loaded<ops::ValidateReport>> validateSnapshot(const QString& path,
+QFuture<Loaded<ops::ValidateReport>> validateSnapshot(base::Fs& fs, const QString& path,
                                                       ops::ValidateOptions options,
                                                       std::shared_ptr<TaskState> task);
-QFuture<Loaded<ops::DiffResult>> diffSnapshots(const QString& a, const QString& b,
+QFuture<Loaded<ops::DiffResult>> diffSnapshots(base::Fs& fs, const QString& a, const QString& b,
                                                std::shared_ptr<TaskState> task);
 // Key-level diff keeping at most `max_entries` differences.
-QFuture<Loaded<KeyDiffList>> diffKeys(const QString& a, const QString& b, size_t max_entries,
+QFuture<Loaded<KeyDiffList>> diffKeys(base::Fs& fs, const QString& a, const QString& b, size_t max_entries,
                                       std::shared_ptr<TaskState> task);
-QFuture<Loaded<ops::PrunePlan>> planPrune(const QString& root, ops::PruneOptions options);
+QFuture<Loaded<ops::PrunePlan>> planPrune(base::Fs& fs, const QString& root, ops::PruneOptions options);
 // Executes the plan, then validates every snapshot the plan retains.
-QFuture<Loaded<ValidatedWrite>> executePrune(std::shared_ptr<const ops::PrunePlan> plan,
+QFuture<Loaded<ValidatedWrite>> executePrune(base::Fs& fs, std::shared_ptr<const ops::PrunePlan> plan,
                                              std::shared_ptr<TaskState> task);
 // Remap; `options.dry_run` decides whether anything is written. A written output is validated
 // (its report is in `validated` when non-null).
@@ -135,7 +138,7 @@ struct RemapOutcome {
   ops::RemapResult result;
   std::optional<ops::ValidateReport> validated;
 };
-QFuture<Loaded<RemapOutcome>> remapSnapshot(const QString& snapshot, const QString& output_dir,
+QFuture<Loaded<RemapOutcome>> remapSnapshot(base::Fs& fs, const QString& snapshot, const QString& output_dir,
                                             ops::RemapOptions options,
                                             std::shared_ptr<TaskState> task);
 

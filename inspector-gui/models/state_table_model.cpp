@@ -32,6 +32,13 @@ bool keyMatches(const Query& q, const ops::DumpEntry& e) {
   return k.find(q.key) != std::string_view::npos;
 }
 
+// Keyed state kinds whose every record is exactly one table row, so the handles' per-key-group
+// record counts are exact row counts: value, map, reducing and aggregating state.
+bool stateTableKindIsOneRowPerRecord(ops::StateKind kind) {
+  return kind == ops::StateKind::kValue || kind == ops::StateKind::kMap ||
+         kind == ops::StateKind::kReducing || kind == ops::StateKind::kAggregating;
+}
+
 struct ReadOut {
   int matched = 0;
   std::vector<Row> rows;
@@ -56,7 +63,7 @@ ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip,
     out.matched = skip;
   }
   bool full = false, superseded = false;
-  auto n = ops::Dump(base::Fs::Default(), *q.snapshot, options, [&](const ops::DumpEntry& e) {
+  auto n = ops::Dump(*q.fs, *q.snapshot, options, [&](const ops::DumpEntry& e) {
     if (current.load() != generation) {
       superseded = true;
       return base::Status::Cancelled("superseded");
@@ -104,12 +111,23 @@ StateTableModel::~StateTableModel() {
   m_pool.waitForDone();
 }
 
-void StateTableModel::setSource(std::shared_ptr<const ops::Snapshot> snapshot,
+void StateTableModel::setSource(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot,
                                 const QString& operator_ref, const QString& state) {
   beginResetModel();
+  m_fs = &fs;
   m_snapshot = std::move(snapshot);
   m_query.op = operator_ref.toStdString();
   m_query.state = state.toStdString();
+  rebuildPlan();
+  endReset();
+}
+
+void StateTableModel::clearSource() {
+  beginResetModel();
+  m_fs = nullptr;
+  m_snapshot.reset();
+  m_query.op.clear();
+  m_query.state.clear();
   rebuildPlan();
   endReset();
 }
@@ -152,7 +170,8 @@ void StateTableModel::rebuildPlan() {
   m_counting = false;
   m_error.clear();
   m_query.snapshot = m_snapshot;
-  if (!m_snapshot || m_query.op.empty()) return;
+  m_query.fs = m_fs;
+  if (!m_snapshot || !m_fs || m_query.op.empty()) return;
   auto op = m_snapshot->FindOperator(m_query.op);
   if (!op.ok()) {
     m_error = qs(op.status().ToString());
@@ -166,10 +185,7 @@ void StateTableModel::rebuildPlan() {
     ++keyed_states;
     if (m_query.state.empty() || s.name == m_query.state) {
       keyed = true;
-      if (s.kind != ops::StateKind::kValue && s.kind != ops::StateKind::kMap &&
-          s.kind != ops::StateKind::kReducing && s.kind != ops::StateKind::kAggregating) {
-        one_entry_per_record = false;
-      }
+      if (!stateTableKindIsOneRowPerRecord(s.kind)) one_entry_per_record = false;
     }
   }
   const bool exact_key = m_query.match == KeyMatch::kExact && !m_query.key.empty();

@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "ckpt/base/fs.h"
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/snapshot.h"
 
@@ -49,8 +50,12 @@ class StateTableModel : public QAbstractTableModel {
   ~StateTableModel() override;
 
   // Shows `state` of operator `operator_ref` (id hex, uid or name); empty state = all states.
-  void setSource(std::shared_ptr<const ops::Snapshot> snapshot, const QString& operator_ref,
-                 const QString& state);
+  // The snapshot's files are read through `fs` (it must outlive the model's reads; the resolved
+  // filesystems are process-lifetime).
+  void setSource(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot,
+                 const QString& operator_ref, const QString& state);
+  // Shows no rows (no snapshot).
+  void clearSource();
   // Only entries whose key matches `key` (kExact: JSON of the key type, ops seeks its key
   // group; kPrefix / kSubstring: the key as shown, without the quotes of a string key; empty =
   // all) and/or this key group.
@@ -105,6 +110,7 @@ class StateTableModel : public QAbstractTableModel {
   };
   // What one read needs; copied to the worker.
   struct Query {
+    base::Fs* fs = nullptr;  // where the snapshot's files are read
     std::shared_ptr<const ops::Snapshot> snapshot;
     std::string op, state, key;
     KeyMatch match = KeyMatch::kExact;
@@ -129,6 +135,7 @@ class StateTableModel : public QAbstractTableModel {
   bool locate(int row, PageKey* key, size_t* offset) const;
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
+  base::Fs* m_fs = nullptr;
   Query m_query;
   std::optional<uint32_t> m_keyGroup;
   std::vector<Chunk> m_chunks;

@@ -35,6 +35,7 @@ TEST(CliFsResolveTest, AnUnknownSchemeExitsTwoNamingIt) {
   ExpectUnknownScheme({"stats", "s3x://b/k"});
   ExpectUnknownScheme({"validate", "s3x://b/k"});
   ExpectUnknownScheme({"prune", "s3x://b/k"});
+  ExpectUnknownScheme({"history", "s3x://b/k"});
   ExpectUnknownScheme({"diff", "v1/savepoint", "s3x://b/k"});
 }
 

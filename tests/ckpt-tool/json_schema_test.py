@@ -42,6 +42,10 @@ RUNS = [
     ("validate", ["validate", "v1/savepoint"], {0}),
     ("validate", ["validate", "corrupt/missing-referenced-file"], {1}),
     ("prune", ["prune", "v1/checkpoints", "--keep-last", "1", "--dry-run"], {0, 1}),
+    ("history", ["history", "v1/checkpoints"], {0}),
+    ("history", ["history", ENGINE], {0}),
+    ("history", ["history", "corrupt"], {1}),
+    ("history", ["history", "flink"], {0}),
     ("remap", ["remap", "v1/savepoint", "--to", "@TMP@/remapped", "--map",
                "orders-source=orders-v2", "--dry-run"], {0}),
     ("relocate", ["relocate", CHK2, "--to", "@TMP@/relocated", "--dry-run"], {0}),
@@ -105,6 +109,23 @@ def main():
                 print(f"FAIL {label}: line {n}: {e.message} at {list(e.absolute_path)}")
             failures += 1 if errors else 0
             checked += 1
+    # prune --yes --verify deletes: it runs on a copy, and its verification lines must validate.
+    copy = os.path.join(scratch, "prune-verify-root")
+    shutil.copytree(os.path.join(source, "fixtures", "v1", "checkpoints"), copy)
+    prune = make_validator(schemas, "prune.schema.json")
+    run = subprocess.run([tool, "prune", copy, "--keep-last", "1", "--yes", "--verify",
+                          "--min-orphan-age", "0s", "--format", "json"],
+                         capture_output=True, text=True)
+    verified = [json.loads(l) for l in run.stdout.splitlines() if l.strip()]
+    if run.returncode != 0 or not any("verified" in doc for doc in verified):
+        print(f"FAIL prune --yes --verify: exit {run.returncode}, no verified line: {run.stderr}")
+        failures += 1
+    for doc in verified:
+        errors = list(prune.iter_errors(doc))
+        for e in errors[:3]:
+            print(f"FAIL prune --yes --verify: {e.message} at {list(e.absolute_path)}")
+        failures += 1 if errors else 0
+        checked += 1
     # The schemas must be able to fail: protobuf-style JSON (camelCase, enum names, base64 IDs,
     # int64 as strings) is rejected.
     show = make_validator(schemas, "show.schema.json")

@@ -51,15 +51,6 @@ TEST(ValueJsonTest, CompositesRenderAsDocumented) {
   EXPECT_EQ(Json(types::List(types::Int64()), List{}), "[]");
 }
 
-TEST(ValueJsonTest, InvalidUtf8IsReplacedNotPassedThrough) {
-  std::string out;
-  AppendJsonString("ok \xc3\xa9 bad \xff\xc3 end", &out);
-  EXPECT_EQ(out, "\"ok \xc3\xa9 bad \\ufffd\\ufffd end\"");
-  out.clear();
-  AppendJsonString("\xed\xa0\x80", &out);  // a UTF-16 surrogate encoded as UTF-8
-  EXPECT_EQ(out, R"("\ufffd\ufffd\ufffd")");
-}
-
 TEST(ValueJsonTest, ProtoMessagesUseProtobufsJsonMapping) {
   google::protobuf::FileDescriptorSet set;
   pb::TypeDescriptor::descriptor()->file()->CopyTo(set.add_file());

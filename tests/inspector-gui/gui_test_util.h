@@ -11,6 +11,7 @@
 #include <fstream>
 #include <unistd.h>
 
+#include "models/location.h"
 #include "models/state_table_model.h"
 
 #if __has_include(<QMainWindow>)
@@ -29,6 +30,10 @@ namespace ckpt::inspector::testing {
 inline QString fixture(const QString& rel) {
   return QStringLiteral(CKPT_SOURCE_DIR "/fixtures/") + rel;
 }
+
+// The filesystem of the fixtures (bare paths: POSIX), resolved the way the inspector resolves
+// every location it opens.
+inline base::Fs& localFs() { return *resolveLocation(QStringLiteral(".")).fs; }
 
 inline QString checkpointJobDir() {
   return fixture(QStringLiteral("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801"));

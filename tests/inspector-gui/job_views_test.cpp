@@ -305,7 +305,7 @@ class JobViewsTest : public QObject {
     const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
     copyTree(job + "/chk-2", job + "/chk-10");
     copyTree(job + "/chk-1", job + "/chk-9");
-    PruneDialog dialog(root);
+    PruneDialog dialog(localFs(), root);
     dialog.setKeepLast(1);
     dialog.setMinOrphanAge(QStringLiteral("0s"));
     QSignalSpy planned(&dialog, &PruneDialog::planned);

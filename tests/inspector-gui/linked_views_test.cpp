@@ -197,7 +197,7 @@ class LinkedViewsTest : public QObject {
     }
     QVERIFY(row >= 0);
     const std::string file = copy.toStdString() + "/tiny-count-0-keyed.state";
-    auto layout = ops::DescribeFileLayout(base::Fs::Default(), file, true);
+    auto layout = ops::DescribeFileLayout(localFs(), file, true);
     QVERIFY(layout.ok());
     QVERIFY(layout->blocks.size() >= 2);
     const ops::ByteRange damaged = layout->blocks[1].whole();
@@ -257,7 +257,7 @@ class LinkedViewsTest : public QObject {
     QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 30000));
     QVERIFY(w.blockPicker()->isEnabled());
     const std::string path = w.snapshot()->files[static_cast<size_t>(keyed)].resolved_path;
-    auto layout = ops::DescribeFileLayout(base::Fs::Default(), path);
+    auto layout = ops::DescribeFileLayout(localFs(), path);
     QVERIFY(layout.ok());
     QCOMPARE(w.blockPicker()->count(), static_cast<int>(layout->blocks.size()) + 1);
     w.blockPicker()->setCurrentIndex(1);
@@ -290,7 +290,7 @@ class LinkedViewsTest : public QObject {
     QCOMPARE(node.data(kOperatorIdRole).toString(), op);
     const ops::SnapshotFile& sf = w.snapshot()->files[static_cast<size_t>(node.data(kFileIndexRole).toInt())];
     QCOMPARE(w.hexView()->path(), qs(sf.resolved_path));
-    auto layout = ops::DescribeFileLayout(base::Fs::Default(), sf.resolved_path);
+    auto layout = ops::DescribeFileLayout(localFs(), sf.resolved_path);
     QVERIFY(layout.ok());
     const ops::SectionLayout* sec = ops::KeyGroupSection(*layout, static_cast<uint32_t>(kg));
     QVERIFY(sec != nullptr);

@@ -108,6 +108,41 @@ class MainWindowTest : public QObject {
     QVERIFY(w.summaryText().contains(QStringLiteral("truncated-metadata/_metadata")));
   }
 
+  // A location on a filesystem the inspector does not have fails before anything is read, with
+  // the scheme named on the page and in the signal.
+  void openingAnUnknownSchemeNamesIt() {
+    TestWindow w(TestWindow::kHidden);
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    QSignalSpy shown(&w, &MainWindow::cannotOpenShown);
+    w.openPath(QStringLiteral("s3://bucket/savepoint-1"));
+    QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty() && !shown.isEmpty(); }, 30000));
+    QVERIFY(failed.front().front().toString().contains(QStringLiteral("s3")));
+    QVERIFY(w.showingCannotOpen());
+    QVERIFY(!w.snapshot());
+    QVERIFY(w.summaryText().contains(QStringLiteral("Cannot open s3://bucket/savepoint-1")));
+    QVERIFY(w.summaryText().contains(QStringLiteral("file")));  // the built-in schemes
+    QVERIFY(!w.busy());
+  }
+
+  // The Diff page resolves both locations before comparing: an unknown scheme is its answer.
+  void diffOfAnUnknownSchemeNamesIt() {
+    DiffPage page;
+    page.setPaths(QStringLiteral("s3://bucket/a"), fixture("v1/savepoint"));
+    QSignalSpy done(&page, &DiffPage::diffFinished);
+    page.compare(false);
+    QCOMPARE(done.size(), 1);
+    QVERIFY(!done.front().front().toBool());
+    QVERIFY(page.summary().contains(QStringLiteral("s3")));
+  }
+
+  // A file: URI opens the local path it names.
+  void openingAFileUriOpensTheLocalPath() {
+    TestWindow w(TestWindow::kHidden);
+    QVERIFY(openAndWait(w, QStringLiteral("file://") + fixture("v1/savepoint")));
+    QCOMPARE(w.currentPath(), QDir::cleanPath(fixture("v1/savepoint")));
+    QVERIFY(w.snapshot());
+  }
+
   void checkpointRootListsSnapshotsAndHistory() {
     TestWindow w(TestWindow::kHidden);
     QSignalSpy root(&w, &MainWindow::rootLoaded);
@@ -165,7 +200,7 @@ class MainWindowTest : public QObject {
     const QString input = tmp.path() + QStringLiteral("/savepoint");
     copyTree(fixture("v1/savepoint"), input);
     const QByteArray metadata_before = [&] { QFile f(input + "/_metadata"); f.open(QIODevice::ReadOnly); return f.readAll(); }();
-    RemapDialog dialog(input);
+    RemapDialog dialog(localFs(), input);
     dialog.setMappings(QStringLiteral("orders-source=orders-source-v2"));
     dialog.setOutputDir(tmp.path() + QStringLiteral("/remapped"));
     QVERIFY(!dialog.canWrite());  // no write before a plan was shown
@@ -211,7 +246,7 @@ class MainWindowTest : public QObject {
     const QString root = tmp.path() + QStringLiteral("/checkpoints");
     copyTree(fixture("v1/checkpoints"), root);
     const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
-    PruneDialog dialog(root);
+    PruneDialog dialog(localFs(), root);
     dialog.setKeepLast(1);
     dialog.setMinOrphanAge(QStringLiteral("0s"));
     QSignalSpy planned(&dialog, &PruneDialog::planned);

@@ -91,7 +91,7 @@ void ModelsTest::snapshotModels_data() { addSnapshotRows(); }
 void ModelsTest::snapshotModels() {
   QFETCH(QString, path);
   QFETCH(bool, loads);
-  const Loaded<ops::Snapshot> loaded = await(loadSnapshot(path));
+  const Loaded<ops::Snapshot> loaded = await(loadSnapshot(localFs(), path));
   QCOMPARE(loaded.ok(), loads);
   if (!loads) {
     QVERIFY2(!loaded.error.isEmpty(), "a failed load carries ops' message");
@@ -144,7 +144,7 @@ void ModelsTest::snapshotModels() {
   table.setRows(ops::OperatorTable(s));
   QCOMPARE(table.rowCount(), static_cast<int>(s.operators.size()));
 
-  const auto files = await(listFiles(loaded.value));
+  const auto files = await(listFiles(localFs(), loaded.value));
   QVERIFY2(files.ok(), qPrintable(files.error));
   FilesModel filesModel;
   QAbstractItemModelTester filesTester(&filesModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -156,13 +156,13 @@ void ModelsTest::snapshotModels() {
     for (const ops::StateInfo& state : op.states) {
       StateTableModel model;
       QAbstractItemModelTester stateTester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-      model.setSource(loaded.value, qs(op.id_hex), qs(state.name));
+      model.setSource(localFs(), loaded.value, qs(op.id_hex), qs(state.name));
       QVERIFY(fetchAll(model));
       uint64_t expected = 0;
       ops::DumpOptions options;
       options.operator_ref = op.id_hex;
       options.state = state.name;
-      auto n = ops::Dump(base::Fs::Default(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
+      auto n = ops::Dump(localFs(), s, options, [](const ops::DumpEntry&) { return base::Status::OK(); });
       if (!n.ok()) {
         // Rows known from the index are read when shown: read them until the error arrives.
         for (int r = 0; r < model.rowCount() && model.lastError().isEmpty(); ++r) cell(model, r, StateTableModel::kKey);
@@ -186,7 +186,7 @@ void ModelsTest::findingsModel() {
   QFETCH(QString, path);
   QFETCH(bool, validatesClean);
   auto task = std::make_shared<TaskState>();
-  const auto report = await(validateSnapshot(path, ops::ValidateOptions{}, task));
+  const auto report = await(validateSnapshot(localFs(), path, ops::ValidateOptions{}, task));
   QVERIFY2(report.ok(), qPrintable(report.error));
   FindingsModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -200,7 +200,7 @@ void ModelsTest::findingsModel() {
     QVERIFY(model.index(r, FindingsModel::kMessage).data(Qt::ToolTipRole).toString().contains(qs(f.message)));
   }
   // Findings point into the tree when the metadata loads.
-  const auto loaded = await(loadSnapshot(path));
+  const auto loaded = await(loadSnapshot(localFs(), path));
   if (!loaded.ok()) return;
   DetailTreeModel tree;
   tree.setSnapshot(loaded.value);
@@ -213,7 +213,7 @@ void ModelsTest::findingsModel() {
 }
 
 void ModelsTest::snapshotListOverCheckpointRoot() {
-  const auto opened = await(openPath(fixture("v1/checkpoints")));
+  const auto opened = await(openPath(localFs(), fixture("v1/checkpoints")));
   QVERIFY2(opened.ok(), qPrintable(opened.error));
   QVERIFY(!opened.value->snapshot);
   SnapshotListModel model;
@@ -237,7 +237,7 @@ void ModelsTest::snapshotListOverCheckpointRoot() {
     }
   }
   QVERIFY(saw_chk2);
-  const auto history = await(loadHistory(fixture("v1/checkpoints"), opened.value->jobs.front().job_id_hex));
+  const auto history = await(loadHistory(localFs(), fixture("v1/checkpoints"), opened.value->jobs.front().job_id_hex));
   QVERIFY(history.ok());
   QCOMPARE(history.value->size(), opened.value->jobs.front().snapshots.size());
   for (const HistoryPoint& p : *history.value) {
@@ -246,11 +246,11 @@ void ModelsTest::snapshotListOverCheckpointRoot() {
 }
 
 void ModelsTest::stateTableFetchesLazilyAndFilters() {
-  const auto loaded = await(loadSnapshot(fixture("v1/savepoint")));
+  const auto loaded = await(loadSnapshot(localFs(), fixture("v1/savepoint")));
   QVERIFY(loaded.ok());
   StateTableModel model;
   QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
-  model.setSource(loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("order-count"));
+  model.setSource(localFs(), loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("order-count"));
   // Four keyed states share the containers, so the section index's record counts are not this
   // state's rows: they are counted in the background as a view asks (see state_memory_test for
   // a total known from the index).
@@ -291,10 +291,10 @@ void ModelsTest::stateTableFetchesLazilyAndFilters() {
   QVERIFY2(model.lastError().isEmpty(), qPrintable(model.lastError()));
   QCOMPARE(model.rowCount(), 0);
   // A key that does not parse as the key type (int64 here) is reported, not asserted.
-  const auto counter = await(loadSnapshot(checkpointJobDir() + "/chk-1"));
+  const auto counter = await(loadSnapshot(localFs(), checkpointJobDir() + "/chk-1"));
   QVERIFY(counter.ok());
   QSignalSpy failed(&model, &StateTableModel::loadFailed);
-  model.setSource(counter.value, QStringLiteral("count-per-key"), QString());
+  model.setSource(localFs(), counter.value, QStringLiteral("count-per-key"), QString());
   model.setFilter(QStringLiteral("not-a-number"), std::nullopt);
   model.fetchMore({});
   QVERIFY(QTest::qWaitFor([&] { return !model.counting(); }, 30000));
@@ -305,10 +305,10 @@ void ModelsTest::stateTableFetchesLazilyAndFilters() {
 }
 
 void ModelsTest::stateTableExportsSelectionAsJson() {
-  const auto loaded = await(loadSnapshot(fixture("v1/savepoint")));
+  const auto loaded = await(loadSnapshot(localFs(), fixture("v1/savepoint")));
   QVERIFY(loaded.ok());
   StateTableModel model;
-  model.setSource(loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("spend-by-category"));
+  model.setSource(localFs(), loaded.value, QStringLiteral("per-user-aggregate"), QStringLiteral("spend-by-category"));
   QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 48);  // two categories per user
   const QByteArray json = model.rowsToJson({model.index(0, 0), model.index(3, 2), model.index(3, 4)});
@@ -323,7 +323,7 @@ void ModelsTest::stateTableExportsSelectionAsJson() {
   QVERIFY(row[QStringLiteral("value")].isDouble());
   QVERIFY(row[QStringLiteral("key_group")].isDouble());
   // Operator state has no key and no key group.
-  model.setSource(loaded.value, QStringLiteral("orders-source"), QStringLiteral("offsets"));
+  model.setSource(localFs(), loaded.value, QStringLiteral("orders-source"), QStringLiteral("offsets"));
   QVERIFY(fetchAll(model));
   QCOMPARE(model.rowCount(), 2);
   QVERIFY(!cell(model, 0, StateTableModel::kKeyGroup).isValid());
@@ -335,7 +335,7 @@ void ModelsTest::stateTableExportsSelectionAsJson() {
 void ModelsTest::diffModelsColourChanges() {
   auto task = std::make_shared<TaskState>();
   const QString a = checkpointJobDir() + "/chk-1", b = checkpointJobDir() + "/chk-2";
-  const auto diff = await(diffSnapshots(a, b, task));
+  const auto diff = await(diffSnapshots(localFs(), a, b, task));
   QVERIFY2(diff.ok(), qPrintable(diff.error));
   DiffTreeModel tree;
   QAbstractItemModelTester tester(&tree, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -357,7 +357,7 @@ void ModelsTest::diffModelsColourChanges() {
   QCOMPARE(static_cast<size_t>(added), diff.value->files_added);
   QVERIFY(added > 0);  // chk-2 uploads new files
 
-  const auto keys = await(diffKeys(a, b, 1000, task));
+  const auto keys = await(diffKeys(localFs(), a, b, 1000, task));
   QVERIFY2(keys.ok(), qPrintable(keys.error));
   KeyDiffModel keyModel;
   QAbstractItemModelTester keyTester(&keyModel, QAbstractItemModelTester::FailureReportingMode::Fatal);
@@ -367,14 +367,14 @@ void ModelsTest::diffModelsColourChanges() {
 }
 
 void ModelsTest::byteSourceReadsOnlyRequestedBlocks() {
-  ByteSource source(fixture("v1/savepoint/_metadata"));
+  ByteSource source(localFs(), fixture("v1/savepoint/_metadata"));
   QVERIFY(source.ok());
   QVERIFY(source.size() > ByteSource::kBlockBytes / 2);
   const QByteArray head = source.read(0, 16);
   QCOMPARE(head.size(), 16);
   QCOMPARE(source.blocksRead(), uint64_t{1});
   QCOMPARE(source.read(source.size() - 4, 100).size(), 4);
-  ByteSource missing(fixture("corrupt/missing-referenced-file/nope.state"));
+  ByteSource missing(localFs(), fixture("corrupt/missing-referenced-file/nope.state"));
   QVERIFY(!missing.ok());
   QVERIFY(missing.error().contains(QStringLiteral("nope.state")));
 }
@@ -383,7 +383,7 @@ void ModelsTest::progressReachesTheTaskState() {
   auto task = std::make_shared<TaskState>();
   ops::ValidateOptions options;
   options.deep = true;
-  const auto report = await(validateSnapshot(fixture("v1/savepoint"), options, task));
+  const auto report = await(validateSnapshot(localFs(), fixture("v1/savepoint"), options, task));
   QVERIFY2(report.ok(), qPrintable(report.error));
   const TaskState::View v = task->snapshot();
   QVERIFY(v.done > 0);
@@ -396,7 +396,7 @@ void ModelsTest::cancelledValidateReportsCancelled() {
   task->cancel();
   ops::ValidateOptions options;
   options.deep = true;
-  const auto report = await(validateSnapshot(fixture("v1/savepoint"), options, task));
+  const auto report = await(validateSnapshot(localFs(), fixture("v1/savepoint"), options, task));
   QVERIFY(!report.ok());
   QCOMPARE(report.code, base::StatusCode::kCancelled);
 }

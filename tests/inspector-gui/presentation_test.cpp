@@ -102,10 +102,10 @@ class PresentationTest : public QObject {
   // Must-fix 5: state sizes come from ops' size model (a state never larger than its
   // operator); changelog state shows replayed values, its history on demand.
   void sizesFromOpsAndChangelogHistoryOnDemand() {
-    const auto loaded = await(loadSnapshot(checkpointJobDir() + "/chk-2"));
+    const auto loaded = await(loadSnapshot(localFs(), checkpointJobDir() + "/chk-2"));
     QVERIFY(loaded.ok());
     auto task = std::make_shared<TaskState>();
-    const auto stats = await(computeStats(loaded.value, task));
+    const auto stats = await(computeStats(localFs(), loaded.value, task));
     QVERIFY(stats.ok());
     DetailTreeModel tree;
     tree.setSnapshot(loaded.value);
@@ -121,7 +121,7 @@ class PresentationTest : public QObject {
       }
     }
     StateTableModel model;
-    model.setSource(loaded.value, QStringLiteral("count-per-key"), QString());
+    model.setSource(localFs(), loaded.value, QStringLiteral("count-per-key"), QString());
     QVERIFY(fetchAll(model));
     const int replayed = model.rowCount();
     QCOMPARE(replayed, 16);  // keys 0..15, one replayed value each
@@ -160,7 +160,7 @@ class PresentationTest : public QObject {
 
   void remapRefusesAnUnmatchedMappingBeforeWriting() {
     QTemporaryDir tmp;
-    RemapDialog dialog(fixture("v1/savepoint"));
+    RemapDialog dialog(localFs(), fixture("v1/savepoint"));
     dialog.setMappings(QStringLiteral("no-such-operator=other"));
     dialog.setOutputDir(tmp.path() + QStringLiteral("/out"));
     QSignalSpy planned(&dialog, &RemapDialog::planned);
@@ -266,7 +266,7 @@ class PresentationTest : public QObject {
   // The subtask chart marks the subtasks whose checkpoint went unaligned (v1/unaligned: both
   // source subtasks and all six window subtasks persisted in-flight data; v1/savepoint: none).
   void subtaskChartMarksUnalignedSubtasks() {
-    const auto loaded = await(loadSnapshot(fixture("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5")));
+    const auto loaded = await(loadSnapshot(localFs(), fixture("v1/unaligned/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-5")));
     QVERIFY(loaded.ok());
     SubtaskBarsChart chart;
     chart.setOperator(loaded.value, 1);
@@ -274,7 +274,7 @@ class PresentationTest : public QObject {
     chart.resize(640, 320);
     QImage img(chart.size(), QImage::Format_ARGB32);
     chart.render(&img);  // paints without error, hatching included
-    const auto aligned = await(loadSnapshot(fixture("v1/savepoint")));
+    const auto aligned = await(loadSnapshot(localFs(), fixture("v1/savepoint")));
     QVERIFY(aligned.ok());
     chart.setOperator(aligned.value, 0);
     QVERIFY(chart.accessibleDescription().startsWith(QStringLiteral("0 of ")));

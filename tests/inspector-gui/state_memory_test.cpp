@@ -80,13 +80,13 @@ class StateMemoryTest : public QObject {
   }
 
   void oneMillionKeysTotalFromIndexAndScrollUnderBound() {
-    const auto loaded = await(loadSnapshot(m_spread));
+    const auto loaded = await(loadSnapshot(localFs(), m_spread));
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));
     // No QAbstractItemModelTester here: it walks all 1 M x 7 cells on every reset (models_test
     // runs it over the same model on the fixtures).
     StateTableModel model;
     const uint64_t before = residentBytes();
-    model.setSource(loaded.value, QStringLiteral("big-state"), QStringLiteral("count"));
+    model.setSource(localFs(), loaded.value, QStringLiteral("big-state"), QStringLiteral("count"));
     // The total, before anything is read: 1-50 of 1,000,000.
     QVERIFY(model.totalFromIndex());
     QCOMPARE(model.rowCount(), static_cast<int>(kKeys));
@@ -116,11 +116,11 @@ class StateMemoryTest : public QObject {
   }
 
   void scrollingA500kKeyGroupStaysUnderBound() {
-    const auto loaded = await(loadSnapshot(m_twoGroups));
+    const auto loaded = await(loadSnapshot(localFs(), m_twoGroups));
     QVERIFY2(loaded.ok(), qPrintable(loaded.error));
     StateTableModel model;
     const uint64_t before = residentBytes();
-    model.setSource(loaded.value, QStringLiteral("big-state"), QStringLiteral("count"));
+    model.setSource(localFs(), loaded.value, QStringLiteral("big-state"), QStringLiteral("count"));
     QVERIFY(model.totalFromIndex());
     QCOMPARE(model.rowCount(), static_cast<int>(kKeys));
     const int second = model.firstRowOfKeyGroup(1);

@@ -1,8 +1,8 @@
 // Channel state of unaligned checkpoints: the in-flight buffers a subtask captured (input
 // channels and output subpartitions), written in the async phase into CHANNEL_STATE containers
 // that up to `max_subtasks_per_file` subtasks of one task share (Flink's
-// execution.checkpointing.unaligned.max-subtasks-per-channel-state-file, default 5; seed 000
-// §4.4). Subtasks s with s / max = g share file g: `<head operator id>-channel-state-<g>.state`.
+// execution.checkpointing.unaligned.max-subtasks-per-channel-state-file, default 5).
+// Subtasks s with s / max = g share file g: `<head operator id>-channel-state-<g>.state`.
 // Each member contributes its buffers once; the last member of the group writes the file —
 // writes to a file are serialized, one section per subtask in subtask order (section id = the
 // subtask index, FORMAT.md §2), one record per buffer, stored verbatim — and every member's

@@ -1,4 +1,4 @@
-// The built-in operator catalog (issue 3). Each kind lives in its own file in this folder and
+// The built-in operator catalog. Each kind lives in its own file in this folder and
 // registers itself through a function declared in builtin_kinds.h.
 #include "ckpt/engine/operator_registry.h"
 

@@ -1,4 +1,4 @@
-// file-sink: the two-phase-commit file sink (ARCHITECTURE §3). Records become lines of
+// file-sink: the two-phase-commit file sink. Records become lines of
 // ".part-<uid>-<subtask>-<n>.inprogress"; at a checkpoint barrier the file is closed and pending
 // (recorded in the snapshot as a SinkCommittable); when that checkpoint completes it is renamed
 // to "part-<uid>-<subtask>-<n>".

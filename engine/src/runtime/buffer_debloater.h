@@ -1,5 +1,5 @@
 // BufferDebloater: sizes the in-flight buffers of one input gate (all input channels of a task)
-// to about `target_ms` of its measured throughput (FLIP-183, Flink's BufferDebloater; seed 003:
+// to about `target_ms` of its measured throughput (FLIP-183, Flink's BufferDebloater:
 // "the upstream buffers about what the downstream processes in a second"). Every period the
 // task reports the bytes it consumed; the debloater keeps an exponential moving average of the
 // throughput and derives the buffer size as

@@ -1,4 +1,4 @@
-// ChangelogLog: the per-subtask state changelog of the changelog backend (seed 004's DSTL) and the
+// ChangelogLog: the per-subtask state changelog of the changelog backend (Flink's DSTL, durable short-term log) and the
 // bookkeeping of the files it and the materializations put into the job's shared/ directory.
 //
 // Changes are appended (task thread) to an open batch; a batch is sealed into a segment when it

@@ -1,8 +1,8 @@
-// Restore of changelog handles (seed 004, FORMAT.md "Changelog records") by any backend: the
-// materialized handles through the backend's own Restore, then the changes of the log segments
-// of the owned key groups applied in sequence order through the per-state internals (no change
-// is logged again).
-#include <algorithm>
+// Restore of changelog handles (FORMAT.md "Changelog records") by any backend: the materialized
+// handles through the backend's own Restore, then the changes of the log segments of the owned
+// key groups (format::ReadChangelogChanges) applied in sequence order through the per-state
+// internals (no change is logged again).
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -10,6 +10,7 @@
 #include "ckpt/engine/state/internal_keyed_state.h"
 #include "ckpt/engine/state/keyed_restore_source.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
+#include "ckpt/format/changelog_replay.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
@@ -33,45 +34,21 @@ bool KeyedStateBackend::HasChangelogHandles(const KeyedRestoreSource& source) {
 
 namespace {
 
-struct OwnedChange {
-  uint64_t sequence = 0;
-  format::ChangeOp op = format::ChangeOp::kPut;
-  uint32_t key_group = 0;
-  uint32_t state_index = 0;
-  std::string key, ns, user_key, value;
-};
-
-// The changes of `handle`'s segments that fall in `mine`, in sequence order.
-base::Status ReadChanges(const KeyedRestoreSource& source, const pb::ChangelogStateHandle& handle,
-                         format::KeyGroupRange mine, std::vector<OwnedChange>* out) {
+// The changes of `handle`'s segments that fall in `mine`, in sequence order; each container is
+// checked against its file entry before it is read.
+base::Result<std::vector<format::ChangelogChange>> ReadOwnedChanges(
+    const KeyedRestoreSource& source, const pb::ChangelogStateHandle& handle,
+    format::KeyGroupRange mine) {
   const pb::CheckpointMetadata& md = *source.metadata;
-  for (const pb::ChangelogSegment& seg : handle.segments()) {
-    if (seg.slice().length() == 0) continue;
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::StateFileReader> reader,
-                          state_internal::OpenVerifiedStateFile(*source.fs, source.snapshot_dir, md,
-                                                                seg.slice().file_index(),
-                                                                pb::CHANGELOG));
-    const uint64_t end = seg.slice().offset() + seg.slice().length();
-    CKPT_ASSIGN_OR_RETURN(std::unique_ptr<format::RecordIterator> it,
-                          reader->NewIteratorAt(seg.slice().offset(), UINT64_MAX));
-    format::RecordRef rec;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      if (!more || rec.logical_offset >= end) break;
-      format::ChangelogRecord c;
-      if (!format::DecodeChangelogRecord(rec.bytes, &c) ||
-          c.change.state_index >= static_cast<uint32_t>(source.operator_state->states_size())) {
-        return base::Status::Corruption(reader->path() +
-                                        ": malformed changelog record at logical offset " +
-                                        std::to_string(rec.logical_offset));
-      }
-      if (!mine.Contains(c.key_group)) continue;  // rescaling: another subtask's key group
-      out->push_back({c.sequence, c.op, c.key_group, c.change.state_index,
-                      std::string(c.change.key), std::string(c.change.ns),
-                      std::string(c.change.user_key), std::string(c.change.value)});
-    }
-  }
-  return base::Status::OK();
+  auto open_segment = [&](const pb::ChangelogSegment& seg)
+      -> base::Result<std::unique_ptr<format::StateFileReader>> {
+    if (seg.slice().length() == 0) return std::unique_ptr<format::StateFileReader>();
+    return state_internal::OpenVerifiedStateFile(*source.fs, source.snapshot_dir, md,
+                                                 seg.slice().file_index(), pb::CHANGELOG);
+  };
+  // Rescaling: records of another subtask's key groups are left out.
+  return format::ReadChangelogChanges(
+      handle, static_cast<uint32_t>(source.operator_state->states_size()), mine, open_segment);
 }
 
 }  // namespace
@@ -114,13 +91,9 @@ base::Status KeyedStateBackend::RestoreWithChangelog(const KeyedRestoreSource& s
   BackendCore& c = *core_;
   for (const pb::ChangelogStateHandle* log : logs) {
     if (log->key_group_end() < c.range.start || log->key_group_start() > c.range.end) continue;
-    std::vector<OwnedChange> changes;
-    CKPT_RETURN_IF_ERROR(ReadChanges(source, *log, c.range, &changes));
-    std::stable_sort(changes.begin(), changes.end(),
-                     [](const OwnedChange& a, const OwnedChange& b) {
-                       return a.sequence < b.sequence;
-                     });
-    for (const OwnedChange& ch : changes) {
+    CKPT_ASSIGN_OR_RETURN(std::vector<format::ChangelogChange> changes,
+                          ReadOwnedChanges(source, *log, c.range));
+    for (const format::ChangelogChange& ch : changes) {
       const int64_t local = local_of[ch.state_index];
       const pb::StateDescriptor& sd = source.operator_state->states(static_cast<int>(ch.state_index));
       const std::string where = core_->owner + ": replaying the changelog of state '" + sd.name() +

@@ -28,8 +28,8 @@ struct CowTable : T {
 
 // A snapshot's read-only reference to a slot's table. Dropping it publishes the snapshot's
 // reads to the owner: its release decrement pairs with MakeWritable's acquire load, so an
-// in-place write comes after them. (The owner used to test shared_ptr::use_count() and then
-// issue an acquire fence; but use_count() is no synchronization point, [util.smartptr.shared]/4,
+// in-place write comes after them. (Testing shared_ptr::use_count() and then issuing an
+// acquire fence would not do: use_count() is no synchronization point, [util.smartptr.shared]/4,
 // and ThreadSanitizer does not model fences: it reported the async phase's reads racing the
 // task's in-place writes.) Move-only; any thread may drop it.
 template <typename T>

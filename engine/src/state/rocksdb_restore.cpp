@@ -1,4 +1,4 @@
-// RocksDbKeyedStateBackend::Restore: native handles by "DB rebuild" (seed 003): the instance of
+// RocksDbKeyedStateBackend::Restore: native handles by "DB rebuild": the instance of
 // the overlapping handle with the most owned key groups is fetched (hard links when the snapshot
 // is on the local filesystem) and opened as ours, then clipped to our key-group range with
 // DeleteRange; the owned ranges of the other overlapping instances are bulk-loaded from

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "ckpt/base/endian.h"
+#include "ckpt/base/json_quote.h"
 #include "ckpt/format/value_codec.h"
 #include "value_internal.h"
 
@@ -157,7 +158,7 @@ Status RenderAt(const pb::TypeDescriptor& type, std::string_view* in, std::strin
       std::string_view s;
       if (!base::GetLengthPrefixed(in, &s)) return Malformed(type, "length past the end");
       if (type.kind() == pb::TypeDescriptor::STRING) {
-        AppendJsonString(s, out);
+        base::AppendJsonQuoted(s, out);
       } else if (type.kind() == pb::TypeDescriptor::BYTES) {
         AppendBase64(s, out);
       } else {
@@ -174,7 +175,7 @@ Status RenderAt(const pb::TypeDescriptor& type, std::string_view* in, std::strin
       for (int i = 0; i < type.elements_size(); ++i) {
         if (i > 0) out->push_back(',');
         if (named) {
-          AppendJsonString(type.field_names(i), out);
+          base::AppendJsonQuoted(type.field_names(i), out);
           out->push_back(':');
         }
         CKPT_RETURN_IF_ERROR(RenderAt(type.elements(i), in, out, depth + 1));
@@ -216,7 +217,7 @@ struct JsonVisitor {
   void operator()(int64_t v) const { AppendInt(v, out); }
   void operator()(double v) const { AppendDouble(v, out); }
   void operator()(bool v) const { out->append(v ? "true" : "false"); }
-  void operator()(const std::string& v) const { AppendJsonString(v, out); }
+  void operator()(const std::string& v) const { base::AppendJsonQuoted(v, out); }
   void operator()(const Bytes& v) const { AppendBase64(v.data, out); }
   // Without its descriptor a message can only be shown as its wire bytes.
   void operator()(const ProtoMessage& v) const { AppendBase64(v.wire_bytes, out); }
@@ -246,75 +247,7 @@ struct JsonVisitor {
 
 void AppendValue(const Value& value, std::string* out) { std::visit(JsonVisitor{out}, value.v); }
 
-// Length of the valid UTF-8 sequence at the front of `s`, or 0 if it is not one.
-size_t Utf8SequenceLength(std::string_view s) {
-  const auto b = [&](size_t i) { return static_cast<uint8_t>(s[i]); };
-  const uint8_t c = b(0);
-  size_t n = 0;
-  uint32_t cp = 0;
-  if (c < 0x80) return 1;
-  if (c >= 0xc2 && c <= 0xdf) {
-    n = 2;
-    cp = c & 0x1f;
-  } else if (c >= 0xe0 && c <= 0xef) {
-    n = 3;
-    cp = c & 0x0f;
-  } else if (c >= 0xf0 && c <= 0xf4) {
-    n = 4;
-    cp = c & 0x07;
-  } else {
-    return 0;
-  }
-  if (s.size() < n) return 0;
-  for (size_t i = 1; i < n; ++i) {
-    if ((b(i) & 0xc0) != 0x80) return 0;
-    cp = (cp << 6) | (b(i) & 0x3f);
-  }
-  // Overlong forms, surrogates and code points past U+10FFFF are not UTF-8.
-  if ((n == 3 && cp < 0x800) || (n == 4 && cp < 0x10000) || cp > 0x10ffff ||
-      (cp >= 0xd800 && cp <= 0xdfff)) {
-    return 0;
-  }
-  return n;
-}
-
 }  // namespace
-
-void AppendJsonString(std::string_view s, std::string* out) {
-  static constexpr char kHex[] = "0123456789abcdef";
-  out->push_back('"');
-  while (!s.empty()) {
-    const uint8_t c = static_cast<uint8_t>(s[0]);
-    if (c == '"' || c == '\\') {
-      out->push_back('\\');
-      out->push_back(static_cast<char>(c));
-    } else if (c == '\n') {
-      out->append("\\n");
-    } else if (c == '\r') {
-      out->append("\\r");
-    } else if (c == '\t') {
-      out->append("\\t");
-    } else if (c < 0x20 || c == 0x7f) {
-      out->append("\\u00");
-      out->push_back(kHex[c >> 4]);
-      out->push_back(kHex[c & 15]);
-    } else if (c >= 0x80) {
-      const size_t n = Utf8SequenceLength(s);
-      if (n == 0) {
-        out->append("\\ufffd");  // invalid UTF-8: one replacement character per bad byte
-        s.remove_prefix(1);
-      } else {
-        out->append(s.substr(0, n));
-        s.remove_prefix(n);
-      }
-      continue;
-    } else {
-      out->push_back(static_cast<char>(c));
-    }
-    s.remove_prefix(1);
-  }
-  out->push_back('"');
-}
 
 Status AppendValueJson(const pb::TypeDescriptor& type, std::string_view bytes, std::string* out) {
   CKPT_RETURN_IF_ERROR(RenderAt(type, &bytes, out, 1));

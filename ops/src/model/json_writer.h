@@ -8,7 +8,7 @@
 #include <string_view>
 #include <vector>
 
-#include "ckpt/format/value_json.h"
+#include "ckpt/base/json_quote.h"
 
 namespace ckpt::ops::internal {
 
@@ -20,14 +20,14 @@ class JsonWriter {
   JsonWriter& EndArray() { return Close(']'); }
   JsonWriter& Key(std::string_view k) {
     Comma();
-    format::AppendJsonString(k, &out_);
+    base::AppendJsonQuoted(k, &out_);
     out_ += ':';
     after_key_ = true;
     return *this;
   }
   JsonWriter& Str(std::string_view v) {
     Comma();
-    format::AppendJsonString(v, &out_);
+    base::AppendJsonQuoted(v, &out_);
     return *this;
   }
   JsonWriter& Int(int64_t v) { return Raw(std::to_string(v)); }

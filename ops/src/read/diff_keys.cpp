@@ -4,6 +4,7 @@
 #include <memory>
 #include <tuple>
 
+#include "ckpt/base/json_quote.h"
 #include "ckpt/format/state_kind.h"
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/records.h"
@@ -91,13 +92,13 @@ std::string Json(const pb::TypeDescriptor* type, const std::string& bytes, bool 
       hex.push_back(kDigits[static_cast<uint8_t>(c) & 0xf]);
     }
     std::string out;
-    format::AppendJsonString(hex, &out);
+    base::AppendJsonQuoted(hex, &out);
     return out;
   }
   auto json = format::ValueBytesToJson(*type, bytes);
   if (json.ok()) return *json;
   std::string out;
-  format::AppendJsonString("<undecodable " + std::to_string(bytes.size()) + " bytes>", &out);
+  base::AppendJsonQuoted("<undecodable " + std::to_string(bytes.size()) + " bytes>", &out);
   return out;
 }
 

@@ -9,6 +9,7 @@
 #include <set>
 
 #include "ckpt/base/checksum.h"
+#include "ckpt/base/json_quote.h"
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
@@ -50,7 +51,7 @@ std::string HexJson(std::string_view bytes) {
     hex.push_back(kDigits[static_cast<uint8_t>(c) & 0xf]);
   }
   std::string out;
-  format::AppendJsonString(hex, &out);
+  base::AppendJsonQuoted(hex, &out);
   return out;
 }
 

@@ -6,11 +6,12 @@
 
 #include "ckpt/ops/prune.h"
 #include "rewrite/prune_scan.h"
+#include "rewrite/prune_verify.h"
 
 namespace ckpt::ops {
 
 base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progress& progress,
-                          size_t* steps_done) {
+                          size_t* steps_done, PruneVerification* verification) {
   size_t done = 0;
   if (steps_done != nullptr) *steps_done = 0;
   // Without locks a running engine cannot be told from none: deleting could race it.
@@ -72,6 +73,10 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
     ++done;
     if (steps_done != nullptr) *steps_done = done;
     progress.Report(done, plan.steps.size(), step.path);
+  }
+  // Checked while the job locks are still held, so no engine changes what is verified.
+  if (plan.options.verify_output) {
+    return internal::VerifyPruneAfterExecute(fs, plan, progress, verification);
   }
   return base::Status::OK();
 }

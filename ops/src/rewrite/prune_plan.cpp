@@ -181,6 +181,7 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   CKPT_ASSIGN_OR_RETURN(auto scan, internal::ScanRoot(fs, root));
   PrunePlan plan;
   plan.root = root;
+  plan.options = options;
   Planner planner(options, now_ms, &plan);
 
   // Verdicts.

@@ -2,10 +2,57 @@
 // the source of docs/validate-rules.md (a test keeps the two in step). Never renumber a rule.
 #include "ckpt/ops/validate.h"
 
-namespace ckpt::ops {
+#include <algorithm>
+#include <string_view>
 
-const std::vector<RuleInfo>& AllRules() {
-  static const std::vector<RuleInfo> kRules = {
+namespace ckpt::ops {
+namespace {
+
+// One row of the catalogue as written below; AllRules adds what follows from the ID.
+struct RuleCatalogueRow {
+  const char* id;
+  Severity severity;
+  const char* what;
+  const char* hint;
+};
+
+// The docs/validate-rules.md section of each rule family (the ID's letter), as GitHub slugs of
+// the section headings.
+std::string RuleDocAnchor(std::string_view id) {
+  const char family = id.size() > 5 ? id[5] : '?';
+  switch (family) {
+    case 'M': return "validate-rules.md#_metadata-envelope-and-payload";
+    case 'F': return "validate-rules.md#referenced-files-and-state-file-containers";
+    case 'P': return "validate-rules.md#savepoints";
+    case 'K': return "validate-rules.md#key-groups";
+    case 'T': return "validate-rules.md#subtasks-and-operators";
+    case 'D': return "validate-rules.md#deep-decoding---deep";
+    case 'A': return "validate-rules.md#restore-rules---against-jobjson";
+    case 'S': return "validate-rules.md#statistics-ckpt-tool-stats";
+    default: return "validate-rules.md";
+  }
+}
+
+RuleInfo RuleFromCatalogueRow(const RuleCatalogueRow& row) {
+  RuleInfo r;
+  r.id = row.id;
+  r.severity = row.severity;
+  r.what = row.what;
+  r.hint = row.hint;
+  const std::string_view id = r.id;
+  // F003 compares whole-file XXH3; F006 block checksums (located after an F003 mismatch, or
+  // while decoding under --deep).
+  r.needs_checksums = id == "CKPT-F003" || id == "CKPT-F006";
+  // Record decoding: the D rules and a key's key group (K005).
+  r.needs_deep = id.substr(0, 6) == "CKPT-D" || id == "CKPT-K005";
+  r.needs_against = id.substr(0, 6) == "CKPT-A";
+  r.from_stats = id.substr(0, 6) == "CKPT-S";
+  r.doc_anchor = RuleDocAnchor(id);
+  return r;
+}
+
+const std::vector<RuleCatalogueRow>& RuleCatalogue() {
+  static const std::vector<RuleCatalogueRow> kRules = {
       // _metadata envelope and payload
       {"CKPT-M001", Severity::kError, "The snapshot directory has no _metadata file",
        "The checkpoint never completed (or is being written); it cannot be restored. Use an "
@@ -173,6 +220,23 @@ const std::vector<RuleInfo>& AllRules() {
        "multiplies memory. Prefer list (split) state."},
   };
   return kRules;
+}
+
+}  // namespace
+
+const std::vector<RuleInfo>& AllRules() {
+  static const std::vector<RuleInfo> kRules = [] {
+    std::vector<RuleInfo> rules;
+    for (const RuleCatalogueRow& row : RuleCatalogue()) rules.push_back(RuleFromCatalogueRow(row));
+    return rules;
+  }();
+  return kRules;
+}
+
+const RuleInfo* FindRule(std::string_view id) {
+  const std::vector<RuleInfo>& rules = AllRules();
+  auto it = std::find_if(rules.begin(), rules.end(), [&](const RuleInfo& r) { return r.id == id; });
+  return it == rules.end() ? nullptr : &*it;
 }
 
 }  // namespace ckpt::ops

@@ -74,7 +74,7 @@ class OperatorContext {
   // Sources: whether PollNext should end its batch before the next record — the task has no
   // free output buffer, or a mail (a checkpoint trigger) waits. Checked before each record
   // after the first, it keeps a backpressured source from blocking in the middle of a batch,
-  // where it could serve no barrier (seed 000 §3.2, FLINK-14396); PollNext then returns
+  // where it could serve no barrier (FLINK-14396); PollNext then returns
   // kMoreAvailable and is called again once the task can emit. False outside a running task.
   bool ShouldYield() const { return init_.should_yield && init_.should_yield(); }
 

@@ -24,7 +24,4 @@ base::Result<std::string> ValueBytesToJson(const pb::TypeDescriptor& type,
 // JSON of an in-memory value (for tests and tools that built the Value themselves).
 std::string ValueToJson(const Value& value);
 
-// Appends `s` as a JSON string literal (quotes and escapes).
-void AppendJsonString(std::string_view s, std::string* out);
-
 }  // namespace ckpt::format

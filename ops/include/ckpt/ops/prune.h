@@ -40,6 +40,11 @@ struct PruneOptions {
   // read). With deep, also validate --deep (every record decoded) must say it restores.
   // Default: false.
   bool deep = false;
+  // After ExecutePrune ran every step: scan the root again and check that every snapshot the
+  // plan kept (retained, damaged, savepoints) still opens and that each job's newest retained
+  // checkpoint still restores (the same check, `deep` included, that counted it). The outcome
+  // is in PruneVerification; a failed check is an error of ExecutePrune. Default: false.
+  bool verify_output = false;
 };
 
 enum class PruneAction { kRemoveFile, kSyncDir, kRemoveDir };
@@ -89,6 +94,27 @@ struct PrunePlan {
   std::vector<std::string> job_dirs;
   uint64_t bytes_to_free = 0;
   size_t files_to_delete = 0;
+  // The options the plan was made with (ExecutePrune honours verify_output and deep).
+  PruneOptions options;
+};
+
+// One snapshot the plan kept, as the post-prune scan found it.
+struct PruneVerifiedSnapshot {
+  std::string path;  // relative to the root
+  SnapshotVerdict verdict = SnapshotVerdict::kRetained;  // the plan's
+  bool opens = false;  // listed again and its `_metadata` loads
+  // Checked only for each job's newest retained checkpoint: true when it still restores.
+  std::optional<bool> restorable;
+  std::string problem;  // why it does not open or restore; empty when it does
+};
+
+// What PruneOptions::verify_output found after the prune.
+struct PruneVerification {
+  std::vector<PruneVerifiedSnapshot> snapshots;  // the plan's kept snapshots, by path
+  // Each job's newest retained checkpoint, checked for restore (relative to the root).
+  std::vector<std::string> restore_checked;
+  // True when every kept snapshot opens and every checked one restores.
+  bool ok() const;
 };
 
 // Scans `root` (a checkpoint root holding job directories, or one job directory) and plans the
@@ -102,11 +128,23 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
 // (nothing deleted) if an engine started running one of those jobs since the plan was made, or
 // if `fs` has no locks (Fs::SupportsLocks) and the plan deletes anything: a running engine
 // cannot be ruled out there (PlanPrune then adds a note saying so). `*steps_done` (optional)
-// receives the number of steps completed. A removal whose
-// target is already gone counts as done, so an interrupted prune can simply be planned and run
-// again. Cancelled via `progress` between steps.
+// receives the number of steps completed. A removal whose target is already gone counts as
+// done, so an interrupted prune can simply be planned and run again. Cancelled via `progress`
+// between steps.
+// With plan.options.verify_output, once every step ran, VerifyPrune: `*verification`
+// (optional) receives its outcome, and a kept snapshot that no longer opens or a newest
+// retained checkpoint that no longer restores is Corruption naming it.
 base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progress& progress = {},
-                          size_t* steps_done = nullptr);
+                          size_t* steps_done = nullptr,
+                          PruneVerification* verification = nullptr);
+
+// Scans plan.root again (ListRoot) and checks what `plan` kept: every retained, damaged and
+// savepoint snapshot still listed with a `_metadata` that loads, and each job's newest retained
+// checkpoint still restoring (every file present with its recorded size and checksum; with
+// plan.options.deep, validate --deep too). Reads only; problems are in the result, not the
+// status. Errors as ListRoot (NotFound if the root is gone, IOError); Cancelled via `progress`.
+base::Result<PruneVerification> VerifyPrune(base::Fs& fs, const PrunePlan& plan,
+                                            const base::Progress& progress = {});
 
 // Parses a duration such as "500ms", "30s", "15m", "12h", "7d" (a bare number means seconds).
 // InvalidArgument naming `text` otherwise (negative, overflowing or unknown unit).

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/base/fs.h"
@@ -93,13 +94,29 @@ std::vector<Capability> CapabilitiesVerdict(const Snapshot& snapshot,
                                             const std::vector<UncheckedRule>& not_checked);
 
 // Every rule ID validate can report, with severity, one-line description and hint (the source
-// of docs/validate-rules.md).
+// of docs/validate-rules.md), and what a face needs to know to run or explain it.
 struct RuleInfo {
   std::string id;
   Severity severity = Severity::kError;
   std::string what;
   std::string hint;
+  // Evaluated only when checksums are verified (ValidateOptions::verify_checksums, or --deep
+  // for block checksums): a face re-checking such a finding must read every stored byte.
+  bool needs_checksums = false;
+  // Evaluated only with ValidateOptions::deep (every record decoded).
+  bool needs_deep = false;
+  // Evaluated only with ValidateOptions::against_job (restore rules against a new job).
+  bool needs_against = false;
+  // Reported by `stats` (ComputeStats), not by Validate.
+  bool from_stats = false;
+  // The section of docs/validate-rules.md that lists the rule, as "validate-rules.md#<anchor>"
+  // (relative to docs/; the anchor is the section heading's GitHub slug).
+  std::string doc_anchor;
 };
+// The whole catalogue, by rule ID within each section (the order of docs/validate-rules.md).
 const std::vector<RuleInfo>& AllRules();
+// The rule `id` ("CKPT-F003"), or nullptr for an ID no rule has. The pointer stays valid for
+// the life of the program.
+const RuleInfo* FindRule(std::string_view id);
 
 }  // namespace ckpt::ops

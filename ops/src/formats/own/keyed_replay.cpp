@@ -2,9 +2,9 @@
 #include "formats/own/keyed_replay.h"
 
 #include <algorithm>
+#include <utility>
 
 #include "ckpt/format/state_file_reader.h"
-#include "ckpt/format/value_codec.h"
 #include "formats/own/engine_rocksdb.h"
 
 namespace ckpt::ops::internal {
@@ -78,95 +78,36 @@ base::Status KeyedStateView::ReadRocksDb(const pb::RocksDbStateHandle& h, uint32
   return Status::OK();
 }
 
-base::Result<std::vector<KeyedChange>> KeyedStateView::Changes(
-    const pb::ChangelogStateHandle& h, std::optional<uint32_t> key_group) {
+base::Result<const std::vector<format::ChangelogChange>*> KeyedStateView::Tail(
+    const pb::ChangelogStateHandle& h) {
   auto cached = tails_.find(&h);
-  if (cached == tails_.end()) {
-    std::vector<KeyedChange> all;
-    for (const auto& seg : h.segments()) {
-      const uint32_t index = seg.slice().file_index();
-      if (index >= snapshot_.files.size() || snapshot_.files[index].resolved_path.empty()) {
-        return Status::Corruption(snapshot_.metadata_path + ": changelog segment names file #" +
-                                  std::to_string(index) + ", which cannot be resolved");
-      }
-      if (seg.slice().length() == 0) continue;
-      const std::string& path = snapshot_.files[index].resolved_path;
-      CKPT_ASSIGN_OR_RETURN(auto reader, format::StateFileReader::Open(fs_, path));
-      const uint64_t end = seg.slice().offset() + seg.slice().length();
-      CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIteratorAt(seg.slice().offset(), UINT64_MAX));
-      format::RecordRef rec;
-      while (true) {
-        CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-        if (!more || rec.logical_offset >= end) break;
-        format::ChangelogRecord c;
-        if (!format::DecodeChangelogRecord(rec.bytes, &c) ||
-            c.change.state_index >= static_cast<uint32_t>(op_.states_size())) {
-          return Status::Corruption(path + ": malformed changelog record at logical offset " +
-                                    std::to_string(rec.logical_offset));
-        }
-        all.push_back({c.sequence, c.op, c.key_group,
-                       {c.change.state_index, std::string(c.change.key), std::string(c.change.ns),
-                        std::string(c.change.user_key), std::string(c.change.value)}});
-      }
+  if (cached != tails_.end()) return &cached->second;
+  auto open_segment = [&](const pb::ChangelogSegment& seg)
+      -> base::Result<std::unique_ptr<format::StateFileReader>> {
+    const uint32_t index = seg.slice().file_index();
+    if (index >= snapshot_.files.size() || snapshot_.files[index].resolved_path.empty()) {
+      return Status::Corruption(snapshot_.metadata_path + ": changelog segment names file #" +
+                                std::to_string(index) + ", which cannot be resolved");
     }
-    std::stable_sort(all.begin(), all.end(), [](const KeyedChange& a, const KeyedChange& b) {
-      return a.sequence < b.sequence;
-    });
-    cached = tails_.emplace(&h, std::move(all)).first;
-  }
-  if (!key_group) return cached->second;
-  std::vector<KeyedChange> out;
-  for (const auto& c : cached->second) {
-    if (c.key_group == *key_group) out.push_back(c);
-  }
-  return out;
+    if (seg.slice().length() == 0) return std::unique_ptr<format::StateFileReader>();
+    return format::StateFileReader::Open(fs_, snapshot_.files[index].resolved_path);
+  };
+  const auto state_count = static_cast<uint32_t>(op_.states_size());
+  CKPT_ASSIGN_OR_RETURN(std::vector<format::ChangelogChange> all,
+                        format::ReadChangelogChanges(h, state_count, std::nullopt, open_segment));
+  return &tails_.emplace(&h, std::move(all)).first->second;
 }
 
-base::Status KeyedStateView::Apply(
-    const KeyedChange& c,
-    std::map<std::tuple<uint32_t, std::string, std::string, std::string>, std::string>* state) {
-  const KeyedValue& e = c.entry;
-  auto id = std::make_tuple(e.state_index, e.key, e.ns, e.user_key);
-  const pb::StateDescriptor& d = op_.states(static_cast<int>(e.state_index));
-  auto clear_all = [&] {
-    auto lo = state->lower_bound(std::make_tuple(e.state_index, e.key, e.ns, std::string()));
-    while (lo != state->end() && std::get<0>(lo->first) == e.state_index &&
-           std::get<1>(lo->first) == e.key && std::get<2>(lo->first) == e.ns) {
-      lo = state->erase(lo);
-    }
-  };
-  switch (c.op) {
-    case format::ChangeOp::kPut:
-      (*state)[id] = e.value;
-      return Status::OK();
-    case format::ChangeOp::kDelete:
-      // Without a user key on a MAP state: the whole map of (key, namespace).
-      if (e.user_key.empty() && d.kind() == pb::STATE_MAP) {
-        clear_all();
-      } else {
-        state->erase(id);
-      }
-      return Status::OK();
-    case format::ChangeOp::kClear:
-      clear_all();
-      return Status::OK();
-    case format::ChangeOp::kAppend: {
-      // A LIST record holds the whole list (LIST of value_type); an append one element.
-      const pb::TypeDescriptor list_type = format::types::List(d.value_type());
-      format::List list;
-      auto it = state->find(id);
-      if (it != state->end()) {
-        CKPT_ASSIGN_OR_RETURN(format::Value current, format::DecodeValueExact(list_type, it->second));
-        if (auto* l = std::get_if<format::List>(&current.v)) list = std::move(*l);
-      }
-      CKPT_ASSIGN_OR_RETURN(format::Value element, format::DecodeValueExact(d.value_type(), e.value));
-      list.elements.push_back(std::move(element));
-      CKPT_ASSIGN_OR_RETURN(std::string encoded, format::EncodeValue(list_type, format::Value(list)));
-      (*state)[id] = std::move(encoded);
-      return Status::OK();
-    }
+base::Result<std::vector<KeyedChange>> KeyedStateView::Changes(
+    const pb::ChangelogStateHandle& h, std::optional<uint32_t> key_group) {
+  CKPT_ASSIGN_OR_RETURN(const std::vector<format::ChangelogChange>* tail, Tail(h));
+  std::vector<KeyedChange> out;
+  for (const format::ChangelogChange& c : *tail) {
+    if (key_group && c.key_group != *key_group) continue;
+    out.push_back({c.sequence, c.op, c.key_group,
+                   {c.state_index, c.key, c.ns, c.user_key, c.value}});
   }
-  return Status::OK();
+  return out;
 }
 
 base::Status KeyedStateView::Read(const pb::KeyedStateHandle& h, uint32_t g,
@@ -185,14 +126,16 @@ base::Status KeyedStateView::Read(const pb::KeyedStateHandle& h, uint32_t g,
   if (g < cl.key_group_start() || g > cl.key_group_end()) return Status::OK();
   std::vector<KeyedValue> base;
   for (const auto& m : cl.materialized()) CKPT_RETURN_IF_ERROR(Read(m, g, &base));
-  std::map<std::tuple<uint32_t, std::string, std::string, std::string>, std::string> state;
+  format::ChangelogEntries state;
   for (auto& v : base) {
     state[std::make_tuple(v.state_index, std::move(v.key), std::move(v.ns), std::move(v.user_key))] =
         std::move(v.value);
   }
-  CKPT_ASSIGN_OR_RETURN(std::vector<KeyedChange> changes, Changes(cl, g));
-  for (const auto& c : changes) {
-    Status st = Apply(c, &state);
+  CKPT_ASSIGN_OR_RETURN(const std::vector<format::ChangelogChange>* tail, Tail(cl));
+  for (const format::ChangelogChange& c : *tail) {
+    if (c.key_group != g) continue;
+    const pb::StateDescriptor& d = op_.states(static_cast<int>(c.state_index));
+    Status st = format::ApplyChangelogChange(d, c, &state);
     if (!st.ok()) {
       return st.WithContext(snapshot_.metadata_path + ": replaying change #" +
                             std::to_string(c.sequence) + " in key group " + std::to_string(g));

@@ -14,6 +14,7 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
+#include "ckpt/format/changelog_replay.h"
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/records.h"
 #include "model/snapshot_raw.h"
@@ -62,8 +63,8 @@ class KeyedStateView {
                              std::vector<KeyedValue>* out);
   base::Status ReadRocksDb(const pb::RocksDbStateHandle& h, uint32_t g,
                           std::vector<KeyedValue>* out);
-  base::Status Apply(const KeyedChange& c, std::map<std::tuple<uint32_t, std::string, std::string,
-                                                               std::string>, std::string>* state);
+  // The log-tail changes of `h`, all key groups, read once (format/changelog_replay.h).
+  base::Result<const std::vector<format::ChangelogChange>*> Tail(const pb::ChangelogStateHandle& h);
 
   base::Fs& fs_;
   const Snapshot& snapshot_;
@@ -72,7 +73,7 @@ class KeyedStateView {
   // Native RocksDB handles already read, by handle address: entries by key group.
   std::map<const pb::RocksDbStateHandle*, std::map<uint32_t, std::vector<KeyedValue>>> rocksdb_;
   // Log tails already read, by handle address, all key groups.
-  std::map<const pb::ChangelogStateHandle*, std::vector<KeyedChange>> tails_;
+  std::map<const pb::ChangelogStateHandle*, std::vector<format::ChangelogChange>> tails_;
 };
 
 }  // namespace ckpt::ops::internal

@@ -1,4 +1,4 @@
-// The commit and recovery half of the two-phase-commit file sink (ARCHITECTURE §3): commits a
+// The commit and recovery half of the two-phase-commit file sink: commits a
 // pending part file by renaming it to its final name, idempotently, and on restore discards the
 // in-progress files written after the restored snapshot. Stateless functions over base::Fs; safe
 // to call from several threads as long as no two callers own the same subtask's files.

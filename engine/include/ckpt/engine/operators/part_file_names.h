@@ -1,4 +1,4 @@
-// Names of the two-phase-commit file sink's part files (ARCHITECTURE §3): a file being written is
+// Names of the two-phase-commit file sink's part files: a file being written is
 // `.part-<uid>-<subtask>-<n>.inprogress` (a dot file, skipped by readers); a committed file is
 // `part-<uid>-<subtask>-<n>`. Pure functions; thread-safe.
 #pragma once

@@ -1,4 +1,4 @@
-// ChangelogKeyedStateBackend: the generalized log-based incremental backend of seed 004 (Flink's
+// ChangelogKeyedStateBackend: the generalized log-based incremental backend (Flink's
 // ChangelogKeyedStateBackend over the DSTL), wrapping a heap or RocksDB backend.
 //
 // Every state change (value put, list append, map put/remove, clear, reducing/aggregating fold,

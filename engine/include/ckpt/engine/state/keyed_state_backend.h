@@ -147,7 +147,7 @@ class KeyedStateBackend {
   // Key context, declarations and timers, shared by every implementation.
   state_internal::BackendCore* core() const { return core_.get(); }
 
-  // Restore of a snapshot with changelog handles (seed 004), by a backend without changelog
+  // Restore of a snapshot with changelog handles, by a backend without changelog
   // (changelog switched off across the restore) or by the changelog backend's inner one: Restore
   // of the materialized handles, then replay of the log segments of the owned key groups.
   static bool HasChangelogHandles(const KeyedRestoreSource& source);

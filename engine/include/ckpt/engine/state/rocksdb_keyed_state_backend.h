@@ -41,8 +41,8 @@ struct RocksDbBackendOptions {
   // instances of concurrent attempts apart. Default: "instance".
   std::string instance_name = "instance";
   // Restore of native handles that cover more key groups than this subtask owns (rescaling):
-  // true opens the best-overlapping instance as this one and clips it with DeleteRange (seed
-  // 003's "DB rebuild"); false inserts every owned key, from every overlapping instance, into
+  // true opens the best-overlapping instance as this one and clips it with DeleteRange ("DB
+  // rebuild"); false inserts every owned key, from every overlapping instance, into
   // the fresh instance (the baseline the benchmark compares with). Default: true.
   bool rescale_by_clipping = true;
 };

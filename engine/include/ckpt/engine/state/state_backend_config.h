@@ -26,7 +26,7 @@ struct StateBackendConfig {
   // earlier ones in the job's shared/ directory. Default: false (every checkpoint is full).
   // Savepoints are never incremental.
   bool incremental = false;
-  // The changelog backend (seed 004, changelog_keyed_state_backend.h) wrapping the chosen one.
+  // The changelog backend (changelog_keyed_state_backend.h) wrapping the chosen one.
   // Default: false.
   bool changelog = false;
   // Changelog only: minimum time between two materializations of the wrapped backend (checked

@@ -1,48 +1,18 @@
-// MainWindow's background validate, its verdict and the findings it links to the tree.
-#include "app/main_window.h"
+#include "app/validate_controller.h"
 
-#include <QActionGroup>
-#include <QCheckBox>
-#include <QComboBox>
-#include <QHBoxLayout>
-#include <QKeyEvent>
-#include <QApplication>
-#include <QCloseEvent>
-#include <QDir>
-#include <QDockWidget>
-#include <QFileDialog>
-#include <QFileInfo>
-#include <QFutureWatcher>
-#include <QHeaderView>
 #include <QLabel>
-#include <QMenuBar>
-#include <QMimeData>
-#include <QPlainTextEdit>
-#include <QSettings>
-#include <QSplitter>
-#include <QStatusBar>
-#include <QTabWidget>
+#include <QStringList>
 #include <QTableView>
-#include <QTextBrowser>
-#include <QTreeView>
 #include <QVBoxLayout>
 #include <algorithm>
 
-#include "app/charts.h"
 #include "app/main_window_util.h"
-#include "app/diff_page.h"
-#include "app/hex_view.h"
-#include "app/history_page.h"
-#include "app/state_browser.h"
+#include "app/open_session.h"
 #include "app/task_progress.h"
-#include "app/treemap_view.h"
-#include "app/write_dialogs.h"
-#include "models/detail_tree_model.h"
 #include "models/display.h"
-#include "models/snapshot_list_model.h"
+#include "models/loaders.h"
 #include "models/sort_proxy.h"
 #include "models/table_models.h"
-
 
 namespace ckpt::inspector {
 
@@ -50,12 +20,59 @@ using detail::base_join;
 using detail::fitColumns;
 using detail::whenReady;
 
-QString MainWindow::verdictText() const { return m_findingsSummary->text(); }
+ValidateController::ValidateController(OpenSession& session, const WindowShell& shell, QObject* parent)
+    : QObject(parent), m_session(session), m_shell(shell) {
+  QWidget* window = m_shell.window;
+  m_findingsModel = new FindingsModel(this);
+  m_findingsView = new QTableView(window);
+  m_findingsProxy = new SortProxy(this);
+  m_findingsProxy->setSourceModel(m_findingsModel);
+  m_findingsView->setModel(m_findingsProxy);
+  m_findingsView->setSortingEnabled(true);
+  m_findingsView->setTextElideMode(Qt::ElideMiddle);
+  m_findingsView->setWordWrap(false);
+  m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
+  connect(m_findingsModel, &QAbstractItemModel::modelReset, this, [this] { fitColumns(m_findingsView, FindingsModel::kMessage); });
+  m_findingsSummary = new QLabel(tr("Tools > Validate (Ctrl+R) checks the metadata, every file's size and checksum, and key-group coverage."), window);
+  m_findingsSummary->setWordWrap(true);
+  m_page = new QWidget(window);
+  auto* layout = new QVBoxLayout(m_page);
+  layout->setContentsMargins(0, 0, 0, 0);
+  layout->addWidget(m_findingsSummary);
+  layout->addWidget(m_findingsView, 1);
+  connect(m_findingsView, &QTableView::activated, this,
+          [this](const QModelIndex& i) { Q_EMIT findingActivated(m_findingsProxy->mapToSource(i).row()); });
+}
+
+void ValidateController::clear() {
+  m_report.reset();
+  m_validateFindings.clear();
+  m_validated = false;
+  m_checked = Checked::kMetadata;
+  m_cancelNote.clear();
+  m_findingsModel->setFindings({});
+  m_findingsSummary->setText(tr("Not validated yet: Tools > Validate (Ctrl+R)."));
+}
+
+void ValidateController::showUnopenable(const QString& path) {
+  m_findingsSummary->setText(tr("%1 could not be opened; nothing was validated.").arg(path));
+}
+
+void ValidateController::setDiagnosisFindings(const std::vector<ops::Finding>& findings) {
+  m_findingsModel->setFindings(findings);
+}
+
+const ops::Finding* ValidateController::finding(int row) const {
+  return m_findingsModel->finding(m_findingsModel->index(row, 0));
+}
+
+QString ValidateController::verdictText() const { return m_findingsSummary->text(); }
 
 // What was checked and ops' verdict for this snapshot: the last complete validate's capability
 // table, else ops::CapabilitiesVerdict over the metadata-only checks (ops::Summarize).
-QString MainWindow::verdictHtml() const {
-  if (!m_snapshot) return {};
+QString ValidateController::verdictHtml(const ops::SummaryReport* summary) const {
+  const std::shared_ptr<const ops::Snapshot> snapshot = m_session.snapshot();
+  if (!snapshot) return {};
   QString checked;
   switch (m_checked) {
     case Checked::kMetadata: checked = tr("metadata only (no file was read; Tools > Validate checks sizes and checksums)"); break;
@@ -67,8 +84,8 @@ QString MainWindow::verdictHtml() const {
     caps = m_report->capabilities;
   } else {
     std::vector<ops::Finding> known;
-    if (m_summaryReport) known = m_summaryReport->warnings;
-    caps = ops::CapabilitiesVerdict(*m_snapshot, known, {});
+    if (summary != nullptr) known = summary->warnings;
+    caps = ops::CapabilitiesVerdict(*snapshot, known, {});
   }
   QString html = QStringLiteral("<h3>%1</h3><p><b>%2</b> %3</p>").arg(tr("Verdict"), tr("Checked:"), checked.toHtmlEscaped());
   if (!m_cancelNote.isEmpty()) html += QStringLiteral("<p><b>%1</b></p>").arg(m_cancelNote.toHtmlEscaped());
@@ -88,14 +105,15 @@ QString MainWindow::verdictHtml() const {
   return html;
 }
 
-void MainWindow::validateSnapshot(bool deep) {
-  if (!m_snapshot) return;
+void ValidateController::validate(bool deep) {
+  const std::shared_ptr<const ops::Snapshot> snapshot = m_session.snapshot();
+  if (!snapshot || m_session.fs() == nullptr) return;
   ops::ValidateOptions options;
   options.deep = deep;
-  const uint64_t generation = m_generation;
-  ++m_running;
+  const uint64_t generation = m_session.generation();
+  m_session.taskStarted();
   const QString what = deep ? tr("Deep validate") : tr("Validate");
-  std::shared_ptr<TaskState> task = m_progress->start(what);
+  std::shared_ptr<TaskState> task = m_shell.progress->start(what);
   // The previous run's results go now: a run that is cancelled or fails leaves none behind.
   m_validated = true;
   m_report.reset();
@@ -104,13 +122,13 @@ void MainWindow::validateSnapshot(bool deep) {
   m_validateFindings.clear();
   m_findingsModel->setFindings({});
   m_findingsSummary->setText(tr("%1 running…").arg(what));
-  updateSummary();
-  whenReady(this, inspector::validateSnapshot(qs(m_snapshot->dir), options, task),
+  Q_EMIT changed();
+  whenReady(this, validateSnapshot(*m_session.fs(), qs(snapshot->dir), options, task),
             [this, generation, what, deep, task](const Loaded<ops::ValidateReport>& r) {
-              --m_running;
+              m_session.taskEnded();
               const TaskState::View progress = task->snapshot();
-              m_progress->finish();
-              if (generation != m_generation) return;
+              m_shell.progress->finish();
+              if (!m_session.isCurrent(generation)) return;
               if (!r.ok()) {
                 m_validated = false;
                 m_cancelNote = r.code == base::StatusCode::kCancelled
@@ -118,8 +136,8 @@ void MainWindow::validateSnapshot(bool deep) {
                                          .arg(what, humanBytes(progress.done), progress.total ? humanBytes(progress.total) : tr("unknown"))
                                    : tr("%1 failed: %2. The verdict below is from the metadata only.").arg(what, r.error);
                 m_findingsSummary->setText(m_cancelNote);
-                statusBar()->showMessage(m_cancelNote);
-                updateSummary();
+                m_shell.status(m_cancelNote);
+                Q_EMIT changed();
                 Q_EMIT validationFinished(false);
                 return;
               }
@@ -145,31 +163,13 @@ void MainWindow::validateSnapshot(bool deep) {
                                              .arg(deep ? tr(", %1 records").arg(r.value->records_checked) : QString())
                                              .arg(caps.join(QStringLiteral("; "))));
               m_findingsModel->setFindings(r.value->findings);
-              statusBar()->showMessage(tr("validate: %1 findings, %2 files, %3 checked")
-                                           .arg(r.value->findings.size()).arg(r.value->files_checked)
-                                           .arg(humanBytes(r.value->bytes_checked)));
-              updateSummary();
-              if (!r.value->findings.empty()) showPage(kFindingsPage);
+              m_shell.status(tr("validate: %1 findings, %2 files, %3 checked")
+                                 .arg(r.value->findings.size()).arg(r.value->files_checked)
+                                 .arg(humanBytes(r.value->bytes_checked)));
+              Q_EMIT changed();
+              if (!r.value->findings.empty()) m_shell.showPage(kFindingsPage);
               Q_EMIT validationFinished(true);
             });
-}
-
-void MainWindow::showFinding(int row) {
-  const ops::Finding* f = m_findingsModel->finding(m_findingsModel->index(row, 0));
-  if (f == nullptr || !m_snapshot) return;
-  const ops::Finding finding = *f;
-  const QModelIndex idx = m_treeModel->indexForLocation(finding.location);
-  showPage(kDetailsPage);
-  if (!idx.isValid()) {
-    statusBar()->showMessage(tr("%1 names no node of the tree: %2").arg(qs(finding.rule_id), qs(finding.message)));
-    return;
-  }
-  m_tree->scrollTo(idx);
-  m_tree->setCurrentIndex(idx);
-  if (idx.data(kNodeKindRole).toInt() == DetailTreeModel::kFile) {
-    showFileBytes(idx.data(kFileIndexRole).toInt(), finding.location.key_group, finding);
-  }
-  m_decoded->appendPlainText(QStringLiteral("\n%1 %2: %3\n%4").arg(qs(ops::SeverityName(finding.severity)), qs(finding.rule_id), qs(finding.message), qs(finding.hint)));
 }
 
 }  // namespace ckpt::inspector

@@ -1,27 +1,19 @@
-// Help and manual pages for the CLI11 front-ends (ckpt-tool, ckpt-engine), from the one CLI
-// definition so that --help, `help VERB` and the installed man pages cannot drift apart:
-//   HelpFormatter  --help text wrapped at 80 columns; a verb's help can list the options of its
-//                  parent that it accepts (e.g. ckpt-tool's --format, -o, -q).
-//   WriteManPage   walks a CLI::App and prints a man(7) page: NAME, SYNOPSIS, DESCRIPTION,
-//                  OPTIONS, GLOBAL OPTIONS, COMMANDS, EXIT STATUS, EXAMPLES, NOTES, SEE ALSO.
-// Header-only (the two binaries share it; neither library links CLI11).
-#pragma once
+// HelpFormatter and WriteManPage: see cli_help.h.
+#include "ckpt/cli_support/cli_help.h"
 
-#include <CLI/CLI.hpp>
-#include <functional>
-#include <ostream>
 #include <sstream>
-#include <string>
 #include <string_view>
-#include <vector>
+#include <utility>
 
 namespace ckpt::clihelp {
+namespace {
 
-inline constexpr std::size_t kHelpWidth = 80;
+
+constexpr std::size_t kHelpWidth = 80;
 
 // Greedy word wrap of each paragraph (split on '\n') to `width` columns. Words longer than the
 // width stay whole on their own line.
-inline std::string Wrap(std::string_view text, std::size_t width) {
+std::string Wrap(std::string_view text, std::size_t width) {
   std::string out;
   std::size_t start = 0;
   while (start <= text.size()) {
@@ -56,8 +48,8 @@ inline std::string Wrap(std::string_view text, std::size_t width) {
 
 // A shell command longer than `width` as lines continued with " \\" (still pastable); each
 // continuation line is indented by `indent` spaces.
-inline std::vector<std::string> SplitCommand(const std::string& command, std::size_t width,
-                                             std::size_t indent) {
+std::vector<std::string> SplitCommand(const std::string& command, std::size_t width,
+                                      std::size_t indent) {
   std::vector<std::string> lines;
   std::string rest = command;
   std::string cont;
@@ -79,7 +71,7 @@ struct FooterParts {
   std::vector<std::string> notes;
 };
 
-inline FooterParts SplitFooter(const std::string& footer, const std::vector<std::string>& commands) {
+FooterParts SplitFooter(const std::string& footer, const std::vector<std::string>& commands) {
   FooterParts parts;
   std::istringstream in(footer);
   std::string line;
@@ -95,136 +87,12 @@ inline FooterParts SplitFooter(const std::string& footer, const std::vector<std:
   return parts;
 }
 
-// An extra help section for a subcommand: a title and its option lines (name column, text).
-struct ExtraOption {
-  std::string name;         // "--format FORMAT"
-  std::string description;  // "text or json. Default: text"
-};
-struct ExtraSection {
-  std::string title;  // "Global options (before or after the verb)"
-  std::vector<ExtraOption> options;
-};
-using ExtraSectionFn = std::function<ExtraSection(const CLI::App* app)>;
 
-class HelpFormatter : public CLI::Formatter {
- public:
-  HelpFormatter() { column_width(30); }
 
-  // For subcommands: a section listed after their own options (empty title: none).
-  void set_extra_section(ExtraSectionFn fn) { extra_ = std::move(fn); }
-  const ExtraSectionFn& extra_section() const { return extra_; }
-
-  // An option whose name and value type would pass 80 columns ("--retention TEXT:{a,b,c}") shows
-  // its choices under the description instead.
-  std::string make_option(const CLI::Option* opt, bool is_positional) const override {
-    std::string left = make_option_name(opt, is_positional) + make_option_opts(opt);
-    std::string desc = make_option_desc(opt);
-    const std::size_t open = left.find(":{");
-    const std::size_t close = open == std::string::npos ? open : left.find('}', open);
-    if (left.size() + 2 > kHelpWidth && close != std::string::npos) {
-      std::string choices = left.substr(open + 2, close - open - 2);
-      for (std::size_t p = 0; (p = choices.find(',', p)) != std::string::npos; p += 2) {
-        choices.replace(p, 1, ", ");
-      }
-      left.erase(open, close - open + 1);
-      desc = Wrap(opt->get_description() + ". One of: " + choices, DescWidth());
-    }
-    std::stringstream out;
-    CLI::detail::format_help(out, left, desc, get_column_width());
-    return out.str();
-  }
-
-  std::string make_option_desc(const CLI::Option* opt) const override {
-    return Wrap(CLI::Formatter::make_option_desc(opt), DescWidth());
-  }
-
-  std::string make_subcommand(const CLI::App* sub) const override {
-    std::stringstream out;
-    CLI::detail::format_help(out, sub->get_display_name(true),
-                             Wrap(sub->get_description(), DescWidth()), get_column_width());
-    return out.str();
-  }
-
-  std::string make_description(const CLI::App* app) const override {
-    return Wrap(CLI::Formatter::make_description(app), kHelpWidth);
-  }
-
-  std::string make_usage(const CLI::App* app, std::string name) const override {
-    std::string usage = CLI::Formatter::make_usage(app, std::move(name));
-    // "Usage: a b c [OPTIONS]..." -> continuation lines indented under the command.
-    std::string flat = usage.substr(0, usage.find_last_not_of('\n') + 1);
-    std::string wrapped = Wrap(flat, kHelpWidth - 7);
-    std::string out;
-    for (char c : wrapped) {
-      out += c;
-      if (c == '\n') out += "       ";
-    }
-    return out + "\n";
-  }
-
-  std::string make_footer(const CLI::App* app) const override {
-    // Example command lines longer than 80 columns are continued with a backslash so that they
-    // can still be pasted; prose is wrapped.
-    std::string footer = app->get_footer();
-    if (footer.empty()) return {};
-    std::istringstream in(footer);
-    std::string line, out;
-    while (std::getline(in, line)) {
-      if (line.size() <= kHelpWidth) {
-        out += line + "\n";
-        continue;
-      }
-      const std::size_t indent = line.find_first_not_of(' ');
-      const std::string pad(indent == std::string::npos ? 0 : indent, ' ');
-      if (line.compare(pad.size(), 5, "ckpt-") == 0) {
-        for (const std::string& l : SplitCommand(line.substr(pad.size()), kHelpWidth - pad.size(), 4)) {
-          out += pad + l + "\n";
-        }
-      } else {
-        std::string body = Wrap(line.substr(pad.size()), kHelpWidth - pad.size());
-        std::istringstream b(body);
-        std::string l;
-        while (std::getline(b, l)) out += pad + l + "\n";
-      }
-    }
-    return out;
-  }
-
-  std::string make_help(const CLI::App* app, std::string name,
-                        CLI::AppFormatMode mode) const override {
-    if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
-    std::stringstream out;
-    out << make_description(app);
-    out << make_usage(app, name);
-    out << make_positionals(app);
-    out << make_groups(app, mode);
-    if (extra_ && app->get_parent() != nullptr) {
-      const ExtraSection extra = extra_(app);
-      if (!extra.title.empty()) {
-        out << "\n" << extra.title << ":\n";
-        for (const ExtraOption& o : extra.options) {
-          std::stringstream line;
-          CLI::detail::format_help(line, o.name, Wrap(o.description, DescWidth()),
-                                   get_column_width());
-          out << line.str();
-        }
-      }
-    }
-    out << make_subcommands(app, mode);
-    out << '\n' << make_footer(app);
-    return out.str();
-  }
-
- private:
-  std::size_t DescWidth() const { return kHelpWidth - get_column_width(); }
-
-  ExtraSectionFn extra_;
-};
-
-// ---- man pages -------------------------------------------------------------------------------
+// Man pages.
 
 // Escapes text for roff: backslashes, hyphens of option-like words, and a leading '.' or '\''.
-inline std::string RoffEscape(std::string_view text) {
+std::string RoffEscape(std::string_view text) {
   std::string out;
   for (std::size_t i = 0; i < text.size(); ++i) {
     const char c = text[i];
@@ -242,32 +110,22 @@ inline std::string RoffEscape(std::string_view text) {
   return out;
 }
 
-struct ManInfo {
-  std::string page;         // "ckpt-tool-validate"
-  std::string command;      // "ckpt-tool validate"
-  std::string version;      // "0.1.0"
-  std::string exit_status;  // one paragraph per line
-  std::vector<std::string> example_prefixes;  // footer lines starting with these are examples
-  std::vector<std::string> see_also;          // "ckpt-tool(1)"
-  std::string extra_description;              // appended to DESCRIPTION (one paragraph per line)
-  std::vector<std::string> examples;          // before those of the footer
-};
 
-inline std::string OptionNames(const CLI::Option* opt) {
+std::string OptionNames(const CLI::Option* opt) {
   std::string names;
   for (const std::string& s : opt->get_snames()) names += (names.empty() ? "" : ", ") + ("-" + s);
   for (const std::string& l : opt->get_lnames()) names += (names.empty() ? "" : ", ") + ("--" + l);
   return names;
 }
 
-inline std::string OptionValue(const CLI::Option* opt) {
+std::string OptionValue(const CLI::Option* opt) {
   if (opt->get_expected_max() == 0 || opt->get_type_size() == 0) return {};
   std::string type = opt->get_option_text();
   if (type.empty()) type = opt->get_type_name();
   return type;
 }
 
-inline void WriteParagraphs(std::ostream& out, const std::string& text) {
+void WriteParagraphs(std::ostream& out, const std::string& text) {
   std::istringstream in(text);
   std::string line;
   bool first = true;
@@ -279,23 +137,126 @@ inline void WriteParagraphs(std::ostream& out, const std::string& text) {
   }
 }
 
-inline void WriteManOption(std::ostream& out, const std::string& names, const std::string& value,
-                           const std::string& description) {
+void WriteManOption(std::ostream& out, const std::string& names, const std::string& value,
+                    const std::string& description) {
   out << ".TP\n\\fB" << RoffEscape(names) << "\\fR";
   if (!value.empty()) out << " \\fI" << RoffEscape(value) << "\\fR";
   out << "\n" << RoffEscape(description) << "\n";
 }
 
-// Writes the man page of `app` (the root or one subcommand). `globals` lists options accepted from
-// the parent (for a subcommand's GLOBAL OPTIONS section); null or empty title: none.
-inline void WriteManPage(const CLI::App& app, const ManInfo& info, const ExtraSection* globals,
-                         std::ostream& out) {
+}  // namespace
+
+HelpFormatter::HelpFormatter() { column_width(30); }
+
+std::string HelpFormatter::make_option(const CLI::Option* opt, bool is_positional) const {
+  std::string left = make_option_name(opt, is_positional) + make_option_opts(opt);
+  std::string desc = make_option_desc(opt);
+  const std::size_t open = left.find(":{");
+  const std::size_t close = open == std::string::npos ? open : left.find('}', open);
+  if (left.size() + 2 > kHelpWidth && close != std::string::npos) {
+    std::string choices = left.substr(open + 2, close - open - 2);
+    for (std::size_t p = 0; (p = choices.find(',', p)) != std::string::npos; p += 2) {
+      choices.replace(p, 1, ", ");
+    }
+    left.erase(open, close - open + 1);
+    desc = Wrap(opt->get_description() + ". One of: " + choices, DescWidth());
+  }
+  std::stringstream out;
+  CLI::detail::format_help(out, left, desc, get_column_width());
+  return out.str();
+}
+
+std::string HelpFormatter::make_option_desc(const CLI::Option* opt) const {
+  return Wrap(CLI::Formatter::make_option_desc(opt), DescWidth());
+}
+
+std::string HelpFormatter::make_subcommand(const CLI::App* sub) const {
+  std::stringstream out;
+  CLI::detail::format_help(out, sub->get_display_name(true),
+                           Wrap(sub->get_description(), DescWidth()), get_column_width());
+  return out.str();
+}
+
+std::string HelpFormatter::make_description(const CLI::App* app) const {
+  return Wrap(CLI::Formatter::make_description(app), kHelpWidth);
+}
+
+std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) const {
+  std::string usage = CLI::Formatter::make_usage(app, std::move(name));
+  // "Usage: a b c [OPTIONS]..." -> continuation lines indented under the command.
+  std::string flat = usage.substr(0, usage.find_last_not_of('\n') + 1);
+  std::string wrapped = Wrap(flat, kHelpWidth - 7);
+  std::string out;
+  for (char c : wrapped) {
+    out += c;
+    if (c == '\n') out += "       ";
+  }
+  return out + "\n";
+}
+
+std::string HelpFormatter::make_footer(const CLI::App* app) const {
+  // Example command lines longer than 80 columns are continued with a backslash so that they
+  // can still be pasted; prose is wrapped.
+  std::string footer = app->get_footer();
+  if (footer.empty()) return {};
+  std::istringstream in(footer);
+  std::string line, out;
+  while (std::getline(in, line)) {
+    if (line.size() <= kHelpWidth) {
+      out += line + "\n";
+      continue;
+    }
+    const std::size_t indent = line.find_first_not_of(' ');
+    const std::string pad(indent == std::string::npos ? 0 : indent, ' ');
+    if (line.compare(pad.size(), 5, "ckpt-") == 0) {
+      for (const std::string& l : SplitCommand(line.substr(pad.size()), kHelpWidth - pad.size(), 4)) {
+        out += pad + l + "\n";
+      }
+    } else {
+      std::string body = Wrap(line.substr(pad.size()), kHelpWidth - pad.size());
+      std::istringstream b(body);
+      std::string l;
+      while (std::getline(b, l)) out += pad + l + "\n";
+    }
+  }
+  return out;
+}
+
+std::string HelpFormatter::make_help(const CLI::App* app, std::string name,
+                                     CLI::AppFormatMode mode) const {
+  if (mode == CLI::AppFormatMode::Sub) return make_expanded(app);
+  std::stringstream out;
+  out << make_description(app);
+  out << make_usage(app, name);
+  out << make_positionals(app);
+  out << make_groups(app, mode);
+  if (extra_ && app->get_parent() != nullptr) {
+    const ExtraSection extra = extra_(app);
+    if (!extra.title.empty()) {
+      out << "\n" << extra.title << ":\n";
+      for (const ExtraOption& o : extra.options) {
+        std::stringstream line;
+        CLI::detail::format_help(line, o.name, Wrap(o.description, DescWidth()),
+                                 get_column_width());
+        out << line.str();
+      }
+    }
+  }
+  out << make_subcommands(app, mode);
+  out << '\n' << make_footer(app);
+  return out.str();
+}
+
+std::size_t HelpFormatter::DescWidth() const { return kHelpWidth - get_column_width(); }
+
+void WriteManPage(const CLI::App& app, const ManInfo& info, const ExtraSection* globals,
+                  std::ostream& out) {
   std::string summary = app.get_description();
   if (summary.rfind(info.page + ": ", 0) == 0) summary = summary.substr(info.page.size() + 2);
   std::string upper;
   for (char c : info.page) upper += static_cast<char>(c >= 'a' && c <= 'z' ? c - 32 : c);
   out << ".\\\" Generated from the CLI definition by `" << info.command
-      << " --man`-style code (packaging/cli/ckpt/cli_help.h); do not edit.\n";
+      << " --man`-style code (ckpt-tool/cli_support/src/cli_help.cpp); do not edit.\n";
   out << ".TH " << upper << " 1 \"\" \"ckpt " << info.version << "\" \"User Commands\"\n";
   // NAME is one line for whatis/apropos: the first sentence of the description.
   std::string whatis = summary.substr(0, summary.find(". "));

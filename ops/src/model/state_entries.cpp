@@ -1,0 +1,103 @@
+#include "ckpt/ops/state_entries.h"
+
+namespace ckpt::ops {
+namespace {
+
+// The selected keyed states: `state` itself, or every keyed state when `state` is empty.
+// NotFound when `state` names no declared state.
+base::Status StateEntriesSelectStates(const OperatorInfo& op, const std::string& state,
+                                      int* keyed_selected, int* keyed_declared,
+                                      bool* one_entry_per_record, std::string* key_type) {
+  bool found = state.empty();
+  for (const StateInfo& s : op.states) {
+    if (!state.empty() && s.name == state) found = true;
+    if (!s.keyed) continue;
+    ++*keyed_declared;
+    if (!state.empty() && s.name != state) continue;
+    ++*keyed_selected;
+    if (key_type->empty()) *key_type = s.key_type;
+    if (!HasExactEntryCount(s.kind)) *one_entry_per_record = false;
+  }
+  if (!found) {
+    return base::Status::NotFound("operator " + op.id_hex + " declares no state '" + state + "'");
+  }
+  return base::Status::OK();
+}
+
+}  // namespace
+
+bool HasExactEntryCount(StateKind kind) {
+  return kind == StateKind::kValue || kind == StateKind::kMap || kind == StateKind::kReducing ||
+         kind == StateKind::kAggregating;
+}
+
+base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
+                                                const std::string& operator_ref,
+                                                const std::string& state) {
+  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(operator_ref));
+  int keyed_selected = 0;
+  int keyed_declared = 0;
+  bool one_entry_per_record = true;
+  std::string key_type;
+  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
+                                      &one_entry_per_record, &key_type));
+  StateEntryCount count;
+  count.keyed = keyed_selected > 0;
+  if (!count.keyed) return count;
+  std::string reason;
+  for (const SubtaskInfo& st : op->subtasks) {
+    for (const KeyedHandle& h : st.keyed) {
+      if (h.kind == KeyedHandleKind::kEmpty) continue;
+      if (h.kind != KeyedHandleKind::kKeyGroups && reason.empty()) {
+        reason = "subtask " + std::to_string(st.index) + " has a " +
+                 std::string(KeyedHandleKindName(h.kind)) + " handle (no per-key-group counts)";
+      }
+      // Inclusive range; the loop stops after UINT32_MAX instead of wrapping.
+      for (uint32_t g = h.key_group_start; g <= h.key_group_end; ++g) {
+        const uint64_t i = uint64_t{g} - h.key_group_start;
+        const bool counted =
+            h.kind == KeyedHandleKind::kKeyGroups && i < h.key_group_records.size();
+        if (!counted && reason.empty()) {
+          reason = "subtask " + std::to_string(st.index) + " records no count for key group " +
+                   std::to_string(g);
+        }
+        if (!counted || h.key_group_records[i] != 0) {
+          count.key_group_entries[g] += counted ? h.key_group_records[i] : 0;
+        }
+        if (g == UINT32_MAX) break;
+      }
+    }
+  }
+  if (reason.empty() && keyed_declared != 1) {
+    reason = "operator " + op->id_hex + " declares " + std::to_string(keyed_declared) +
+             " keyed states in one container (records of all of them are counted together)";
+  }
+  if (reason.empty() && !one_entry_per_record) {
+    reason = "list state and timers are not one entry per record";
+  }
+  count.exact = reason.empty();
+  count.not_exact_reason = std::move(reason);
+  for (const auto& [group, records] : count.key_group_entries) count.entries += records;
+  return count;
+}
+
+base::Result<KeyFilterSupport> KeyFilterSupportOf(const Snapshot& snapshot,
+                                                  const std::string& operator_ref,
+                                                  const std::string& state) {
+  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(operator_ref));
+  int keyed_selected = 0;
+  int keyed_declared = 0;
+  bool one_entry_per_record = true;
+  KeyFilterSupport support;
+  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
+                                      &one_entry_per_record, &support.key_type));
+  support.exact_key = keyed_selected > 0;
+  support.key_group = keyed_selected > 0;
+  if (!support.exact_key) {
+    support.reason = state.empty() ? "operator " + op->id_hex + " has no keyed state"
+                                   : "state '" + state + "' is not keyed state";
+  }
+  return support;
+}
+
+}  // namespace ckpt::ops
