@@ -123,6 +123,34 @@ base::Result<OutputFormat> CliContext::FormatAmong(std::initializer_list<OutputF
                                        ", not " + global.format);
 }
 
+base::Result<base::ResolvedLocation> CliContext::Locate(std::string_view arg) const {
+  return base::ResolveFs(arg);
+}
+
+base::Result<Located> CliContext::LocateAll(std::initializer_list<std::string_view> args) const {
+  Located out;
+  std::string_view first;
+  for (std::string_view arg : args) {
+    if (arg.empty()) {
+      out.paths.emplace_back();
+      continue;
+    }
+    CKPT_ASSIGN_OR_RETURN(base::ResolvedLocation where, Locate(arg));
+    if (out.fs == nullptr) {
+      out.fs = where.fs;
+      first = arg;
+    } else if (out.fs != where.fs) {
+      return base::Status::InvalidArgument("'" + std::string(first) + "' and '" +
+                                           std::string(arg) +
+                                           "' are on different filesystems: one command "
+                                           "reads and writes through one");
+    }
+    out.paths.push_back(std::move(where.path));
+  }
+  if (out.fs == nullptr) out.fs = &base::Fs::Default();
+  return out;
+}
+
 std::ostream& CliContext::out() {
   if (output_ && output_->stream) return *output_->stream;
   return std::cout;

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
 #include "ckpt/base/status.h"
@@ -55,6 +56,12 @@ struct GlobalOptions {
   bool quiet = false;           // -q: no progress bar, no logs. Default: off
 };
 
+// The locations one command was given (CliContext::LocateAll), on their one filesystem.
+struct Located {
+  base::Fs* fs = nullptr;          // never null on success
+  std::vector<std::string> paths;  // one per argument, in order, as `fs` names them
+};
+
 class CliContext {
  public:
   CliContext();
@@ -63,6 +70,8 @@ class CliContext {
   CliContext& operator=(const CliContext&) = delete;
 
   GlobalOptions global;
+  // The filesystem of the CLI's own local outputs (-o FILE, help --man-dir). Snapshot and
+  // output locations named on the command line go through Locate/LocateAll instead.
   base::Fs* fs = &base::Fs::Default();
   // Set by the chosen subcommand's callback during parsing; main runs it once.
   std::function<CommandResult()> run;
@@ -70,6 +79,17 @@ class CliContext {
   CLI::App* root = nullptr;
   // Cancelled by SIGINT (installed by main) so long ops stop cleanly.
   base::CancelToken cancel;
+
+  // The filesystem a location named on the command line (a snapshot, a checkpoint root) lives
+  // on and its path there, by base::ResolveFs, the one place that decides it: a bare path or a
+  // file: URI is on the POSIX filesystem, its path unchanged or with the scheme removed.
+  // InvalidArgument naming the scheme and the built-in ones for any other scheme.
+  base::Result<base::ResolvedLocation> Locate(std::string_view arg) const;
+  // As Locate for the several locations one operation reads and writes through one Fs (a
+  // snapshot and its --to, the two sides of diff). An empty argument (an option not given)
+  // stays "" and does not count. InvalidArgument as Locate, and when two arguments are on
+  // different filesystems.
+  base::Result<Located> LocateAll(std::initializer_list<std::string_view> args) const;
 
   // The parsed --format. InvalidArgument for an unknown name.
   base::Result<OutputFormat> format() const;

@@ -170,8 +170,10 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::DiffOptions options;
   options.per_state = !args.no_state_sizes;
+  auto where = ctx.LocateAll({args.a, args.b});
+  if (!where.ok()) return CommandResult::Error(where.status());
   options.progress = ctx.MakeProgress();
-  auto result = ops::Diff(*ctx.fs, args.a, args.b, options);
+  auto result = ops::Diff(*where->fs, where->paths[0], where->paths[1], options);
   ctx.EndProgress();
   if (!result.ok()) return CommandResult::Error(result.status());
   std::ostream& out = ctx.out();
@@ -186,7 +188,7 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
   if (args.keys) {
     if (*format == OutputFormat::kText) out << "\nkeys\n";
     auto keys = ops::DiffKeys(
-        *ctx.fs, args.a, args.b,
+        *where->fs, where->paths[0], where->paths[1],
         [&](const ops::KeyDiff& k) { PrintKey(k, *format, out); }, ctx.MakeProgress());
     ctx.EndProgress();
     if (!keys.ok()) return CommandResult::Error(keys.status());

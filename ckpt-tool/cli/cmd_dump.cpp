@@ -64,7 +64,9 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "dump");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.key_group >= 0) args.options.key_group = static_cast<uint32_t>(args.key_group);
-  auto snapshot = ops::LoadSnapshot(*ctx.fs, args.path);
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
   std::ostream& out = ctx.out();
   const bool json = *format == OutputFormat::kJson;
@@ -73,7 +75,7 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
     if (!out) return base::Status::IOError("writing the dump failed");
     return base::Status::OK();
   };
-  auto n = ops::Dump(*ctx.fs, *snapshot, args.options, sink, ctx.MakeProgress());
+  auto n = ops::Dump(*where->fs, *snapshot, args.options, sink, ctx.MakeProgress());
   ctx.EndProgress();
   if (!n.ok()) return CommandResult::Error(n.status());
   if (*n == 0 && args.options.filtered()) {

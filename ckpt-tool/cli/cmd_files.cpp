@@ -26,9 +26,11 @@ std::string Status(const ops::FileRow& r) {
 CommandResult RunFiles(const FilesArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "files");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto snapshot = ops::LoadSnapshot(*ctx.fs, args.path);
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
-  auto rows = ops::ListFiles(*ctx.fs, *snapshot);
+  auto rows = ops::ListFiles(*where->fs, *snapshot);
   if (!rows.ok()) return CommandResult::Error(rows.status());
   bool problems = false;
   std::ostream& out = ctx.out();

@@ -178,7 +178,9 @@ CommandResult RunHistory(const HistoryArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::HistoryOptions options;
   options.job_id_hex = args.job;
-  auto jobs = ops::LoadHistory(*ctx.fs, args.root, options, ctx.MakeProgress());
+  auto where = ctx.Locate(args.root);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto jobs = ops::LoadHistory(*where->fs, where->path, options, ctx.MakeProgress());
   ctx.EndProgress();
   if (!jobs.ok()) return CommandResult::Error(jobs.status());
   if (*format == OutputFormat::kJson) {

@@ -99,7 +99,9 @@ void PrintOperators(const std::vector<ops::OperatorRow>& rows, OutputFormat form
 CommandResult RunLs(const LsArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "ls");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto result = ops::Ls(*ctx.fs, args.path);
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto result = ops::Ls(*where->fs, where->path);
   if (!result.ok()) return CommandResult::Error(result.status());
   if (result->is_snapshot) {
     PrintOperators(result->operators, *format, ctx.out());

@@ -148,7 +148,9 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
     if (!d.ok()) return CommandResult::Usage(d.status().message());
     options.min_orphan_age_ms = *d;
   }
-  auto plan = ops::PlanPrune(*ctx.fs, args.root, options);
+  auto where = ctx.Locate(args.root);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto plan = ops::PlanPrune(*where->fs, where->path, options);
   if (!plan.ok()) {
     if (plan.status().code() == base::StatusCode::kInvalidArgument) {
       return CommandResult::Usage(plan.status().message());
@@ -160,7 +162,7 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
   std::optional<ops::PruneVerification> verification;
   if (args.yes) {
     ops::PruneVerification verified;
-    executed = ops::ExecutePrune(*ctx.fs, *plan, ctx.MakeProgress(), &done,
+    executed = ops::ExecutePrune(*where->fs, *plan, ctx.MakeProgress(), &done,
                                  args.verify ? &verified : nullptr);
     ctx.EndProgress();
     // Only a verification that ran (every step done) is reported.

@@ -66,8 +66,10 @@ void PrintRelocateResult(const ops::RelocateResult& r, OutputFormat format, std:
 }
 
 CommandResult Run(const RelocateArgs& args, CliContext& ctx) {
+  auto where = ctx.LocateAll({args.snapshot, args.to});
+  if (!where.ok()) return CommandResult::Error(where.status());
   const auto relocate = [&](const ops::RelocateOptions& options) {
-    return ops::Relocate(*ctx.fs, args.snapshot, args.to, options);
+    return ops::Relocate(*where->fs, where->paths[0], where->paths[1], options);
   };
   return RunWriteVerb(ctx, "relocate", args.dry_run, args.verify, ops::RelocateOptions(), relocate,
                       PrintRelocateResult);

@@ -100,14 +100,16 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
     if (!p.ok()) return CommandResult::Usage(p.status().message());
     options.uid_suffix_rewrites.push_back(std::move(p).value());
   }
-  options.against_job_path = args.against;
+  auto where = ctx.LocateAll({args.snapshot, args.to, args.against});
+  if (!where.ok()) return CommandResult::Error(where.status());
+  options.against_job_path = where->paths[2];
   options.by_name = args.by_name;
   options.drop = args.drop;
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
   options.copy_files = args.copy;
   options.progress = ctx.MakeProgress();
-  auto result = ops::Remap(*ctx.fs, args.snapshot, args.to, options);
+  auto result = ops::Remap(*where->fs, where->paths[0], where->paths[1], options);
   ctx.EndProgress();
   if (!result.ok()) {
     if (result.status().code() == base::StatusCode::kInvalidArgument) {

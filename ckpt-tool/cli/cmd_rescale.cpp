@@ -71,8 +71,10 @@ CommandResult Run(const RescaleArgs& args, CliContext& ctx) {
   ops::RescaleOptions options;
   options.new_max_parallelism = args.max_parallelism;
   options.operators = args.operators;
+  auto where = ctx.LocateAll({args.snapshot, args.to});
+  if (!where.ok()) return CommandResult::Error(where.status());
   const auto rescale = [&](const ops::RescaleOptions& o) {
-    return ops::RescaleMaxParallelism(*ctx.fs, args.snapshot, args.to, o);
+    return ops::RescaleMaxParallelism(*where->fs, where->paths[0], where->paths[1], o);
   };
   return RunWriteVerb(ctx, "rescale-max-parallelism", args.dry_run, args.verify, std::move(options),
                       rescale, PrintRescaleResult);

@@ -152,9 +152,11 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
 CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
   auto format = ctx.format();
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto snapshot = ops::LoadSnapshot(*ctx.fs, args.path);
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
-  auto report = ops::ComputeStats(*ctx.fs, *snapshot, args.options, ctx.MakeProgress());
+  auto report = ops::ComputeStats(*where->fs, *snapshot, args.options, ctx.MakeProgress());
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
   switch (*format) {

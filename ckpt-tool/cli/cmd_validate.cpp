@@ -80,12 +80,14 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.list_rules) return ListRules(ctx, *format);
   if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
-  auto report = ops::Validate(*ctx.fs, args.path, args.options, ctx.MakeProgress());
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto report = ops::Validate(*where->fs, where->path, args.options, ctx.MakeProgress());
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
   const ops::ValidateReport& r = *report;
   std::ostream& out = ctx.out();
-  const std::string base_dir = SnapshotDir(args.path);
+  const std::string base_dir = SnapshotDir(where->path);
   if (sarif) {
     RenderValidateSarif(r, base_dir, out);
   } else switch (*format) {

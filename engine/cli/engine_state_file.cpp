@@ -28,7 +28,7 @@ base::Status WriteEngineState(const EngineStateRecord& r) {
   base::Fs& fs = base::Fs::Default();
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(base::DirName(path)));
   const nlohmann::json j = {{"address", r.address}, {"job_id", r.job_id}, {"pid", r.pid}, {"argv", r.argv}};
-  return base::WriteFileAtomic(fs, path, j.dump(2) + "\n");
+  return fs.PublishAtomic(path, j.dump(2) + "\n");
 }
 
 base::Result<EngineStateRecord> ReadEngineState() {

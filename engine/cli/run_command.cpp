@@ -13,6 +13,7 @@
 #include <mutex>
 #include <thread>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/job_spec.h"
@@ -38,6 +39,47 @@ int Usage(const std::string& message) {
 int SetupError(const base::Status& st) {
   std::cerr << "ckpt-engine run: " << st.ToString() << "\n";
   return st.code() == base::StatusCode::kInternal ? 1 : 2;
+}
+
+// The filesystems of a run's locations (EngineRunResolveLocations).
+struct EngineRunFs {
+  base::Fs* job_file = nullptr;  // where the job spec is read from
+  base::Fs* storage = nullptr;   // checkpoints, savepoints and the snapshot restored from
+};
+
+// Rewrites the locations of `a` in place to their paths on their filesystems, decided by
+// base::ResolveFs (bare paths and file: URIs are POSIX): the job file on its own; the checkpoint
+// and savepoint directories, -s and --from-latest on the one filesystem the engine writes
+// through; --state-local-dir must be local (base::LocalPathOf). InvalidArgument naming the
+// option and the scheme otherwise, or when the storage locations are on different filesystems.
+base::Result<EngineRunFs> EngineRunResolveLocations(RunArgs* a) {
+  EngineRunFs out;
+  base::Result<base::ResolvedLocation> job = base::ResolveFs(a->job_file);
+  if (!job.ok()) return job.status().WithContext("job spec");
+  out.job_file = job->fs;
+  a->job_file = std::move(job->path);
+  const std::pair<const char*, std::string*> storage[] = {
+      {"--checkpoint-dir", &a->checkpoint_dir}, {"--savepoint-dir", &a->savepoint_dir},
+      {"-s", &a->restore_path}, {"--from-latest", &a->from_latest}};
+  for (const auto& [option, value] : storage) {
+    if (value->empty()) continue;
+    base::Result<base::ResolvedLocation> where = base::ResolveFs(*value);
+    if (!where.ok()) return where.status().WithContext(option);
+    if (out.storage != nullptr && out.storage != where->fs) {
+      return base::Status::InvalidArgument(std::string(option) + " '" + *value +
+                                           "' is on another filesystem than the other "
+                                           "checkpoint and savepoint locations");
+    }
+    out.storage = where->fs;
+    *value = std::move(where->path);
+  }
+  if (out.storage == nullptr) out.storage = &base::Fs::Default();
+  if (!a->state_local_dir.empty()) {
+    base::Result<std::string> local = base::LocalPathOf(a->state_local_dir);
+    if (!local.ok()) return local.status().WithContext("--state-local-dir");
+    a->state_local_dir = std::move(*local);
+  }
+  return out;
 }
 
 bool IsHex32(const std::string& s) {
@@ -211,12 +253,16 @@ std::string ResumeCommand(const std::vector<std::string>& argv, const std::strin
   return out + " -s " + Quote(savepoint);
 }
 
-int Run(const RunArgs& a, const std::vector<std::string>& argv) {
-  base::Fs& fs = base::Fs::Default();
-  base::Result<pb::JobSpec> spec = format::ReadJobSpecFile(fs, a.job_file);
+int Run(const RunArgs& given, const std::vector<std::string>& argv) {
+  RunArgs a = given;
+  base::Result<EngineRunFs> located = EngineRunResolveLocations(&a);
+  if (!located.ok()) return SetupError(located.status());
+  base::Fs& fs = *located->storage;
+  base::Result<pb::JobSpec> spec = format::ReadJobSpecFile(*located->job_file, a.job_file);
   if (!spec.ok()) return SetupError(spec.status());
 
   JobRunnerOptions o;
+  o.fs = &fs;
   o.checkpoint_dir = a.checkpoint_dir;
   o.savepoint_dir = a.savepoint_dir;
   if (a.interval_ms >= 0) o.interval_ms = static_cast<uint64_t>(a.interval_ms);

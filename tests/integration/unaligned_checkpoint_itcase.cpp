@@ -310,6 +310,7 @@ class RecordingFs final : public base::Fs {
   base::Result<std::unique_ptr<base::FileLock>> TryLockFile(const std::string& p) override {
     return base_.TryLockFile(p);
   }
+  bool SupportsLocks() const override { return base_.SupportsLocks(); }
   std::vector<std::pair<std::string, std::string>> metadata() {
     std::lock_guard<std::mutex> lock(mu_);
     return metadata_;

@@ -57,7 +57,7 @@ base::Status RecordSnapshotRef(base::Fs& fs, const std::string& job_dir, int64_t
                                const std::string& snapshot_dir, bool savepoint) {
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(job_dir));
   const std::string path = base::JoinPath(job_dir, SnapshotRefName(checkpoint_id, savepoint));
-  CKPT_RETURN_IF_ERROR_CTX(base::WriteFileAtomic(fs, path, snapshot_dir + "\n"),
+  CKPT_RETURN_IF_ERROR_CTX(fs.PublishAtomic(path, snapshot_dir + "\n"),
                            "recording " + path);
   return base::Status::OK();
 }
@@ -72,8 +72,8 @@ base::Status RemoveSnapshotRef(base::Fs& fs, const std::string& job_dir, int64_t
 base::Status RecordJobFinished(base::Fs& fs, const std::string& job_dir,
                                int64_t final_checkpoint_id) {
   CKPT_RETURN_IF_ERROR(fs.CreateDirs(job_dir));
-  return base::WriteFileAtomic(fs, base::JoinPath(job_dir, kFinishedMarkerName),
-                               std::to_string(final_checkpoint_id) + "\n");
+  return fs.PublishAtomic(base::JoinPath(job_dir, kFinishedMarkerName),
+                          std::to_string(final_checkpoint_id) + "\n");
 }
 
 base::Result<DiscoveredCheckpoints> DiscoverCheckpoints(base::Fs& fs, const std::string& job_dir) {

@@ -7,6 +7,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "ckpt/base/fs_resolver.h"
+
 namespace ckpt::engine::rest {
 
 using nlohmann::json;
@@ -115,7 +117,9 @@ base::Result<DisposalRequest> ParseDisposalRequest(std::string_view body) {
   std::string path;
   CKPT_RETURN_IF_ERROR(StringField(j, "savepoint-path", type, &path));
   CKPT_RETURN_IF_ERROR(TriggerIdField(j, type, &r.trigger_id));
-  r.path = StripFileScheme(path);
+  base::Result<std::string> local = StripFileScheme(path);
+  if (!local.ok()) return Mismatch(type, "field 'savepoint-path': " + local.status().message());
+  r.path = std::move(*local);
   if (r.path.empty()) return Mismatch(type, "field 'savepoint-path' is required");
   return r;
 }
@@ -208,10 +212,9 @@ base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s) {
   return id;
 }
 
-std::string StripFileScheme(std::string_view path) {
-  if (path.rfind("file://", 0) == 0) return std::string(path.substr(7));
-  if (path.rfind("file:", 0) == 0) return std::string(path.substr(5));
-  return std::string(path);
+base::Result<std::string> StripFileScheme(std::string_view path) {
+  if (base::SchemeOf(path) != "file") return std::string(path);
+  return base::LocalPathOf(path);
 }
 
 }  // namespace ckpt::engine::rest

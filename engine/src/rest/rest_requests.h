@@ -36,7 +36,7 @@ struct StopRequest {
   pb::SavepointFormat format = pb::CANONICAL;
 };
 
-// POST /savepoint-disposal. `path` has its file:// or file: scheme removed; never empty.
+// POST /savepoint-disposal. `path` has its file: scheme removed (StripFileScheme); never empty.
 struct DisposalRequest {
   std::string path;
   std::string trigger_id;
@@ -67,7 +67,11 @@ bool IsValidUtf8(std::string_view s);
 base::Result<std::string> CheckSavepointTarget(std::string_view dir);
 // A checkpoint id in a path: a decimal int64 and nothing else. InvalidArgument otherwise.
 base::Result<int64_t> ParseCheckpointIdSegment(std::string_view s);
-// `path` without a leading file:// or file: scheme.
-std::string StripFileScheme(std::string_view path);
+// `path` as a local path when it is a file: URI, by the one file: rule (base::LocalPathOf:
+// file:/a, file:///a and file://localhost/a are /a); any other text (a bare path, another
+// scheme) is returned as given, for the caller's own checks to refuse what is not a local
+// absolute path. InvalidArgument (LocalPathOf's message) for a file: URI naming another host, a
+// relative file: path, or a NUL byte.
+base::Result<std::string> StripFileScheme(std::string_view path);
 
 }  // namespace ckpt::engine::rest

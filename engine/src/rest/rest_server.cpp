@@ -230,7 +230,12 @@ class RestServer::Impl {
   // it is relative, or it cannot be created or written.
   // Nothing is created before the path is known to be acceptable (CheckSavepointTarget).
   std::optional<std::string> TargetDir(const std::string& requested, httplib::Response& res) {
-    std::string given = rest::StripFileScheme(requested);
+    base::Result<std::string> local = rest::StripFileScheme(requested);
+    if (!local.ok()) {
+      Error(res, 400, local.status().message());
+      return std::nullopt;
+    }
+    std::string given = std::move(*local);
     if (given.empty()) given = job_.checkpoint_options().savepoint_dir;
     if (given.empty()) {
       Error(res, 400, "No savepoint directory: give target-directory (the engine runs without "

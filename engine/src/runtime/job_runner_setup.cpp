@@ -48,18 +48,25 @@ int64_t HighestCheckpointDir(base::Fs& fs, const std::string& job_dir) {
 
 
 // Takes <job_dir>/_job.lock, waiting up to `wait_ms` for a short-lived holder (a prune deleting
-// in the job directory); FailedPrecondition if it stays held (another engine runs this job).
+// in the job directory); FailedPrecondition if it stays held (another engine runs this job), or
+// if the filesystem has no locks (Fs::SupportsLocks): another engine on the same job directory
+// could not be ruled out, and two would overwrite each other's checkpoints.
 base::Result<std::unique_ptr<base::FileLock>> LockJobDir(base::Fs& fs, const std::string& job_dir,
                                                          uint64_t wait_ms) {
-  CKPT_RETURN_IF_ERROR_CTX(fs.CreateDirs(job_dir), "creating the job directory");
   const std::string path = base::JoinPath(job_dir, format::kJobLockFileName);
+  const auto no_locks = [&](const std::string& why) {
+    return base::Status::FailedPrecondition(
+        "job directory " + job_dir + ": " + why +
+        ", so no other engine running this job can be ruled out (" + path + " cannot be held)");
+  };
+  if (!fs.SupportsLocks()) return no_locks("its filesystem has no file locks");
+  CKPT_RETURN_IF_ERROR_CTX(fs.CreateDirs(job_dir), "creating the job directory");
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(wait_ms);
   while (true) {
     base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(path);
     if (lock.ok()) return lock;
-    // A filesystem without locks (a test double): nothing to hold.
     if (lock.status().code() == base::StatusCode::kUnimplemented) {
-      return std::unique_ptr<base::FileLock>();
+      return no_locks(lock.status().message());
     }
     if (lock.status().code() != base::StatusCode::kFailedPrecondition ||
         std::chrono::steady_clock::now() >= deadline) {

@@ -6,6 +6,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/base/prefault.h"
 #include "ckpt/flink/data_input.h"
 #include "handle_reader.h"
@@ -324,15 +325,14 @@ base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& h) {
       return md.dir + "/" + h.path;
     case StreamHandle::Type::kFile:
     case StreamHandle::Type::kSegmentFile: {
-      std::string p = h.path;
-      if (p.rfind("file://", 0) == 0) {
-        p = p.substr(7);
-      } else if (p.rfind("file:", 0) == 0) {
-        p = p.substr(5);
-      } else if (p.find("://") != std::string::npos) {
+      // The file: rule is base::LocalPathOf's; any other scheme is a remote file system.
+      const std::string scheme = base::SchemeOf(h.path);
+      if (!scheme.empty() && scheme != "file") {
         return Status::InvalidArgument("'" + h.path + "' is on a remote file system (" +
-                                       p.substr(0, p.find("://")) + "), not readable offline");
+                                       h.path.substr(0, scheme.size()) +
+                                       "), not readable offline");
       }
+      CKPT_ASSIGN_OR_RETURN(std::string p, base::LocalPathOf(h.path));
       if (p.empty() || p.front() != '/') {
         return Status::InvalidArgument("file handle path '" + h.path + "' is not absolute");
       }

@@ -202,7 +202,7 @@ base::Result<std::string> SerializeFlinkMetadata(const Metadata& md) {
 
 base::Status WriteFlinkMetadata(base::Fs& fs, const Metadata& md, const std::string& path) {
   CKPT_ASSIGN_OR_RETURN(std::string bytes, SerializeFlinkMetadata(md));
-  return base::WriteFileAtomic(fs, path, bytes);
+  return fs.PublishAtomic(path, bytes);
 }
 
 }  // namespace ckpt::flink

@@ -270,4 +270,6 @@ Result<std::unique_ptr<FileLock>> FaultInjectionFs::TryLockFile(const std::strin
   return target_.TryLockFile(path);
 }
 
+bool FaultInjectionFs::SupportsLocks() const { return target_.SupportsLocks(); }
+
 }  // namespace ckpt::base

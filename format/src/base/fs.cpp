@@ -57,25 +57,36 @@ Result<std::string> ReadUserFileToString(Fs& fs, const std::string& path, uint64
   return ReadAll(*file, path, max_bytes);
 }
 
-Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data) {
+bool Fs::SupportsLocks() const { return false; }
+
+Status Fs::PublishAtomic(const std::string& path, std::string_view bytes) {
   static thread_local std::mt19937_64 rng{std::random_device{}()};
   std::string tmp = path + ".tmp-" + ChecksumHex(rng()).substr(0, 8);
   {
-    CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenWriteExclusive(tmp));
-    Status st = file->Append(data);
+    CKPT_ASSIGN_OR_RETURN(auto file, OpenWriteExclusive(tmp));
+    Status st = file->Append(bytes);
     if (st.ok()) st = file->Sync();
     if (st.ok()) st = file->Close();
     if (!st.ok()) {
-      fs.RemoveFile(tmp).IgnoreError();
+      RemoveFile(tmp).IgnoreError();
       return st;
     }
   }
-  Status st = fs.Rename(tmp, path);
+  Status st = Rename(tmp, path);
   if (!st.ok()) {
-    fs.RemoveFile(tmp).IgnoreError();
+    RemoveFile(tmp).IgnoreError();
     return st;
   }
-  return fs.SyncDir(DirName(path));
+  return SyncDir(DirName(path));
+}
+
+Status Fs::PublishDir(const std::string& tmp_dir, const std::string& final_dir) {
+  CKPT_RETURN_IF_ERROR(Rename(tmp_dir, final_dir));
+  return SyncDir(DirName(final_dir));
+}
+
+Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data) {
+  return fs.PublishAtomic(path, data);
 }
 
 Status RemoveAll(Fs& fs, const std::string& path) {

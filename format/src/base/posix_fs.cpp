@@ -300,4 +300,6 @@ Result<std::unique_ptr<FileLock>> PosixFs::TryLockFile(const std::string& path) 
   return std::unique_ptr<FileLock>(std::make_unique<PosixFileLock>(fd, path));
 }
 
+bool PosixFs::SupportsLocks() const { return true; }
+
 }  // namespace ckpt::base

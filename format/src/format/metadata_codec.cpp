@@ -193,7 +193,7 @@ base::Status WriteMetadataFile(base::Fs& fs, const std::string& snapshot_dir,
                                        "_metadata is never overwritten");
   }
   if (!existing.status().IsNotFound()) return existing.status();
-  return base::WriteFileAtomic(fs, path, EncodeMetadata(metadata));
+  return fs.PublishAtomic(path, EncodeMetadata(metadata));
 }
 
 }  // namespace ckpt::format

@@ -158,8 +158,7 @@ base::Result<Publication> PublishIfValid(base::Fs& fs, const std::string& tmp_di
     return p;
   }
   CKPT_RETURN_IF_ERROR(CheckOutputAbsent(fs, output_dir));
-  CKPT_RETURN_IF_ERROR(fs.Rename(tmp_dir, output_dir));
-  CKPT_RETURN_IF_ERROR(fs.SyncDir(base::DirName(output_dir)));
+  CKPT_RETURN_IF_ERROR(fs.PublishDir(tmp_dir, output_dir));
   p.published = true;
   return p;
 }

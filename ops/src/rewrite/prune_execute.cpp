@@ -14,6 +14,12 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
                           size_t* steps_done, PruneVerification* verification) {
   size_t done = 0;
   if (steps_done != nullptr) *steps_done = 0;
+  // Without locks a running engine cannot be told from none: deleting could race it.
+  if (!fs.SupportsLocks() && (!plan.job_dirs.empty() || !plan.steps.empty())) {
+    return base::Status::FailedPrecondition(
+        "refusing to prune " + plan.root + ": its filesystem has no file locks, so an engine " +
+        "running a job there cannot be ruled out: nothing deleted");
+  }
   // Held until every step ran: an engine starting on one of these jobs waits or is refused.
   std::vector<std::unique_ptr<base::FileLock>> locks;
   for (const std::string& job : plan.job_dirs) {
@@ -24,7 +30,11 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
       locks.push_back(std::move(*lock));
       continue;
     }
-    if (lock.status().code() == base::StatusCode::kUnimplemented) continue;
+    if (lock.status().code() == base::StatusCode::kUnimplemented) {
+      return base::Status::FailedPrecondition(
+          "refusing to prune job " + (job.empty() ? plan.root : job) + ": " +
+          lock.status().message() + ", so a running engine cannot be ruled out: nothing deleted");
+    }
     if (lock.status().code() == base::StatusCode::kFailedPrecondition) {
       return base::Status::FailedPrecondition(
           "job " + (job.empty() ? plan.root : job) + " started running since the plan was made (" +

@@ -187,6 +187,11 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
   // Verdicts.
   std::map<std::string, SnapshotVerdict> verdict;  // by rel
   for (auto& job : scan.jobs) {
+    if (job.liveness_unknown) {
+      plan.notes.push_back("cannot tell whether job " + (job.rel.empty() ? "." : job.rel) +
+                           " is running: this filesystem has no file locks; executing this "
+                           "plan is refused here");
+    }
     if (job.live) {
       // An engine runs this job: it may reference, or be writing, anything in its directory.
       const std::string name = job.rel.empty() ? std::string(".") : job.rel;

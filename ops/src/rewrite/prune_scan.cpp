@@ -122,9 +122,11 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
     }
   }
   // The job lock (format/layout.h kJobLockFileName): only probed when the file exists, so a dry
-  // run never creates it; a lock we get is released at once.
+  // run never creates it; a lock we get is released at once. Without locks nothing is known.
   job.lock_path = base::JoinPath(abs, format::kJobLockFileName);
-  if (fs.Stat(job.lock_path).ok()) {
+  if (!fs.SupportsLocks()) {
+    job.liveness_unknown = true;
+  } else if (fs.Stat(job.lock_path).ok()) {
     base::Result<std::unique_ptr<base::FileLock>> lock = fs.TryLockFile(job.lock_path);
     job.live = !lock.ok() && lock.status().code() == base::StatusCode::kFailedPrecondition;
   }

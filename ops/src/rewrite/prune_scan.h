@@ -52,6 +52,9 @@ struct ScannedJob {
   std::string rel;                          // "" when the root is the job directory
   // An engine runs the job now: its `_job.lock` exists and another process holds it.
   bool live = false;
+  // The filesystem has no locks (Fs::SupportsLocks): whether an engine runs the job cannot be
+  // told, so `live` says nothing; executing a prune here is refused.
+  bool liveness_unknown = false;
   std::string lock_path;  // absolute path of `_job.lock`
   std::vector<ScannedSnapshot> checkpoints;  // chk-N, ascending id
   std::optional<ScannedTree> shared;        // <job>/shared when present

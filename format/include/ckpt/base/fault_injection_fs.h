@@ -1,8 +1,9 @@
 // FaultInjectionFs: wraps another Fs and fails chosen mutating operations, for crash-safety tests.
 // Mutating operations (OpenWrite*, Append, Sync, Close, Rename, HardLink, SyncDir, CreateDirs,
-// Remove*) are counted in order; reads are never failed. It also remembers what is not yet
-// durable, so that DropUnsyncedData() can turn "the process died here" into "the machine lost
-// power here", as LevelDB's FaultInjectionTestEnv does. Thread-safe.
+// Remove*, also each step of PublishAtomic and PublishDir) are counted in order; reads are never
+// failed. It also remembers what is not yet durable, so that DropUnsyncedData() can turn "the
+// process died here" into "the machine lost power here", as LevelDB's FaultInjectionTestEnv
+// does. Thread-safe.
 #pragma once
 
 #include <atomic>
@@ -59,6 +60,11 @@ class FaultInjectionFs final : public Fs {
   Result<FileInfo> LinkStat(const std::string& path) override;
   // Never failed: a lock is not a write.
   Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
+  // What the wrapped Fs answers.
+  bool SupportsLocks() const override;
+  // PublishAtomic and PublishDir are deliberately not overridden: Fs's defaults run their
+  // primitive steps through this wrapper, so each one is counted, can be failed, and is
+  // journalled for DropUnsyncedData().
 
   // Used by the wrapped files: returns IOError if operation `what` must fail.
   Status Admit(std::string_view what);

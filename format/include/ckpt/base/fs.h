@@ -117,6 +117,29 @@ class Fs {
   // process) has it; NotFound if the directory is missing; IOError otherwise. Unimplemented on a
   // filesystem without locks (the default).
   virtual Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path);
+  // Whether TryLockFile works here, i.e. whether this filesystem can prove that no other process
+  // (a running engine) holds a job directory. Callers that must not race a running job (prune,
+  // the engine taking its job directory) refuse with FailedPrecondition when it is false instead
+  // of assuming nobody runs. Default: false (as TryLockFile's default); PosixFs: true; wrappers
+  // answer for what they wrap.
+  virtual bool SupportsLocks() const;
+
+  // Publishes `bytes` as the file `path` so that a reader sees either the old file (or none) or
+  // all of `bytes`, and `path` survives a crash once this returns OK. Replaces an existing
+  // `path`; its directory must exist. For `_metadata`, reference files and markers.
+  // The default composes the primitive steps, each through this Fs's own virtual calls (so a
+  // wrapper such as FaultInjectionFs sees and can fail every one): OpenWriteExclusive of
+  // `<path>.tmp-<random>`, Append, Sync, Close, Rename onto `path`, SyncDir of its directory;
+  // the temporary file is removed when a step before the rename's success fails. An object
+  // store overrides it with a single conditional put. Errors: those of the failing step.
+  virtual Status PublishAtomic(const std::string& path, std::string_view bytes);
+  // Publishes the finished directory `tmp_dir` (every file in it already durable) under the
+  // name `final_dir`, which must not exist, in one step: readers see all of it or nothing.
+  // `tmp_dir` and `final_dir` are siblings. For the outputs of relocate, remap and rescale.
+  // The default: Rename(tmp_dir, final_dir), then SyncDir of final_dir's parent, each through
+  // this Fs's virtual calls. Errors: those of the failing step (on POSIX the rename fails
+  // when `final_dir` exists and is not empty).
+  virtual Status PublishDir(const std::string& tmp_dir, const std::string& final_dir);
 };
 
 // Reads a whole file (OpenRead: no symbolic links, regular files only). Corruption-safe:
@@ -127,8 +150,9 @@ Result<std::string> ReadFileToString(Fs& fs, const std::string& path,
 Result<std::string> ReadUserFileToString(Fs& fs, const std::string& path,
                                          uint64_t max_bytes = uint64_t{1} << 32);
 
-// Writes `data` to `path` atomically: `<path>.tmp-<random>`, fsync, rename, fsync directory.
-// A reader never sees a partial file. Replaces an existing `path`.
+// Writes `data` to `path` atomically: fs.PublishAtomic(path, data) (on POSIX
+// `<path>.tmp-<random>`, fsync, rename, fsync directory). A reader never sees a partial file.
+// Replaces an existing `path`.
 Status WriteFileAtomic(Fs& fs, const std::string& path, std::string_view data);
 
 // Removes `path` and everything below it. OK if it does not exist. A symbolic link is removed

@@ -23,6 +23,9 @@ class PosixFs final : public Fs {
   Result<FileInfo> LinkStat(const std::string& path) override;
   Status HardLink(const std::string& existing, const std::string& link) override;
   Result<std::unique_ptr<FileLock>> TryLockFile(const std::string& path) override;
+  // flock(2): true.
+  bool SupportsLocks() const override;
+  // PublishAtomic and PublishDir: Fs's defaults (tmp file, fsync, rename, fsync directory).
 };
 
 // Converts an errno value into a Status naming `what` (usually "open <path>").

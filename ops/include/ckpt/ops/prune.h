@@ -125,9 +125,12 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
 
 // Executes `plan` in order, stopping at the first failure (whose Status it returns, naming the
 // step). First takes the job lock of every directory in plan.job_dirs: FailedPrecondition
-// (nothing deleted) if an engine started running one of those jobs since the plan was made. `*steps_done` (optional) receives the number of steps completed. A removal whose
-// target is already gone counts as done, so an interrupted prune can simply be planned and run
-// again. Cancelled via `progress` between steps.
+// (nothing deleted) if an engine started running one of those jobs since the plan was made, or
+// if `fs` has no locks (Fs::SupportsLocks) and the plan deletes anything: a running engine
+// cannot be ruled out there (PlanPrune then adds a note saying so). `*steps_done` (optional)
+// receives the number of steps completed. A removal whose target is already gone counts as
+// done, so an interrupted prune can simply be planned and run again. Cancelled via `progress`
+// between steps.
 // With plan.options.verify_output, once every step ran, VerifyPrune: `*verification`
 // (optional) receives its outcome, and a kept snapshot that no longer opens or a newest
 // retained checkpoint that no longer restores is Corruption naming it.

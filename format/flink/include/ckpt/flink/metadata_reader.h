@@ -54,8 +54,9 @@ base::Result<std::string> ReadFlinkMetadataBytes(base::Fs& fs, const std::string
 std::string FlinkMetadataDir(const std::string& metadata_path);
 
 // The local path of a file handle: tag 6 → <dir>/<relative>; tag 2 and segment files → the
-// path with a "file:" scheme removed. InvalidArgument (naming the path) for a handle of a
-// non-local file system (hdfs://, s3://, ...) or a non-file handle.
+// path by base::LocalPathOf's file: rule. InvalidArgument (naming the path) for a handle of a
+// non-local file system (hdfs://, s3://, ...), a file: URI naming another host, a path that is
+// not absolute, or a non-file handle.
 base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& handle);
 
 // Corruption unless `path` is a non-empty relative path without "", "." or ".." components,

@@ -23,7 +23,7 @@ namespace ckpt::flink {
 base::Result<std::string> SerializeFlinkMetadata(const Metadata& md);
 
 // Serializes `md` and writes it to `path` atomically (temp file, fsync, rename, fsync of the
-// directory: base::WriteFileAtomic), replacing an existing file. Errors as
+// directory: Fs::PublishAtomic), replacing an existing file. Errors as
 // SerializeFlinkMetadata, IOError from the Fs.
 base::Status WriteFlinkMetadata(base::Fs& fs, const Metadata& md, const std::string& path);
 
