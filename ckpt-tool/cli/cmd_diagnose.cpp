@@ -125,7 +125,9 @@ void PrintDiagnosisText(const ops::SnapshotDiagnosis& d, std::ostream& out) {
 CommandResult RunDiagnose(const DiagnoseArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "diagnose");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto diagnosis = ops::DiagnoseSnapshot(*ctx.fs, args.path);
+  auto where = ctx.Locate(args.path);
+  if (!where.ok()) return CommandResult::Error(where.status());
+  auto diagnosis = ops::DiagnoseSnapshot(*where->fs, where->path);
   if (!diagnosis.ok()) return CommandResult::Error(diagnosis.status());
   if (*format == OutputFormat::kJson) {
     PrintDiagnosisJson(*diagnosis, ctx.out());

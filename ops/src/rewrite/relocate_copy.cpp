@@ -196,11 +196,10 @@ MetadataWriter WriteMetadataBytes(base::Fs& fs, const std::string& metadata_byte
   return [&fs, &metadata_bytes, new_files](const std::string& dir) -> base::Status {
     if (new_files != nullptr) {
       for (const auto& [name, bytes] : *new_files) {
-        CKPT_RETURN_IF_ERROR(base::WriteFileAtomic(fs, base::JoinPath(dir, name), bytes));
+        CKPT_RETURN_IF_ERROR(fs.PublishAtomic(base::JoinPath(dir, name), bytes));
       }
     }
-    return base::WriteFileAtomic(fs, base::JoinPath(dir, format::kMetadataFileName),
-                                 metadata_bytes);
+    return fs.PublishAtomic(base::JoinPath(dir, format::kMetadataFileName), metadata_bytes);
   };
 }
 
