@@ -19,58 +19,50 @@ const std::string kUnaligned = "v1/unaligned/" + kFixtureV1Job + "/chk-5";
 
 std::string Fixtures() { return FixturePath(""); }
 
-// Runs ckpt-tool in fixtures/ and compares stdout with golden/<name>; checks the exit code.
-void Golden(const std::string& name, const std::vector<std::string>& args, int exit_code) {
-  SCOPED_TRACE(name);
-  ToolRun run = RunTool(args, Fixtures());
-  EXPECT_EQ(run.exit_code, exit_code) << "stderr: " << run.err;
-  ExpectGolden(name, run.out);
-}
-
 const std::vector<std::string> kAllFormats = {"text", "json", "junit", "github-actions"};
 
 std::string Ext(const std::string& format) { return format == "github-actions" ? "github" : format; }
 
 TEST(CliGoldenTest, Ls) {
   for (const std::string f : {"text", "json"}) {
-    Golden("ls-root." + f, {"ls", "v1/checkpoints", "--format", f}, 0);
-    Golden("ls-savepoint." + f, {"ls", "v1/savepoint", "--format", f}, 0);
-    Golden("ls-unaligned." + f, {"ls", kUnaligned + "/_metadata", "--format", f}, 0);
+    ExpectToolGolden("ls-root." + f, {"ls", "v1/checkpoints", "--format", f}, 0);
+    ExpectToolGolden("ls-savepoint." + f, {"ls", "v1/savepoint", "--format", f}, 0);
+    ExpectToolGolden("ls-unaligned." + f, {"ls", kUnaligned + "/_metadata", "--format", f}, 0);
   }
 }
 
 TEST(CliGoldenTest, Show) {
   for (const std::string f : {"text", "json"}) {
-    Golden("show-savepoint." + f, {"show", "v1/savepoint", "--format", f}, 0);
-    Golden("show-checkpoint." + f, {"show", kChk2, "--format", f}, 0);
-    Golden("show-unaligned." + f, {"show", kUnaligned, "--format", f}, 0);
+    ExpectToolGolden("show-savepoint." + f, {"show", "v1/savepoint", "--format", f}, 0);
+    ExpectToolGolden("show-checkpoint." + f, {"show", kChk2, "--format", f}, 0);
+    ExpectToolGolden("show-unaligned." + f, {"show", kUnaligned, "--format", f}, 0);
   }
 }
 
 TEST(CliGoldenTest, Files) {
   for (const std::string f : {"text", "json"}) {
-    Golden("files-checkpoint." + f, {"files", kChk2, "--format", f}, 0);
-    Golden("files-unaligned." + f, {"files", kUnaligned, "--format", f}, 0);
+    ExpectToolGolden("files-checkpoint." + f, {"files", kChk2, "--format", f}, 0);
+    ExpectToolGolden("files-unaligned." + f, {"files", kUnaligned, "--format", f}, 0);
     // A referenced file is missing: listed as missing, exit 1.
-    Golden("files-missing." + f, {"files", "corrupt/missing-referenced-file", "--format", f}, 1);
+    ExpectToolGolden("files-missing." + f, {"files", "corrupt/missing-referenced-file", "--format", f}, 1);
   }
 }
 
 TEST(CliGoldenTest, Dump) {
   for (const std::string f : {"text", "json"}) {
-    Golden("dump-aggregate." + f, {"dump", "v1/savepoint", "--operator", "per-user-aggregate", "--format", f}, 0);
-    Golden("dump-key." + f, {"dump", "v1/savepoint", "--operator", "Per-user aggregate", "--state",
+    ExpectToolGolden("dump-aggregate." + f, {"dump", "v1/savepoint", "--operator", "per-user-aggregate", "--format", f}, 0);
+    ExpectToolGolden("dump-key." + f, {"dump", "v1/savepoint", "--operator", "Per-user aggregate", "--state",
                              "spend-by-category", "--key", "user-07", "--format", f}, 0);
-    Golden("dump-operator-state." + f, {"dump", "v1/savepoint", "--operator", "watermark-tracker", "--format", f}, 0);
-    Golden("dump-changelog." + f, {"dump", kChk2, "--operator", "5b61d6019ab04da71a4e62533c1a8c40",
+    ExpectToolGolden("dump-operator-state." + f, {"dump", "v1/savepoint", "--operator", "watermark-tracker", "--format", f}, 0);
+    ExpectToolGolden("dump-changelog." + f, {"dump", kChk2, "--operator", "5b61d6019ab04da71a4e62533c1a8c40",
                                    "--key-group", "53", "--format", f}, 0);
   }
 }
 
 TEST(CliGoldenTest, ValidateCleanInEveryFormat) {
   for (const auto& f : kAllFormats) {
-    Golden("validate-savepoint." + Ext(f), {"validate", "--deep", "v1/savepoint", "--format", f}, 0);
-    Golden("validate-unaligned." + Ext(f), {"validate", kUnaligned, "--format", f}, 0);
+    ExpectToolGolden("validate-savepoint." + Ext(f), {"validate", "--deep", "v1/savepoint", "--format", f}, 0);
+    ExpectToolGolden("validate-unaligned." + Ext(f), {"validate", kUnaligned, "--format", f}, 0);
   }
 }
 
@@ -79,7 +71,7 @@ TEST(CliGoldenTest, ValidateCorruptFixturesInEveryFormat) {
                               "flipped-payload-byte", "future-version", "missing-referenced-file",
                               "truncated-metadata"}) {
     for (const auto& f : kAllFormats) {
-      Golden("validate-corrupt-" + c + "." + Ext(f), {"validate", "corrupt/" + c, "--format", f}, 1);
+      ExpectToolGolden("validate-corrupt-" + c + "." + Ext(f), {"validate", "corrupt/" + c, "--format", f}, 1);
     }
   }
 }
@@ -111,32 +103,32 @@ TEST(CliValidateTest, InFlightDataRuleMatchesTheEngineRestore) {
 
 TEST(CliGoldenTest, ValidateAgainstInEveryFormat) {
   for (const auto& f : kAllFormats) {
-    Golden("validate-against-changed." + Ext(f),
+    ExpectToolGolden("validate-against-changed." + Ext(f),
            {"validate", kChk2, "--against", "../tests/ckpt-tool/data/counts-changed.job.json",
             "--no-capabilities", "--format", f}, 1);
-    Golden("validate-against-unaligned-rescaled." + Ext(f),
+    ExpectToolGolden("validate-against-unaligned-rescaled." + Ext(f),
            {"validate", kUnaligned, "--against",
             "../tests/ckpt-tool/data/unaligned-rescaled.job.json", "--no-capabilities", "--format", f}, 1);
   }
-  Golden("validate-against-allowed.text",
+  ExpectToolGolden("validate-against-allowed.text",
          {"validate", kChk2, "--against", "../tests/ckpt-tool/data/counts-changed.job.json", "-n",
           "--no-capabilities"}, 1);  // A002 (max parallelism) still fails
 }
 
 TEST(CliGoldenTest, Stats) {
   for (const auto& f : kAllFormats) {
-    Golden("stats-savepoint." + Ext(f), {"stats", "v1/savepoint", "--format", f}, 0);
+    ExpectToolGolden("stats-savepoint." + Ext(f), {"stats", "v1/savepoint", "--format", f}, 0);
   }
-  Golden("stats-checkpoint.text", {"stats", kChk2, "--top", "3"}, 0);
+  ExpectToolGolden("stats-checkpoint.text", {"stats", kChk2, "--top", "3"}, 0);
   // A tiny skew factor turns the savepoint's key-group spread into a warning.
-  Golden("stats-skew.text", {"stats", "v1/savepoint", "--skew-factor", "1.5"}, 0);
-  Golden("stats-skew-strict.github", {"stats", "v1/savepoint", "--skew-factor", "1.5", "--strict",
+  ExpectToolGolden("stats-skew.text", {"stats", "v1/savepoint", "--skew-factor", "1.5"}, 0);
+  ExpectToolGolden("stats-skew-strict.github", {"stats", "v1/savepoint", "--skew-factor", "1.5", "--strict",
                                       "--format", "github-actions"}, 1);
 }
 
 TEST(CliGoldenTest, Completion) {
   for (const std::string shell : {"bash", "zsh", "fish"}) {
-    Golden("completion-" + shell + ".txt", {"completion", shell}, 0);
+    ExpectToolGolden("completion-" + shell + ".txt", {"completion", shell}, 0);
   }
 }
 

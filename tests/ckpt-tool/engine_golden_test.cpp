@@ -25,21 +25,14 @@ const std::vector<std::string> kAllFormats = {"text", "json", "junit", "github-a
 
 std::string Ext(const std::string& format) { return format == "github-actions" ? "github" : format; }
 
-void Golden(const std::string& name, std::vector<std::string> args, int exit_code) {
-  SCOPED_TRACE(name);
-  ToolRun run = RunTool(args, FixturePath(""));
-  EXPECT_EQ(run.exit_code, exit_code) << "stderr: " << run.err;
-  ExpectGolden(name, run.out);
-}
-
 TEST(EngineGoldenTest, ReadVerbsInTheirFormats) {
   for (const std::string f : {"text", "json"}) {
-    Golden("engine-ls-root." + f, {"--format", f, "ls", kRoot}, 0);
-    Golden("engine-ls-savepoint." + f, {"--format", f, "ls", kSavepoint}, 0);
-    Golden("engine-show-savepoint." + f, {"--format", f, "show", kSavepoint}, 0);
-    Golden("engine-files-checkpoint." + f, {"--format", f, "files", kChk5}, 0);
-    Golden("engine-dump-sum." + f, {"--format", f, "dump", kSavepoint, "--operator", "sum"}, 0);
-    Golden("engine-dump-source." + f,
+    ExpectToolGolden("engine-ls-root." + f, {"--format", f, "ls", kRoot}, 0);
+    ExpectToolGolden("engine-ls-savepoint." + f, {"--format", f, "ls", kSavepoint}, 0);
+    ExpectToolGolden("engine-show-savepoint." + f, {"--format", f, "show", kSavepoint}, 0);
+    ExpectToolGolden("engine-files-checkpoint." + f, {"--format", f, "files", kChk5}, 0);
+    ExpectToolGolden("engine-dump-sum." + f, {"--format", f, "dump", kSavepoint, "--operator", "sum"}, 0);
+    ExpectToolGolden("engine-dump-source." + f,
            {"--format", f, "dump", kSavepoint, "--operator", "numbers"}, 0);
   }
 }
@@ -81,7 +74,7 @@ TEST(EngineGoldenTest, ValidateDeepAgainstItsJobInEveryFormat) {
         RunTool({"--format", f, "validate", kSavepoint, "--deep", "--against", kSpec}, cwd);
     EXPECT_EQ(run.exit_code, 0) << "stderr: " << run.err;
     ExpectGolden("engine-validate-savepoint." + Ext(f), run.out);
-    Golden("engine-validate-checkpoint." + Ext(f), {"--format", f, "validate", kChk5, "--deep"}, 0);
+    ExpectToolGolden("engine-validate-checkpoint." + Ext(f), {"--format", f, "validate", kChk5, "--deep"}, 0);
   }
 }
 
@@ -101,18 +94,18 @@ TEST(EngineGoldenTest, ValidateAgainstReportsPendingSinkFilesThatAreGone) {
 
 TEST(EngineGoldenTest, StatsInEveryFormat) {
   for (const auto& f : kAllFormats) {
-    Golden("engine-stats-savepoint." + Ext(f), {"--format", f, "stats", kSavepoint}, 0);
+    ExpectToolGolden("engine-stats-savepoint." + Ext(f), {"--format", f, "stats", kSavepoint}, 0);
   }
 }
 
 TEST(EngineGoldenTest, DiffOfConsecutiveCheckpointsShowsChangedSums) {
-  Golden("engine-diff-chk4-chk5.text", {"diff", kChk4, kChk5}, 1);
-  Golden("engine-diff-chk4-chk5-keys.json", {"--format", "json", "diff", kChk4, kChk5, "--keys"},
+  ExpectToolGolden("engine-diff-chk4-chk5.text", {"diff", kChk4, kChk5}, 1);
+  ExpectToolGolden("engine-diff-chk4-chk5-keys.json", {"--format", "json", "diff", kChk4, kChk5, "--keys"},
          1);
 }
 
 TEST(EngineGoldenTest, RemapDryRunPlansAUidChange) {
-  Golden("engine-remap-dry-run.text",
+  ExpectToolGolden("engine-remap-dry-run.text",
          {"remap", kSavepoint, "--to", "/nonexistent/out", "--map", "sums=sums-v2", "--dry-run"},
          0);
 }

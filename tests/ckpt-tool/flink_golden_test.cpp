@@ -25,40 +25,33 @@ std::string Short(const std::string& name) {
   return name;
 }
 
-void Golden(const std::string& name, const std::vector<std::string>& args, int exit_code) {
-  SCOPED_TRACE(name);
-  ToolRun run = RunTool(args, FixturePath(""));
-  EXPECT_EQ(run.exit_code, exit_code) << "stderr: " << run.err;
-  ExpectGolden(name, run.out);
-}
-
 TEST(FlinkGoldenTest, LsShowFilesValidateEveryFixture) {
   for (const std::string& f : FlinkFixtureNames()) {
     const std::string dir = "flink/" + f;
-    Golden("flink-ls-" + Short(f) + ".text", {"ls", dir}, 0);
-    Golden("flink-show-" + Short(f) + ".text", {"show", dir}, 0);
-    Golden("flink-files-" + Short(f) + ".text", {"files", dir}, 0);
-    Golden("flink-validate-" + Short(f) + ".text", {"validate", "--deep", dir}, 0);
+    ExpectToolGolden("flink-ls-" + Short(f) + ".text", {"ls", dir}, 0);
+    ExpectToolGolden("flink-show-" + Short(f) + ".text", {"show", dir}, 0);
+    ExpectToolGolden("flink-files-" + Short(f) + ".text", {"files", dir}, 0);
+    ExpectToolGolden("flink-validate-" + Short(f) + ".text", {"validate", "--deep", dir}, 0);
   }
 }
 
 TEST(FlinkGoldenTest, JsonOfASavepointAndACheckpoint) {
-  Golden("flink-show-complexKeyed-flink2.0.json",
+  ExpectToolGolden("flink-show-complexKeyed-flink2.0.json",
          {"--format", "json", "show", "flink/complexKeyed-flink2.0"}, 0);
-  Golden("flink-ls-udf-rocksdb-checkpoint.json",
+  ExpectToolGolden("flink-ls-udf-rocksdb-checkpoint.json",
          {"--format", "json", "ls", "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"},
          0);
 }
 
 TEST(FlinkGoldenTest, DumpDecodesCanonicalSavepointKeyedAndOperatorState) {
-  Golden("flink-dump-udf-hashmap-savepoint.json",
+  ExpectToolGolden("flink-dump-udf-hashmap-savepoint.json",
          {"--format", "json", "dump",
           "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint", "--operator",
           "CheckpointingTimelyStatefulOperator1"},
          0);
-  Golden("flink-dump-table-state-source.json",
+  ExpectToolGolden("flink-dump-table-state-source.json",
          {"--format", "json", "dump", "flink/table-state", "--operator", "datagen-source-uid"}, 0);
-  Golden("flink-dump-complexKeyed-flink1.14.json",
+  ExpectToolGolden("flink-dump-complexKeyed-flink1.14.json",
          {"--format", "json", "dump", "flink/complexKeyed-flink1.14", "--operator",
           "01203aa9a12dc1ec725e03853dd7c8f2"},
          0);
@@ -71,7 +64,7 @@ TEST(FlinkGoldenTest, DumpDecodesHeapCheckpointsAndRocksDbInstances) {
   for (const std::string kind : {"hashmap-checkpoint", "hashmap-savepoint-native", "rocksdb-checkpoint",
                                  "rocksdb-savepoint-native"}) {
     for (const std::string op : {"CheckpointingTimelyStatefulOperator1", "CheckpointingKeyedStateFlatMap1"}) {
-      Golden("flink-dump-udf-" + kind + "-" + op + ".json",
+      ExpectToolGolden("flink-dump-udf-" + kind + "-" + op + ".json",
              {"--format", "json", "dump", p + kind, "--operator", op}, 0);
     }
   }
@@ -185,15 +178,15 @@ TEST(FlinkGoldenTest, UnreadableSstIsNamedWithItsFormatVersion) {
 }
 
 TEST(FlinkGoldenTest, ValidateAgainstAppliesFlinkRestoreRules) {
-  Golden("flink-validate-against-same.text",
+  ExpectToolGolden("flink-validate-against-same.text",
          {"validate", "flink/complexKeyed-flink2.0", "--against",
           "flink-jobs/complexKeyed-flink2.0.job.json"},
          0);
-  Golden("flink-validate-against-changed.text",
+  ExpectToolGolden("flink-validate-against-changed.text",
          {"validate", "flink/complexKeyed-flink2.0", "--against",
           "flink-jobs/complexKeyed-flink2.0-changed.job.json"},
          1);
-  Golden("flink-validate-against-changed-n.text",
+  ExpectToolGolden("flink-validate-against-changed-n.text",
          {"validate", "-n", "flink/complexKeyed-flink2.0", "--against",
           "flink-jobs/complexKeyed-flink2.0-changed.job.json"},
          1);

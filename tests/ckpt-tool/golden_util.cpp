@@ -13,6 +13,8 @@
 #include <fstream>
 #include <sstream>
 
+#include "ckpt/testing/temp_dir.h"
+
 namespace ckpt::testing {
 
 ToolRun RunTool(const std::vector<std::string>& args, const std::string& cwd,
@@ -127,6 +129,13 @@ constexpr bool kAddressSanitizer = false;
 ToolRun RunToolBounded(const std::vector<std::string>& args) {
   constexpr uint64_t kAddressSpaceLimit = uint64_t{1} << 30;
   return RunTool(args, ".", kAddressSanitizer ? 0 : kAddressSpaceLimit);
+}
+
+void ExpectToolGolden(const std::string& name, const std::vector<std::string>& args, int exit_code) {
+  SCOPED_TRACE(name);
+  ToolRun run = RunTool(args, FixturePath(""));
+  EXPECT_EQ(run.exit_code, exit_code) << "stderr: " << run.err;
+  ExpectGolden(name, run.out);
 }
 
 }  // namespace ckpt::testing

@@ -30,4 +30,8 @@ ToolRun RunToolBounded(const std::vector<std::string>& args);
 // line. With CKPT_UPDATE_GOLDEN=1 the file is (re)written and the test passes.
 void ExpectGolden(const std::string& name, const std::string& actual);
 
+// Runs ckpt-tool `args` in fixtures/, checks its exit code and compares its stdout with
+// golden/<name> (as ExpectGolden).
+void ExpectToolGolden(const std::string& name, const std::vector<std::string>& args, int exit_code);
+
 }  // namespace ckpt::testing
