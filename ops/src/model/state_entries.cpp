@@ -3,25 +3,36 @@
 namespace ckpt::ops {
 namespace {
 
-// The selected keyed states: `state` itself, or every keyed state when `state` is empty.
-// NotFound when `state` names no declared state.
-base::Status StateEntriesSelectStates(const OperatorInfo& op, const std::string& state,
-                                      int* keyed_selected, int* keyed_declared,
-                                      bool* one_entry_per_record, std::string* key_type) {
+// The operator and its selected keyed states: `state` itself, or every keyed state when `state`
+// is empty. NotFound when the operator or `state` is not declared.
+struct KeyedStateSelection {
+  const OperatorInfo* op = nullptr;
+  int keyed_selected = 0;
+  int keyed_declared = 0;
+  bool one_entry_per_record = true;
+  std::string key_type;  // of the first selected keyed state
+};
+
+base::Result<KeyedStateSelection> SelectKeyedStates(const Snapshot& snapshot,
+                                                    const std::string& operator_ref,
+                                                    const std::string& state) {
+  KeyedStateSelection sel;
+  CKPT_ASSIGN_OR_RETURN(sel.op, snapshot.FindOperator(operator_ref));
   bool found = state.empty();
-  for (const StateInfo& s : op.states) {
+  for (const StateInfo& s : sel.op->states) {
     if (!state.empty() && s.name == state) found = true;
     if (!s.keyed) continue;
-    ++*keyed_declared;
+    ++sel.keyed_declared;
     if (!state.empty() && s.name != state) continue;
-    ++*keyed_selected;
-    if (key_type->empty()) *key_type = s.key_type;
-    if (!HasExactEntryCount(s.kind)) *one_entry_per_record = false;
+    ++sel.keyed_selected;
+    if (sel.key_type.empty()) sel.key_type = s.key_type;
+    if (!HasExactEntryCount(s.kind)) sel.one_entry_per_record = false;
   }
   if (!found) {
-    return base::Status::NotFound("operator " + op.id_hex + " declares no state '" + state + "'");
+    return base::Status::NotFound("operator " + sel.op->id_hex + " declares no state '" + state +
+                                  "'");
   }
-  return base::Status::OK();
+  return sel;
 }
 
 }  // namespace
@@ -34,15 +45,10 @@ bool HasExactEntryCount(StateKind kind) {
 base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
                                                 const std::string& operator_ref,
                                                 const std::string& state) {
-  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(operator_ref));
-  int keyed_selected = 0;
-  int keyed_declared = 0;
-  bool one_entry_per_record = true;
-  std::string key_type;
-  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
-                                      &one_entry_per_record, &key_type));
+  CKPT_ASSIGN_OR_RETURN(KeyedStateSelection sel, SelectKeyedStates(snapshot, operator_ref, state));
+  const OperatorInfo* op = sel.op;
   StateEntryCount count;
-  count.keyed = keyed_selected > 0;
+  count.keyed = sel.keyed_selected > 0;
   if (!count.keyed) return count;
   std::string reason;
   for (const SubtaskInfo& st : op->subtasks) {
@@ -68,11 +74,11 @@ base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
       }
     }
   }
-  if (reason.empty() && keyed_declared != 1) {
-    reason = "operator " + op->id_hex + " declares " + std::to_string(keyed_declared) +
+  if (reason.empty() && sel.keyed_declared != 1) {
+    reason = "operator " + op->id_hex + " declares " + std::to_string(sel.keyed_declared) +
              " keyed states in one container (records of all of them are counted together)";
   }
-  if (reason.empty() && !one_entry_per_record) {
+  if (reason.empty() && !sel.one_entry_per_record) {
     reason = "list state and timers are not one entry per record";
   }
   count.exact = reason.empty();
@@ -84,17 +90,13 @@ base::Result<StateEntryCount> CountStateEntries(const Snapshot& snapshot,
 base::Result<KeyFilterSupport> KeyFilterSupportOf(const Snapshot& snapshot,
                                                   const std::string& operator_ref,
                                                   const std::string& state) {
-  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(operator_ref));
-  int keyed_selected = 0;
-  int keyed_declared = 0;
-  bool one_entry_per_record = true;
+  CKPT_ASSIGN_OR_RETURN(KeyedStateSelection sel, SelectKeyedStates(snapshot, operator_ref, state));
   KeyFilterSupport support;
-  CKPT_RETURN_IF_ERROR(StateEntriesSelectStates(*op, state, &keyed_selected, &keyed_declared,
-                                      &one_entry_per_record, &support.key_type));
-  support.exact_key = keyed_selected > 0;
-  support.key_group = keyed_selected > 0;
+  support.key_type = sel.key_type;
+  support.exact_key = sel.keyed_selected > 0;
+  support.key_group = sel.keyed_selected > 0;
   if (!support.exact_key) {
-    support.reason = state.empty() ? "operator " + op->id_hex + " has no keyed state"
+    support.reason = state.empty() ? "operator " + sel.op->id_hex + " has no keyed state"
                                    : "state '" + state + "' is not keyed state";
   }
   return support;
