@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include "ckpt/cli_support/cli_help.h"
+#include "ckpt/cli_support/suggest.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
@@ -114,6 +115,14 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A mistyped verb or option names the closest known ones.
+    const std::string unknown =
+        ckpt::clihelp::UnknownNameMessage(app, std::vector<std::string>(argv + 1, argv + argc), e);
+    if (!unknown.empty()) {
+      std::cerr << "ckpt-tool: " << unknown << "\n";
+      EmitErrorReport(ctx, app, unknown);
+      return 2;
+    }
     // --help and --version are "errors" with exit code 0 in CLI11; every real parse error is a
     // usage error (2).
     const int code = app.exit(e);

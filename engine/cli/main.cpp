@@ -7,6 +7,7 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/cli_support/cli_help.h"
+#include "ckpt/cli_support/suggest.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/version.h"
 #include "client_commands.h"
@@ -131,6 +132,13 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    // A mistyped verb or option names the closest known ones.
+    const std::string unknown =
+        ckpt::clihelp::UnknownNameMessage(app, std::vector<std::string>(argv + 1, argv + argc), e);
+    if (!unknown.empty()) {
+      std::cerr << "ckpt-engine: " << unknown << "\n";
+      return 2;
+    }
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
