@@ -1,4 +1,6 @@
 // ckpt-engine: thin CLI over ckpt::engine (argument parsing, wiring, printing).
+#include <algorithm>
+#include <iomanip>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -79,6 +81,31 @@ ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
   return info;
 }
 
+// The catalog as a table: a KIND column as wide as the longest kind, and each description
+// wrapped at 80 columns under the DESCRIPTION heading.
+void PrintKindsTable(const ckpt::engine::OperatorRegistry& registry, std::ostream& out) {
+  size_t width = 4;  // "KIND"
+  for (const std::string& k : registry.Kinds()) width = std::max(width, k.size());
+  width += 2;
+  const size_t text_width = width < 50 ? 80 - width : 30;
+  out << std::left << std::setw(static_cast<int>(width)) << "KIND" << "DESCRIPTION\n";
+  for (const std::string& k : registry.Kinds()) {
+    std::istringstream words(registry.Find(k)->description);
+    std::string word, line;
+    std::string first = k;
+    const auto flush = [&] {
+      out << std::left << std::setw(static_cast<int>(width)) << first << line << "\n";
+      first.clear();
+      line.clear();
+    };
+    while (words >> word) {
+      if (!line.empty() && line.size() + 1 + word.size() > text_width) flush();
+      line += (line.empty() ? "" : " ") + word;
+    }
+    flush();
+  }
+}
+
 std::string ManPage(const CLI::App& root, const CLI::App* sub) {
   std::ostringstream out;
   ckpt::clihelp::WriteManPage(sub == nullptr ? root : *sub, ManInfoFor(root, sub), nullptr, out);
@@ -144,12 +171,12 @@ int main(int argc, char** argv) {
   }
   if (kinds->parsed()) {
     const auto& registry = ckpt::engine::OperatorRegistry::Builtin();
+    if (!with_params) {
+      PrintKindsTable(registry, std::cout);
+      return 0;
+    }
     for (const std::string& k : registry.Kinds()) {
-      if (with_params) {
-        for (const std::string& p : KnownParams(registry, k)) std::cout << k << "\t" << p << "\n";
-      } else {
-        std::cout << k << "\t" << registry.Find(k)->description << "\n";
-      }
+      for (const std::string& p : KnownParams(registry, k)) std::cout << k << "\t" << p << "\n";
     }
     return 0;
   }

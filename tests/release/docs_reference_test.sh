@@ -25,7 +25,8 @@ done
 
 # 2. Operator kinds and their parameters -> job-spec reference sections.
 ref="$src/docs/job-spec.md"
-mapfile -t kinds < <("$engine" kinds | cut -f1)
+# The table's first column, without its heading and description continuation lines.
+mapfile -t kinds < <("$engine" kinds | awk 'NR > 1 && $0 !~ /^ / { print $1 }')
 ((${#kinds[@]} >= 10)) || { echo "ckpt-engine kinds listed only ${#kinds[@]} kinds" >&2; exit 1; }
 section() {  # the lines of docs/job-spec.md from "### `kind`" to the next heading
   awk -v h="### \`$1\`" '$0 == h {on = 1; next} on && /^#/ {exit} on {print}' "$ref"
