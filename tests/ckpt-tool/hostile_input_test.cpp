@@ -521,7 +521,7 @@ TEST(HostileJobSpecTest, ExplicitZeroParallelismIsRefused) {
   ASSERT_STATUS(top, kInvalidArgument, "parallelism: 0 is not a parallelism");
   auto inner = format::ParseJobSpec(
       R"({"name": "j", "operators": [)" + op + R"(, "parallelism": 0}]})", "job.json");
-  ASSERT_STATUS(inner, kInvalidArgument, "operators[0] 'src': parallelism: 0");
+  ASSERT_STATUS(inner, kInvalidArgument, "operators[0] ('src').parallelism: 0");
   auto absent = format::ParseJobSpec(R"({"name": "j", "operators": [)" + op + "}]}", "job.json");
   ASSERT_OK(absent);
   EXPECT_EQ(absent->operators(0).parallelism(), 1u);

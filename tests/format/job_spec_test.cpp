@@ -88,6 +88,43 @@ TEST(JobSpecTest, SyntaxErrorNamesFile) {
       kInvalidArgument, kSpecPath);
 }
 
+// Every error points at the line and column of what it names, as compilers do, so that an
+// editor jumps there.
+TEST(JobSpecTest, ErrorsGiveLineAndColumn) {
+  const std::string missing_comma = "{\n  \"name\": \"j\"\n  \"operators\": []\n}\n";
+  ASSERT_STATUS(ParseJobSpec(missing_comma, kSpecPath), kInvalidArgument,
+                kSpecPath + ":3:3: not valid JSON: expected ',' or '}' after a member");
+  ASSERT_STATUS(ParseJobSpec("{\"name\": ", kSpecPath), kInvalidArgument, kSpecPath + ":1:10:");
+  ASSERT_STATUS(ParseJobSpec("{\"name\": \"j\"} extra", kSpecPath), kInvalidArgument,
+                kSpecPath + ":1:15: not valid JSON: expected the end of the text");
+  ASSERT_STATUS(ParseJobSpec("[1, 2,\n\n  ]", kSpecPath), kInvalidArgument,
+                kSpecPath + ":3:3: not valid JSON: expected a value");
+  const std::string spec = R"({
+  "name": "j",
+  "operators": [
+    {"id": "a", "kind": "sequence-source"},
+    {"id": "b", "kind": "keyed-sum", "parallelism": 0},
+    {"id": "c", "kind": "keyed-sum"}
+  ]
+})";
+  ASSERT_STATUS(ParseJobSpec(spec, kSpecPath), kInvalidArgument,
+                kSpecPath + ":5:53: operators[1] ('b').parallelism: 0 is not a parallelism");
+  std::string no_id = spec;
+  no_id.replace(no_id.find(", \"parallelism\": 0"), 18, "");
+  no_id.replace(no_id.find("\"id\": \"c\", "), 11, "");
+  ASSERT_STATUS(ParseJobSpec(no_id, kSpecPath), kInvalidArgument,
+                kSpecPath + ":6:5: operators[2].id: required field is missing");
+  std::string typo = no_id;
+  typo.replace(typo.find("{\"kind\": \"keyed-sum\"}"), 21, R"({"id": "c", "kindd": 1})");
+  ASSERT_STATUS(ParseJobSpec(typo, kSpecPath), kInvalidArgument, kSpecPath + ":6:26: not a valid job spec: (operators[2]) kindd");
+  std::string bad_value = no_id;
+  bad_value.replace(bad_value.find("\"j\""), 3, "7");
+  ASSERT_STATUS(ParseJobSpec(bad_value, kSpecPath), kInvalidArgument, kSpecPath + ":2:11:");
+  // A message whose field cannot be found keeps the plain path.
+  ASSERT_STATUS(ParseJobSpec(R"({"name":"j"})", kSpecPath), kInvalidArgument,
+                kSpecPath + ":1:1: operators: a job needs at least one");
+}
+
 TEST(JobSpecTest, MissingRequiredFieldsAreNamed) {
   ASSERT_STATUS(ParseJobSpec(R"({"operators":[{"id":"a","kind":"k"}]})", kSpecPath),
                 kInvalidArgument, "name: required");

@@ -4,12 +4,14 @@
 #include <google/protobuf/util/json_util.h>
 
 #include <algorithm>
+#include <cctype>
 #include <limits>
 #include <set>
 #include <tuple>
 
 #include "ckpt/format/key_groups.h"
 #include "job_spec_rules.h"
+#include "json_location.h"
 
 namespace ckpt::format {
 namespace internal {
@@ -246,11 +248,64 @@ base::Status RefuseExplicitZeroParallelism(std::string_view json, const std::str
     if (!list.values(i).has_struct_value() || !is_zero(list.values(i).struct_value())) continue;
     auto id = list.values(i).struct_value().fields().find("id");
     const std::string name = id != list.values(i).struct_value().fields().end()
-                                 ? " '" + id->second.string_value() + "'"
+                                 ? " ('" + id->second.string_value() + "')"
                                  : "";
-    return Invalid(path, "operators[" + std::to_string(i) + "]" + name + ": parallelism: " + why);
+    return Invalid(path, "operators[" + std::to_string(i) + "]" + name + ".parallelism: " + why);
   }
   return base::Status::OK();
+}
+
+// The field path a job-spec error starts with: "operators[0] ('a').kind: ..." ->
+// "operators[0].kind", "(operators[1].parallelism): ..." -> "operators[1].parallelism",
+// "(operators[0]) kindd: ..." -> "operators[0].kindd".
+std::string FieldPathOf(std::string_view message) {
+  std::string field;
+  size_t i = message.empty() || message[0] != '(' ? 0 : 1;
+  for (;;) {
+    while (i < message.size() && (std::isalnum(static_cast<unsigned char>(message[i])) ||
+                                  std::string_view("_.[]").find(message[i]) !=
+                                      std::string_view::npos)) {
+      field.push_back(message[i++]);
+    }
+    // An operator's or edge's name in parentheses between the index and the member.
+    if (message.substr(i, 2) != " (") break;
+    const size_t close = message.find(')', i);
+    if (close == std::string_view::npos || close + 1 >= message.size() ||
+        message[close + 1] != '.') {
+      break;
+    }
+    i = close + 1;
+  }
+  // protobuf's "(operators[0]) kindd: Cannot find field.": the unknown member after the path.
+  if (message.substr(i, 2) == ") ") {
+    const size_t colon = message.find(':', i + 2);
+    if (colon != std::string_view::npos) field += "." + std::string(message.substr(i + 2, colon - i - 2));
+  }
+  return field;
+}
+
+// "PATH:LINE:COL: WHAT" when `field` (a path such as "operators[0].kind", or a bare member name)
+// is found in `json`, else "PATH: WHAT".
+base::Status InvalidAtField(std::string_view json, const std::string& path,
+                            const std::string& field, const std::string& what) {
+  std::optional<size_t> at = internal::JsonPathOffset(json, field);
+  if (!at && !field.empty()) {
+    // protobuf names an unknown member without its path: find its key.
+    const size_t dot = field.find_last_of('.');
+    at = internal::JsonMemberOffset(json, dot == std::string::npos ? field : field.substr(dot + 1));
+  }
+  if (!at) return Invalid(path, what);
+  const internal::TextPosition pos = internal::PositionOf(json, *at);
+  return Invalid(path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column), what);
+}
+
+// A job-spec rule's error ("PATH: FIELD...: WHY") pointed at the line and column of its field.
+base::Status PointedAtField(const base::Status& error, std::string_view json,
+                            const std::string& path) {
+  const std::string_view message = error.message();
+  if (message.substr(0, path.size() + 2) != path + ": ") return error;
+  const std::string what(message.substr(path.size() + 2));
+  return InvalidAtField(json, path, FieldPathOf(what), what);
 }
 
 }  // namespace
@@ -262,12 +317,19 @@ base::Result<pb::JobSpec> ParseJobSpec(std::string_view json, const std::string&
   auto st = google::protobuf::util::JsonStringToMessage(
       google::protobuf::StringPiece(json.data(), json.size()), &spec, options);
   if (!st.ok()) {
-    // protobuf names the offending field, e.g. "Cannot find field: paralelism in message
-    // ckpt.format.v1.OperatorSpec".
-    return Invalid(path, "not a valid job spec: " + std::string(st.message()));
+    // protobuf's syntax errors carry no position: find the first one ourselves.
+    if (auto syntax = internal::FirstJsonSyntaxError(json)) {
+      const internal::TextPosition pos = internal::PositionOf(json, syntax->offset);
+      return Invalid(path + ":" + std::to_string(pos.line) + ":" + std::to_string(pos.column),
+                     "not valid JSON: expected " + syntax->expected);
+    }
+    // Otherwise protobuf names the offending field, e.g. "paralelism: Cannot find field.".
+    const std::string message(st.message());
+    return InvalidAtField(json, path, FieldPathOf(message), "not a valid job spec: " + message);
   }
-  CKPT_RETURN_IF_ERROR(ValidateJobSpec(spec, path));
-  CKPT_RETURN_IF_ERROR(RefuseExplicitZeroParallelism(json, path));
+  base::Status valid = ValidateJobSpec(spec, path);
+  if (valid.ok()) valid = RefuseExplicitZeroParallelism(json, path);
+  if (!valid.ok()) return PointedAtField(valid, json, path);
   FillDefaults(&spec);
   return spec;
 }
