@@ -4,10 +4,12 @@
 #include "client_commands.h"
 
 #include <ctime>
+#include <filesystem>
 #include <iomanip>
 #include <iostream>
 #include <sstream>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/ops/live.h"
 #include "engine_state_file.h"
 #include "run_command.h"
@@ -140,13 +142,26 @@ int Checkpoint(const ClientArgs& a) {
   return 0;
 }
 
+// A path the user typed, as the engine must receive it: a relative path is resolved here, against
+// the directory the command runs in, as the user meant it (the engine's own working directory is
+// another). Absolute paths and URIs (file:, s3:, ...) go as typed.
+std::string ClientSidePath(const std::string& typed) {
+  if (typed.empty() || typed.front() == '/' || !base::SchemeOf(typed).empty()) return typed;
+  std::error_code ec;
+  std::filesystem::path full = std::filesystem::absolute(typed, ec);
+  if (ec) return typed;  // the engine names what is wrong with it
+  std::string out = full.lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/') out.pop_back();
+  return out;
+}
+
 int SavepointOrStop(const ClientArgs& a, bool stop) {
   const std::string verb = stop ? "stop" : "savepoint";
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail(verb, t.status());
   ops::LiveSavepointRequest request;
   request.format_type = a.type == "native" ? "NATIVE" : "CANONICAL";
-  request.target_dir = a.target_dir;
+  request.target_dir = ClientSidePath(a.target_dir);
   request.drain = a.drain;
   base::Result<std::string> status_path = base::Status::Internal("unset");
   if (stop) {
@@ -178,13 +193,14 @@ int Cancel(const ClientArgs& a) {
 int Dispose(const ClientArgs& a) {
   base::Result<Target> t = Connect(a);
   if (!t.ok()) return Fail("dispose", t.status());
-  std::cout << "Disposing savepoint '" << a.path << "'." << std::endl;
-  base::Result<std::string> status_path = t->client->TriggerDisposal(a.path);
+  const std::string path = ClientSidePath(a.path);
+  std::cout << "Disposing savepoint '" << path << "'." << std::endl;
+  base::Result<std::string> status_path = t->client->TriggerDisposal(path);
   if (!status_path.ok()) return Fail("dispose", status_path.status());
   std::cout << "Waiting for response..." << std::endl;
   base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail("dispose", op.status());
-  std::cout << "Savepoint '" << a.path << "' disposed.\n";
+  std::cout << "Savepoint '" << path << "' disposed.\n";
   return 0;
 }
 
@@ -218,7 +234,8 @@ std::vector<CLI::App*> AddClientCommands(CLI::App& app, ClientArgs& a) {
   CLI::App* sp = app.add_subcommand("savepoint", "Trigger a savepoint of a running job");
   sp->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
   sp->add_option("dir", a.target_dir,
-                 "Target directory, absolute (default: the engine's --savepoint-dir)");
+                 "Target directory; a relative one is taken from the current "
+                 "directory (default: the engine's --savepoint-dir)");
   sp->add_option("-t,--type", a.type, "Savepoint format")
       ->check(CLI::IsMember({"canonical", "native"}));
   sp->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
@@ -229,7 +246,8 @@ std::vector<CLI::App*> AddClientCommands(CLI::App& app, ClientArgs& a) {
   CLI::App* stop = app.add_subcommand("stop", "Stop a running job with a savepoint");
   stop->add_option("job", a.job_id, "Job id (32 hex digits)")->required();
   stop->add_option("-p,--savepoint-path", a.target_dir,
-                   "Target directory, absolute (default: the engine's --savepoint-dir)");
+                   "Target directory; a relative one is taken from the current "
+                   "directory (default: the engine's --savepoint-dir)");
   stop->add_flag("-d,--drain", a.drain, "Advance event time to the end before the savepoint");
   stop->add_option("-t,--type", a.type, "Savepoint format")
       ->check(CLI::IsMember({"canonical", "native"}));
@@ -243,7 +261,10 @@ std::vector<CLI::App*> AddClientCommands(CLI::App& app, ClientArgs& a) {
   cancel->footer("Examples:\n  ckpt-engine cancel <job-id>");
   out.push_back(cancel);
   CLI::App* dispose = app.add_subcommand("dispose", "Dispose (delete) a savepoint");
-  dispose->add_option("path", a.path, "The savepoint directory")->required();
+  dispose
+      ->add_option("path", a.path,
+                   "The savepoint directory (a relative one is taken from the current directory)")
+      ->required();
   dispose->add_option("--timeout", a.timeout_s, "Seconds to wait for completion (default 600)");
   AddAddress(dispose, a);
   dispose->footer("Examples:\n  ckpt-engine dispose /tmp/savepoints/savepoint-1a2b3c-0123456789ab");

@@ -86,9 +86,23 @@ TEST(EngineClientITCase, VerbsDriveARunningEngineFoundThroughItsStateFile) {
   ClientRun bad = Client(tmp, {"cancel", "00000000000000000000000000000000"});
   EXPECT_EQ(bad.code, 1) << bad.out;
   EXPECT_NE(bad.out.find("not found"), std::string::npos) << bad.out;
-  ClientRun rel = Client(tmp, {"savepoint", kClientJobId, "relative/dir"});
-  EXPECT_EQ(rel.code, 1) << rel.out;
-  EXPECT_NE(rel.out.find("not an absolute path"), std::string::npos) << rel.out;
+  // A relative directory means the one under the client's working directory (this test's), not
+  // the engine's; dispose takes a relative path the same way.
+  const std::string rel_dir =
+      std::filesystem::relative(tmp.Sub("rel-sp"), std::filesystem::current_path()).string();
+  ASSERT_NE(rel_dir.front(), '/') << rel_dir;
+  ClientRun rel = Client(tmp, {"savepoint", kClientJobId, rel_dir});
+  ASSERT_EQ(rel.code, 0) << rel.out;
+  ASSERT_TRUE(std::regex_search(rel.out, m, path_re)) << rel.out;
+  const std::string rel_savepoint = m[1];
+  EXPECT_EQ(std::filesystem::path(rel_savepoint).parent_path(),
+            std::filesystem::weakly_canonical(tmp.Sub("rel-sp")))
+      << rel.out;
+  ClientRun rel_dispose = Client(
+      tmp, {"dispose", std::filesystem::relative(rel_savepoint, std::filesystem::current_path())
+                           .string()});
+  EXPECT_EQ(rel_dispose.code, 0) << rel_dispose.out;
+  EXPECT_FALSE(std::filesystem::exists(rel_savepoint)) << rel_dispose.out;
 
   ClientRun dispose = Client(tmp, {"dispose", savepoint});
   EXPECT_EQ(dispose.code, 0) << dispose.out;
