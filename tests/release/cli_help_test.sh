@@ -89,6 +89,11 @@ complete_line ckpt-tool help va | expect "help va" validate
 snap="$src/fixtures/engine-v1/savepoint-e0e1e2-30e19071c9cd"
 complete_line ckpt-tool dump "$snap" --operator "" | expect "dump SNAP --operator" numbers sum sums
 complete_line ckpt-tool remap "$snap" --drop s | expect "remap SNAP --drop s" sum sums
+# A job spec is a file: --against completes file names (of both verbs that take one).
+for verb in validate remap; do
+  complete_line ckpt-tool "$verb" "$snap" --against "$src/fixtures/engine-v1/keyed_sum.job" |
+    expect "$verb SNAP --against FILE" "$src/fixtures/engine-v1/keyed_sum.job.json"
+done
 
 ((fail == 0)) && echo "ok: help fits 80 columns, lists global options; completions work"
 exit "$fail"
