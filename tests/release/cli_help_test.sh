@@ -20,9 +20,16 @@ fail=0
 bad() { echo "FAIL: $*" >&2; fail=1; }
 
 width_ok() {  # $1 label, stdin text
-  local over
-  over=$(awk 'length($0) > 80 { printf "  %d: %s\n", length($0), $0 }')
+  local text over orphans
+  text=$(cat)
+  over=$(awk 'length($0) > 80 { printf "  %d: %s\n", length($0), $0 }' <<<"$text")
   [[ -z $over ]] || bad "$1: lines over 80 columns:"$'\n'"$over"
+  # Footer prose wrapped twice leaves a word or two alone on a line between two full ones.
+  orphans=$(sed -n '/^Examples:/,$p' <<<"$text" |
+            awk 'length(prev) >= 70 && prev !~ /\\$/ && NF > 0 && NF <= 2 { o = $0; n = NR }
+                 NR == n + 1 && n > 0 && NF > 0 { printf "  %s\n", o; n = 0 }
+                 { prev = $0 }')
+  [[ -z $orphans ]] || bad "$1: footer prose broken twice (a word or two alone):"$'\n'"$orphans"
 }
 
 "$tool" --help | width_ok "ckpt-tool --help"

@@ -196,29 +196,47 @@ std::string HelpFormatter::make_usage(const CLI::App* app, std::string name) con
 
 std::string HelpFormatter::make_footer(const CLI::App* app) const {
   // Example command lines longer than 80 columns are continued with a backslash so that they
-  // can still be pasted; prose is wrapped.
+  // can still be pasted. Prose is wrapped as paragraphs: a line that filled the source's width
+  // (60 columns or more) continues into the next line of the same indentation, so text wrapped
+  // by hand at another width is re-wrapped as a whole rather than line by line.
   std::string footer = app->get_footer();
   if (footer.empty()) return {};
   std::istringstream in(footer);
-  std::string line, out;
+  std::string line, out, paragraph, paragraph_pad;
+  bool continues = false;
+  const auto flush = [&] {
+    if (paragraph.empty()) return;
+    std::istringstream b(Wrap(paragraph, kHelpWidth - paragraph_pad.size()));
+    std::string l;
+    while (std::getline(b, l)) out += paragraph_pad + l + "\n";
+    paragraph.clear();
+  };
   while (std::getline(in, line)) {
-    if (line.size() <= kHelpWidth) {
-      out += line + "\n";
-      continue;
-    }
     const std::size_t indent = line.find_first_not_of(' ');
     const std::string pad(indent == std::string::npos ? 0 : indent, ' ');
-    if (line.compare(pad.size(), 5, "ckpt-") == 0) {
-      for (const std::string& l : SplitCommand(line.substr(pad.size()), kHelpWidth - pad.size(), 4)) {
-        out += pad + l + "\n";
+    const std::string body = line.substr(pad.size());
+    if (body.empty() || body.compare(0, 5, "ckpt-") == 0) {
+      flush();
+      if (body.empty()) {
+        out += "\n";
+      } else {
+        for (const std::string& l : SplitCommand(body, kHelpWidth - pad.size(), 4)) {
+          out += pad + l + "\n";
+        }
       }
-    } else {
-      std::string body = Wrap(line.substr(pad.size()), kHelpWidth - pad.size());
-      std::istringstream b(body);
-      std::string l;
-      while (std::getline(b, l)) out += pad + l + "\n";
+      continues = false;
+      continue;
     }
+    if (continues && pad == paragraph_pad && body.compare(0, 2, "- ") != 0) {
+      paragraph += " " + body;
+    } else {
+      flush();
+      paragraph = body;
+      paragraph_pad = pad;
+    }
+    continues = line.size() >= 60;
   }
+  flush();
   return out;
 }
 
