@@ -9,6 +9,7 @@
 #include <streambuf>
 
 #include "ckpt/base/text_escape.h"
+#include "ckpt/ops/open.h"
 
 namespace ckpt::cli {
 namespace {
@@ -125,6 +126,12 @@ base::Result<OutputFormat> CliContext::FormatAmong(std::initializer_list<OutputF
 
 base::Result<base::ResolvedLocation> CliContext::Locate(std::string_view arg) const {
   return base::ResolveFs(arg);
+}
+
+base::Result<base::ResolvedLocation> CliContext::LocateSnapshot(std::string_view arg) const {
+  CKPT_ASSIGN_OR_RETURN(base::ResolvedLocation where, Locate(arg));
+  CKPT_RETURN_IF_ERROR(ops::CheckSnapshotTarget(*where.fs, where.path));
+  return where;
 }
 
 base::Result<Located> CliContext::LocateAll(std::initializer_list<std::string_view> args) const {

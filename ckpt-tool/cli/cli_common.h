@@ -85,6 +85,10 @@ class CliContext {
   // file: URI is on the POSIX filesystem, its path unchanged or with the scheme removed.
   // InvalidArgument naming the scheme and the built-in ones for any other scheme.
   base::Result<base::ResolvedLocation> Locate(std::string_view arg) const;
+  // As Locate for a verb that takes one snapshot: InvalidArgument (exit 2) naming what `arg`
+  // is instead (a checkpoint root, a directory with no snapshot, a state file), with the path
+  // the user most likely meant (ops::CheckSnapshotTarget).
+  base::Result<base::ResolvedLocation> LocateSnapshot(std::string_view arg) const;
   // As Locate for the several locations one operation reads and writes through one Fs (a
   // snapshot and its --to, the two sides of diff). An empty argument (an option not given)
   // stays "" and does not count. InvalidArgument as Locate, and when two arguments are on

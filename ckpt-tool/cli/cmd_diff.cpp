@@ -5,6 +5,7 @@
 
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/diff.h"
+#include "ckpt/ops/open.h"
 #include "cli_common.h"
 #include "render.h"
 
@@ -172,6 +173,11 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
   options.per_state = !args.no_state_sizes;
   auto where = ctx.LocateAll({args.a, args.b});
   if (!where.ok()) return CommandResult::Error(where.status());
+  for (const std::string& side : where->paths) {
+    if (base::Status st = ops::CheckSnapshotTarget(*where->fs, side); !st.ok()) {
+      return CommandResult::Error(st);
+    }
+  }
   options.progress = ctx.MakeProgress();
   auto result = ops::Diff(*where->fs, where->paths[0], where->paths[1], options);
   ctx.EndProgress();

@@ -64,7 +64,7 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "dump");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.key_group >= 0) args.options.key_group = static_cast<uint32_t>(args.key_group);
-  auto where = ctx.Locate(args.path);
+  auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());

@@ -26,7 +26,7 @@ std::string Status(const ops::FileRow& r) {
 CommandResult RunFiles(const FilesArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "files");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto where = ctx.Locate(args.path);
+  auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());

@@ -220,7 +220,7 @@ void PrintFiles(const ops::Snapshot& s, std::ostream& out) {
 CommandResult RunShow(const ShowArgs& args, CliContext& ctx) {
   auto format = ctx.FormatAmong({OutputFormat::kText, OutputFormat::kJson}, "show");
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto where = ctx.Locate(args.path);
+  auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());

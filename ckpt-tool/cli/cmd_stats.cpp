@@ -152,7 +152,7 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
 CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
   auto format = ctx.format();
   if (!format.ok()) return CommandResult::Usage(format.status().message());
-  auto where = ctx.Locate(args.path);
+  auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());

@@ -80,7 +80,7 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   if (args.list_rules) return ListRules(ctx, *format);
   if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
-  auto where = ctx.Locate(args.path);
+  auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto report = ops::Validate(*where->fs, where->path, args.options, ctx.MakeProgress());
   ctx.EndProgress();

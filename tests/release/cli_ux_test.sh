@@ -3,12 +3,19 @@
 #   a mistyped verb or option: exit 2 and one line naming it and the closest known names
 #   ("did you mean"), for verbs, verb options, options given before the verb, and ckpt-engine;
 #   a word close to nothing: exit 2, the line names it and where the known names are listed;
-#   with --format json, the usage error is also a well-formed JSON error object on stdout.
-# Usage: cli_ux_test.sh CKPT_TOOL CKPT_ENGINE
+#   with --format json, the usage error is also a well-formed JSON error object on stdout;
+#   pointing a one-snapshot verb at something else (a checkpoint root, a directory without a
+#   snapshot, a file of a snapshot): exit 2 and a line naming what was found and what was meant,
+#   while an incomplete checkpoint stays a finding (CKPT-M001, exit 1).
+# Usage: cli_ux_test.sh CKPT_TOOL CKPT_ENGINE SOURCE_DIR SCRATCH_DIR
 set -uo pipefail
 tool=$1
 engine=$2
+src=$3
+scratch=$4
 fail=0
+rm -rf "$scratch"
+mkdir -p "$scratch"
 
 # expect WANT_EXIT WANT_STDERR_SUBSTRING COMMAND...
 expect() {
@@ -54,5 +61,26 @@ python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert d["type"]=="error
 err=$("$tool" --format yaml ls snap 2>&1 >/dev/null)
 [[ $? == 2 && $err == *"yaml not in"* && $err != *"did you mean"* ]] ||
   { echo "FAIL: --format yaml: $err" >&2; fail=1; }
+# Wrong targets: a root of snapshots, an empty directory, a file of a snapshot.
+root="$scratch/root"
+mkdir -p "$root/0123456789abcdef0123456789abcdef" "$scratch/empty"
+cp -r "$src/fixtures/engine-v1/savepoint-e0e1e2-30e19071c9cd" "$root/0123456789abcdef0123456789abcdef/chk-3"
+cp -r "$src/fixtures/engine-v1/savepoint-e0e1e2-30e19071c9cd" "$root/0123456789abcdef0123456789abcdef/chk-12"
+mkdir -p "$root/0123456789abcdef0123456789abcdef/chk-13"   # still being written
+for verb in validate show files stats dump; do
+  expect 2 "'$root' is a checkpoint root, not a snapshot: it holds 3 snapshot(s) of job 0123456789abcdef0123456789abcdef; the newest complete one is 0123456789abcdef0123456789abcdef/chk-12: did you mean '$root/0123456789abcdef0123456789abcdef/chk-12'?" \
+    "$tool" "$verb" "$root"
+done
+expect 2 "'$scratch/empty' holds no snapshot" "$tool" validate "$scratch/empty"
+state=$(find "$root/0123456789abcdef0123456789abcdef/chk-3" -name '*.state' | head -1)
+expect 2 "'$state' is a file of the snapshot '$root/0123456789abcdef0123456789abcdef/chk-3', not a snapshot: did you mean" \
+  "$tool" show "$state"
+expect 2 "is a checkpoint root" "$tool" diff "$root" "$root/0123456789abcdef0123456789abcdef/chk-3"
+# An incomplete checkpoint is a snapshot with a finding, not a wrong target.
+"$tool" validate "$root/0123456789abcdef0123456789abcdef/chk-13" >"$scratch/m001.out" 2>&1
+rc=$?
+[[ $rc == 1 ]] && grep -q "CKPT-M001" "$scratch/m001.out" ||
+  { echo "FAIL: validate of an incomplete chk-13 exited $rc: $(cat "$scratch/m001.out")" >&2; fail=1; }
+
 ((fail == 0)) && echo "cli_ux: ok"
 exit $fail

@@ -26,4 +26,16 @@ base::Result<Opened> Open(base::Fs& fs, const std::string& path);
 // As Open, loading a snapshot with `options` (ls: `_metadata` only).
 base::Result<Opened> Open(base::Fs& fs, const std::string& path, const LoadOptions& options);
 
+// Whether `path` names one snapshot, for the verbs that take one (show, validate, files, dump,
+// stats, diff): OK for a `_metadata` file, a directory holding one, an incomplete snapshot (a
+// chk-<n> or savepoint-* directory without `_metadata`, or a directory of files without one:
+// validate reports it), any other file (its magic decides), and a path that does not exist (the
+// verb names it). InvalidArgument naming what was found instead:
+//   - a checkpoint root: how many snapshots of which job, and the newest complete one
+//     ("... did you mean '<root>/<job>/chk-12'?");
+//   - a directory that holds no snapshot at all;
+//   - a file of a snapshot (did you mean its directory?), or of a job's shared/ or taskowned/.
+// Reads only directory listings and file types; thread-safe given a thread-safe Fs.
+base::Status CheckSnapshotTarget(base::Fs& fs, const std::string& path);
+
 }  // namespace ckpt::ops
