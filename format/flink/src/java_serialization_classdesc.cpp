@@ -8,14 +8,14 @@ namespace ckpt::flink::internal {
 
 using base::Status;
 
-base::Result<JavaClassDesc*> JavaStreamReader::ClassDesc(const std::string& what) {
+base::Result<JavaClassDesc*> JavaStreamReader::ClassDesc(const JavaExpected& what) {
   const uint64_t at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode(what));
   return ClassDescAfterTag(tc, at, what);
 }
 
 base::Result<JavaClassDesc*> JavaStreamReader::ClassDescAfterTag(uint8_t tc, uint64_t at,
-                                                                 const std::string& what) {
+                                                                 const JavaExpected& what) {
   switch (tc) {
     case kJavaTcNull:
       return static_cast<JavaClassDesc*>(nullptr);
@@ -23,7 +23,7 @@ base::Result<JavaClassDesc*> JavaStreamReader::ClassDescAfterTag(uint8_t tc, uin
       CKPT_ASSIGN_OR_RETURN(size_t index, Reference(at));
       const HandleEntry& entry = handles_[index];
       if (entry.desc == nullptr) {
-        return in_.Error(at, "expected " + what + ", found a TC_REFERENCE to a " +
+        return in_.Error(at, "expected " + what.Text() + ", found a TC_REFERENCE to a " +
                                  (entry.value->kind == JavaValue::Kind::kString ? "string"
                                                                                 : "non-descriptor") +
                                  " handle");
@@ -41,7 +41,7 @@ base::Result<JavaClassDesc*> JavaStreamReader::ClassDescAfterTag(uint8_t tc, uin
       return tc == kJavaTcClassDesc ? NewClassDesc(at) : NewProxyClassDesc(at);
     }
     default:
-      return in_.Error(at, "expected " + what +
+      return in_.Error(at, "expected " + what.Text() +
                                " (TC_CLASSDESC, TC_PROXYCLASSDESC, TC_REFERENCE or TC_NULL), found " +
                                JavaTypeCodeName(tc));
   }
@@ -76,21 +76,21 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewClassDesc(uint64_t at) {
     CKPT_ASSIGN_OR_RETURN(uint8_t code, in_.ReadU8());
     f.type_code = static_cast<char>(code);
     CKPT_ASSIGN_OR_RETURN(f.name, in_.ReadUtf());
-    const std::string where = "field " + f.name + " of class " + desc->name;
+    auto where = [&f, desc] { return "field " + f.name + " of class " + desc->name; };
     if (f.type_code == 'L' || f.type_code == '[') {
-      CKPT_ASSIGN_OR_RETURN(JavaValue * sig, StringValue("the type signature of " + where));
+      CKPT_ASSIGN_OR_RETURN(JavaValue * sig, StringValue({"the type signature of field", &f.name, &desc->name}));
       if (sig->text.empty() || (sig->text[0] != 'L' && sig->text[0] != '[')) {
-        return in_.Error(field_at, where + ": type signature \"" + sig->text +
+        return in_.Error(field_at, where() + ": type signature \"" + sig->text +
                                        "\", expected an object or array signature");
       }
       f.signature = sig->text;
       seen_object_field = true;
     } else if (std::string_view("BCDFIJSZ").find(f.type_code) == std::string_view::npos ||
                code == 0) {
-      return in_.Error(field_at, where + ": type code " + JavaHex(code) +
+      return in_.Error(field_at, where() + ": type code " + JavaHex(code) +
                                      ", expected one of B C D F I J S Z L [");
     } else if (seen_object_field) {
-      return in_.Error(field_at, where + ": a primitive field after an object field (the "
+      return in_.Error(field_at, where() + ": a primitive field after an object field (the "
                                          "stream lists primitive fields first)");
     }
     desc->fields.push_back(std::move(f));
@@ -123,7 +123,7 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewProxyClassDesc(uint64_t at) {
 Status JavaStreamReader::ClassDescTail(JavaClassDesc* desc, size_t handle_index, uint64_t at) {
   CKPT_RETURN_IF_ERROR(Annotation(&desc->annotations));
   CKPT_ASSIGN_OR_RETURN(desc->super,
-                        ClassDesc("the superclass descriptor of " + desc->name));
+                        ClassDesc({"the superclass descriptor of", &desc->name}));
   // References only name complete descriptors, so a chain cannot loop; it can still grow one
   // class per descriptor, and every object walks it.
   int length = 1;

@@ -24,7 +24,7 @@ uint32_t JavaPrimitiveSize(char type_code) {
 }  // namespace
 
 base::Result<JavaValue*> JavaStreamReader::NewObject(uint64_t at) {
-  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc("the class descriptor of a TC_OBJECT"));
+  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc({"the class descriptor of a TC_OBJECT"}));
   if (desc == nullptr) return in_.Error(at, "TC_OBJECT with a null class descriptor");
   CKPT_ASSIGN_OR_RETURN(JavaValue * obj, NewValue(JavaValue::Kind::kObject, at));
   obj->class_desc = desc;
@@ -67,7 +67,7 @@ Status JavaStreamReader::ClassDataOf(JavaValue* obj, const JavaClassDesc* desc, 
     if (f.is_primitive()) {
       CKPT_ASSIGN_OR_RETURN(v, PrimitiveValue(f.type_code));
     } else {
-      CKPT_ASSIGN_OR_RETURN(v, ObjectValue("the value of field " + f.name + " of " + desc->name));
+      CKPT_ASSIGN_OR_RETURN(v, ObjectValue({"the value of field", &f.name, &desc->name}));
     }
     obj->class_data[index].fields.emplace_back(f.name, v);
   }
@@ -125,7 +125,7 @@ Status JavaStreamReader::PrimitiveArray(JavaValue* array, char type_code, uint32
 }
 
 base::Result<JavaValue*> JavaStreamReader::NewArray(uint64_t at) {
-  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc("the class descriptor of a TC_ARRAY"));
+  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc({"the class descriptor of a TC_ARRAY"}));
   if (desc == nullptr) return in_.Error(at, "TC_ARRAY with a null class descriptor");
   const std::string& name = desc->name;
   const char elem = name.size() >= 2 && name[0] == '[' ? name[1] : '\0';
@@ -149,14 +149,14 @@ base::Result<JavaValue*> JavaStreamReader::NewArray(uint64_t at) {
   }
   for (uint32_t i = 0; i < n; ++i) {
     CKPT_ASSIGN_OR_RETURN(JavaValue * e,
-                          ObjectValue("element " + std::to_string(i) + " of " + name));
+                          ObjectValue({"an element of", &name}));
     array->elements.push_back(e);
   }
   return array;
 }
 
 base::Result<JavaValue*> JavaStreamReader::NewEnum(uint64_t at) {
-  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc("the class descriptor of a TC_ENUM"));
+  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc({"the class descriptor of a TC_ENUM"}));
   if (desc == nullptr) return in_.Error(at, "TC_ENUM with a null class descriptor");
   if (!desc->has_flag(kJavaScEnum)) {
     return in_.Error(at, "TC_ENUM of class " + desc->name + ", whose descriptor lacks SC_ENUM");
@@ -165,13 +165,13 @@ base::Result<JavaValue*> JavaStreamReader::NewEnum(uint64_t at) {
   v->class_desc = desc;
   CKPT_ASSIGN_OR_RETURN(v->handle, NewHandle(v, nullptr, at));
   NoteTopLevel(v);
-  CKPT_ASSIGN_OR_RETURN(JavaValue * name, StringValue("the constant name of enum " + desc->name));
+  CKPT_ASSIGN_OR_RETURN(JavaValue * name, StringValue({"the constant name of enum", &desc->name}));
   v->text = name->text;
   return v;
 }
 
 base::Result<JavaValue*> JavaStreamReader::NewClass(uint64_t at) {
-  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc("the class descriptor of a TC_CLASS"));
+  CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDesc({"the class descriptor of a TC_CLASS"}));
   if (desc == nullptr) return in_.Error(at, "TC_CLASS with a null class descriptor");
   CKPT_ASSIGN_OR_RETURN(JavaValue * v, NewValue(JavaValue::Kind::kClass, at));
   v->class_desc = desc;

@@ -39,6 +39,13 @@ std::string JavaHex(uint64_t v) {
   return buf;
 }
 
+std::string JavaExpected::Text() const {
+  std::string out = what;
+  if (name != nullptr) out += " " + *name;
+  if (owner != nullptr) out += " of " + *owner;
+  return out;
+}
+
 std::string JavaTypeCodeName(uint8_t tc) {
   static constexpr const char* kNames[] = {
       "TC_NULL",       "TC_REFERENCE", "TC_CLASSDESC",     "TC_OBJECT",    "TC_STRING",
@@ -71,7 +78,7 @@ Status JavaStreamReader::ReadHeader() {
 
 Status JavaStreamReader::ReadTopLevelContent() {
   const uint64_t at = in_.offset();
-  CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode("a stream content"));
+  CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode({"a stream content"}));
   if (tc == kJavaTcReset) {
     handles_.clear();
     return Status::OK();
@@ -90,8 +97,8 @@ Status JavaStreamReader::ReadTopLevelContent() {
   return Status::OK();
 }
 
-base::Result<uint8_t> JavaStreamReader::TypeCode(const std::string& what) {
-  if (in_.at_end()) return in_.Error("truncated: expected " + what);
+base::Result<uint8_t> JavaStreamReader::TypeCode(const JavaExpected& what) {
+  if (in_.at_end()) return in_.Error("truncated: expected " + what.Text());
   return in_.ReadU8();
 }
 
@@ -179,7 +186,7 @@ base::Result<JavaValue*> JavaStreamReader::Content(uint8_t tc, uint64_t at, Wher
       return NewString(tc, at);
     case kJavaTcClassDesc:
     case kJavaTcProxyClassDesc: {
-      CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDescAfterTag(tc, at, "a class descriptor"));
+      CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDescAfterTag(tc, at, {"a class descriptor"}));
       return ClassDescValue(desc->handle - kJavaBaseWireHandle, at);
     }
     case kJavaTcObject:
@@ -208,19 +215,19 @@ base::Result<JavaValue*> JavaStreamReader::Content(uint8_t tc, uint64_t at, Wher
   }
 }
 
-base::Result<JavaValue*> JavaStreamReader::ObjectValue(const std::string& what) {
+base::Result<JavaValue*> JavaStreamReader::ObjectValue(const JavaExpected& what) {
   const uint64_t at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode(what));
   const bool is_object = tc >= kJavaTcNull && tc <= kJavaTcEnum && tc != kJavaTcBlockData &&
                          tc != kJavaTcEndBlockData && tc != kJavaTcReset &&
                          tc != kJavaTcBlockDataLong;
   if (!is_object) {
-    return in_.Error(at, "expected " + what + " (an object), found " + JavaTypeCodeName(tc));
+    return in_.Error(at, "expected " + what.Text() + " (an object), found " + JavaTypeCodeName(tc));
   }
   return Content(tc, at, Where::kValue);
 }
 
-base::Result<JavaValue*> JavaStreamReader::StringValue(const std::string& what) {
+base::Result<JavaValue*> JavaStreamReader::StringValue(const JavaExpected& what) {
   const uint64_t at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode(what));
   if (tc == kJavaTcString || tc == kJavaTcLongString) return NewString(tc, at);
@@ -228,10 +235,10 @@ base::Result<JavaValue*> JavaStreamReader::StringValue(const std::string& what) 
     CKPT_ASSIGN_OR_RETURN(size_t index, Reference(at));
     JavaValue* v = handles_[index].value;
     if (v != nullptr && v->kind == JavaValue::Kind::kString) return v;
-    return in_.Error(at, "expected " + what + ", found a TC_REFERENCE to a " +
+    return in_.Error(at, "expected " + what.Text() + ", found a TC_REFERENCE to a " +
                              (v != nullptr ? JavaKindName(v->kind) : "class descriptor"));
   }
-  return in_.Error(at, "expected " + what + " (TC_STRING, TC_LONGSTRING or TC_REFERENCE), found " +
+  return in_.Error(at, "expected " + what.Text() + " (TC_STRING, TC_LONGSTRING or TC_REFERENCE), found " +
                            JavaTypeCodeName(tc));
 }
 
@@ -274,7 +281,7 @@ base::Result<JavaValue*> JavaStreamReader::BlockData(uint8_t tc, uint64_t at) {
 
 base::Result<JavaValue*> JavaStreamReader::Exception(uint64_t at) {
   handles_.clear();
-  CKPT_ASSIGN_OR_RETURN(JavaValue * thrown, ObjectValue("the exception object after TC_EXCEPTION"));
+  CKPT_ASSIGN_OR_RETURN(JavaValue * thrown, ObjectValue({"the exception object after TC_EXCEPTION"}));
   handles_.clear();
   CKPT_ASSIGN_OR_RETURN(JavaValue * v, NewValue(JavaValue::Kind::kException, at));
   v->exception = thrown;
@@ -285,7 +292,7 @@ base::Result<JavaValue*> JavaStreamReader::Exception(uint64_t at) {
 Status JavaStreamReader::Annotation(std::vector<const JavaValue*>* out) {
   while (true) {
     const uint64_t at = in_.offset();
-    CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode("block data, an object or TC_ENDBLOCKDATA"));
+    CKPT_ASSIGN_OR_RETURN(uint8_t tc, TypeCode({"block data, an object or TC_ENDBLOCKDATA"}));
     if (tc == kJavaTcEndBlockData) return Status::OK();
     CKPT_ASSIGN_OR_RETURN(JavaValue * v, Content(tc, at, Where::kAnnotation));
     out->push_back(v);

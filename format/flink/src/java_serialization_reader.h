@@ -29,6 +29,15 @@ inline constexpr uint8_t kJavaTcLongString = 0x7C;
 inline constexpr uint8_t kJavaTcProxyClassDesc = 0x7D;
 inline constexpr uint8_t kJavaTcEnum = 0x7E;
 
+// What the reader expects next, spelled out only in an error: "<what>[ <name>][ of <owner>]"
+// ("the value of field count of p.Counter"). The pointed-to strings outlive the read.
+struct JavaExpected {
+  const char* what;
+  const std::string* name = nullptr;
+  const std::string* owner = nullptr;
+  std::string Text() const;
+};
+
 // One nesting level for the lifetime of the guard.
 class JavaDepthGuard {
  public:
@@ -64,12 +73,12 @@ class JavaStreamReader {
   // Any content after its type code `tc` at `at`. Block data only outside kValue.
   base::Result<JavaValue*> Content(uint8_t tc, uint64_t at, Where where);
   // An object-typed value: a field value, an array element, an exception.
-  base::Result<JavaValue*> ObjectValue(const std::string& what);
+  base::Result<JavaValue*> ObjectValue(const JavaExpected& what);
   // A String object (TC_STRING, TC_LONGSTRING or a reference to one); null not allowed.
-  base::Result<JavaValue*> StringValue(const std::string& what);
+  base::Result<JavaValue*> StringValue(const JavaExpected& what);
   // classDesc: TC_CLASSDESC, TC_PROXYCLASSDESC, TC_NULL (null) or TC_REFERENCE.
-  base::Result<JavaClassDesc*> ClassDesc(const std::string& what);
-  base::Result<JavaClassDesc*> ClassDescAfterTag(uint8_t tc, uint64_t at, const std::string& what);
+  base::Result<JavaClassDesc*> ClassDesc(const JavaExpected& what);
+  base::Result<JavaClassDesc*> ClassDescAfterTag(uint8_t tc, uint64_t at, const JavaExpected& what);
   base::Result<JavaClassDesc*> NewClassDesc(uint64_t at);
   base::Result<JavaClassDesc*> NewProxyClassDesc(uint64_t at);
   // classAnnotation / superClassDesc, shared by both kinds of class descriptor.
@@ -98,7 +107,7 @@ class JavaStreamReader {
   base::Status Charge(uint64_t at);      // one more unit against limits_.max_nodes
   base::Status CheckDepth(uint64_t at);  // depth_ against limits_.max_depth
   // The next type code; at the end of the input, Corruption "truncated: expected <what>".
-  base::Result<uint8_t> TypeCode(const std::string& what);
+  base::Result<uint8_t> TypeCode(const JavaExpected& what);
   // Handle `value` as the node of the top-level content being read, if it is the outermost.
   void NoteTopLevel(JavaValue* value);
 
