@@ -64,10 +64,13 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewClassDesc(uint64_t at) {
   const uint64_t count_at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in_.ReadI16());
   // A field descriptor is at least a type code and a 2-byte name length.
-  if (n < 0 || static_cast<uint64_t>(n) * 3 > in_.remaining()) {
-    return in_.Error(count_at, "class " + desc->name + ": field count " + std::to_string(n) +
-                                   ", expected 0.." + std::to_string(in_.remaining() / 3) +
-                                   " (what the bytes left can hold)");
+  if (n < 0) {
+    return in_.Error(count_at, "class " + desc->name + ": negative field count " + std::to_string(n));
+  }
+  if (static_cast<uint64_t>(n) * 3 > in_.remaining()) {
+    return in_.Error(count_at, "truncated: class " + desc->name + " declares " + std::to_string(n) +
+                                   " fields, which need at least " + std::to_string(n * 3) +
+                                   " bytes, " + std::to_string(in_.remaining()) + " left");
   }
   bool seen_object_field = false;
   for (int16_t i = 0; i < n; ++i) {
@@ -107,7 +110,7 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewProxyClassDesc(uint64_t at) {
   desc->flags = kJavaScSerializable;
   const size_t handle_index = handles_.size();
   CKPT_ASSIGN_OR_RETURN(desc->handle, NewHandle(nullptr, desc, at));
-  CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("proxy interface count", 2));
+  CKPT_ASSIGN_OR_RETURN(uint32_t n, Count("proxy interface count", 2));
   desc->name = "$Proxy(";
   for (uint32_t i = 0; i < n; ++i) {
     CKPT_ASSIGN_OR_RETURN(std::string iface, in_.ReadUtf());

@@ -142,7 +142,7 @@ base::Result<JavaValue*> JavaStreamReader::NewArray(uint64_t at) {
   CKPT_ASSIGN_OR_RETURN(array->handle, NewHandle(array, nullptr, at));
   NoteTopLevel(array);
   // An element takes at least one byte (TC_NULL), a primitive its size.
-  CKPT_ASSIGN_OR_RETURN(uint32_t n, in_.ReadCount("array length", refs ? 1 : elem_size));
+  CKPT_ASSIGN_OR_RETURN(uint32_t n, Count("array length", refs ? 1 : elem_size));
   if (!refs) {
     CKPT_RETURN_IF_ERROR(PrimitiveArray(array, elem, n));
     return array;

@@ -97,6 +97,18 @@ Status JavaStreamReader::ReadTopLevelContent() {
   return Status::OK();
 }
 
+base::Result<uint32_t> JavaStreamReader::Count(const char* what, uint32_t min_item_bytes) {
+  const uint64_t at = in_.offset();
+  CKPT_ASSIGN_OR_RETURN(int32_t n, in_.ReadI32());
+  if (n < 0) return in_.Error(at, std::string("negative ") + what + " " + std::to_string(n));
+  if (static_cast<uint64_t>(n) * min_item_bytes > in_.remaining()) {
+    return in_.Error(at, std::string("truncated: ") + what + " " + std::to_string(n) +
+                             " needs at least " + std::to_string(uint64_t{min_item_bytes} * static_cast<uint64_t>(n)) +
+                             " bytes, " + std::to_string(in_.remaining()) + " left");
+  }
+  return static_cast<uint32_t>(n);
+}
+
 base::Result<uint8_t> JavaStreamReader::TypeCode(const JavaExpected& what) {
   if (in_.at_end()) return in_.Error("truncated: expected " + what.Text());
   return in_.ReadU8();
@@ -251,9 +263,10 @@ base::Result<JavaValue*> JavaStreamReader::NewString(uint8_t tc, uint64_t at) {
   }
   const uint64_t len_at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(int64_t n, in_.ReadI64());
-  if (n < 0 || static_cast<uint64_t>(n) > in_.remaining()) {
-    return in_.Error(len_at, "TC_LONGSTRING length " + std::to_string(n) + ", expected 0.." +
-                                 std::to_string(in_.remaining()) + " (the bytes left)");
+  if (n < 0) return in_.Error(len_at, "negative TC_LONGSTRING length " + std::to_string(n));
+  if (static_cast<uint64_t>(n) > in_.remaining()) {
+    return in_.Error(len_at, "truncated: TC_LONGSTRING of " + std::to_string(n) + " bytes, " +
+                                 std::to_string(in_.remaining()) + " left");
   }
   CKPT_ASSIGN_OR_RETURN(std::string_view raw, in_.ReadBytes(static_cast<uint64_t>(n)));
   if (!ModifiedUtf8ToUtf8(raw, &v->text)) {
@@ -263,17 +276,18 @@ base::Result<JavaValue*> JavaStreamReader::NewString(uint8_t tc, uint64_t at) {
 }
 
 base::Result<JavaValue*> JavaStreamReader::BlockData(uint8_t tc, uint64_t at) {
-  std::string_view bytes;
+  uint32_t n = 0;
   if (tc == kJavaTcBlockData) {
-    CKPT_ASSIGN_OR_RETURN(uint8_t n, in_.ReadU8());
-    if (n > in_.remaining()) {
-      return in_.Error(at, "TC_BLOCKDATA of " + std::to_string(n) + " bytes, " +
-                               std::to_string(in_.remaining()) + " left");
-    }
-    CKPT_ASSIGN_OR_RETURN(bytes, in_.ReadBytes(n));
+    CKPT_ASSIGN_OR_RETURN(uint8_t n8, in_.ReadU8());
+    n = n8;
   } else {
-    CKPT_ASSIGN_OR_RETURN(bytes, in_.ReadLengthPrefixed());
+    CKPT_ASSIGN_OR_RETURN(n, Count("TC_BLOCKDATALONG length", 0));
   }
+  if (n > in_.remaining()) {
+    return in_.Error(at, "truncated: " + JavaTypeCodeName(tc) + " of " + std::to_string(n) +
+                             " bytes, " + std::to_string(in_.remaining()) + " left");
+  }
+  CKPT_ASSIGN_OR_RETURN(std::string_view bytes, in_.ReadBytes(n));
   CKPT_ASSIGN_OR_RETURN(JavaValue * v, NewValue(JavaValue::Kind::kBlockData, at));
   v->text.assign(bytes);
   return v;

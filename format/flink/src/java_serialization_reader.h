@@ -108,6 +108,10 @@ class JavaStreamReader {
   base::Status CheckDepth(uint64_t at);  // depth_ against limits_.max_depth
   // The next type code; at the end of the input, Corruption "truncated: expected <what>".
   base::Result<uint8_t> TypeCode(const JavaExpected& what);
+  // An i32 count of items each at least `min_item_bytes` long: Corruption "negative <what>" or
+  // "truncated: <what> N needs ..." (a cut stream always says "truncated") before anything is
+  // allocated.
+  base::Result<uint32_t> Count(const char* what, uint32_t min_item_bytes);
   // Handle `value` as the node of the top-level content being read, if it is the outermost.
   void NoteTopLevel(JavaValue* value);
 

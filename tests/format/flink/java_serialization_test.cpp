@@ -198,10 +198,10 @@ TEST(JavaSerializationTest, ObjectArraysHoldNullsReferencesAndNestedArrays) {
 TEST(JavaSerializationTest, ArrayLengthIsCheckedBeforeAnythingIsAllocated) {
   const std::string longs = ClassDesc("[J", 1, kJavaScSerializable, {});
   ASSERT_STATUS(JavaDecode(Array(longs, 0x7FFFFFFF, "")).status(), kCorruption,
-                "array length 2147483647 cannot fit in the 0 bytes left");
+                "at byte 23: truncated: array length 2147483647 needs at least 17179869176 bytes, 0 left");
   ASSERT_STATUS(JavaDecode(Array(longs, -1, "")).status(), kCorruption, "negative array length -1");
   ASSERT_STATUS(JavaDecode(Array(longs, 2, I64(1))).status(), kCorruption,
-                "array length 2 cannot fit in the 8 bytes left");
+                "truncated: array length 2 needs at least 16 bytes, 8 left");
 }
 
 TEST(JavaSerializationTest, ArrayOfANonArrayClassIsRejected) {
@@ -224,7 +224,7 @@ TEST(JavaSerializationTest, StringsAreModifiedUtf8) {
   ASSERT_STATUS(JavaDecode(Byte(0x74) + Utf("\xFF")).status(), kCorruption,
                 "at byte 5: string is not valid modified UTF-8");
   ASSERT_STATUS(JavaDecode(Byte(0x7C) + I64(1000) + "abc").status(), kCorruption,
-                "at byte 5: TC_LONGSTRING length 1000, expected 0..3");
+                "at byte 5: truncated: TC_LONGSTRING of 1000 bytes, 3 left");
   ASSERT_STATUS(JavaDecode(Byte(0x7C) + I64(1) + "\xFF").status(), kCorruption,
                 "at byte 13: TC_LONGSTRING is not valid modified UTF-8");
 }
@@ -374,7 +374,7 @@ TEST(JavaSerializationTest, MalformedDescriptorsSayWhatWasExpected) {
   ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, s, {ObjField("o", Str("I"))}), "")).status(),
                 kCorruption, "field o of class p.C: type signature \"I\", expected an object");
   ASSERT_STATUS(JavaDecode(Byte(0x72) + Utf("p.C") + I64(1) + Byte(2) + I16(-1)).status(),
-                kCorruption, "at byte 19: class p.C: field count -1");
+                kCorruption, "at byte 19: class p.C: negative field count -1");
   ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, kJavaScSerializable | kJavaScExternalizable, {}), ""))
                     .status(),
                 kCorruption, "at byte 19: class p.C: flags set both SC_SERIALIZABLE and SC_EXTERNALIZABLE");
