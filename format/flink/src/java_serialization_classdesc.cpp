@@ -23,10 +23,10 @@ base::Result<JavaClassDesc*> JavaStreamReader::ClassDescAfterTag(uint8_t tc, uin
       CKPT_ASSIGN_OR_RETURN(size_t index, Reference(at));
       const HandleEntry& entry = handles_[index];
       if (entry.desc == nullptr) {
-        return in_.Error(at, "expected " + what.Text() + ", found a TC_REFERENCE to a " +
-                                 (entry.value->kind == JavaValue::Kind::kString ? "string"
-                                                                                : "non-descriptor") +
-                                 " handle");
+        return in_.Error(
+            at, "expected " + what.Text() + ", found a TC_REFERENCE to a " +
+                    (entry.value->kind == JavaValue::Kind::kString ? "string" : "non-descriptor") +
+                    " handle");
       }
       if (!entry.complete) {
         return in_.Error(at, "TC_REFERENCE to class descriptor " + entry.desc->name +
@@ -41,9 +41,10 @@ base::Result<JavaClassDesc*> JavaStreamReader::ClassDescAfterTag(uint8_t tc, uin
       return tc == kJavaTcClassDesc ? NewClassDesc(at) : NewProxyClassDesc(at);
     }
     default:
-      return in_.Error(at, "expected " + what.Text() +
-                               " (TC_CLASSDESC, TC_PROXYCLASSDESC, TC_REFERENCE or TC_NULL), found " +
-                               JavaTypeCodeName(tc));
+      return in_.Error(at,
+                       "expected " + what.Text() +
+                           " (TC_CLASSDESC, TC_PROXYCLASSDESC, TC_REFERENCE or TC_NULL), found " +
+                           JavaTypeCodeName(tc));
   }
 }
 
@@ -58,14 +59,15 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewClassDesc(uint64_t at) {
   const uint64_t flags_at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(desc->flags, in_.ReadU8());
   if (desc->has_flag(kJavaScSerializable) && desc->has_flag(kJavaScExternalizable)) {
-    return in_.Error(flags_at, "class " + desc->name +
-                                   ": flags set both SC_SERIALIZABLE and SC_EXTERNALIZABLE");
+    return in_.Error(
+        flags_at, "class " + desc->name + ": flags set both SC_SERIALIZABLE and SC_EXTERNALIZABLE");
   }
   const uint64_t count_at = in_.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in_.ReadI16());
   // A field descriptor is at least a type code and a 2-byte name length.
   if (n < 0) {
-    return in_.Error(count_at, "class " + desc->name + ": negative field count " + std::to_string(n));
+    return in_.Error(count_at,
+                     "class " + desc->name + ": negative field count " + std::to_string(n));
   }
   if (static_cast<uint64_t>(n) * 3 > in_.remaining()) {
     return in_.Error(count_at, "truncated: class " + desc->name + " declares " + std::to_string(n) +
@@ -81,7 +83,8 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewClassDesc(uint64_t at) {
     CKPT_ASSIGN_OR_RETURN(f.name, in_.ReadUtf());
     auto where = [&f, desc] { return "field " + f.name + " of class " + desc->name; };
     if (f.type_code == 'L' || f.type_code == '[') {
-      CKPT_ASSIGN_OR_RETURN(JavaValue * sig, StringValue({"the type signature of field", &f.name, &desc->name}));
+      CKPT_ASSIGN_OR_RETURN(JavaValue * sig,
+                            StringValue({"the type signature of field", &f.name, &desc->name}));
       if (sig->text.empty() || (sig->text[0] != 'L' && sig->text[0] != '[')) {
         return in_.Error(field_at, where() + ": type signature \"" + sig->text +
                                        "\", expected an object or array signature");
@@ -93,8 +96,9 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewClassDesc(uint64_t at) {
       return in_.Error(field_at, where() + ": type code " + JavaHex(code) +
                                      ", expected one of B C D F I J S Z L [");
     } else if (seen_object_field) {
-      return in_.Error(field_at, where() + ": a primitive field after an object field (the "
-                                         "stream lists primitive fields first)");
+      return in_.Error(field_at, where() +
+                                     ": a primitive field after an object field (the "
+                                     "stream lists primitive fields first)");
     }
     desc->fields.push_back(std::move(f));
   }
@@ -125,8 +129,7 @@ base::Result<JavaClassDesc*> JavaStreamReader::NewProxyClassDesc(uint64_t at) {
 
 Status JavaStreamReader::ClassDescTail(JavaClassDesc* desc, size_t handle_index, uint64_t at) {
   CKPT_RETURN_IF_ERROR(Annotation(&desc->annotations));
-  CKPT_ASSIGN_OR_RETURN(desc->super,
-                        ClassDesc({"the superclass descriptor of", &desc->name}));
+  CKPT_ASSIGN_OR_RETURN(desc->super, ClassDesc({"the superclass descriptor of", &desc->name}));
   // References only name complete descriptors, so a chain cannot loop; it can still grow one
   // class per descriptor, and every object walks it.
   int length = 1;

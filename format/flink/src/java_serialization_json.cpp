@@ -102,7 +102,8 @@ class JavaJsonRenderer {
     for (size_t c = v.class_data.size(); c-- > 0;) {
       for (const auto& [name, value] : v.class_data[c].fields) {
         std::string key = internal::JavaName(name);
-        if (!taken.insert(key).second) key = internal::JavaName(v.class_data[c].desc->name) + "." + key;
+        if (!taken.insert(key).second)
+          key = internal::JavaName(v.class_data[c].desc->name) + "." + key;
         keys[c].push_back(std::move(key));
       }
     }

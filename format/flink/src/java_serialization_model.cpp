@@ -27,10 +27,16 @@ const JavaClassData* JavaValue::DataOf(std::string_view name) const {
 size_t JavaValue::array_length() const {
   if (kind != Kind::kArray) return 0;
   switch (type_code) {
-    case 'B': return text.size();
-    case 'F': case 'D': return reals.size();
-    case 'L': case '[': return elements.size();
-    default: return integers.size();
+    case 'B':
+      return text.size();
+    case 'F':
+    case 'D':
+      return reals.size();
+    case 'L':
+    case '[':
+      return elements.size();
+    default:
+      return integers.size();
   }
 }
 

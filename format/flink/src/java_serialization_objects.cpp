@@ -13,11 +13,20 @@ namespace {
 // Bytes one element of a primitive array of `type_code` takes; 0 if it is not one.
 uint32_t JavaPrimitiveSize(char type_code) {
   switch (type_code) {
-    case 'B': case 'Z': return 1;
-    case 'C': case 'S': return 2;
-    case 'I': case 'F': return 4;
-    case 'J': case 'D': return 8;
-    default: return 0;
+    case 'B':
+    case 'Z':
+      return 1;
+    case 'C':
+    case 'S':
+      return 2;
+    case 'I':
+    case 'F':
+      return 4;
+    case 'J':
+    case 'D':
+      return 8;
+    default:
+      return 0;
   }
 }
 
@@ -82,14 +91,46 @@ base::Result<JavaValue*> JavaStreamReader::PrimitiveValue(char type_code) {
   CKPT_ASSIGN_OR_RETURN(JavaValue * v, NewValue(JavaValue::Kind::kPrimitive, in_.offset()));
   v->type_code = type_code;
   switch (type_code) {
-    case 'B': { CKPT_ASSIGN_OR_RETURN(int8_t x, in_.ReadI8()); v->integer = x; break; }
-    case 'Z': { CKPT_ASSIGN_OR_RETURN(bool x, in_.ReadBool()); v->integer = x ? 1 : 0; break; }
-    case 'C': { CKPT_ASSIGN_OR_RETURN(uint16_t x, in_.ReadU16()); v->integer = x; break; }
-    case 'S': { CKPT_ASSIGN_OR_RETURN(int16_t x, in_.ReadI16()); v->integer = x; break; }
-    case 'I': { CKPT_ASSIGN_OR_RETURN(int32_t x, in_.ReadI32()); v->integer = x; break; }
-    case 'J': { CKPT_ASSIGN_OR_RETURN(int64_t x, in_.ReadI64()); v->integer = x; break; }
-    case 'F': { CKPT_ASSIGN_OR_RETURN(float x, in_.ReadF32()); v->real = x; break; }
-    case 'D': { CKPT_ASSIGN_OR_RETURN(double x, in_.ReadF64()); v->real = x; break; }
+    case 'B': {
+      CKPT_ASSIGN_OR_RETURN(int8_t x, in_.ReadI8());
+      v->integer = x;
+      break;
+    }
+    case 'Z': {
+      CKPT_ASSIGN_OR_RETURN(bool x, in_.ReadBool());
+      v->integer = x ? 1 : 0;
+      break;
+    }
+    case 'C': {
+      CKPT_ASSIGN_OR_RETURN(uint16_t x, in_.ReadU16());
+      v->integer = x;
+      break;
+    }
+    case 'S': {
+      CKPT_ASSIGN_OR_RETURN(int16_t x, in_.ReadI16());
+      v->integer = x;
+      break;
+    }
+    case 'I': {
+      CKPT_ASSIGN_OR_RETURN(int32_t x, in_.ReadI32());
+      v->integer = x;
+      break;
+    }
+    case 'J': {
+      CKPT_ASSIGN_OR_RETURN(int64_t x, in_.ReadI64());
+      v->integer = x;
+      break;
+    }
+    case 'F': {
+      CKPT_ASSIGN_OR_RETURN(float x, in_.ReadF32());
+      v->real = x;
+      break;
+    }
+    case 'D': {
+      CKPT_ASSIGN_OR_RETURN(double x, in_.ReadF64());
+      v->real = x;
+      break;
+    }
     default:
       return in_.Error("primitive type code " + JavaHex(static_cast<uint8_t>(type_code)) +
                        ", expected one of B C D F I J S Z");
@@ -111,14 +152,43 @@ Status JavaStreamReader::PrimitiveArray(JavaValue* array, char type_code, uint32
   }
   for (uint32_t i = 0; i < n; ++i) {
     switch (type_code) {
-      case 'Z': { CKPT_ASSIGN_OR_RETURN(bool x, in_.ReadBool()); array->integers.push_back(x); break; }
-      case 'C': { CKPT_ASSIGN_OR_RETURN(uint16_t x, in_.ReadU16()); array->integers.push_back(x); break; }
-      case 'S': { CKPT_ASSIGN_OR_RETURN(int16_t x, in_.ReadI16()); array->integers.push_back(x); break; }
-      case 'I': { CKPT_ASSIGN_OR_RETURN(int32_t x, in_.ReadI32()); array->integers.push_back(x); break; }
-      case 'J': { CKPT_ASSIGN_OR_RETURN(int64_t x, in_.ReadI64()); array->integers.push_back(x); break; }
-      case 'F': { CKPT_ASSIGN_OR_RETURN(float x, in_.ReadF32()); array->reals.push_back(x); break; }
-      case 'D': { CKPT_ASSIGN_OR_RETURN(double x, in_.ReadF64()); array->reals.push_back(x); break; }
-      default: return in_.Error("array element type code " + JavaHex(static_cast<uint8_t>(type_code)));
+      case 'Z': {
+        CKPT_ASSIGN_OR_RETURN(bool x, in_.ReadBool());
+        array->integers.push_back(x);
+        break;
+      }
+      case 'C': {
+        CKPT_ASSIGN_OR_RETURN(uint16_t x, in_.ReadU16());
+        array->integers.push_back(x);
+        break;
+      }
+      case 'S': {
+        CKPT_ASSIGN_OR_RETURN(int16_t x, in_.ReadI16());
+        array->integers.push_back(x);
+        break;
+      }
+      case 'I': {
+        CKPT_ASSIGN_OR_RETURN(int32_t x, in_.ReadI32());
+        array->integers.push_back(x);
+        break;
+      }
+      case 'J': {
+        CKPT_ASSIGN_OR_RETURN(int64_t x, in_.ReadI64());
+        array->integers.push_back(x);
+        break;
+      }
+      case 'F': {
+        CKPT_ASSIGN_OR_RETURN(float x, in_.ReadF32());
+        array->reals.push_back(x);
+        break;
+      }
+      case 'D': {
+        CKPT_ASSIGN_OR_RETURN(double x, in_.ReadF64());
+        array->reals.push_back(x);
+        break;
+      }
+      default:
+        return in_.Error("array element type code " + JavaHex(static_cast<uint8_t>(type_code)));
     }
   }
   return Status::OK();
@@ -130,8 +200,8 @@ base::Result<JavaValue*> JavaStreamReader::NewArray(uint64_t at) {
   const std::string& name = desc->name;
   const char elem = name.size() >= 2 && name[0] == '[' ? name[1] : '\0';
   const uint32_t elem_size = JavaPrimitiveSize(elem);
-  const bool refs = (elem == '[' && name.size() >= 3) ||
-                    (elem == 'L' && name.size() >= 4 && name.back() == ';');
+  const bool refs =
+      (elem == '[' && name.size() >= 3) || (elem == 'L' && name.size() >= 4 && name.back() == ';');
   if (!refs && (elem_size == 0 || name.size() != 2)) {
     return in_.Error(at, "TC_ARRAY of class \"" + name +
                              "\", expected an array class ([I, [Ljava.lang.String;, [[B ...)");
@@ -148,8 +218,7 @@ base::Result<JavaValue*> JavaStreamReader::NewArray(uint64_t at) {
     return array;
   }
   for (uint32_t i = 0; i < n; ++i) {
-    CKPT_ASSIGN_OR_RETURN(JavaValue * e,
-                          ObjectValue({"an element of", &name}));
+    CKPT_ASSIGN_OR_RETURN(JavaValue * e, ObjectValue({"an element of", &name}));
     array->elements.push_back(e);
   }
   return array;

@@ -17,16 +17,26 @@ constexpr char kJavaAbortUnwinding[] = "stream aborted by the writer";
 
 const char* JavaKindName(JavaValue::Kind kind) {
   switch (kind) {
-    case JavaValue::Kind::kNull: return "null";
-    case JavaValue::Kind::kPrimitive: return "primitive";
-    case JavaValue::Kind::kString: return "string";
-    case JavaValue::Kind::kEnum: return "enum constant";
-    case JavaValue::Kind::kObject: return "object";
-    case JavaValue::Kind::kArray: return "array";
-    case JavaValue::Kind::kClass: return "class";
-    case JavaValue::Kind::kClassDesc: return "class descriptor";
-    case JavaValue::Kind::kBlockData: return "block data";
-    case JavaValue::Kind::kException: return "exception";
+    case JavaValue::Kind::kNull:
+      return "null";
+    case JavaValue::Kind::kPrimitive:
+      return "primitive";
+    case JavaValue::Kind::kString:
+      return "string";
+    case JavaValue::Kind::kEnum:
+      return "enum constant";
+    case JavaValue::Kind::kObject:
+      return "object";
+    case JavaValue::Kind::kArray:
+      return "array";
+    case JavaValue::Kind::kClass:
+      return "class";
+    case JavaValue::Kind::kClassDesc:
+      return "class descriptor";
+    case JavaValue::Kind::kBlockData:
+      return "block data";
+    case JavaValue::Kind::kException:
+      return "exception";
   }
   return "value";
 }
@@ -48,8 +58,8 @@ std::string JavaExpected::Text() const {
 
 std::string JavaTypeCodeName(uint8_t tc) {
   static constexpr const char* kNames[] = {
-      "TC_NULL",       "TC_REFERENCE", "TC_CLASSDESC",     "TC_OBJECT",    "TC_STRING",
-      "TC_ARRAY",      "TC_CLASS",     "TC_BLOCKDATA",     "TC_ENDBLOCKDATA", "TC_RESET",
+      "TC_NULL",          "TC_REFERENCE", "TC_CLASSDESC",  "TC_OBJECT",         "TC_STRING",
+      "TC_ARRAY",         "TC_CLASS",     "TC_BLOCKDATA",  "TC_ENDBLOCKDATA",   "TC_RESET",
       "TC_BLOCKDATALONG", "TC_EXCEPTION", "TC_LONGSTRING", "TC_PROXYCLASSDESC", "TC_ENUM"};
   char hex[8];
   std::snprintf(hex, sizeof hex, "0x%02x", tc);
@@ -66,12 +76,12 @@ Status JavaStreamReader::ReadHeader() {
   CKPT_ASSIGN_OR_RETURN(uint16_t magic, in_.ReadU16());
   CKPT_ASSIGN_OR_RETURN(uint16_t version, in_.ReadU16());
   if (magic != 0xACED) {
-    return in_.Error(at, "not a Java serialization stream: expected magic AC ED, found " +
-                             JavaHex(magic));
+    return in_.Error(
+        at, "not a Java serialization stream: expected magic AC ED, found " + JavaHex(magic));
   }
   if (version != 5) {
-    return in_.Error(at + 2, "Java serialization stream version " + std::to_string(version) +
-                                 ", expected 5");
+    return in_.Error(
+        at + 2, "Java serialization stream version " + std::to_string(version) + ", expected 5");
   }
   return Status::OK();
 }
@@ -103,7 +113,8 @@ base::Result<uint32_t> JavaStreamReader::Count(const char* what, uint32_t min_it
   if (n < 0) return in_.Error(at, std::string("negative ") + what + " " + std::to_string(n));
   if (static_cast<uint64_t>(n) * min_item_bytes > in_.remaining()) {
     return in_.Error(at, std::string("truncated: ") + what + " " + std::to_string(n) +
-                             " needs at least " + std::to_string(uint64_t{min_item_bytes} * static_cast<uint64_t>(n)) +
+                             " needs at least " +
+                             std::to_string(uint64_t{min_item_bytes} * static_cast<uint64_t>(n)) +
                              " bytes, " + std::to_string(in_.remaining()) + " left");
   }
   return static_cast<uint32_t>(n);
@@ -198,7 +209,8 @@ base::Result<JavaValue*> JavaStreamReader::Content(uint8_t tc, uint64_t at, Wher
       return NewString(tc, at);
     case kJavaTcClassDesc:
     case kJavaTcProxyClassDesc: {
-      CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc, ClassDescAfterTag(tc, at, {"a class descriptor"}));
+      CKPT_ASSIGN_OR_RETURN(JavaClassDesc * desc,
+                            ClassDescAfterTag(tc, at, {"a class descriptor"}));
       return ClassDescValue(desc->handle - kJavaBaseWireHandle, at);
     }
     case kJavaTcObject:
@@ -218,8 +230,9 @@ base::Result<JavaValue*> JavaStreamReader::Content(uint8_t tc, uint64_t at, Wher
     case kJavaTcException:
       return Exception(at);
     case kJavaTcReset:
-      return in_.Error(at, "TC_RESET (0x79) inside an object; a reset is only allowed between "
-                           "top-level contents");
+      return in_.Error(at,
+                       "TC_RESET (0x79) inside an object; a reset is only allowed between "
+                       "top-level contents");
     default:
       return in_.Error(at, std::string(where == Where::kValue ? "expected an object"
                                                               : "expected a stream content") +
@@ -250,7 +263,8 @@ base::Result<JavaValue*> JavaStreamReader::StringValue(const JavaExpected& what)
     return in_.Error(at, "expected " + what.Text() + ", found a TC_REFERENCE to a " +
                              (v != nullptr ? JavaKindName(v->kind) : "class descriptor"));
   }
-  return in_.Error(at, "expected " + what.Text() + " (TC_STRING, TC_LONGSTRING or TC_REFERENCE), found " +
+  return in_.Error(at, "expected " + what.Text() +
+                           " (TC_STRING, TC_LONGSTRING or TC_REFERENCE), found " +
                            JavaTypeCodeName(tc));
 }
 
@@ -295,7 +309,8 @@ base::Result<JavaValue*> JavaStreamReader::BlockData(uint8_t tc, uint64_t at) {
 
 base::Result<JavaValue*> JavaStreamReader::Exception(uint64_t at) {
   handles_.clear();
-  CKPT_ASSIGN_OR_RETURN(JavaValue * thrown, ObjectValue({"the exception object after TC_EXCEPTION"}));
+  CKPT_ASSIGN_OR_RETURN(JavaValue * thrown,
+                        ObjectValue({"the exception object after TC_EXCEPTION"}));
   handles_.clear();
   CKPT_ASSIGN_OR_RETURN(JavaValue * v, NewValue(JavaValue::Kind::kException, at));
   v->exception = thrown;

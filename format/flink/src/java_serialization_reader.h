@@ -63,9 +63,9 @@ class JavaStreamReader {
 
  private:
   struct HandleEntry {
-    JavaValue* value = nullptr;      // string, enum, object, array, class
-    JavaClassDesc* desc = nullptr;   // class descriptor
-    bool complete = true;            // a class descriptor whose super class is read
+    JavaValue* value = nullptr;       // string, enum, object, array, class
+    JavaClassDesc* desc = nullptr;    // class descriptor
+    bool complete = true;             // a class descriptor whose super class is read
     JavaValue* desc_value = nullptr;  // the descriptor's node once used as a value
   };
   enum class Where { kTopLevel, kAnnotation, kValue };

@@ -1,4 +1,5 @@
-// The pieces the text and JSON renderings of Java serialization share (java_serialization_render.h).
+// The pieces the text and JSON renderings of Java serialization share
+// (java_serialization_render.h).
 #include "java_serialization_render.h"
 
 #include <charconv>
@@ -9,15 +10,24 @@ namespace ckpt::flink::internal {
 
 const char* JavaPrimitiveTypeName(char type_code) {
   switch (type_code) {
-    case 'B': return "byte";
-    case 'C': return "char";
-    case 'D': return "double";
-    case 'F': return "float";
-    case 'I': return "int";
-    case 'J': return "long";
-    case 'S': return "short";
-    case 'Z': return "boolean";
-    default: return "?";
+    case 'B':
+      return "byte";
+    case 'C':
+      return "char";
+    case 'D':
+      return "double";
+    case 'F':
+      return "float";
+    case 'I':
+      return "int";
+    case 'J':
+      return "long";
+    case 'S':
+      return "short";
+    case 'Z':
+      return "boolean";
+    default:
+      return "?";
   }
 }
 
@@ -94,8 +104,7 @@ bool JavaExpansion::Expand(const JavaValue& v) {
       return values_.insert(&v).second;
     case JavaValue::Kind::kString:
     case JavaValue::Kind::kEnum:
-      return v.text.size() + v.class_name().size() <= kJavaRepeatLimit ||
-             values_.insert(&v).second;
+      return v.text.size() + v.class_name().size() <= kJavaRepeatLimit || values_.insert(&v).second;
     default:
       return true;
   }

@@ -35,8 +35,8 @@ class JavaTextRenderer {
   // indented by `indent` (and deeper).
   void Value(const JavaValue& v, int indent, int depth) {
     using Kind = JavaValue::Kind;
-    const bool too_deep = depth > options_.max_depth &&
-                          (v.kind == Kind::kObject || v.kind == Kind::kArray);
+    const bool too_deep =
+        depth > options_.max_depth && (v.kind == Kind::kObject || v.kind == Kind::kArray);
     if (too_deep) {
       out_ += "@" + JavaHex(v.handle) + " " + JavaTextName(v.class_name()) +
               " (not expanded: nested deeper than " + std::to_string(options_.max_depth) + ")\n";
@@ -44,9 +44,9 @@ class JavaTextRenderer {
     }
     if (!expansion_.Expand(v)) {
       out_ += "-> @" + JavaHex(v.handle) + " " +
-              (v.kind == Kind::kString ? std::string("string of ") + std::to_string(v.text.size()) +
-                                             " bytes"
-                                       : JavaTextName(v.class_name())) +
+              (v.kind == Kind::kString
+                   ? std::string("string of ") + std::to_string(v.text.size()) + " bytes"
+                   : JavaTextName(v.class_name())) +
               "\n";
       return;
     }
@@ -112,7 +112,8 @@ class JavaTextRenderer {
       }
       if (cd.has_annotations) {
         out_ += pad + "  " +
-                (cd.desc->has_flag(kJavaScExternalizable) ? "writeExternal data:" : "writeObject data:") +
+                (cd.desc->has_flag(kJavaScExternalizable) ? "writeExternal data:"
+                                                          : "writeObject data:") +
                 (cd.annotations.empty() ? " none\n" : "\n");
         for (const JavaValue* item : cd.annotations) {
           out_ += pad + "    ";
@@ -153,9 +154,9 @@ class JavaTextRenderer {
   }
 
   void ClassDesc(const JavaClassDesc& d) {
-    out_ += "classdesc " + JavaTextName(d.name) + " @" + JavaHex(d.handle) +
-            " (serialVersionUID " + std::to_string(d.serial_version_uid) + ", flags " +
-            JavaHex(d.flags) + ", " + std::to_string(d.fields.size()) + " fields";
+    out_ += "classdesc " + JavaTextName(d.name) + " @" + JavaHex(d.handle) + " (serialVersionUID " +
+            std::to_string(d.serial_version_uid) + ", flags " + JavaHex(d.flags) + ", " +
+            std::to_string(d.fields.size()) + " fields";
     if (d.super != nullptr) out_ += ", extends " + JavaTextName(d.super->name);
     out_ += ")\n";
   }

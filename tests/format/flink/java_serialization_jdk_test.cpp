@@ -43,14 +43,15 @@ TEST(JavaSerializationJdkTest, HashMapWritesItsEntriesAfterTheDefaultFields) {
   EXPECT_EQ(map.class_desc->serial_version_uid, 362498820763181265);
   EXPECT_EQ(map.Field("loadFactor")->real, 0.75);
   EXPECT_EQ(map.Field("threshold")->integer, 12);
-  EXPECT_EQ(JavaStreamToJson(s),
-            "{\"contents\":[{\"class\":\"java.util.HashMap\",\"serialVersionUID\":362498820763181265,"
-            "\"handle\":\"0x7e0001\",\"fields\":{\"loadFactor\":0.75,\"threshold\":12},"
-            "\"annotations\":{\"java.util.HashMap\":[{\"blockData\":\"0x0000001000000002\"},\"one\","
-            "{\"class\":\"java.lang.Integer\",\"serialVersionUID\":1360826667806852920,\"handle\":"
-            "\"0x7e0005\",\"fields\":{\"value\":1}},\"two\",{\"class\":\"java.lang.Integer\","
-            "\"serialVersionUID\":1360826667806852920,\"handle\":\"0x7e0007\",\"fields\":"
-            "{\"value\":2}}]}}]}");
+  EXPECT_EQ(
+      JavaStreamToJson(s),
+      "{\"contents\":[{\"class\":\"java.util.HashMap\",\"serialVersionUID\":362498820763181265,"
+      "\"handle\":\"0x7e0001\",\"fields\":{\"loadFactor\":0.75,\"threshold\":12},"
+      "\"annotations\":{\"java.util.HashMap\":[{\"blockData\":\"0x0000001000000002\"},\"one\","
+      "{\"class\":\"java.lang.Integer\",\"serialVersionUID\":1360826667806852920,\"handle\":"
+      "\"0x7e0005\",\"fields\":{\"value\":1}},\"two\",{\"class\":\"java.lang.Integer\","
+      "\"serialVersionUID\":1360826667806852920,\"handle\":\"0x7e0007\",\"fields\":"
+      "{\"value\":2}}]}}]}");
   EXPECT_EQ(FormatJavaStream(s),
             "java.util.HashMap @0x7e0001 (serialVersionUID 362498820763181265) {\n"
             "  java.util.HashMap:\n"
@@ -107,7 +108,9 @@ TEST(JavaSerializationJdkTest, WriteObjectDataAfterDefaultWriteObject) {
   EXPECT_EQ(root.Field("skipped"), nullptr);  // transient
   const JavaClassData& cd = root.class_data.at(0);
   ASSERT_EQ(cd.annotations.size(), 2u);
-  EXPECT_EQ(cd.annotations[0]->text, std::string("\0\0\0\x07\0\x05" "extra", 11));
+  EXPECT_EQ(cd.annotations[0]->text, std::string("\0\0\0\x07\0\x05"
+                                                 "extra",
+                                                 11));
   EXPECT_EQ(cd.annotations[1]->class_name(), "java.util.CollSer");
 }
 

@@ -1,10 +1,11 @@
 // ReadJavaStream / ReadJavaObject over streams built byte by byte from the grammar of the Java
 // Object Serialization Specification: one test per construct, and one per way a stream can be
 // malformed or hostile (each a Corruption naming the offset and what was expected).
+#include "ckpt/flink/java_serialization.h"
+
 #include <gtest/gtest.h>
 
 #include "ckpt/flink/data_input.h"
-#include "ckpt/flink/java_serialization.h"
 #include "ckpt/testing/gtest_util.h"
 #include "java_stream_bytes.h"
 
@@ -25,10 +26,10 @@ base::Result<JavaStream> JavaDecode(const std::string& body, const JavaStreamLim
 }
 
 TEST(JavaSerializationTest, ReadsEveryPrimitiveField) {
-  const std::string desc =
-      ClassDesc("p.Prims", 7, kJavaScSerializable,
-                {PrimField('B', "b"), PrimField('C', "c"), PrimField('D', "d"), PrimField('F', "f"),
-                 PrimField('I', "i"), PrimField('J', "j"), PrimField('S', "s"), PrimField('Z', "z")});
+  const std::string desc = ClassDesc(
+      "p.Prims", 7, kJavaScSerializable,
+      {PrimField('B', "b"), PrimField('C', "c"), PrimField('D', "d"), PrimField('F', "f"),
+       PrimField('I', "i"), PrimField('J', "j"), PrimField('S', "s"), PrimField('Z', "z")});
   const std::string data = Byte(0xFE) + I16(0x00E9) + I64(0x3FD0000000000000) /* 0.25 */ +
                            I32(0x3FC00000) /* 1.5f */ + I32(-5) + I64(-9876543210) + I16(-300) +
                            Byte(1);
@@ -59,10 +60,9 @@ TEST(JavaSerializationTest, ReadsEveryPrimitiveField) {
 
 // Handles: 0 the descriptor, 1 and 2 the signature strings, 3 the object, 4 "x".
 TEST(JavaSerializationTest, ObjectFieldsNameTheirTypeAndShareBackReferences) {
-  const std::string desc =
-      ClassDesc("p.Refs", 1, kJavaScSerializable,
-                {ObjField("a", Str("Ljava/lang/String;")), ObjField("b", Ref(1)),
-                 ObjField("c", Str("[I"), '[')});
+  const std::string desc = ClassDesc("p.Refs", 1, kJavaScSerializable,
+                                     {ObjField("a", Str("Ljava/lang/String;")),
+                                      ObjField("b", Ref(1)), ObjField("c", Str("[I"), '[')});
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, Str("x") + Ref(4) + Null())));
   const JavaValue& root = *s.root();
   EXPECT_EQ(root.class_desc->fields[0].signature, "Ljava/lang/String;");
@@ -89,8 +89,8 @@ TEST(JavaSerializationTest, SuperclassDataComesFirstAndSubclassFieldsShadow) {
 }
 
 TEST(JavaSerializationTest, WriteObjectDataFollowsTheDefaultFields) {
-  const std::string desc = ClassDesc("p.Custom", 3, kJavaScSerializable | kJavaScWriteMethod,
-                                     {PrimField('I', "n")});
+  const std::string desc =
+      ClassDesc("p.Custom", 3, kJavaScSerializable | kJavaScWriteMethod, {PrimField('I', "n")});
   const std::string data =
       I32(9) + BlockData("\x01\x02") + Str("tail") + BlockDataLong("abc") + EndBlock();
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, data)));
@@ -121,14 +121,17 @@ TEST(JavaSerializationTest, ExternalizableContentsAreKeptAsBlockDataAndObjects) 
 TEST(JavaSerializationTest, ExternalizableOfProtocolVersionOneIsUnimplemented) {
   const std::string desc = ClassDesc("p.Old", 4, kJavaScExternalizable, {});
   ASSERT_STATUS(JavaDecode(Object(desc, "raw")).status(), kUnimplemented,
-                std::string(kJavaTestFile) + ": at byte 26: class p.Old is externalizable and was "
-                                             "written with stream protocol version 1");
+                std::string(kJavaTestFile) +
+                    ": at byte 26: class p.Old is externalizable and was "
+                    "written with stream protocol version 1");
 }
 
 // Handles: 0 p.Color, 1 java.lang.Enum, 2 the constant, 3 "RED".
 TEST(JavaSerializationTest, EnumConstantsAreSharedByReference) {
-  const std::string enum_desc = ClassDesc("java.lang.Enum", 0, kJavaScSerializable | kJavaScEnum, {});
-  const std::string desc = ClassDesc("p.Color", 0, kJavaScSerializable | kJavaScEnum, {}, enum_desc);
+  const std::string enum_desc =
+      ClassDesc("java.lang.Enum", 0, kJavaScSerializable | kJavaScEnum, {});
+  const std::string desc =
+      ClassDesc("p.Color", 0, kJavaScSerializable | kJavaScEnum, {}, enum_desc);
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Byte(0x7E) + desc + Str("RED") + Ref(2)));
   ASSERT_EQ(s.contents().size(), 2u);
   EXPECT_EQ(s.contents()[0], s.contents()[1]);
@@ -168,8 +171,10 @@ TEST(JavaSerializationTest, PrimitiveArraysOfEveryType) {
   EXPECT_EQ(c[6]->reals, (std::vector<double>{1.5}));
   EXPECT_EQ(c[7]->reals, (std::vector<double>{0.25}));
   EXPECT_EQ(c[4]->type_code, 'I');
-  EXPECT_EQ(JavaValueToJson(*c[1]), "{\"class\":\"[B\",\"handle\":\"0x7e0003\",\"elements\":\"0x007fff\"}");
-  EXPECT_EQ(JavaValueToJson(*c[2]), "{\"class\":\"[C\",\"handle\":\"0x7e0005\",\"elements\":[\"A\"]}");
+  EXPECT_EQ(JavaValueToJson(*c[1]),
+            "{\"class\":\"[B\",\"handle\":\"0x7e0003\",\"elements\":\"0x007fff\"}");
+  EXPECT_EQ(JavaValueToJson(*c[2]),
+            "{\"class\":\"[C\",\"handle\":\"0x7e0005\",\"elements\":[\"A\"]}");
   EXPECT_EQ(FormatJavaValue(*c[4]), "[I @0x7e0009 (serialVersionUID 5) length 2 {7, -7}\n");
 }
 
@@ -177,9 +182,9 @@ TEST(JavaSerializationTest, PrimitiveArraysOfEveryType) {
 // 4 [I, 5 the inner array.
 TEST(JavaSerializationTest, ObjectArraysHoldNullsReferencesAndNestedArrays) {
   const std::string objects = ClassDesc("[Ljava.lang.Object;", 1, kJavaScSerializable, {});
-  const std::string nested = Array(ClassDesc("[[I", 2, kJavaScSerializable, {}), 2,
-                                   Array(ClassDesc("[I", 3, kJavaScSerializable, {}), 1, I32(5)) +
-                                       Null());
+  const std::string nested =
+      Array(ClassDesc("[[I", 2, kJavaScSerializable, {}), 2,
+            Array(ClassDesc("[I", 3, kJavaScSerializable, {}), 1, I32(5)) + Null());
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Array(objects, 2, Ref(1) + Null()) + nested));
   const JavaValue& self = *s.contents().at(0);
   ASSERT_EQ(self.elements.size(), 2u);
@@ -197,8 +202,9 @@ TEST(JavaSerializationTest, ObjectArraysHoldNullsReferencesAndNestedArrays) {
 
 TEST(JavaSerializationTest, ArrayLengthIsCheckedBeforeAnythingIsAllocated) {
   const std::string longs = ClassDesc("[J", 1, kJavaScSerializable, {});
-  ASSERT_STATUS(JavaDecode(Array(longs, 0x7FFFFFFF, "")).status(), kCorruption,
-                "at byte 23: truncated: array length 2147483647 needs at least 17179869176 bytes, 0 left");
+  ASSERT_STATUS(
+      JavaDecode(Array(longs, 0x7FFFFFFF, "")).status(), kCorruption,
+      "at byte 23: truncated: array length 2147483647 needs at least 17179869176 bytes, 0 left");
   ASSERT_STATUS(JavaDecode(Array(longs, -1, "")).status(), kCorruption, "negative array length -1");
   ASSERT_STATUS(JavaDecode(Array(longs, 2, I64(1))).status(), kCorruption,
                 "truncated: array length 2 needs at least 16 bytes, 8 left");
@@ -251,8 +257,8 @@ TEST(JavaSerializationTest, ProxyObjectsCarryTheirInterfaces) {
   const std::string proxy_base =
       ClassDesc("java.lang.reflect.Proxy", -2222568056686623797, kJavaScSerializable,
                 {ObjField("h", Str("Ljava/lang/reflect/InvocationHandler;"))});
-  const std::string proxy_desc =
-      Byte(0x7D) + I32(2) + Utf("p.Greeter") + Utf("java.io.Serializable") + EndBlock() + proxy_base;
+  const std::string proxy_desc = Byte(0x7D) + I32(2) + Utf("p.Greeter") +
+                                 Utf("java.io.Serializable") + EndBlock() + proxy_base;
   const std::string handler = Object(ClassDesc("p.Handler", 5, kJavaScSerializable, {}), "");
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(proxy_desc, handler)));
   const JavaValue& root = *s.root();
@@ -268,8 +274,8 @@ TEST(JavaSerializationTest, BlockDataIsContentButNotAFieldValue) {
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(BlockData("\x00\x05") + Str("after")));
   EXPECT_EQ(s.contents().at(0)->kind, Kind::kBlockData);
   EXPECT_EQ(s.contents().at(1)->text, "after");
-  const std::string desc = ClassDesc("p.C", 1, kJavaScSerializable,
-                                     {ObjField("x", Str("Ljava/lang/Object;"))});
+  const std::string desc =
+      ClassDesc("p.C", 1, kJavaScSerializable, {ObjField("x", Str("Ljava/lang/Object;"))});
   ASSERT_STATUS(JavaDecode(Object(desc, BlockData("z"))).status(), kCorruption,
                 "at byte 49: expected the value of field x of p.C (an object), found "
                 "TC_BLOCKDATA (0x77)");
@@ -289,9 +295,10 @@ TEST(JavaSerializationTest, ResetForgetsTheHandles) {
 // Handles: 0 p.C, 1 its field's signature, 2 the object; reset; 0 java.io.IOException, 1 the
 // exception; reset; 0 "next" (written after the caller caught the exception).
 TEST(JavaSerializationTest, ExceptionAbortsTheObjectBeingWritten) {
-  const std::string desc = ClassDesc("p.C", 1, kJavaScSerializable,
-                                     {ObjField("x", Str("Ljava/lang/Object;"))});
-  const std::string thrown = Object(ClassDesc("java.io.IOException", 9, kJavaScSerializable, {}), "");
+  const std::string desc =
+      ClassDesc("p.C", 1, kJavaScSerializable, {ObjField("x", Str("Ljava/lang/Object;"))});
+  const std::string thrown =
+      Object(ClassDesc("java.io.IOException", 9, kJavaScSerializable, {}), "");
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, Byte(0x7B) + thrown + Str("next"))));
   ASSERT_NE(s.aborted_by(), nullptr);
   ASSERT_EQ(s.contents().size(), 3u);
@@ -305,8 +312,8 @@ TEST(JavaSerializationTest, ExceptionAbortsTheObjectBeingWritten) {
 }
 
 TEST(JavaSerializationTest, SelfReferenceIsTheSameNodeAndRenderingsEnd) {
-  const std::string desc = ClassDesc("p.Loop", 1, kJavaScSerializable,
-                                     {ObjField("self", Str("Lp/Loop;"))});
+  const std::string desc =
+      ClassDesc("p.Loop", 1, kJavaScSerializable, {ObjField("self", Str("Lp/Loop;"))});
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, Ref(2))));
   const JavaValue& root = *s.root();
   EXPECT_EQ(root.Field("self"), &root);
@@ -324,7 +331,9 @@ TEST(JavaSerializationTest, SelfReferenceIsTheSameNodeAndRenderingsEnd) {
 std::string JavaNestedArrays(int n) {
   std::string out;
   for (int i = 0; i < n; ++i) {
-    out += Byte(0x75) + (i == 0 ? ClassDesc("[Ljava.lang.Object;", 1, kJavaScSerializable, {}) : Ref(0)) + I32(1);
+    out += Byte(0x75) +
+           (i == 0 ? ClassDesc("[Ljava.lang.Object;", 1, kJavaScSerializable, {}) : Ref(0)) +
+           I32(1);
   }
   return out + Null();
 }
@@ -365,24 +374,29 @@ TEST(JavaSerializationTest, SuperclassChainsThroughReferencesAreBounded) {
 
 TEST(JavaSerializationTest, MalformedDescriptorsSayWhatWasExpected) {
   const int s = kJavaScSerializable;
-  ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, s, {PrimField('X', "x")}), "")).status(),
-                kCorruption, "at byte 22: field x of class p.C: type code 0x58, expected one of B C D F I J S Z L [");
-  ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, s, {ObjField("o", Str("Ljava/lang/Object;")),
-                                                          PrimField('I', "i")}), ""))
-                    .status(),
-                kCorruption, "field i of class p.C: a primitive field after an object field");
+  ASSERT_STATUS(
+      JavaDecode(Object(ClassDesc("p.C", 1, s, {PrimField('X', "x")}), "")).status(), kCorruption,
+      "at byte 22: field x of class p.C: type code 0x58, expected one of B C D F I J S Z L [");
+  ASSERT_STATUS(
+      JavaDecode(Object(ClassDesc("p.C", 1, s,
+                                  {ObjField("o", Str("Ljava/lang/Object;")), PrimField('I', "i")}),
+                        ""))
+          .status(),
+      kCorruption, "field i of class p.C: a primitive field after an object field");
   ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, s, {ObjField("o", Str("I"))}), "")).status(),
                 kCorruption, "field o of class p.C: type signature \"I\", expected an object");
   ASSERT_STATUS(JavaDecode(Byte(0x72) + Utf("p.C") + I64(1) + Byte(2) + I16(-1)).status(),
                 kCorruption, "at byte 19: class p.C: negative field count -1");
-  ASSERT_STATUS(JavaDecode(Object(ClassDesc("p.C", 1, kJavaScSerializable | kJavaScExternalizable, {}), ""))
-                    .status(),
-                kCorruption, "at byte 19: class p.C: flags set both SC_SERIALIZABLE and SC_EXTERNALIZABLE");
+  ASSERT_STATUS(
+      JavaDecode(Object(ClassDesc("p.C", 1, kJavaScSerializable | kJavaScExternalizable, {}), ""))
+          .status(),
+      kCorruption, "at byte 19: class p.C: flags set both SC_SERIALIZABLE and SC_EXTERNALIZABLE");
   ASSERT_STATUS(JavaDecode(ClassDesc("p.C", 1, s, {}, Null(), Ref(0))).status(), kCorruption,
                 "TC_REFERENCE to class descriptor p.C while it is still being read");
-  ASSERT_STATUS(JavaDecode(Str("x") + Object(Ref(0), "")).status(), kCorruption,
-                "at byte 9: expected the class descriptor of a TC_OBJECT, found a TC_REFERENCE to a "
-                "string handle");
+  ASSERT_STATUS(
+      JavaDecode(Str("x") + Object(Ref(0), "")).status(), kCorruption,
+      "at byte 9: expected the class descriptor of a TC_OBJECT, found a TC_REFERENCE to a "
+      "string handle");
   ASSERT_STATUS(JavaDecode(Object(Null(), "")).status(), kCorruption,
                 "at byte 4: TC_OBJECT with a null class descriptor");
   ASSERT_STATUS(JavaDecode(Object(Str("p.C"), "")).status(), kCorruption,
@@ -397,17 +411,19 @@ TEST(JavaSerializationTest, MalformedDescriptorsSayWhatWasExpected) {
 }
 
 TEST(JavaSerializationTest, HeaderErrorsNameTheFileAndOffset) {
-  ASSERT_STATUS(ReadJavaStream(std::string("\xAC\xED\x00\x04", 4), kJavaTestFile).status(), kCorruption,
-                std::string(kJavaTestFile) + ": at byte 2: Java serialization stream version 4, expected 5");
-  ASSERT_STATUS(ReadJavaStream(std::string("\xAB\xED\x00\x05", 4), kJavaTestFile).status(), kCorruption,
+  ASSERT_STATUS(
+      ReadJavaStream(std::string("\xAC\xED\x00\x04", 4), kJavaTestFile).status(), kCorruption,
+      std::string(kJavaTestFile) + ": at byte 2: Java serialization stream version 4, expected 5");
+  ASSERT_STATUS(ReadJavaStream(std::string("\xAB\xED\x00\x05", 4), kJavaTestFile).status(),
+                kCorruption,
                 "at byte 0: not a Java serialization stream: expected magic AC ED, found 0xabed");
   ASSERT_STATUS(ReadJavaStream("\xAC\xED", kJavaTestFile, 100).status(), kCorruption,
                 "at byte 100: truncated: expected the Java serialization header AC ED 00 05");
   ASSERT_OK_AND_ASSIGN(JavaStream empty, ReadJavaStream(StreamHeader(), kJavaTestFile));
   EXPECT_EQ(empty.root(), nullptr);
-  ASSERT_STATUS(ReadJavaStream(StreamHeader() + Byte(0x74) + I16(5) + "ab", kJavaTestFile, 1000)
-                    .status(),
-                kCorruption, "at byte 1005: truncated: string of 5 bytes, 2 left");
+  ASSERT_STATUS(
+      ReadJavaStream(StreamHeader() + Byte(0x74) + I16(5) + "ab", kJavaTestFile, 1000).status(),
+      kCorruption, "at byte 1005: truncated: string of 5 bytes, 2 left");
 }
 
 TEST(JavaSerializationTest, ReadJavaObjectStopsAfterOneContent) {

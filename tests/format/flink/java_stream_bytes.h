@@ -17,7 +17,9 @@ inline std::string Null() { return Byte(0x70); }
 inline std::string EndBlock() { return Byte(0x78); }
 inline std::string Reset() { return Byte(0x79); }
 // TC_REFERENCE to the n-th handle.
-inline std::string Ref(uint32_t n) { return Byte(0x71) + java_bytes::I32(static_cast<int32_t>(0x7E0000 + n)); }
+inline std::string Ref(uint32_t n) {
+  return Byte(0x71) + java_bytes::I32(static_cast<int32_t>(0x7E0000 + n));
+}
 inline std::string Str(const std::string& s) { return Byte(0x74) + java_bytes::Utf(s); }
 inline std::string BlockData(const std::string& bytes) {
   return Byte(0x77) + Byte(static_cast<uint8_t>(bytes.size())) + bytes;
@@ -31,7 +33,8 @@ inline std::string PrimField(char code, const std::string& name) {
 }
 // An object field descriptor; `signature` is a string content (Str("Ljava/lang/String;")) or
 // a Ref to one.
-inline std::string ObjField(const std::string& name, const std::string& signature, char code = 'L') {
+inline std::string ObjField(const std::string& name, const std::string& signature,
+                            char code = 'L') {
   return std::string(1, code) + java_bytes::Utf(name) + signature;
 }
 // TC_CLASSDESC name serialVersionUID flags fields classAnnotation TC_ENDBLOCKDATA superClassDesc.

@@ -78,20 +78,20 @@ struct JavaClassData {
 // (TC_REFERENCE) resolves to the very node it names, so the graph may share nodes and have cycles.
 struct JavaValue {
   enum class Kind {
-    kNull,        // TC_NULL
-    kPrimitive,   // a primitive field value (type_code, integer or real)
-    kString,      // TC_STRING, TC_LONGSTRING: text (UTF-8)
-    kEnum,        // TC_ENUM: class_desc, text = constant name
-    kObject,      // TC_OBJECT: class_desc, class_data
-    kArray,       // TC_ARRAY: class_desc, type_code = element type, elements / bytes / integers / reals
-    kClass,       // TC_CLASS: class_desc (the class the Class object names)
-    kClassDesc,   // a class descriptor written as an object (ObjectStreamClass): class_desc
-    kBlockData,   // TC_BLOCKDATA, TC_BLOCKDATALONG: text = the raw bytes
-    kException,   // TC_EXCEPTION: exception = the Throwable the writer failed with
+    kNull,       // TC_NULL
+    kPrimitive,  // a primitive field value (type_code, integer or real)
+    kString,     // TC_STRING, TC_LONGSTRING: text (UTF-8)
+    kEnum,       // TC_ENUM: class_desc, text = constant name
+    kObject,     // TC_OBJECT: class_desc, class_data
+    kArray,      // TC_ARRAY: class_desc, type_code, elements / text / integers / reals
+    kClass,      // TC_CLASS: class_desc (the class the Class object names)
+    kClassDesc,  // a class descriptor written as an object (ObjectStreamClass): class_desc
+    kBlockData,  // TC_BLOCKDATA, TC_BLOCKDATALONG: text = the raw bytes
+    kException,  // TC_EXCEPTION: exception = the Throwable the writer failed with
   };
   Kind kind = Kind::kNull;
-  uint32_t handle = 0;      // wire handle of string, enum, object, array, class; 0 for the others
-  uint64_t offset = 0;      // absolute offset of the item's first byte (its type code)
+  uint32_t handle = 0;  // wire handle of string, enum, object, array, class; 0 for the others
+  uint64_t offset = 0;  // absolute offset of the item's first byte (its type code)
   const JavaClassDesc* class_desc = nullptr;
   // Primitive: 'B' 'C' 'D' 'F' 'I' 'J' 'S' 'Z'. Array: its element type ('L' and '[' for arrays
   // of references).
@@ -99,11 +99,11 @@ struct JavaValue {
   int64_t integer = 0;  // primitive B C I J S Z (char as its UTF-16 code unit, boolean 0/1)
   double real = 0;      // primitive D F
   std::string text;     // string, enum constant name, block data bytes, byte[] contents
-  std::vector<JavaClassData> class_data;    // object: top-most serializable class first
-  std::vector<const JavaValue*> elements;   // array of references
-  std::vector<int64_t> integers;            // boolean[] char[] short[] int[] long[]
-  std::vector<double> reals;                // float[] double[]
-  const JavaValue* exception = nullptr;     // kException
+  std::vector<JavaClassData> class_data;   // object: top-most serializable class first
+  std::vector<const JavaValue*> elements;  // array of references
+  std::vector<int64_t> integers;           // boolean[] char[] short[] int[] long[]
+  std::vector<double> reals;               // float[] double[]
+  const JavaValue* exception = nullptr;    // kException
 
   // The class name of an object, enum, array, class or class descriptor; "" otherwise.
   const std::string& class_name() const;
