@@ -10,10 +10,12 @@
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "java_stream_bytes.h"
 
 namespace ckpt::flink {
 namespace {
 
+using java_stream_bytes::JavaRootOf;
 using Kind = JavaValue::Kind;
 
 std::string JdkSerPath(const std::string& name) {
@@ -38,7 +40,7 @@ std::string FlinkTrailerBytes() {
 TEST(JavaSerializationJdkTest, HashMapWritesItsEntriesAfterTheDefaultFields) {
   const std::string name = "hashmap";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaValue& map = *s.root();
+  const JavaValue& map = JavaRootOf(s);
   EXPECT_EQ(map.class_name(), "java.util.HashMap");
   EXPECT_EQ(map.class_desc->serial_version_uid, 362498820763181265);
   EXPECT_EQ(map.Field("loadFactor")->real, 0.75);
@@ -75,7 +77,7 @@ TEST(JavaSerializationJdkTest, HashMapWritesItsEntriesAfterTheDefaultFields) {
 TEST(JavaSerializationJdkTest, ArrayListSharesARepeatedString) {
   const std::string name = "arraylist";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaClassData* list = s.root()->DataOf("java.util.ArrayList");
+  const JavaClassData* list = JavaRootOf(s).DataOf("java.util.ArrayList");
   ASSERT_NE(list, nullptr);
   EXPECT_EQ(list->fields.at(0).second->integer, 5);
   ASSERT_EQ(list->annotations.size(), 6u);  // the capacity block, then 5 elements
@@ -92,16 +94,16 @@ TEST(JavaSerializationJdkTest, ArrayListSharesARepeatedString) {
 TEST(JavaSerializationJdkTest, EnumConstantWithABody) {
   const std::string name = "enum";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  EXPECT_EQ(s.root()->kind, Kind::kEnum);
-  EXPECT_EQ(s.root()->class_name(), "Gen$Color");
-  EXPECT_EQ(s.root()->text, "GREEN");
-  EXPECT_EQ(s.root()->class_desc->super->name, "java.lang.Enum");
+  EXPECT_EQ(JavaRootOf(s).kind, Kind::kEnum);
+  EXPECT_EQ(JavaRootOf(s).class_name(), "Gen$Color");
+  EXPECT_EQ(JavaRootOf(s).text, "GREEN");
+  EXPECT_EQ(JavaRootOf(s).class_desc->super->name, "java.lang.Enum");
 }
 
 TEST(JavaSerializationJdkTest, WriteObjectDataAfterDefaultWriteObject) {
   const std::string name = "write_object";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   EXPECT_EQ(root.class_desc->serial_version_uid, 42);
   EXPECT_EQ(root.Field("count")->integer, 3);
   EXPECT_EQ(root.Field("label")->text, "custom");
@@ -117,7 +119,7 @@ TEST(JavaSerializationJdkTest, WriteObjectDataAfterDefaultWriteObject) {
 TEST(JavaSerializationJdkTest, FlinkLikeObjectWithEveryKindOfField) {
   const std::string name = "flink_like";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   EXPECT_EQ(root.class_desc->serial_version_uid, -2837468371818471926);
   EXPECT_EQ(root.Field("z")->integer, 1);
   EXPECT_EQ(root.Field("b")->integer, -2);
@@ -155,7 +157,7 @@ TEST(JavaSerializationJdkTest, FlinkLikeObjectWithEveryKindOfField) {
 TEST(JavaSerializationJdkTest, StringArrayWithModifiedUtf8) {
   const std::string name = "string_array";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaValue& a = *s.root();
+  const JavaValue& a = JavaRootOf(s);
   EXPECT_EQ(a.class_name(), "[Ljava.lang.String;");
   ASSERT_EQ(a.elements.size(), 4u);
   EXPECT_EQ(a.elements[0], a.elements[2]);
@@ -166,7 +168,7 @@ TEST(JavaSerializationJdkTest, StringArrayWithModifiedUtf8) {
 TEST(JavaSerializationJdkTest, CycleResolvesToTheSameNodes) {
   const std::string name = "cycle";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  const JavaValue& a = *s.root();
+  const JavaValue& a = JavaRootOf(s);
   const JavaValue* b = a.Field("next");
   EXPECT_EQ(a.Field("name")->text, "a");
   EXPECT_EQ(b->Field("name")->text, "b");
@@ -178,15 +180,15 @@ TEST(JavaSerializationJdkTest, CycleResolvesToTheSameNodes) {
 TEST(JavaSerializationJdkTest, ProxyInstance) {
   const std::string name = "proxy";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
-  EXPECT_EQ(s.root()->class_name(), "$Proxy(Gen$Greeter, java.io.Serializable)");
-  EXPECT_EQ(s.root()->Field("h")->Field("word")->text, "hi");
+  EXPECT_EQ(JavaRootOf(s).class_name(), "$Proxy(Gen$Greeter, java.io.Serializable)");
+  EXPECT_EQ(JavaRootOf(s).Field("h")->Field("word")->text, "hi");
 }
 
 TEST(JavaSerializationJdkTest, AbortedWriteKeepsThePartialObjectAndTheException) {
   const std::string name = "exception";
   ASSERT_OK_AND_ASSIGN(JavaStream s, JdkDecode(name, JdkSerBytes(name)));
   ASSERT_NE(s.aborted_by(), nullptr);
-  EXPECT_EQ(s.root()->class_name(), "Gen$HoldsUnserializable");
+  EXPECT_EQ(JavaRootOf(s).class_name(), "Gen$HoldsUnserializable");
   const JavaValue* thrown = s.aborted_by()->exception;
   EXPECT_EQ(thrown->class_name(), "java.io.NotSerializableException");
   EXPECT_EQ(thrown->Field("detailMessage")->text, "java.lang.Object");
@@ -207,7 +209,7 @@ TEST(JavaSerializationJdkTest, BlockDataResetAndObjectsAtTopLevel) {
 TEST(JavaSerializationJdkTest, FlinkCheckpointPropertiesTrailer) {
   const std::string trailer = FlinkTrailerBytes();
   ASSERT_OK_AND_ASSIGN(JavaStream s, ReadJavaStream(trailer, "_metadata", 13780));
-  const JavaValue& props = *s.root();
+  const JavaValue& props = JavaRootOf(s);
   EXPECT_EQ(props.class_name(), "org.apache.flink.runtime.checkpoint.CheckpointProperties");
   EXPECT_EQ(props.offset, 13784u);
   EXPECT_EQ(props.Field("forced")->integer, 1);

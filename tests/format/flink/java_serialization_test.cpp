@@ -35,7 +35,7 @@ TEST(JavaSerializationTest, ReadsEveryPrimitiveField) {
                            Byte(1);
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, data)));
   ASSERT_EQ(s.contents().size(), 1u);
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   EXPECT_EQ(root.kind, Kind::kObject);
   EXPECT_EQ(root.class_name(), "p.Prims");
   EXPECT_EQ(root.class_desc->serial_version_uid, 7);
@@ -64,7 +64,7 @@ TEST(JavaSerializationTest, ObjectFieldsNameTheirTypeAndShareBackReferences) {
                                      {ObjField("a", Str("Ljava/lang/String;")),
                                       ObjField("b", Ref(1)), ObjField("c", Str("[I"), '[')});
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, Str("x") + Ref(4) + Null())));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   EXPECT_EQ(root.class_desc->fields[0].signature, "Ljava/lang/String;");
   EXPECT_EQ(root.class_desc->fields[1].signature, "Ljava/lang/String;");
   EXPECT_EQ(root.class_desc->fields[2].signature, "[I");
@@ -78,7 +78,7 @@ TEST(JavaSerializationTest, SuperclassDataComesFirstAndSubclassFieldsShadow) {
   const std::string base = ClassDesc("p.Base", 1, kJavaScSerializable, {PrimField('I', "v")});
   const std::string sub = ClassDesc("p.Sub", 2, kJavaScSerializable, {PrimField('I', "v")}, base);
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(sub, I32(1) + I32(2))));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   ASSERT_EQ(root.class_data.size(), 2u);
   EXPECT_EQ(root.class_data[0].desc->name, "p.Base");
   EXPECT_EQ(root.class_data[1].desc->name, "p.Sub");
@@ -94,7 +94,7 @@ TEST(JavaSerializationTest, WriteObjectDataFollowsTheDefaultFields) {
   const std::string data =
       I32(9) + BlockData("\x01\x02") + Str("tail") + BlockDataLong("abc") + EndBlock();
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, data)));
-  const JavaClassData& cd = s.root()->class_data.at(0);
+  const JavaClassData& cd = JavaRootOf(s).class_data.at(0);
   EXPECT_EQ(cd.fields.at(0).second->integer, 9);
   ASSERT_TRUE(cd.has_annotations);
   ASSERT_EQ(cd.annotations.size(), 3u);
@@ -102,20 +102,21 @@ TEST(JavaSerializationTest, WriteObjectDataFollowsTheDefaultFields) {
   EXPECT_EQ(cd.annotations[0]->text, "\x01\x02");
   EXPECT_EQ(cd.annotations[1]->text, "tail");
   EXPECT_EQ(cd.annotations[2]->text, "abc");
-  EXPECT_NE(FormatJavaValue(*s.root()).find("writeObject data:\n      blockdata (2 bytes) 01 02\n"),
-            std::string::npos)
-      << FormatJavaValue(*s.root());
+  EXPECT_NE(
+      FormatJavaValue(JavaRootOf(s)).find("writeObject data:\n      blockdata (2 bytes) 01 02\n"),
+      std::string::npos)
+      << FormatJavaValue(JavaRootOf(s));
 }
 
 TEST(JavaSerializationTest, ExternalizableContentsAreKeptAsBlockDataAndObjects) {
   const std::string desc = ClassDesc("p.Ext", 4, kJavaScExternalizable | kJavaScBlockData, {});
   ASSERT_OK_AND_ASSIGN(JavaStream s,
                        JavaDecode(Object(desc, BlockData("xyz") + Null() + EndBlock())));
-  const JavaClassData& cd = s.root()->class_data.at(0);
+  const JavaClassData& cd = JavaRootOf(s).class_data.at(0);
   EXPECT_TRUE(cd.has_annotations);
   ASSERT_EQ(cd.annotations.size(), 2u);
   EXPECT_EQ(cd.annotations[0]->text, "xyz");
-  EXPECT_NE(FormatJavaValue(*s.root()).find("writeExternal data:"), std::string::npos);
+  EXPECT_NE(FormatJavaValue(JavaRootOf(s)).find("writeExternal data:"), std::string::npos);
 }
 
 TEST(JavaSerializationTest, ExternalizableOfProtocolVersionOneIsUnimplemented) {
@@ -135,11 +136,11 @@ TEST(JavaSerializationTest, EnumConstantsAreSharedByReference) {
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Byte(0x7E) + desc + Str("RED") + Ref(2)));
   ASSERT_EQ(s.contents().size(), 2u);
   EXPECT_EQ(s.contents()[0], s.contents()[1]);
-  EXPECT_EQ(s.root()->kind, Kind::kEnum);
-  EXPECT_EQ(s.root()->class_name(), "p.Color");
-  EXPECT_EQ(s.root()->text, "RED");
-  EXPECT_EQ(FormatJavaValue(*s.root()), "p.Color.RED\n");
-  EXPECT_EQ(JavaValueToJson(*s.root()), "{\"enum\":\"p.Color\",\"constant\":\"RED\"}");
+  EXPECT_EQ(JavaRootOf(s).kind, Kind::kEnum);
+  EXPECT_EQ(JavaRootOf(s).class_name(), "p.Color");
+  EXPECT_EQ(JavaRootOf(s).text, "RED");
+  EXPECT_EQ(FormatJavaValue(JavaRootOf(s)), "p.Color.RED\n");
+  EXPECT_EQ(JavaValueToJson(JavaRootOf(s)), "{\"enum\":\"p.Color\",\"constant\":\"RED\"}");
 }
 
 TEST(JavaSerializationTest, EnumOfANonEnumClassIsRejected) {
@@ -261,7 +262,8 @@ TEST(JavaSerializationTest, ProxyObjectsCarryTheirInterfaces) {
                                  Utf("java.io.Serializable") + EndBlock() + proxy_base;
   const std::string handler = Object(ClassDesc("p.Handler", 5, kJavaScSerializable, {}), "");
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(proxy_desc, handler)));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
+  ASSERT_NE(root.class_desc, nullptr);
   EXPECT_TRUE(root.class_desc->is_proxy);
   EXPECT_EQ(root.class_name(), "$Proxy(p.Greeter, java.io.Serializable)");
   EXPECT_EQ(root.class_desc->proxy_interfaces,
@@ -315,7 +317,7 @@ TEST(JavaSerializationTest, SelfReferenceIsTheSameNodeAndRenderingsEnd) {
   const std::string desc =
       ClassDesc("p.Loop", 1, kJavaScSerializable, {ObjField("self", Str("Lp/Loop;"))});
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(Object(desc, Ref(2))));
-  const JavaValue& root = *s.root();
+  const JavaValue& root = JavaRootOf(s);
   EXPECT_EQ(root.Field("self"), &root);
   EXPECT_EQ(FormatJavaValue(root),
             "p.Loop @0x7e0002 (serialVersionUID 1) {\n"
@@ -346,9 +348,10 @@ TEST(JavaSerializationTest, NestingDeeperThanTheLimitIsRejected) {
   ASSERT_OK_AND_ASSIGN(JavaStream s, JavaDecode(JavaNestedArrays(100), deep));
   JavaRenderOptions shallow;
   shallow.max_depth = 3;
-  EXPECT_NE(FormatJavaValue(*s.root(), shallow).find("(not expanded: nested deeper than 3)"),
+  EXPECT_NE(FormatJavaValue(JavaRootOf(s), shallow).find("(not expanded: nested deeper than 3)"),
             std::string::npos);
-  EXPECT_NE(JavaValueToJson(*s.root(), shallow).find("{\"ref\":\"0x7e0004\""), std::string::npos);
+  EXPECT_NE(JavaValueToJson(JavaRootOf(s), shallow).find("{\"ref\":\"0x7e0004\""),
+            std::string::npos);
 }
 
 TEST(JavaSerializationTest, NodeAndHandleBudgetsAreEnforced) {
@@ -431,7 +434,7 @@ TEST(JavaSerializationTest, ReadJavaObjectStopsAfterOneContent) {
   DataInput in(bytes, kJavaTestFile);
   ASSERT_OK_AND_ASSIGN(JavaStream s, ReadJavaObject(in));
   ASSERT_EQ(s.contents().size(), 1u);
-  EXPECT_EQ(s.root()->text, "one");
+  EXPECT_EQ(JavaRootOf(s).text, "one");
   EXPECT_EQ(in.remaining(), 6u);
   DataInput empty(StreamHeader(), kJavaTestFile);
   ASSERT_STATUS(ReadJavaObject(empty).status(), kCorruption,

@@ -3,10 +3,13 @@
 // the test: each class descriptor, string, object, array, enum and class takes the next one.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "ckpt/flink/java_serialization.h"
 #include "java_bytes.h"
 
 namespace ckpt::flink::java_stream_bytes {
@@ -54,6 +57,17 @@ inline std::string Object(const std::string& desc, const std::string& data) {
 // TC_ARRAY classDesc length values.
 inline std::string Array(const std::string& desc, int32_t length, const std::string& values) {
   return Byte(0x75) + desc + java_bytes::I32(length) + values;
+}
+
+// The first content of `stream`; an empty stream fails the test and yields a null node.
+inline const JavaValue& JavaRootOf(const JavaStream& stream) {
+  static const JavaValue kNoRoot;
+  const JavaValue* root = stream.root();
+  if (root == nullptr) {
+    ADD_FAILURE() << "the stream holds no content";
+    return kNoRoot;
+  }
+  return *root;
 }
 
 }  // namespace ckpt::flink::java_stream_bytes
