@@ -3,9 +3,9 @@
 #include "ckpt/flink/changelog.h"
 
 #include "ckpt/flink/data_input.h"
+#include "ckpt/flink/java_serialization.h"
 #include "ckpt/flink/snappy_frames.h"
 #include "ckpt/flink/value_decoder.h"
-#include "java_serialization.h"
 
 namespace ckpt::flink {
 
@@ -87,7 +87,7 @@ base::Result<ChangelogStateMeta> ReadChangelogMetadata(std::string_view change, 
     CKPT_ASSIGN_OR_RETURN(m.ttl, in.ReadBool());
     if (m.ttl) {
       // java.io.ObjectOutputStream of the StateTtlConfig: read (and dropped) to find its end.
-      CKPT_RETURN_IF_ERROR(internal::ReadJavaObject(in).status());
+      CKPT_RETURN_IF_ERROR(ReadJavaObject(in).status());
     }
     CKPT_ASSIGN_OR_RETURN(m.has_default, in.ReadBool());
     if (m.has_default) {

@@ -3,25 +3,18 @@
 #include "ckpt/flink/checkpoint_properties.h"
 
 #include "ckpt/flink/data_input.h"
-#include "java_serialization.h"
+#include "ckpt/flink/java_serialization.h"
 
 namespace ckpt::flink {
 namespace {
 
-using internal::JavaValue;
-
-const JavaValue* Field(const JavaValue& obj, const std::string& name) {
-  auto it = obj.fields.find(name);
-  return it == obj.fields.end() ? nullptr : it->second.get();
-}
-
-bool Bool(const JavaValue& obj, const std::string& name) {
-  const JavaValue* v = Field(obj, name);
+bool PropertiesBool(const JavaValue& obj, std::string_view name) {
+  const JavaValue* v = obj.Field(name);
   return v != nullptr && v->kind == JavaValue::Kind::kPrimitive && v->integer != 0;
 }
 
-std::string Text(const JavaValue& obj, const std::string& name) {
-  const JavaValue* v = Field(obj, name);
+std::string PropertiesText(const JavaValue& obj, std::string_view name) {
+  const JavaValue* v = obj.Field(name);
   if (v == nullptr) return "";
   if (v->kind == JavaValue::Kind::kString || v->kind == JavaValue::Kind::kEnum) return v->text;
   return "";
@@ -33,34 +26,40 @@ base::Result<CheckpointProperties> DecodeCheckpointProperties(std::string_view b
                                                               const std::string& file,
                                                               uint64_t base_offset) {
   DataInput in(bytes, file, base_offset);
-  CKPT_ASSIGN_OR_RETURN(auto root, internal::ReadJavaObject(in));
+  CKPT_ASSIGN_OR_RETURN(JavaStream stream, ReadJavaObject(in));
+  const JavaValue* root = stream.root();
+  if (stream.aborted_by() != nullptr) {
+    return in.Error(base_offset, "checkpoint properties trailer: the writer aborted the Java "
+                                 "serialization stream with " +
+                                     stream.aborted_by()->exception->class_name());
+  }
   if (root->kind != JavaValue::Kind::kObject ||
-      root->class_name != "org.apache.flink.runtime.checkpoint.CheckpointProperties") {
+      root->class_name() != "org.apache.flink.runtime.checkpoint.CheckpointProperties") {
     return in.Error(base_offset, "checkpoint properties trailer holds a " +
-                                     (root->class_name.empty() ? std::string("non-object")
-                                                               : root->class_name) +
+                                     (root->class_name().empty() ? std::string("non-object")
+                                                                 : root->class_name()) +
                                      ", not CheckpointProperties");
   }
   CheckpointProperties p;
-  p.forced = Bool(*root, "forced");
-  p.discard_subsumed = Bool(*root, "discardSubsumed");
-  p.discard_finished = Bool(*root, "discardFinished");
-  p.discard_cancelled = Bool(*root, "discardCancelled");
-  p.discard_failed = Bool(*root, "discardFailed");
-  p.discard_suspended = Bool(*root, "discardSuspended");
-  p.unclaimed = Bool(*root, "unclaimed");
-  const JavaValue* type = Field(*root, "checkpointType");
+  p.forced = PropertiesBool(*root, "forced");
+  p.discard_subsumed = PropertiesBool(*root, "discardSubsumed");
+  p.discard_finished = PropertiesBool(*root, "discardFinished");
+  p.discard_cancelled = PropertiesBool(*root, "discardCancelled");
+  p.discard_failed = PropertiesBool(*root, "discardFailed");
+  p.discard_suspended = PropertiesBool(*root, "discardSuspended");
+  p.unclaimed = PropertiesBool(*root, "unclaimed");
+  const JavaValue* type = root->Field("checkpointType");
   if (type == nullptr || type->kind != JavaValue::Kind::kObject) {
     return in.Error(base_offset, "checkpoint properties without a checkpointType object");
   }
-  p.type_class = type->class_name;
-  p.type_name = Text(*type, "name");
+  p.type_class = type->class_name();
+  p.type_name = PropertiesText(*type, "name");
   if (p.type_class == "org.apache.flink.runtime.checkpoint.SavepointType") {
     p.is_savepoint = true;
-    p.format_type = Text(*type, "formatType");
-    p.post_action = Text(*type, "postCheckpointAction");
+    p.format_type = PropertiesText(*type, "formatType");
+    p.post_action = PropertiesText(*type, "postCheckpointAction");
   } else if (p.type_class == "org.apache.flink.runtime.checkpoint.CheckpointType") {
-    p.sharing_files = Text(*type, "sharingFilesStrategy");
+    p.sharing_files = PropertiesText(*type, "sharingFilesStrategy");
   } else {
     return in.Error(base_offset, "unknown snapshot type class " + p.type_class);
   }

@@ -1,7 +1,6 @@
 // CheckpointProperties: the Java-serialized trailer of Flink `_metadata` v4+ decoded far enough
-// to tell checkpoint from savepoint, CANONICAL from NATIVE, and the post-checkpoint action. The
-// decoder is a small, bounded reader of the Java Object Serialization Stream Protocol (objects,
-// class descriptors, enums, strings, back references). Pure functions; thread-safe.
+// to tell checkpoint from savepoint, CANONICAL from NATIVE, and the post-checkpoint action, on
+// the Java serialization reader of java_serialization.h. Pure functions; thread-safe.
 #pragma once
 
 #include <string>
