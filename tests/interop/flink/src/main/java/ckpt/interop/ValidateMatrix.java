@@ -329,6 +329,18 @@ public final class ValidateMatrix {
         File snapshot = baseSnapshot(mc, c, b, root);
         System.out.println(tag + ": base " + b.name + ": " + snapshot);
         table.add("base: " + b.name + " (" + snapshot + ")");
+        // Every base snapshot Flink wrote validates clean.
+        File deepLog = new File(root, "base-" + b.id + ".validate-deep.txt");
+        int deep = Check.run(List.of(tool, "validate", "--deep", snapshot.getAbsolutePath()), deepLog);
+        rows++;
+        if (deep != 0) {
+          disagreements++;
+          table.add("validate --deep of the base: exit " + deep + " | DISAGREE (Flink wrote it; see " + deepLog + ")");
+          System.out.println(tag + ": [" + b.name + "] validate --deep exit " + deep + ": "
+              + Files.readString(deepLog.toPath()));
+        } else {
+          System.out.println(tag + ": [" + b.name + "] validate --deep exit 0");
+        }
         List<Variant> vs = b.uids ? variants() : noUidVariants();
         for (Variant v : vs) {
           if (b.uids && !v.everyBase && (b.unaligned || b.checkpoint)) continue;
