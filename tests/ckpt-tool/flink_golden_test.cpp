@@ -70,6 +70,14 @@ TEST(FlinkGoldenTest, DumpDecodesHeapCheckpointsAndRocksDbInstances) {
   }
 }
 
+// A Flink 1.15 RocksDB full checkpoint at max parallelism 4, parallelism 4 (keyed tag 12 in the
+// full-snapshot layout, one key group per subtask): key group 0's section starts with bytes a
+// heap reader takes for its key-group id 0; dump reads every entry in the full layout.
+TEST(FlinkGoldenTest, DumpDecodesRocksDbFullCheckpointAtSmallMaxParallelism) {
+  ExpectToolGolden("flink-dump-rocksdb-full-maxp4-flink1.15.json",
+                   {"--format", "json", "dump", "flink/rocksdb-full-maxp4-flink1.15"}, 0);
+}
+
 // The same job's keyed state read from its heap checkpoint and from its RocksDB checkpoint is
 // the same entries (the two backends' layouts share nothing but the serializers).
 TEST(FlinkGoldenTest, HeapAndRocksDbCheckpointsOfOneJobDumpTheSameEntries) {

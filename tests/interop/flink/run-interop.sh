@@ -7,7 +7,8 @@
 #    into SCRATCH_PARENT/maven-build (kept, so an unchanged harness is not recompiled);
 # 2. runs each harness on a MiniCluster into a fresh scratch dir under SCRATCH_PARENT;
 # 3. runs check_snapshots.py: ckpt-tool ls/show/files/validate --deep, dump vs the ground truth,
-#    diff --keys vs the keys the harness changed, on every snapshot.
+#    diff --keys vs the keys the harness changed, on every snapshot;
+# 4. runs run-old-lines.sh for Flink 1.15 (a focused set of OldLine's cases).
 # Fails (never skips) when java, mvn or Maven Central is missing. Keeps the scratch dir on failure.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -64,6 +65,19 @@ for profile in "${profiles[@]}"; do
   echo "interop: [$(elapsed) s] prune check $profile done" >&2
 done
 
+# The older lines (src/old/java, OldLine.java): Flink 1.15 with a focused set of cases here
+# ($CKPT_INTEROP_OLD_PROFILES, default flink-1.15; empty: none); every line 1.15-1.19 and every
+# case: run-old-lines.sh.
+old_profiles="${CKPT_INTEROP_OLD_PROFILES-flink-1.15}"
+if [[ -n "$old_profiles" ]]; then
+  # shellcheck disable=SC2086
+  if ! CKPT_OLD_CASES="${CKPT_OLD_CASES:-rocksdb-full-maxp4,rocksdb-full-maxp4-nouid,unaligned-rocksdb-maxp4}" \
+       bash "$here/run-old-lines.sh" "$tool" "$parent" $old_profiles; then
+    old_failed=1
+  fi
+  echo "interop: [$(elapsed) s] older lines ($old_profiles) done" >&2
+fi
+
 roots=("$scratch"/snapshots/*/)
 status=0
 python3 "$here/check_snapshots.py" --ckpt-tool "$tool" "${roots[@]}" || status=$?
@@ -76,6 +90,7 @@ bash "$here/../../../scripts/truncation-campaign.sh" --tool "$tool" --no-fixture
 [[ -z "${remap_failed:-}" ]] || { echo "FAIL: the remap check against Flink failed (see above)"; status=1; }
 [[ -z "${rescale_failed:-}" ]] || { echo "FAIL: the rescale-max-parallelism check against Flink failed (see above)"; status=1; }
 [[ -z "${prune_failed:-}" ]] || { echo "FAIL: Flink did not restore the pruned checkpoint (see above)"; status=1; }
+[[ -z "${old_failed:-}" ]] || { echo "FAIL: ckpt-tool disagrees with an older Flink line (see above)"; status=1; }
 [[ -z "${matrix_failed:-}" ]] || { echo "FAIL: validate --against disagrees with Flink (see the matrix above)"; status=1; }
 echo "interop: [$(elapsed) s] checks done (exit $status)" >&2
 if [[ $status -eq 0 ]]; then

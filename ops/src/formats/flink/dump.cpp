@@ -239,8 +239,9 @@ class FlinkDumper {
     return Status::OK();
   }
 
-  // Tags 3/7 hold the full-snapshot layout (FullSnapshotAsyncWriter), tag 12 the heap
-  // backend's (HeapSnapshotStrategy).
+  // Tag 7 holds the full-snapshot layout (FullSnapshotAsyncWriter); tags 3 and 12 (the same
+  // handle with a state handle id) hold either that layout (RocksDB full checkpoints, Flink
+  // 1.15-1.19) or the heap backend's (HeapSnapshotStrategy): LooksLikeHeap decides.
   Status KeyGroups(const flink::KeyedHandle& h, bool heap) {
     const flink::KeyGroupsHandle& kg = *h.key_groups;
     const std::string file = StreamName(md_, kg.delegate);
@@ -256,7 +257,9 @@ class FlinkDumper {
     for (int64_t off : kg.offsets) {
       if (off > 0) starts.insert(static_cast<uint64_t>(off));
     }
-    if (h.tag == Tag::kKeyGroups) heap = LooksLikeHeap(meta, kg, bytes, starts, file);
+    if (h.tag == Tag::kKeyGroups || h.tag == Tag::kKeyGroupsV2) {
+      heap = LooksLikeHeap(meta, kg, bytes, starts, file, h.tag == Tag::kKeyGroupsV2);
+    }
     for (size_t i = 0; i < kg.offsets.size(); ++i) {
       const uint32_t group = static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i);
       if (options_.key_group && *options_.key_group != group) continue;
@@ -359,16 +362,42 @@ class FlinkDumper {
     return sink_(d);
   }
 
-  // Tag 3 is written by the heap backend in its own layout before Flink 1.13 (FLIP-41 unified
-  // savepoints as tag 7) and by RocksDB full snapshots in the full layout: the first non-empty
-  // key group is decoded as heap without output; if that fails, the stream is full-layout.
+  // Tag 3 is written by the heap backend in its own layout (its checkpoints; its savepoints too
+  // before Flink 1.13, when FLIP-41 made them tag 7) and by RocksDB full snapshots in the full
+  // layout; tag 12 is the same handle with a state handle id, written by both as well (Flink
+  // 1.15's RocksDB full checkpoints among them). The first non-empty key group decides: if it
+  // reads as the full layout (declared state ids, every key prefixed by that key group, the end
+  // mark exactly at the section's end), the stream is full-layout. Otherwise a tag-12 stream is
+  // heap; a tag-3 stream is heap if that key group decodes as heap (without output), else
+  // full-layout. The full layout is tried first because the heap layout's leading i32 key-group
+  // id is 0 for key group 0, exactly what a full-layout section's i16 state id 0 and the high
+  // half of its first key's length read as.
   bool LooksLikeHeap(const flink::KeyedBackendMeta& meta, const flink::KeyGroupsHandle& kg,
-                     std::string_view bytes, const std::set<uint64_t>& starts, const std::string& file) {
+                     std::string_view bytes, const std::set<uint64_t>& starts, const std::string& file,
+                     bool with_handle_id) {
     for (size_t i = 0; i < kg.offsets.size(); ++i) {
       const int64_t off = kg.offsets[i];
       if (off <= 0 || static_cast<uint64_t>(off) < meta.size_bytes || static_cast<uint64_t>(off) > bytes.size()) continue;
       auto next = starts.upper_bound(static_cast<uint64_t>(off));
       const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
+      const std::string_view section =
+          bytes.substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off)));
+      std::string plain;
+      bool full_readable = !meta.compressed;
+      if (meta.compressed) {
+        auto unpacked = flink::DecompressSnappyFrames(section, file, static_cast<uint64_t>(off));
+        if (unpacked.ok()) {
+          plain = std::move(unpacked).value();
+          full_readable = true;
+        }
+      }
+      if (full_readable &&
+          flink::IsFullLayoutSection(meta.compressed ? std::string_view(plain) : section,
+                                     static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i),
+                                     flink::KeyGroupPrefixBytes(op_.max_parallelism), meta.states.size())) {
+        return false;
+      }
+      if (with_handle_id) return true;
       probing_ = true;
       const Status st = HeapKeyGroup(meta, static_cast<uint32_t>(kg.start) + static_cast<uint32_t>(i),
                                      bytes.substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off))),

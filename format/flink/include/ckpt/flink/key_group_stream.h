@@ -29,6 +29,14 @@ using KeyGroupSink = std::function<base::Status(const KeyGroupEntry&)>;
 base::Status ReadKeyGroupSection(std::string_view stream, uint64_t offset, const std::string& file,
                                  const KeyGroupSink& sink);
 
+// True when `section` (one key group's bytes, uncompressed, from its start up to the next key
+// group's) reads as the full-snapshot layout of key group `group`: every state id below
+// `state_count`, every key's `prefix_bytes`-byte key-group prefix equal to `group`, and the end
+// mark the section's last two bytes. Tag-3 streams hold this layout (RocksDB full snapshots) or the heap
+// backend's, whose i32 key-group id reads, for key group 0, like the start of this one; this
+// tells them apart where that id cannot.
+bool IsFullLayoutSection(std::string_view section, uint32_t group, int prefix_bytes, size_t state_count);
+
 // The number of key-group prefix bytes Flink uses for `max_parallelism`.
 inline int KeyGroupPrefixBytes(int32_t max_parallelism) { return max_parallelism > 128 ? 2 : 1; }
 
