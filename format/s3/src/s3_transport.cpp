@@ -111,7 +111,8 @@ S3Client::Impl::Attempt S3Client::Impl::Send(const S3Request& request) {
   Attempt attempt;
   std::string path;
   std::string host = host_;
-  if (config.path_style) {
+  // A dotted bucket name cannot be a TLS-valid subdomain: such buckets are addressed by path.
+  if (config.path_style || request.bucket.find('.') != std::string::npos) {
     path = "/" + request.bucket;
     if (!request.key.empty()) path += "/" + UriEncodePath(request.key);
   } else {
@@ -150,6 +151,12 @@ S3Client::Impl::Attempt S3Client::Impl::Send(const S3Request& request) {
   }
 
   auto* curl = static_cast<CURL*>(AcquireHandle());
+  if (curl == nullptr) {
+    curl_slist_free_all(headers);
+    attempt.failure = TransportFailure::kOther;
+    attempt.transport_error = "curl_easy_init failed";
+    return attempt;
+  }
   // Error bodies may be longer than a small ranged answer: the cap on success is checked after.
   TransportSink sink{&attempt.answer, std::max<size_t>(request.max_answer_bytes, 64 << 10)};
   char error[CURL_ERROR_SIZE] = {0};

@@ -3,7 +3,8 @@
 # on 127.0.0.1 at a free port with an in-memory blobstore and SigV4 checking on. Writes the
 # endpoint to <state-dir>/endpoint and the server's pid to <state-dir>/pid; its output goes to
 # <state-dir>/s3proxy.log. Exits non-zero saying why when the jar cannot be fetched or the
-# server does not come up.
+# server does not come up. Maven's local repository is $CKPT_MAVEN_REPO when set (scripts/test.sh
+# names the real one before it gives the tests a fresh HOME), else Maven's default.
 #   s3proxy_start.sh <state-dir>
 set -euo pipefail
 state=${1:?usage: s3proxy_start.sh <state-dir>}
@@ -13,7 +14,9 @@ mkdir -p "$state"
 rm -f "$state/endpoint" "$state/pid"
 jar="$state/s3proxy-${version}.jar"
 if [[ ! -s $jar ]]; then
-  if ! mvn -q -B -Dstyle.color=never dependency:copy -Dartifact="$artifact" \
+  repo_args=()
+  [[ -n ${CKPT_MAVEN_REPO:-} ]] && repo_args=(-Dmaven.repo.local="$CKPT_MAVEN_REPO")
+  if ! mvn -q -B -Dstyle.color=never "${repo_args[@]}" dependency:copy -Dartifact="$artifact" \
       -DoutputDirectory="$state/jar" >"$state/mvn.log" 2>&1; then
     echo "s3proxy_start: cannot fetch $artifact from Maven Central (mvn dependency:copy):" >&2
     tail -20 "$state/mvn.log" >&2
@@ -31,7 +34,7 @@ jclouds.provider=transient
 jclouds.identity=unused
 jclouds.credential=unused
 CONF
-nohup java -jar "$jar" --properties "$state/s3proxy.conf" >"$state/s3proxy.log" 2>&1 &
+nohup java -Xmx384m -jar "$jar" --properties "$state/s3proxy.conf" >"$state/s3proxy.log" 2>&1 &
 pid=$!
 echo "$pid" >"$state/pid"
 deadline=$((SECONDS + 120))
