@@ -63,6 +63,33 @@ base::Result<ListPage> ParseListObjectsV2(std::string_view xml, std::string_view
   return page;
 }
 
+base::Result<MultipartUploadPage> ParseListMultipartUploads(std::string_view xml,
+                                                            std::string_view what) {
+  CKPT_ASSIGN_OR_RETURN(const XmlElement root, ParseXml(xml, what));
+  CKPT_RETURN_IF_ERROR(AnswerExpectRoot(root, "ListMultipartUploadsResult", what));
+  MultipartUploadPage page;
+  for (const XmlElement& child : root.children) {
+    if (child.name == "Upload") {
+      MultipartUploadInfo info{child.ChildText("Key"), child.ChildText("UploadId"),
+                               std::max<int64_t>(0, ParseIso8601Ms(child.ChildText("Initiated")))};
+      if (info.key.empty() || info.upload_id.empty()) {
+        return base::Status::Corruption(std::string(what) + ": <Upload> without Key or UploadId");
+      }
+      page.uploads.push_back(std::move(info));
+    } else if (child.name == "IsTruncated") {
+      page.truncated = child.text == "true";
+    } else if (child.name == "NextKeyMarker") {
+      page.next_key_marker = child.text;
+    } else if (child.name == "NextUploadIdMarker") {
+      page.next_upload_id_marker = child.text;
+    }
+  }
+  if (page.truncated && page.next_key_marker.empty()) {
+    return base::Status::Corruption(std::string(what) + ": truncated listing without NextKeyMarker");
+  }
+  return page;
+}
+
 S3ErrorBody ParseErrorBody(std::string_view xml) {
   base::Result<XmlElement> root = ParseXml(xml, "S3 error body");
   if (!root.ok() || root->name != "Error") return {};

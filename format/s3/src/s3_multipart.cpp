@@ -59,6 +59,31 @@ base::Status S3Client::AbortMultipartUpload(const std::string& bucket, const std
   return st;
 }
 
+base::Result<std::vector<MultipartUploadInfo>> S3Client::ListMultipartUploads(
+    const std::string& bucket, const std::string& prefix) {
+  std::vector<MultipartUploadInfo> all;
+  std::string key_marker;
+  std::string upload_id_marker;
+  for (;;) {
+    S3Request r{"GET", bucket, "", {{"uploads", ""}}, {}, {}, true};
+    if (!prefix.empty()) r.query.emplace_back("prefix", prefix);
+    if (!key_marker.empty()) r.query.emplace_back("key-marker", key_marker);
+    if (!upload_id_marker.empty()) r.query.emplace_back("upload-id-marker", upload_id_marker);
+    CKPT_ASSIGN_OR_RETURN(const S3Answer answer, impl_->Execute(r));
+    CKPT_ASSIGN_OR_RETURN(MultipartUploadPage page,
+                          ParseListMultipartUploads(answer.body, Impl::Describe(r) + prefix));
+    for (MultipartUploadInfo& u : page.uploads) all.push_back(std::move(u));
+    if (!page.truncated) break;
+    if (page.next_key_marker == key_marker && page.next_upload_id_marker == upload_id_marker) {
+      return base::Status::Corruption(Impl::Describe(r) + prefix +
+                                      ": the upload listing does not advance");
+    }
+    key_marker = page.next_key_marker;
+    upload_id_marker = page.next_upload_id_marker;
+  }
+  return all;
+}
+
 base::Status S3Client::PutMultipart(const std::string& bucket, const std::string& key,
                                     std::string_view body, bool if_none_match) {
   const size_t part = static_cast<size_t>(std::max<uint64_t>(1, config().part_size_bytes));

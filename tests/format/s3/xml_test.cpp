@@ -56,6 +56,26 @@ TEST(S3AnswersTest, ParsesErrorInitiateAndDeleteAnswers) {
   EXPECT_EQ((*failed)[0], "b (AccessDenied: Access Denied)");
 }
 
+TEST(S3AnswersTest, ParsesPendingMultipartUploads) {
+  auto page = ParseListMultipartUploads(
+      "<ListMultipartUploadsResult><Bucket>b</Bucket><IsTruncated>true</IsTruncated>"
+      "<NextKeyMarker>k2</NextKeyMarker><NextUploadIdMarker>u2</NextUploadIdMarker>"
+      "<Upload><Key>k1</Key><UploadId>u1</UploadId><Initiated>2010-11-10T20:48:33.000Z"
+      "</Initiated></Upload></ListMultipartUploadsResult>", "t");
+  ASSERT_TRUE(page.ok()) << page.status().ToString();
+  ASSERT_EQ(page->uploads.size(), 1u);
+  EXPECT_EQ(page->uploads[0].key, "k1");
+  EXPECT_EQ(page->uploads[0].upload_id, "u1");
+  EXPECT_EQ(page->uploads[0].initiated_ms, 1289422113000);
+  EXPECT_EQ(page->next_key_marker, "k2");
+  EXPECT_TRUE(ParseListMultipartUploads("<ListMultipartUploadsResult><Upload><Key>k</Key>"
+                                        "</Upload></ListMultipartUploadsResult>", "t")
+                  .status().IsCorruption());
+  EXPECT_TRUE(ParseListMultipartUploads("<ListMultipartUploadsResult><IsTruncated>true"
+                                        "</IsTruncated></ListMultipartUploadsResult>", "t")
+                  .status().IsCorruption());
+}
+
 TEST(S3AnswersTest, RejectsListingsThatDoNotAddUp) {
   EXPECT_TRUE(ParseListObjectsV2("<ListBucketResult><IsTruncated>true</IsTruncated>"
                                  "</ListBucketResult>", "t").status().IsCorruption());

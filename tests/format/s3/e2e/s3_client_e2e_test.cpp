@@ -121,6 +121,23 @@ TEST_F(S3ClientE2eTest, FailedPartAbortsTheUploadAndLeavesNoObject) {
   EXPECT_NE(st.message().find("s3://" + bucket_ + "/aborted"), std::string::npos);
   EXPECT_EQ(part_attempts.load(), config_.retry.max_attempts);  // retried, then gave up
   EXPECT_TRUE(client_->Head(bucket_, "aborted").status().IsNotFound());
+  auto pending = client_->ListMultipartUploads(bucket_, "");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  EXPECT_TRUE(pending->empty());
+}
+
+TEST_F(S3ClientE2eTest, ListsUploadsNeitherCompletedNorAborted) {
+  auto id = client_->CreateMultipartUpload(bucket_, "pending/a");
+  ASSERT_TRUE(id.ok()) << id.status().ToString();
+  auto pending = client_->ListMultipartUploads(bucket_, "pending/");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  ASSERT_EQ(pending->size(), 1u);
+  EXPECT_EQ((*pending)[0].key, "pending/a");
+  EXPECT_EQ((*pending)[0].upload_id, *id);
+  ASSERT_TRUE(client_->AbortMultipartUpload(bucket_, "pending/a", *id).ok());
+  pending = client_->ListMultipartUploads(bucket_, "pending/");
+  ASSERT_TRUE(pending.ok());
+  EXPECT_TRUE(pending->empty());
 }
 
 TEST_F(S3ClientE2eTest, ConditionalCreateRefusesAnExistingObject) {

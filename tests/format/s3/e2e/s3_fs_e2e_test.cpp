@@ -197,6 +197,10 @@ TEST_F(S3FsE2eTest, FailedMultipartWriteLeavesNoObject) {
     ASSERT_TRUE((*dropped)->Append(std::string(6 << 20, 'd')).ok());
   }
   EXPECT_TRUE(fs_->Stat(root_ + "/dropped").status().IsNotFound());
+  // Both uploads were aborted: no parts are left behind.
+  auto pending = fs_->client().ListMultipartUploads(bucket_, "");
+  ASSERT_TRUE(pending.ok()) << pending.status().ToString();
+  EXPECT_TRUE(pending->empty());
 }
 
 TEST_F(S3FsE2eTest, ResolveFsServesS3LocationsFromTheEnvironment) {

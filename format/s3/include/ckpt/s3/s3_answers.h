@@ -26,6 +26,20 @@ struct ListPage {
   std::string next_continuation_token;  // set when truncated
 };
 
+// An upload begun and neither completed nor aborted.
+struct MultipartUploadInfo {
+  std::string key;
+  std::string upload_id;
+  int64_t initiated_ms = 0;  // 0 when absent
+};
+
+struct MultipartUploadPage {
+  std::vector<MultipartUploadInfo> uploads;
+  bool truncated = false;
+  std::string next_key_marker;        // set when truncated
+  std::string next_upload_id_marker;  // set when truncated
+};
+
 // The <Error> body of a failed request; empty fields when the body is not one.
 struct S3ErrorBody {
   std::string code;     // "NoSuchKey", "SlowDown", ...
@@ -40,6 +54,10 @@ S3ErrorBody ParseErrorBody(std::string_view xml);
 // <InitiateMultipartUploadResult>: the UploadId. Corruption when absent.
 base::Result<std::string> ParseInitiateMultipartUpload(std::string_view xml,
                                                        std::string_view what);
+// ListMultipartUploads answer (<ListMultipartUploadsResult>). Corruption on malformed XML, a
+// wrong root, an <Upload> without Key or UploadId, or truncated without a next key marker.
+base::Result<MultipartUploadPage> ParseListMultipartUploads(std::string_view xml,
+                                                            std::string_view what);
 // A DeleteObjects <DeleteResult>: the keys that failed, each as "key (Code: Message)".
 base::Result<std::vector<std::string>> ParseDeleteResult(std::string_view xml,
                                                          std::string_view what);

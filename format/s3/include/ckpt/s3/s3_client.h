@@ -96,6 +96,9 @@ class S3Client {
                                        bool if_none_match = false);
   base::Status AbortMultipartUpload(const std::string& bucket, const std::string& key,
                                     const std::string& upload_id);
+  // Every multipart upload under `prefix` that is neither completed nor aborted (all pages).
+  base::Result<std::vector<MultipartUploadInfo>> ListMultipartUploads(const std::string& bucket,
+                                                                      const std::string& prefix);
   // Uploads `body` in parts of config().part_size_bytes, up to config().max_parallel_parts at
   // once, and completes it; on any failure aborts the upload (no object, no stray parts) and
   // returns the first error.
