@@ -4,6 +4,7 @@
 #include <cstring>
 #include <deque>
 #include <future>
+#include <mutex>
 #include <vector>
 
 namespace ckpt::s3 {
@@ -17,18 +18,39 @@ class S3ReadFile final : public base::RandomAccessFile {
   base::Result<size_t> ReadAt(uint64_t offset, size_t n, char* scratch) const override {
     if (offset >= size_ || n == 0) return size_t{0};
     n = static_cast<size_t>(std::min<uint64_t>(n, size_ - offset));
-    CKPT_ASSIGN_OR_RETURN(const std::string bytes, client_.GetRange(loc_.bucket, loc_.key, offset, n));
-    std::memcpy(scratch, bytes.data(), bytes.size());
-    return bytes.size();
+    if (n >= kReadAheadBytes) {
+      CKPT_ASSIGN_OR_RETURN(const std::string bytes,
+                            client_.GetRange(loc_.bucket, loc_.key, offset, n));
+      std::memcpy(scratch, bytes.data(), bytes.size());
+      return bytes.size();
+    }
+    // Small reads (headers, index blocks, records read one by one) are served from one
+    // read-ahead block, so a sequential scan costs one request per block, not per read.
+    std::lock_guard<std::mutex> lock(mu_);
+    if (offset < block_start_ || offset + n > block_start_ + block_.size()) {
+      const size_t want = static_cast<size_t>(std::min<uint64_t>(kReadAheadBytes, size_ - offset));
+      CKPT_ASSIGN_OR_RETURN(block_, client_.GetRange(loc_.bucket, loc_.key, offset, want));
+      block_start_ = offset;
+    }
+    // offset >= block_start_ here; the block is short only if the object shrank since open.
+    const size_t in_block = static_cast<size_t>(offset - block_start_);
+    const size_t have = in_block >= block_.size() ? 0 : std::min(n, block_.size() - in_block);
+    std::memcpy(scratch, block_.data() + (offset - block_start_), have);
+    return have;
   }
   uint64_t Size() const override { return size_; }
   const std::string& path() const override { return path_; }
 
  private:
+  static constexpr size_t kReadAheadBytes = size_t{1} << 20;
+
   S3Client& client_;
   const S3Location loc_;
   const std::string path_;
   const uint64_t size_;
+  mutable std::mutex mu_;
+  mutable uint64_t block_start_ = 0;
+  mutable std::string block_;  // bytes [block_start_, block_start_ + size) of the object
 };
 
 class S3WriteFile final : public base::WritableFile {

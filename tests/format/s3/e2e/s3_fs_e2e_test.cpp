@@ -81,6 +81,32 @@ TEST_F(S3FsE2eTest, WriteReadRangedReadAndStat) {
             base::StatusCode::kFailedPrecondition);
 }
 
+TEST_F(S3FsE2eTest, SmallSequentialReadsShareReadAheadRequests) {
+  std::string body(3 << 20, '\0');
+  for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>(i % 253);
+  ASSERT_TRUE(fs_->PublishAtomic(root_ + "/scan", body).ok());
+  auto r = fs_->OpenRead(root_ + "/scan");
+  ASSERT_TRUE(r.ok());
+  std::atomic<int> gets{0};
+  fs_->client().SetFaultInjector([&](const S3RequestView& v) -> std::optional<long> {
+    if (v.method == "GET") ++gets;
+    return std::nullopt;
+  });
+  std::string back;
+  char buf[4096];
+  for (uint64_t off = 0; off < body.size(); off += 1000) {
+    auto n = (*r)->ReadAt(off, 1000, buf);
+    ASSERT_TRUE(n.ok()) << n.status().ToString();
+    back.append(buf, *n);
+  }
+  auto n = (*r)->ReadAt(10, 5, buf);  // backwards: a new block
+  ASSERT_TRUE(n.ok());
+  EXPECT_EQ(std::string(buf, *n), body.substr(10, 5));
+  fs_->client().SetFaultInjector(nullptr);
+  EXPECT_TRUE(back == body);
+  EXPECT_LE(gets.load(), 6);  // 3 MiB in 1 MiB blocks (block edges may cost one more each)
+}
+
 TEST_F(S3FsE2eTest, ListDirShowsFilesAndDirectoriesSorted) {
   ASSERT_TRUE(fs_->CreateDirs(root_ + "/d").ok());
   for (const char* name : {"d/b", "d/a", "d/sub/x", "d/sub/y", "d/z/deep/q", "e"}) {
