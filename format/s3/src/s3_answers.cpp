@@ -93,7 +93,16 @@ base::Result<MultipartUploadPage> ParseListMultipartUploads(std::string_view xml
 S3ErrorBody ParseErrorBody(std::string_view xml) {
   base::Result<XmlElement> root = ParseXml(xml, "S3 error body");
   if (!root.ok() || root->name != "Error") return {};
-  return {root->ChildText("Code"), root->ChildText("Message")};
+  // One line, bounded: the message goes into an error that must stay one clear line.
+  std::string message;
+  for (const char c : root->ChildText("Message")) {
+    if (message.size() >= 300) break;
+    const bool space = c == '\n' || c == '\r' || c == '\t' || c == ' ';
+    if (space && (message.empty() || message.back() == ' ')) continue;
+    message.push_back(space ? ' ' : c);
+  }
+  while (!message.empty() && message.back() == ' ') message.pop_back();
+  return {root->ChildText("Code"), message};
 }
 
 base::Result<std::string> ParseInitiateMultipartUpload(std::string_view xml,

@@ -43,6 +43,9 @@ TEST(S3AnswersTest, ParsesErrorInitiateAndDeleteAnswers) {
   EXPECT_EQ(e.code, "NoSuchKey");
   EXPECT_EQ(e.message, "The specified key does not exist.");
   EXPECT_EQ(ParseErrorBody("not xml").code, "");
+  const S3ErrorBody multi = ParseErrorBody("<Error><Code>X</Code><Message>\n  two\n lines  "
+                                           "</Message></Error>");
+  EXPECT_EQ(multi.message, "two lines");
   auto id = ParseInitiateMultipartUpload(
       "<InitiateMultipartUploadResult><Bucket>b</Bucket><Key>k</Key><UploadId>VXBsb2FkIElE"
       "</UploadId></InitiateMultipartUploadResult>", "test");

@@ -1,5 +1,8 @@
 // S3Client: the S3 REST operations the S3 Fs needs, over libcurl with SigV4, bounded retries of
 // idempotent requests (retry.h) and errors that name bucket, key, HTTP status and S3 error code.
+// Errors of every operation: NotFound for HTTP 404, AlreadyExists for 412, Unimplemented for 501,
+// FailedPrecondition when the credentials are refused (one line, never retried), Corruption for
+// an answer that does not parse, IOError otherwise (after the retries).
 // Thread-safe: one client serves every thread (connections are pooled).
 #pragma once
 
