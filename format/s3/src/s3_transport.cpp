@@ -76,6 +76,15 @@ uint64_t TransportRandom() {
 
 }  // namespace
 
+S3Target S3TargetOf(const std::string& endpoint_host, bool path_style, const std::string& bucket,
+                    const std::string& key) {
+  // A dotted bucket name cannot be a TLS-valid subdomain: such buckets are addressed by path.
+  if (path_style || bucket.find('.') != std::string::npos) {
+    return {endpoint_host, "/" + bucket + (key.empty() ? "" : "/" + UriEncodePath(key))};
+  }
+  return {bucket + "." + endpoint_host, "/" + UriEncodePath(key)};
+}
+
 S3Client::Impl::Impl(S3Config cfg, std::string scheme, std::string host)
     : config(std::move(cfg)), scheme_(std::move(scheme)), host_(std::move(host)) {
   std::call_once(g_curl_init, [] { curl_global_init(CURL_GLOBAL_DEFAULT); });
@@ -109,16 +118,9 @@ std::string S3Client::Impl::Describe(const S3Request& request) {
 
 S3Client::Impl::Attempt S3Client::Impl::Send(const S3Request& request) {
   Attempt attempt;
-  std::string path;
-  std::string host = host_;
-  // A dotted bucket name cannot be a TLS-valid subdomain: such buckets are addressed by path.
-  if (config.path_style || request.bucket.find('.') != std::string::npos) {
-    path = "/" + request.bucket;
-    if (!request.key.empty()) path += "/" + UriEncodePath(request.key);
-  } else {
-    host = request.bucket + "." + host_;
-    path = "/" + UriEncodePath(request.key);
-  }
+  const S3Target target = S3TargetOf(host_, config.path_style, request.bucket, request.key);
+  const std::string& host = target.host;
+  const std::string& path = target.path;
   const std::string query = CanonicalQueryString(request.query);
   const std::string url = scheme_ + "://" + host + path + (query.empty() ? "" : "?" + query);
 

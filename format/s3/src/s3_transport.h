@@ -30,6 +30,16 @@ struct S3Answer {
   std::string body;
 };
 
+// Where a request goes: the Host header (also signed) and the encoded path (also the canonical
+// URI). Path-style: endpoint_host, "/bucket/key"; virtual-hosted: "bucket.endpoint_host",
+// "/key". Buckets with a '.' are always addressed by path (no TLS-valid subdomain).
+struct S3Target {
+  std::string host;
+  std::string path;
+};
+S3Target S3TargetOf(const std::string& endpoint_host, bool path_style, const std::string& bucket,
+                    const std::string& key);
+
 class S3Client::Impl {
  public:
   Impl(S3Config config, std::string scheme, std::string host);

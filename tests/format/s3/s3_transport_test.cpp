@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "ckpt/s3/s3_client.h"
+#include "s3_transport.h"
 
 namespace ckpt::s3 {
 namespace {
@@ -125,6 +126,22 @@ TEST(S3TransportTest, RefusedConnectionsAreRetried) {
   EXPECT_EQ(st.code(), base::StatusCode::kIOError);
   EXPECT_NE(st.message().find("connection failed"), std::string::npos) << st.message();
   EXPECT_EQ(attempts.load(), 3);
+}
+
+TEST(S3TransportTest, PathStyleAndVirtualHostedTargets) {
+  S3Target t = S3TargetOf("127.0.0.1:9000", true, "bucket", "dir/a b$.txt");
+  EXPECT_EQ(t.host, "127.0.0.1:9000");
+  EXPECT_EQ(t.path, "/bucket/dir/a%20b%24.txt");
+  t = S3TargetOf("s3.eu-west-1.amazonaws.com", false, "bucket", "dir/k");
+  EXPECT_EQ(t.host, "bucket.s3.eu-west-1.amazonaws.com");
+  EXPECT_EQ(t.path, "/dir/k");
+  t = S3TargetOf("s3.amazonaws.com", false, "bucket", "");
+  EXPECT_EQ(t.path, "/");
+  t = S3TargetOf("s3.amazonaws.com", true, "bucket", "");
+  EXPECT_EQ(t.path, "/bucket");
+  t = S3TargetOf("s3.amazonaws.com", false, "my.dotted.bucket", "k");
+  EXPECT_EQ(t.host, "s3.amazonaws.com");
+  EXPECT_EQ(t.path, "/my.dotted.bucket/k");
 }
 
 TEST(S3TransportTest, EndpointMustBeHttpHostPort) {

@@ -23,7 +23,8 @@ class S3ClientE2eTest : public ::testing::Test {
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     client_ = std::move(client).value();
     bucket_ = S3TestBucket("client");
-    ASSERT_TRUE(client_->CreateBucket(bucket_).ok());
+    const base::Status created = client_->CreateBucket(bucket_);
+    ASSERT_TRUE(created.ok()) << created.ToString();
   }
   S3Config config_;
   std::unique_ptr<S3Client> client_;
