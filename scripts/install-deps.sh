@@ -10,6 +10,7 @@ PACKAGES=(
   libzstd-dev zstd libxxhash-dev xxhash
   librocksdb-dev rocksdb-tools libsnappy-dev
   libcli11-dev libcpp-httplib-dev nlohmann-json3-dev
+  libcurl4-openssl-dev libssl-dev  # the S3 Fs (format/s3): HTTP and SigV4
   libgtest-dev libgmock-dev libbenchmark-dev
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
   python3-jsonschema

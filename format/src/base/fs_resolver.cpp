@@ -1,14 +1,34 @@
 // ResolveFs and the file: URI rule: see fs_resolver.h.
 #include "ckpt/base/fs_resolver.h"
 
+#include <algorithm>
 #include <cctype>
+#include <map>
+#include <mutex>
 
 namespace ckpt::base {
 namespace {
 
 constexpr std::string_view kFileScheme = "file:";
 
+// Schemes registered by libraries beside base (RegisterFsScheme).
+struct FsSchemeRegistry {
+  std::mutex mu;
+  std::map<std::string, FsSchemeResolver> resolvers;
+};
+
+FsSchemeRegistry& SchemeRegistry() {
+  static FsSchemeRegistry* registry = new FsSchemeRegistry();  // never destroyed: used at exit
+  return *registry;
+}
+
 }  // namespace
+
+void RegisterFsScheme(const std::string& scheme, FsSchemeResolver resolver) {
+  FsSchemeRegistry& r = SchemeRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.resolvers[scheme] = std::move(resolver);
+}
 
 std::string SchemeOf(std::string_view location) {
   const size_t colon = location.find(':');
@@ -23,7 +43,14 @@ std::string SchemeOf(std::string_view location) {
   return scheme;
 }
 
-std::vector<std::string> BuiltInSchemes() { return {"file"}; }
+std::vector<std::string> BuiltInSchemes() {
+  std::vector<std::string> schemes = {"file"};
+  FsSchemeRegistry& r = SchemeRegistry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  for (const auto& entry : r.resolvers) schemes.push_back(entry.first);
+  std::sort(schemes.begin(), schemes.end());
+  return schemes;
+}
 
 Result<std::string> LocalPathOf(std::string_view location) {
   if (location.find('\0') != std::string_view::npos) {
@@ -55,6 +82,14 @@ Result<std::string> LocalPathOf(std::string_view location) {
 Result<ResolvedLocation> ResolveFs(std::string_view location) {
   const std::string scheme = SchemeOf(location);
   if (!scheme.empty() && scheme != "file") {
+    FsSchemeResolver resolver;
+    {
+      FsSchemeRegistry& r = SchemeRegistry();
+      std::lock_guard<std::mutex> lock(r.mu);
+      auto it = r.resolvers.find(scheme);
+      if (it != r.resolvers.end()) resolver = it->second;
+    }
+    if (resolver) return resolver(location);
     std::string known;
     for (const std::string& s : BuiltInSchemes()) known += (known.empty() ? "" : ", ") + s + ":";
     return Status::InvalidArgument("'" + std::string(location) + "': no filesystem for scheme '" +

@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 namespace ckpt::base {
 namespace {
 
@@ -24,6 +26,26 @@ TEST(FsResolverTest, AnUnknownSchemeNamesItAndTheBuiltInOnes) {
   EXPECT_EQ(r.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(r.status().message().find("'hdfs:'"), std::string::npos) << r.status().ToString();
   EXPECT_NE(r.status().message().find("file:"), std::string::npos) << r.status().ToString();
+}
+
+TEST(FsResolverTest, ARegisteredSchemeResolvesThroughItsResolver) {
+  std::string seen;
+  RegisterFsScheme("memtest", [&seen](std::string_view location) -> Result<ResolvedLocation> {
+    seen = std::string(location);
+    if (location.find("bad") != std::string_view::npos) {
+      return Status::InvalidArgument("bad memtest location");
+    }
+    return ResolvedLocation{&Fs::Default(), "/resolved"};
+  });
+  Result<ResolvedLocation> r = ResolveFs("MemTest://x/y");
+  ASSERT_TRUE(r.ok()) << r.status().ToString();
+  EXPECT_EQ(r->path, "/resolved");
+  EXPECT_EQ(seen, "MemTest://x/y");
+  EXPECT_EQ(ResolveFs("memtest://bad").status().message(), "bad memtest location");
+  const std::vector<std::string> schemes = BuiltInSchemes();
+  EXPECT_NE(std::find(schemes.begin(), schemes.end(), "memtest"), schemes.end());
+  EXPECT_NE(ResolveFs("hdfs://x").status().message().find("memtest:"), std::string::npos);
+  EXPECT_FALSE(LocalPathOf("memtest://x/y").ok());  // still not a local path
 }
 
 TEST(FsResolverTest, SchemeNeedsTwoCharactersAndALeadingLetter) {

@@ -1,0 +1,21 @@
+// Hashes and MACs for request signing, over OpenSSL's libcrypto (EVP). Pure functions; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace ckpt::s3 {
+
+// SHA-256 of `data` as 64 lower-case hex digits.
+std::string Sha256Hex(std::string_view data);
+
+// HMAC-SHA256 of `data` under `key`: the 32 raw bytes.
+std::string HmacSha256(std::string_view key, std::string_view data);
+
+// MD5 of `data`, base64-encoded (the Content-MD5 header that DeleteObjects requires).
+std::string Md5Base64(std::string_view data);
+
+// Lower-case hex of arbitrary bytes.
+std::string HexEncode(std::string_view bytes);
+
+}  // namespace ckpt::s3

@@ -1,0 +1,51 @@
+// Hashes over OpenSSL EVP: see crypto.h.
+#include "ckpt/s3/crypto.h"
+
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+
+namespace ckpt::s3 {
+
+std::string HexEncode(std::string_view bytes) {
+  static constexpr char kDigits[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(bytes.size() * 2);
+  for (const char c : bytes) {
+    const auto b = static_cast<unsigned char>(c);
+    out.push_back(kDigits[b >> 4]);
+    out.push_back(kDigits[b & 0xF]);
+  }
+  return out;
+}
+
+namespace {
+
+// One-shot digest; EVP_Digest cannot fail for these built-in algorithms on valid input.
+std::string CryptoDigest(const EVP_MD* md, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  EVP_Digest(data.data(), data.size(), out, &len, md, nullptr);
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+}  // namespace
+
+std::string Sha256Hex(std::string_view data) { return HexEncode(CryptoDigest(EVP_sha256(), data)); }
+
+std::string HmacSha256(std::string_view key, std::string_view data) {
+  unsigned char out[EVP_MAX_MD_SIZE];
+  unsigned int len = 0;
+  HMAC(EVP_sha256(), key.data(), static_cast<int>(key.size()),
+       reinterpret_cast<const unsigned char*>(data.data()), data.size(), out, &len);
+  return std::string(reinterpret_cast<const char*>(out), len);
+}
+
+std::string Md5Base64(std::string_view data) {
+  const std::string digest = CryptoDigest(EVP_md5(), data);
+  unsigned char out[64];
+  const int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(digest.data()),
+                                static_cast<int>(digest.size()));
+  return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+}
+
+}  // namespace ckpt::s3

@@ -1,0 +1,78 @@
+// S3Client::Impl: one signed S3 request over libcurl, with retries (private to ckpt::s3).
+#pragma once
+
+#include <map>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "ckpt/base/result.h"
+#include "ckpt/s3/retry.h"
+#include "ckpt/s3/s3_client.h"
+
+namespace ckpt::s3 {
+
+struct S3Request {
+  std::string method;  // GET, HEAD, PUT, POST, DELETE
+  std::string bucket;
+  std::string key;     // "" for bucket-level requests
+  QueryList query;
+  HeaderList headers;  // request-specific headers; all are signed
+  std::string_view body;
+  bool idempotent = true;
+  size_t max_answer_bytes = size_t{16} << 20;
+};
+
+struct S3Answer {
+  long status = 0;
+  std::map<std::string, std::string> headers;  // lower-case names
+  std::string body;
+};
+
+// Where a request goes: the Host header (also signed) and the encoded path (also the canonical
+// URI). Path-style: endpoint_host, "/bucket/key"; virtual-hosted: "bucket.endpoint_host",
+// "/key". Buckets with a '.' are always addressed by path (no TLS-valid subdomain).
+struct S3Target {
+  std::string host;
+  std::string path;
+};
+S3Target S3TargetOf(const std::string& endpoint_host, bool path_style, const std::string& bucket,
+                    const std::string& key);
+
+class S3Client::Impl {
+ public:
+  Impl(S3Config config, std::string scheme, std::string host);
+  ~Impl();
+
+  // Sends `request` (re-signed for every attempt), retrying transient failures of idempotent
+  // requests. A 2xx answer is returned; otherwise the error as a Status: NotFound for 404,
+  // AlreadyExists for 412, Unimplemented for 501, IOError otherwise, each naming the operation,
+  // s3://bucket/key, the HTTP status and S3 error code (or the transport failure) and the
+  // attempts made. A refused credential is one line naming the key id (redacted) and its source.
+  base::Result<S3Answer> Execute(const S3Request& request);
+
+  // "S3 GET s3://bucket/key" for messages.
+  static std::string Describe(const S3Request& request);
+
+  const S3Config config;
+  S3FaultInjector fault_injector;
+
+ private:
+  struct Attempt {
+    TransportFailure failure = TransportFailure::kNone;
+    std::string transport_error;
+    S3Answer answer;
+    bool too_large = false;
+  };
+  Attempt Send(const S3Request& request);
+  void* AcquireHandle();
+  void ReleaseHandle(void* handle);
+
+  std::string scheme_;
+  std::string host_;  // host[:port] of the endpoint
+  std::mutex mu_;
+  std::vector<void*> idle_handles_;  // CURL*
+};
+
+}  // namespace ckpt::s3
