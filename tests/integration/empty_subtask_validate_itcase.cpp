@@ -39,7 +39,7 @@ std::string EmptySubtaskJobJson(const KeyedSumJob& j, const std::string& paralle
          "{\"from\": \"slow\", \"to\": \"sink\", \"partitioning\": \"FORWARD\"}]}";
 }
 
-void WriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
+void EmptySubtaskWriteText(const std::string& path, const std::string& text) { std::ofstream(path) << text; }
 
 TEST(EmptySubtaskValidateITCase, UnalignedCheckpointWithAnEmptyKeyedSubtaskValidatesAndRestores) {
   ASSERT_TRUE(std::string(kEngine).size() > 0 && fs::exists(kEngine)) << "ckpt-engine missing";
@@ -54,7 +54,7 @@ TEST(EmptySubtaskValidateITCase, UnalignedCheckpointWithAnEmptyKeyedSubtaskValid
   job.rate_per_second = 20000;
   job.sink_dir = tmp.Sub("out");
   const std::string spec = tmp.Sub("job.json");
-  WriteText(spec, EmptySubtaskJobJson(job, "2"));
+  EmptySubtaskWriteText(spec, EmptySubtaskJobJson(job, "2"));
 
   const std::string root = tmp.Sub("ck");
   const pid_t pid = Spawn({kEngine, "run", spec, "--checkpoint-dir", root, "--interval", "100",
@@ -87,7 +87,7 @@ TEST(EmptySubtaskValidateITCase, UnalignedCheckpointWithAnEmptyKeyedSubtaskValid
     fs::remove_all(job.sink_dir);
     fs::copy(sink_pristine, job.sink_dir, fs::copy_options::recursive);
     const std::string restore_spec = tmp.Sub(std::string("restore-") + p + ".json");
-    WriteText(restore_spec, EmptySubtaskJobJson(job, p));
+    EmptySubtaskWriteText(restore_spec, EmptySubtaskJobJson(job, p));
     const std::string rlog = tmp.Sub(std::string("restore-") + p + ".log");
     ASSERT_EQ(WaitExit(Spawn({kEngine, "run", restore_spec, "-s", chk, "--max-restarts",
                               "0", "--checkpoint-dir", tmp.Sub(std::string("ck-") + p)},
