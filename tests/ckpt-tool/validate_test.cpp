@@ -172,11 +172,26 @@ TEST(ValidateTest, DeepWithoutWholeFileChecksumsStillFindsBlockDamage) {
   EXPECT_TRUE(HasRule(r, "CKPT-F006")) << Dump(r);
 }
 
-TEST(ValidateTest, MissingSubtaskLeavesKeyGroupGap) {
+// A subtask recorded without a keyed handle had empty keyed state (the engine writes no handle
+// for a subtask that never saw a key) and restores empty: no K001. A handle dropped from the
+// metadata of a subtask that had state still leaves its container unreferenced (F008).
+TEST(ValidateTest, SubtaskWithoutKeyedHandleIsEmptyNotAGap) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
   ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [](pb::CheckpointMetadata& m) {
     m.mutable_operators(1)->mutable_subtasks(1)->clear_keyed_state();
+  }));
+  ValidateReport r = MustValidate(tmp.Sub("sp"));
+  EXPECT_FALSE(HasRule(r, "CKPT-K001")) << Dump(r);
+  EXPECT_TRUE(HasRule(r, "CKPT-F008")) << Dump(r);
+}
+
+// A subtask missing from the snapshot altogether leaves the key groups it owns uncovered.
+TEST(ValidateTest, MissingSubtaskLeavesKeyGroupGap) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [](pb::CheckpointMetadata& m) {
+    m.mutable_operators(1)->mutable_subtasks()->RemoveLast();
   }));
   ValidateReport r = MustValidate(tmp.Sub("sp"));
   ASSERT_TRUE(HasRule(r, "CKPT-K001")) << Dump(r);
@@ -188,6 +203,25 @@ TEST(ValidateTest, MissingSubtaskLeavesKeyGroupGap) {
   }
   // The now unreferenced container is reported too.
   EXPECT_TRUE(HasRule(r, "CKPT-F008")) << Dump(r);
+}
+
+// A handle that covers only part of the range its subtask owns leaves the rest uncovered.
+TEST(ValidateTest, HandleShortOfItsSubtaskRangeLeavesKeyGroupGap) {
+  TempDir tmp;
+  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
+  ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [](pb::CheckpointMetadata& m) {
+    auto* kg = m.mutable_operators(1)->mutable_subtasks(1)->mutable_keyed_state(0)->mutable_key_groups();
+    kg->set_key_group_end(kg->key_group_end() - 1);
+    kg->mutable_key_group_offsets()->RemoveLast();
+    kg->mutable_key_group_record_counts()->RemoveLast();
+  }));
+  ValidateReport r = MustValidate(tmp.Sub("sp"));
+  ASSERT_TRUE(HasRule(r, "CKPT-K001")) << Dump(r);
+  for (const auto& f : r.findings) {
+    if (f.rule_id == "CKPT-K001") {
+      EXPECT_NE(f.message.find("[127, 127]"), std::string::npos) << f.message;
+    }
+  }
 }
 
 // Rewrites the sample savepoint in `dir`, calling `edit` on each operator that has subtasks but

@@ -20,6 +20,7 @@
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
+#include "damage_matrix.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -28,61 +29,16 @@ namespace {
 namespace fs = std::filesystem;
 
 std::string JobFile(const testing::TempDir& tmp, const std::string& name, const KeyedSumJob& job,
-                    const std::function<void(std::string&)>& edit = {}) {
+                    const std::function<std::string(std::string&)>& edit = {}) {
   // Parallelism in the spec (not -p), so validate --against sees the job the engine runs.
   std::string json = "{\"parallelism\": 2, " + KeyedSumJobJson(job).substr(1);
-  if (edit) edit(json);
+  if (edit) {
+    const std::string why = edit(json);
+    EXPECT_EQ(why, "") << name;
+  }
   const std::string path = tmp.Sub(name);
   std::ofstream(path) << json;
   return path;
-}
-
-void Replace(std::string& s, const std::string& from, const std::string& to) {
-  const size_t at = s.find(from);
-  ASSERT_NE(at, std::string::npos) << from << " not in " << s;
-  s.replace(at, from.size(), to);
-}
-
-std::vector<std::string> FilesEndingWith(const std::string& dir, const std::string& suffix) {
-  std::vector<std::string> out;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string name = e.path().filename().string();
-    if (name.size() >= suffix.size() &&
-        name.compare(name.size() - suffix.size(), suffix.size(), suffix) == 0) {
-      out.push_back(e.path().string());
-    }
-  }
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-void FlipByteAt(const std::string& path, int64_t offset_from_start_or_end) {
-  const auto size = static_cast<int64_t>(fs::file_size(path));
-  const int64_t at = offset_from_start_or_end >= 0 ? offset_from_start_or_end
-                                                   : size + offset_from_start_or_end;
-  ASSERT_TRUE(at >= 0 && at < size) << path;
-  std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
-  f.seekg(at);
-  char c = 0;
-  f.read(&c, 1);
-  c = static_cast<char>(c ^ 0x20);
-  f.seekp(at);
-  f.write(&c, 1);
-  ASSERT_TRUE(f.good()) << path;
-}
-
-void Resize(const std::string& path, int64_t delta) {
-  const auto size = static_cast<int64_t>(fs::file_size(path));
-  if (delta < 0) {
-    fs::resize_file(path, static_cast<uintmax_t>(std::max<int64_t>(0, size + delta)));
-  } else {
-    std::ofstream(path, std::ios::app | std::ios::binary) << std::string(static_cast<size_t>(delta), 'x');
-  }
-}
-
-// The part file a committable names as it is on disk now: pending, else committed.
-std::string PartFileOnDisk(const pb::SinkCommittable& c) {
-  return fs::exists(c.pending_path()) ? c.pending_path() : c.final_path();
 }
 
 struct Snapshot {
@@ -97,17 +53,12 @@ struct Variant {
   std::string name;
   const Snapshot* base = nullptr;
   // Damages the copy of the snapshot (`dir`) and/or the sink directory.
-  std::function<void(const std::string& dir, const pb::CheckpointMetadata& md)> damage;
+  std::function<std::string(const std::string& dir, const pb::CheckpointMetadata& md)> damage;
   // Changes the restoring job's spec JSON.
-  std::function<void(std::string& json)> job_edit;
+  std::function<std::string(std::string& json)> job_edit;
   bool allow_non_restored = false;
   bool restore_succeeds = false;  // what the engine must do (so each variant tests something)
 };
-
-void CopyTree(const std::string& from, const std::string& to) {
-  fs::remove_all(to);
-  fs::copy(from, to, fs::copy_options::recursive);
-}
 
 class ValidateRestoreEquivalenceITCase : public ::testing::Test {
  protected:
@@ -192,15 +143,6 @@ class ValidateRestoreEquivalenceITCase : public ::testing::Test {
   testing::TempDir tmp_;
 };
 
-const pb::SinkCommittable* FirstCommittable(const pb::CheckpointMetadata& md) {
-  for (const auto& op : md.operators()) {
-    for (const auto& st : op.subtasks()) {
-      if (st.committables_size() > 0) return &st.committables(0);
-    }
-  }
-  return nullptr;
-}
-
 TEST_F(ValidateRestoreEquivalenceITCase, ValidateExitsZeroExactlyWhenTheEngineRestores) {
   Snapshot sp, chk;
   MakeSavepoint(&sp);
@@ -210,107 +152,16 @@ TEST_F(ValidateRestoreEquivalenceITCase, ValidateExitsZeroExactlyWhenTheEngineRe
   ASSERT_NE(FirstCommittable(sp.metadata), nullptr) << "the savepoint has no sink committables";
   ASSERT_NE(FirstCommittable(chk.metadata), nullptr) << "the checkpoint has no sink committables";
 
-  auto keyed = [](const std::string& dir) { return FilesEndingWith(dir, "-keyed.state"); };
-  auto opstate = [](const std::string& dir) { return FilesEndingWith(dir, "-operator.state"); };
-  auto part = [](const pb::CheckpointMetadata& md) { return PartFileOnDisk(*FirstCommittable(md)); };
-
+  const std::vector<SnapshotDamage> matrix = DamageMatrix();
   std::vector<Variant> variants;
   for (const Snapshot* snap : {&sp, &chk}) {
-    const Snapshot* base_snapshot = snap;
     const std::string k = snap == &sp ? "savepoint/" : "checkpoint/";
-    variants.push_back({k + "pristine", base_snapshot, {}, {}, false, true});
-    variants.push_back({k + "keyed state file truncated by one byte", base_snapshot,
-                        [&](const std::string& d, const auto&) { Resize(keyed(d).at(0), -1); },
-                        {}, false, false});
-    variants.push_back({k + "keyed state file flipped in a block", base_snapshot,
-                        [&](const std::string& d, const auto&) { FlipByteAt(keyed(d).at(0), 40); },
-                        {}, false, false});
-    variants.push_back({k + "keyed state file removed", base_snapshot,
-                        [&](const std::string& d, const auto&) { fs::remove(keyed(d).at(0)); },
-                        {}, false, false});
-    variants.push_back({k + "operator state file flipped in its footer", base_snapshot,
-                        [&](const std::string& d, const auto&) { FlipByteAt(opstate(d).at(0), -3); },
-                        {}, false, false});
-    variants.push_back({k + "_metadata truncated", base_snapshot,
-                        [](const std::string& d, const auto&) { Resize(d + "/_metadata", -7); },
-                        {}, false, false});
-    variants.push_back({k + "part file resized (appended)", base_snapshot,
-                        [&](const std::string&, const auto& md) { Resize(part(md), 5); }, {},
-                        false, false});
-    variants.push_back({k + "part file resized (truncated)", base_snapshot,
-                        [&](const std::string&, const auto& md) { Resize(part(md), -1); }, {},
-                        false, false});
-    variants.push_back({k + "part file missing, pending and committed", base_snapshot,
-                        [&](const std::string&, const auto& md) { fs::remove(part(md)); }, {},
-                        false, false});
-    variants.push_back({k + "sum uid changed in the job", base_snapshot, {},
-                        [](std::string& j) { Replace(j, "\"uid\": \"sum\"", "\"uid\": \"sum-v2\""); },
-                        false, false});
-    variants.push_back({k + "sum max parallelism changed in the job", base_snapshot, {},
-                        [](std::string& j) {
-                          Replace(j, "\"uid\": \"sum\",", "\"uid\": \"sum\", \"max_parallelism\": 64,");
-                        },
-                        false, false});
-    variants.push_back({k + "job rescaled to parallelism 3", base_snapshot, {},
-                        [](std::string& j) {
-                          Replace(j, "{\"parallelism\": 2,", "{\"parallelism\": 3,");
-                        },
-                        false, true});
+    for (const SnapshotDamage& d : matrix) {
+      if (d.savepoint_only && snap != &sp) continue;
+      variants.push_back(
+          {k + d.name, snap, d.damage, d.job_edit, d.allow_non_restored, d.restore_succeeds});
+    }
   }
-  // Savepoint only.
-  variants.push_back({"savepoint/keyed state file header flipped", &sp,
-                      [&](const std::string& d, const auto&) { FlipByteAt(keyed(d).at(1), 0); }, {},
-                      false, false});
-  variants.push_back({"savepoint/keyed state file appended to", &sp,
-                      [&](const std::string& d, const auto&) { Resize(keyed(d).at(1), 16); }, {},
-                      false, false});
-  variants.push_back({"savepoint/operator state file removed", &sp,
-                      [&](const std::string& d, const auto&) { fs::remove(opstate(d).at(1)); }, {},
-                      false, false});
-  variants.push_back({"savepoint/_metadata removed", &sp,
-                      [](const std::string& d, const auto&) { fs::remove(d + "/_metadata"); }, {},
-                      false, false});
-  variants.push_back({"savepoint/_metadata payload byte flipped", &sp,
-                      [](const std::string& d, const auto&) { FlipByteAt(d + "/_metadata", 40); },
-                      {}, false, false});
-  variants.push_back({"savepoint/_metadata appended to", &sp,
-                      [](const std::string& d, const auto&) { Resize(d + "/_metadata", 3); }, {},
-                      false, false});
-  variants.push_back({"savepoint/committed part file back under its pending name", &sp,
-                      [](const std::string&, const auto& md) {
-                        const pb::SinkCommittable& c = *FirstCommittable(md);
-                        if (fs::exists(c.final_path())) fs::rename(c.final_path(), c.pending_path());
-                      },
-                      {}, false, true});
-  variants.push_back({"savepoint/sum uid changed, --allow-non-restored-state", &sp, {},
-                      [](std::string& j) { Replace(j, "\"uid\": \"sum\"", "\"uid\": \"sum-v2\""); },
-                      true, true});
-  variants.push_back({"savepoint/source uid changed", &sp, {},
-                      [](std::string& j) {
-                        Replace(j, "\"uid\": \"source\"", "\"uid\": \"source-v2\"");
-                      },
-                      false, false});
-  variants.push_back({"savepoint/source max parallelism changed (no keyed state)", &sp, {},
-                      [](std::string& j) {
-                        Replace(j, "\"uid\": \"source\",", "\"uid\": \"source\", \"max_parallelism\": 64,");
-                      },
-                      false, true});
-  variants.push_back({"savepoint/sum max parallelism changed in the snapshot", &sp,
-                      [](const std::string& d, const pb::CheckpointMetadata& md) {
-                        pb::CheckpointMetadata m = md;
-                        for (auto& op : *m.mutable_operators()) {
-                          if (op.states_size() > 0 && op.subtasks_size() > 0 &&
-                              op.subtasks(0).keyed_state_size() > 0) {
-                            op.set_max_parallelism(op.max_parallelism() / 2);
-                          }
-                        }
-                        for (auto& op : *m.mutable_job_graph()->mutable_operators()) {
-                          if (op.uid() == "sum") op.set_max_parallelism(op.max_parallelism() / 2);
-                        }
-                        fs::remove(d + "/_metadata");
-                        ASSERT_OK(format::WriteMetadataFile(base::Fs::Default(), d, m));
-                      },
-                      {}, false, false});
   ASSERT_GE(variants.size(), 20u);
 
   int index = 0;
@@ -319,8 +170,10 @@ TEST_F(ValidateRestoreEquivalenceITCase, ValidateExitsZeroExactlyWhenTheEngineRe
     const std::string dir = tmp_.Sub("variant-" + std::to_string(index));
     CopyTree(v.base->dir, dir);
     CopyTree(v.base->sink_pristine, v.base->job.sink_dir);
-    if (v.damage) v.damage(dir, v.base->metadata);
-    if (HasFatalFailure()) return;
+    if (v.damage) {
+      const std::string why = v.damage(dir, v.base->metadata);
+      ASSERT_EQ(why, "") << "the damage does not apply";
+    }
     const std::string spec =
         JobFile(tmp_, "restore-" + std::to_string(index) + ".json", v.base->job, v.job_edit);
     if (HasFatalFailure()) return;

@@ -40,7 +40,29 @@ base::Result<std::vector<pb::StateDescriptor>> MergeStates(
       }
     }
   }
-  return longest->state.states;
+  // A subtask that never saw a key records its states with the placeholder key type bytes (and
+  // timers without namespaces as void); a subtask that did records the real types. Every subtask
+  // of an operator keys by the same type, so the recorded types are the ones some subtask
+  // learned: otherwise the operator's keys would not decode under its own descriptors.
+  std::vector<pb::StateDescriptor> merged = longest->state.states;
+  for (size_t i = 0; i < merged.size(); ++i) {
+    pb::StateDescriptor& d = merged[i];
+    for (const Ack* a : acks) {
+      if (i >= a->state.states.size()) continue;
+      const pb::StateDescriptor& x = a->state.states[i];
+      if (d.key_type().kind() == pb::TypeDescriptor::BYTES &&
+          x.key_type().kind() != pb::TypeDescriptor::BYTES &&
+          x.key_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
+        *d.mutable_key_type() = x.key_type();
+      }
+      if (d.kind() == pb::STATE_TIMERS && d.namespace_type().kind() == pb::TypeDescriptor::VOID &&
+          x.namespace_type().kind() != pb::TypeDescriptor::VOID &&
+          x.namespace_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
+        *d.mutable_namespace_type() = x.namespace_type();
+      }
+    }
+  }
+  return merged;
 }
 
 bool HasAnyState(const pb::SubtaskState& s) {

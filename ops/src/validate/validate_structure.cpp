@@ -148,6 +148,24 @@ void CheckKeyGroups(ValidateContext& ctx, const OperatorInfo& op) {
       }
     }
   }
+  // A subtask the snapshot records with no keyed handle had empty keyed state (the engine writes
+  // no handle for a subtask that never saw a key, and none for a stateless operator whose only
+  // state is in-flight data): the key groups it owns at this parallelism are empty, not missing,
+  // and a restore starts them empty. A subtask absent from the snapshot, or one whose handles
+  // leave part of its range uncovered, still leaves a gap.
+  if (op.parallelism > 0 && op.parallelism <= max_p) {
+    for (const auto& st : op.subtasks) {
+      if (st.index >= op.parallelism) continue;
+      const bool any_handle = std::any_of(st.keyed.begin(), st.keyed.end(), [](const auto& h) {
+        return h.kind != KeyedHandleKind::kEmpty;
+      });
+      if (any_handle) continue;
+      const format::KeyGroupRange own = format::RangeForSubtask(max_p, op.parallelism, st.index);
+      for (uint32_t g = own.start; g <= own.end && g < max_p; ++g) {
+        if (owner[g] < 0) owner[g] = st.index;
+      }
+    }
+  }
   // Report gaps as ranges.
   for (uint32_t g = 0; g < max_p;) {
     if (owner[g] >= 0) {
