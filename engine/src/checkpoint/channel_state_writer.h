@@ -7,6 +7,10 @@
 // writes to a file are serialized, one section per subtask in subtask order (section id = the
 // subtask index, FORMAT.md §2), one record per buffer, stored verbatim — and every member's
 // callback receives its handles (slices with file_index 0 = the shared file) and the file entry.
+// Buffers are persisted as captured, never re-cut into frames: a frame that spans network buffers
+// may begin in the consumer's input-channel state and end in the producer's output-subpartition
+// state of the same logical channel, and readers and restore rejoin the two (FORMAT.md §8), so
+// the barrier neither waits for the rest of a frame nor copies its start.
 // Thread-safe.
 #pragma once
 

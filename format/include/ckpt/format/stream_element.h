@@ -1,7 +1,8 @@
 // The reference engine's wire encoding of stream elements: what its network buffers carry and,
 // verbatim, what the channel state of its unaligned checkpoints persists (FORMAT.md "Channel
 // state written by ckpt-engine"). A channel's byte stream is a sequence of frames
-//   frame     = u32 LE length, then `length` bytes of one element (a frame may span buffers)
+//   frame     = u32 LE length, then `length` bytes of one element (a frame may span buffers,
+//               and the input and output handles of one logical channel: channel_stream.h)
 //   element   = u8 tag, then
 //     tag 1 (record):    u8 flags (bit 0: has timestamp) [zigzag varint timestamp] key value
 //     tag 2 (watermark): zigzag varint watermark

@@ -70,6 +70,9 @@ struct DumpEntry {
   // persisted in-flight buffer) and, for channel state the reference engine wrote (its
   // stream-element frames, format/stream_element.h), "channel-record" (key_json, value_json,
   // timestamp_json if the record has one) and "channel-watermark", after the channel's buffers.
+  // Such an element is listed once, under the handle it begins in: a frame that begins in an
+  // input channel's state and ends in its producer's output-subpartition state (FORMAT.md §8)
+  // under the input channel.
   std::string source = "state";
   std::string change_op;  // changelog: "put", "delete", "append" or "clear"
   uint64_t sequence = 0;  // changelog

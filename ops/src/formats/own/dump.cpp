@@ -11,6 +11,7 @@
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/base/json_quote.h"
+#include "ckpt/format/channel_stream.h"
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/operator_id.h"
@@ -23,6 +24,7 @@
 #include "ckpt/format/value_json.h"
 #include "model/json_writer.h"
 #include "model/key_parse.h"
+#include "formats/own/channel_peers.h"
 #include "formats/own/keyed_replay.h"
 #include "model/snapshot_raw.h"
 
@@ -134,12 +136,12 @@ class Dumper {
     for (const auto& c : st.input_channel_state()) {
       CKPT_RETURN_IF_ERROR(DumpChannel("input " + std::to_string(c.gate_index()) + "/" +
                                            std::to_string(c.channel_index()),
-                                       c.buffers()));
+                                       c.buffers(), &c, nullptr));
     }
     for (const auto& c : st.output_channel_state()) {
       CKPT_RETURN_IF_ERROR(DumpChannel("output " + std::to_string(c.partition_index()) + "/" +
                                            std::to_string(c.subpartition_index()),
-                                       c.buffers()));
+                                       c.buffers(), nullptr, &c));
     }
     return Status::OK();
   }
@@ -411,84 +413,91 @@ class Dumper {
     return Emit(e);
   }
 
+  // One channel-state handle: each buffer as stored, then (reference engine) its records and
+  // watermarks. `input` or `output` is the handle.
   Status DumpChannel(const std::string& channel,
-                     const google::protobuf::RepeatedPtrField<pb::FileSlice>& buffers) {
+                     const google::protobuf::RepeatedPtrField<pb::FileSlice>& buffers,
+                     const pb::InputChannelStateHandle* input,
+                     const pb::ResultSubpartitionStateHandle* output) {
     uint32_t index = 0;
-    std::string run;            // the channel's byte stream (reference engine only)
-    std::vector<size_t> starts;  // where each buffer begins in it
+    std::string run;             // the handle's bytes (reference engine only)
+    std::vector<size_t> starts;  // where each buffer begins in them
     for (const auto& slice : buffers) {
       if (Cancelled()) return Status::Cancelled("dump cancelled");
-      CKPT_ASSIGN_OR_RETURN(auto reader, Open(slice.file_index()));
-      CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIteratorAt(slice.offset(), 1));
-      format::RecordRef rec;
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      // A slice covers one record: its length prefix plus its bytes (FORMAT.md "Logical offsets").
-      uint64_t prefix = 1;
-      for (uint64_t v = rec.bytes.size(); v >= 0x80; v >>= 7) ++prefix;
-      if (!more || rec.logical_offset != slice.offset() ||
-          rec.bytes.size() + prefix != slice.length()) {
-        return Status::Corruption(reader->path() + ": channel " + channel + " buffer " +
-                                  std::to_string(index) + " at logical offset " +
-                                  std::to_string(slice.offset()) + " is not one record of " +
-                                  std::to_string(slice.length()) + " logical bytes");
-      }
+      CKPT_ASSIGN_OR_RETURN(std::string bytes,
+                            internal::ReadChannelBuffer(fs_, s_, slice, channel, index));
       DumpEntry e = Base("channel");
       e.subtask = subtask_;
       e.channel = channel;
       e.buffer = index;
-      e.value_json = HexJson(rec.bytes);
+      e.value_json = HexJson(bytes);
       CKPT_RETURN_IF_ERROR(Emit(e));
       if (s_.engine_name == kReferenceEngine) {
         starts.push_back(run.size());
-        run.append(rec.bytes);
+        run.append(bytes);
       }
       ++index;
     }
     if (s_.engine_name != kReferenceEngine) return Status::OK();
-    return DumpChannelElements(channel, run, starts);
+    // The logical channel's other end completes a frame split between the two (FORMAT.md §8).
+    if (!peers_) peers_.emplace(RawMetadata(s_));
+    CKPT_ASSIGN_OR_RETURN(internal::ChannelStream stream,
+                          internal::ReadChannelStream(fs_, s_, *peers_, os_.operator_id(),
+                                                      subtask_, input, output, channel,
+                                                      std::move(run)));
+    return DumpChannelElements(stream, starts);
   }
 
   // The reference engine's channel state is its stream-element frames (format/stream_element.h):
-  // each record (key, value, timestamp) and watermark of the channel's byte stream, with the
-  // index of the buffer it begins in. Other writers' buffers stay opaque (FORMAT.md).
+  // each record (key, value, timestamp) and watermark that begins in the handle's bytes, with
+  // the index of the buffer it begins in. Other writers' buffers stay opaque (FORMAT.md).
   static constexpr const char* kReferenceEngine = "ckpt-engine";
-  Status DumpChannelElements(const std::string& channel, const std::string& run,
-                             const std::vector<size_t>& starts) {
-    std::string_view rest = run;
+  Status DumpChannelElements(const internal::ChannelStream& r, const std::vector<size_t>& starts) {
+    const size_t origin = r.origin();
+    auto where = [&](size_t at) {
+      return (r.file.empty() ? s_.metadata_path : r.file) + ": subtask " +
+             std::to_string(subtask_) + " " + r.Place(at);
+    };
     format::Value key, value;
     int64_t timestamp = 0, watermark = 0;
-    while (!rest.empty()) {
-      if (Cancelled()) return Status::Cancelled("dump cancelled");
-      const size_t at = run.size() - rest.size();
-      const std::string where = s_.metadata_path + ": subtask " + std::to_string(subtask_) +
-                                " channel " + channel + " at byte " + std::to_string(at) +
-                                " of its in-flight data";
-      std::string_view element;
-      base::Result<bool> more = format::NextStreamFrame(&rest, &element);
-      if (!more.ok()) return more.status().WithContext(where);
-      if (!*more) break;
-      base::Result<uint8_t> tag =
-          format::DecodeStreamElement(&element, &key, &value, &timestamp, &watermark);
-      if (!tag.ok()) return tag.status().WithContext(where);
-      if (!element.empty()) {
-        return Status::Corruption(where + ": " + std::to_string(element.size()) +
-                                  " bytes after the element in its frame");
-      }
-      DumpEntry e = Base(*tag == format::kRecordTag ? "channel-record" : "channel-watermark");
-      e.subtask = subtask_;
-      e.channel = channel;
-      e.buffer = static_cast<uint32_t>(
-          std::upper_bound(starts.begin(), starts.end(), at) - starts.begin() - 1);
-      if (*tag == format::kRecordTag) {
-        e.key_json = format::ValueToJson(key);
-        e.value_json = format::ValueToJson(value);
-        if (timestamp != format::kNoElementTimestamp) e.timestamp_json = std::to_string(timestamp);
-      } else {
-        e.value_json = std::to_string(watermark);
-      }
-      CKPT_RETURN_IF_ERROR(Emit(e));
-    }
-    return Status::OK();
+    size_t failed_at = 0;
+    bool element_failed = false;  // a decoding error, located already (or cancelled, emit failed)
+    const base::Status st = format::ForEachStreamFrame(
+        r.stream, origin, origin + r.own_bytes,
+        [&](const format::StreamFrameAt& f) -> Status {
+          element_failed = true;
+          if (Cancelled()) return Status::Cancelled("dump cancelled");
+          std::string_view element = f.element;
+          base::Result<uint8_t> tag =
+              format::DecodeStreamElement(&element, &key, &value, &timestamp, &watermark);
+          if (!tag.ok()) return tag.status().WithContext(where(f.offset));
+          if (!element.empty()) {
+            return Status::Corruption(where(f.offset) + ": " + std::to_string(element.size()) +
+                                      " bytes after the element in its frame");
+          }
+          DumpEntry e = Base(*tag == format::kRecordTag ? "channel-record" : "channel-watermark");
+          e.subtask = subtask_;
+          e.channel = r.channel;
+          e.buffer = static_cast<uint32_t>(
+              std::upper_bound(starts.begin(), starts.end(), f.offset - origin) - starts.begin() -
+              1);
+          if (*tag == format::kRecordTag) {
+            e.key_json = format::ValueToJson(key);
+            e.value_json = format::ValueToJson(value);
+            if (timestamp != format::kNoElementTimestamp) {
+              e.timestamp_json = std::to_string(timestamp);
+            }
+          } else {
+            e.value_json = std::to_string(watermark);
+          }
+          CKPT_RETURN_IF_ERROR(Emit(e));
+          element_failed = false;
+          return Status::OK();
+        },
+        &failed_at);
+    // Otherwise the stream ends inside the frame at `failed_at`.
+    if (!st.ok() && !element_failed) return st.WithContext(where(failed_at));
+    return st;
   }
 
   base::Fs& fs_;
@@ -508,6 +517,7 @@ class Dumper {
   uint64_t emitted_ = 0;
   uint64_t ticks_ = 0;
   std::optional<Where> record_;
+  std::optional<internal::ChannelPeers> peers_;
 };
 
 const pb::OperatorState* FindOperatorState(const Snapshot& snapshot, const std::string& id_hex) {

@@ -73,6 +73,7 @@ base::Status ValidateOwnSnapshot(ValidateContext& ctx, const Snapshot& snapshot)
   if (ctx.options().deep) {
     CheckDeclaredValues(ctx, snapshot);
     CKPT_RETURN_IF_ERROR(DeepCheckRocksDb(ctx, snapshot));
+    CKPT_RETURN_IF_ERROR(DeepCheckChannelState(ctx, snapshot));
   }
   if (!ctx.options().against_job.empty()) CKPT_RETURN_IF_ERROR(CheckAgainst(ctx, snapshot));
   return base::Status::OK();

@@ -47,4 +47,10 @@ base::Status DeepCheckContainer(ValidateContext& ctx, const Snapshot& snapshot,
 // RocksDB.
 base::Status DeepCheckRocksDb(ValidateContext& ctx, const Snapshot& snapshot);
 
+// --deep over the reference engine's channel state: every frame that begins in a handle's bytes,
+// read within its logical channel's stream (input part, then output part; FORMAT.md §8), is
+// whole and holds one well-formed element, else CKPT-D001 naming the file, channel and byte
+// offset (the check dump makes). Other writers' channel state is opaque and not checked.
+base::Status DeepCheckChannelState(ValidateContext& ctx, const Snapshot& snapshot);
+
 }  // namespace ckpt::ops::internal
