@@ -54,10 +54,12 @@ std::vector<OptionSpec> Options(const CLI::App* app) {
     spec.description = opt->get_description();
     spec.takes_value = opt->get_expected_max() > 0;
     if (spec.takes_value) spec.choices = ParseChoices(opt->get_type_name());
-    // "Operator uid, uid hash (ID) or name", "... (ID, uid or name)"; not the OLD=NEW rewrites.
+    // "Operator uid, uid hash (ID) or name", "... (ID, uid or name)"; not the OLD=NEW rewrites
+    // nor a FILE of uids (--uids: completed as a file).
     spec.operator_uid = spec.takes_value && spec.choices.empty() &&
                         spec.description.find("uid") != std::string::npos &&
-                        spec.description.rfind("OLD=NEW", 0) != 0;
+                        spec.description.rfind("OLD=NEW", 0) != 0 &&
+                        opt->get_type_name() != "FILE";
     out.push_back(std::move(spec));
   }
   return out;
