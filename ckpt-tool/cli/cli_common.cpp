@@ -10,6 +10,7 @@
 
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/open.h"
+#include "ckpt/ops/snapshot.h"
 
 namespace ckpt::cli {
 namespace {
@@ -216,6 +217,21 @@ void SetExamples(CLI::App* sub, std::vector<std::string> examples) {
   std::string footer = "\nExamples:\n";
   for (const std::string& e : examples) footer += "  " + e + "\n";
   sub->footer(footer);
+}
+
+void AddUidsOption(CLI::App* sub, std::string* file) {
+  sub->add_option("--uids", *file,
+                  "Uids of the job (one per line, or a job spec): names operators whose metadata "
+                  "records no uid (Apache Flink) by their uid hash")
+      ->type_name("FILE");
+}
+
+base::Result<std::vector<std::string>> ReadUidsOption(const CliContext& ctx,
+                                                      const std::string& file) {
+  if (file.empty()) return std::vector<std::string>{};
+  auto text = base::ReadUserFileToString(*ctx.fs, file, uint64_t{64} << 20);
+  if (!text.ok()) return text.status().WithContext("--uids " + file);
+  return ops::ParseUidList(*text, "--uids " + file);
 }
 
 }  // namespace ckpt::cli

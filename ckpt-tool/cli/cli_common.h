@@ -136,6 +136,15 @@ CommandResult RunSnapshotWriter(CliContext& ctx, Op&& op, Print&& print) {
   return CommandResult::Clean();
 }
 
+// Adds `--uids FILE` to a verb that names operators: the uids of the user's job (one per line,
+// or a job spec) that name the operators of a snapshot whose metadata records no uid (Apache
+// Flink) by their uid hash (ops::LoadOptions::uids).
+void AddUidsOption(CLI::App* sub, std::string* file);
+// The uids in --uids FILE (ops::ParseUidList); empty when `file` is empty. IOError / NotFound /
+// InvalidArgument naming the file.
+base::Result<std::vector<std::string>> ReadUidsOption(const CliContext& ctx,
+                                                      const std::string& file);
+
 // Adds examples to a subcommand's --help footer.
 void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 

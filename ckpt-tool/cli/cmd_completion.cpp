@@ -55,11 +55,13 @@ std::vector<OptionSpec> Options(const CLI::App* app) {
     spec.takes_value = opt->get_expected_max() > 0;
     if (spec.takes_value) spec.choices = ParseChoices(opt->get_type_name());
     // "Operator uid, uid hash (ID) or name", "... (ID, uid or name)"; not the OLD=NEW rewrites
-    // nor a job spec (a file, which mentions uids too: "--against JOB.json").
+    // nor a file: a job spec ("--against JOB.json") or a list of uids ("--uids FILE"), which
+    // mention uids too and complete as file names.
     spec.operator_uid = spec.takes_value && spec.choices.empty() &&
                         spec.description.find("uid") != std::string::npos &&
                         spec.description.rfind("OLD=NEW", 0) != 0 &&
-                        spec.description.rfind("Job spec", 0) != 0;
+                        spec.description.rfind("Job spec", 0) != 0 &&
+                        opt->get_type_name() != "FILE";
     out.push_back(std::move(spec));
   }
   return out;

@@ -17,6 +17,7 @@ struct DiffArgs {
   std::string b;
   bool keys = false;
   bool no_state_sizes = false;
+  std::string uids_file;
 };
 
 std::string Delta(uint64_t a, uint64_t b) {
@@ -54,10 +55,13 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                    {false, false, false, false, true, true, true, true, true});
   for (const auto& d : r.operators) {
     for (const auto& s : d.states) {
+      const bool known = s.bytes_known_a && s.bytes_known_b;
       states.AddRow({std::string(ops::DiffChangeName(s.change)), OrDash(d.name), s.name,
                      Both(s.kind_a, s.kind_b), std::to_string(s.entries_a),
-                     std::to_string(s.entries_b), std::to_string(s.bytes_a),
-                     std::to_string(s.bytes_b), Delta(s.bytes_a, s.bytes_b)});
+                     std::to_string(s.entries_b),
+                     s.bytes_known_a ? std::to_string(s.bytes_a) : kUnknownText,
+                     s.bytes_known_b ? std::to_string(s.bytes_b) : kUnknownText,
+                     known ? Delta(s.bytes_a, s.bytes_b) : kUnknownText});
     }
   }
   if (states.empty()) {
@@ -114,8 +118,8 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
                  .Str("kind_b", s.kind_b)
                  .Uint("entries_a", s.entries_a)
                  .Uint("entries_b", s.entries_b)
-                 .Uint("bytes_a", s.bytes_a)
-                 .Uint("bytes_b", s.bytes_b)
+                 .Raw("bytes_a", s.bytes_known_a ? std::to_string(s.bytes_a) : "null")
+                 .Raw("bytes_b", s.bytes_known_b ? std::to_string(s.bytes_b) : "null")
                  .Build()
           << "\n";
     }
@@ -171,6 +175,9 @@ CommandResult Run(const DiffArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   ops::DiffOptions options;
   options.per_state = !args.no_state_sizes;
+  auto uids = ReadUidsOption(ctx, args.uids_file);
+  if (!uids.ok()) return CommandResult::Error(uids.status());
+  options.uids = std::move(uids).value();
   auto where = ctx.LocateAll({args.a, args.b});
   if (!where.ok()) return CommandResult::Error(where.status());
   for (const std::string& side : where->paths) {
@@ -279,6 +286,7 @@ void AddDiffCommand(CLI::App& app, CliContext& ctx) {
   sub->add_flag("--keys", args->keys, "Also compare keyed state entry by entry");
   sub->add_flag("--no-state-sizes", args->no_state_sizes,
                 "Skip the record scan that sizes each state (metadata only)");
+  AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool diff /ckpt/<job>/chk-41 /ckpt/<job>/chk-42",
                     "ckpt-tool diff sp-before sp-after --keys --format json",
                     "ckpt-tool diff sp-v1 sp-v1-remapped --no-state-sizes"});

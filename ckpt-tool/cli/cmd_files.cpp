@@ -47,8 +47,12 @@ CommandResult RunFiles(const FilesArgs& args, CliContext& ctx) {
           .Str("kind", ops::FileKindName(r.kind))
           .Str("owner", r.owner)
           .Uint("size_bytes", r.size_bytes)
-          .Str("checksum_xxh3", base::ChecksumHex(r.checksum_xxh3))
-          .Int("created_by_checkpoint_id", r.created_by_checkpoint_id)
+          // 0: none recorded (Apache Flink records no checksum and no creator).
+          .Raw("checksum_xxh3",
+               r.checksum_xxh3 != 0 ? JsonQuoted(base::ChecksumHex(r.checksum_xxh3)) : "null")
+          .Raw("created_by_checkpoint_id", r.created_by_checkpoint_id != 0
+                                               ? std::to_string(r.created_by_checkpoint_id)
+                                               : "null")
           .Bool("exists", r.exists);
       if (r.exists) line.Int("actual_size", r.actual_size); else line.Null("actual_size");
       line.Raw("referenced_by", refs);
@@ -63,7 +67,8 @@ CommandResult RunFiles(const FilesArgs& args, CliContext& ctx) {
       std::string refs;
       for (const auto& w : r.referenced_by) refs += (refs.empty() ? "" : " ") + w;
       t.AddRow({std::to_string(r.index), r.location, std::string(ops::FileKindName(r.kind)),
-                r.owner, std::to_string(r.size_bytes), base::ChecksumHex(r.checksum_xxh3),
+                r.owner, std::to_string(r.size_bytes),
+                r.checksum_xxh3 != 0 ? base::ChecksumHex(r.checksum_xxh3) : kUnknownText,
                 Status(r), refs.empty() ? "-" : refs});
       total += r.size_bytes;
       problems |= Status(r) != "ok";

@@ -12,12 +12,17 @@ namespace {
 
 struct LsArgs {
   std::string path;
+  std::string uids_file;
 };
 
 void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     for (const auto& job : jobs) {
       for (const auto& s : job.snapshots) {
+        // A snapshot that could not be read has no sizes: null, never 0.
+        const bool known = s.health == ops::SnapshotHealth::kComplete;
+        auto size = [known](uint64_t v) { return known ? std::to_string(v) : std::string("null"); };
+        auto ms = [](int64_t v) { return v > 0 ? std::to_string(v) : std::string("null"); };
         JsonLine line;
         line.Str("job_id", s.job_id_hex).Str("path", s.path).Int("checkpoint_id", s.checkpoint_id);
         line.Str("kind", ops::SnapshotKindName(s.kind))
@@ -26,10 +31,10 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
                                : "null")
             .Str("type", ops::CheckpointTypeName(s.checkpoint_type))
             .Str("mode", ops::CheckpointingModeName(s.mode))
-            .Int("trigger_timestamp", s.trigger_timestamp_ms)
-            .Uint("state_size", s.full_size_bytes)
-            .Uint("checkpointed_size", s.checkpointed_size_bytes)
-            .Int("end_to_end_duration", s.end_to_end_duration_ms)
+            .Raw("trigger_timestamp", ms(s.trigger_timestamp_ms))
+            .Raw("state_size", size(s.full_size_bytes))
+            .Raw("checkpointed_size", size(s.checkpointed_size_bytes))
+            .Raw("end_to_end_duration", ms(s.end_to_end_duration_ms))
             .Uint("operators", s.operator_count)
             .Str("status", ops::SnapshotHealthName(s.health));
         if (!s.problem.empty()) line.Str("problem", s.problem);
@@ -64,15 +69,16 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
   if (jobs.empty()) out << "no checkpoints or savepoints found\n";
 }
 
-void PrintOperators(const std::vector<ops::OperatorRow>& rows, OutputFormat format,
-                    std::ostream& out) {
+void PrintOperators(const std::vector<ops::OperatorRow>& rows, const ops::MetadataRow& metadata,
+                    OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
     for (const auto& r : rows) {
       out << JsonLine()
                  .Int("checkpoint_id", r.checkpoint_id)
                  .Str("operator_id", r.uid_hash)
                  .Str("operator_name", r.operator_name)
-                 .Str("operator_uid", r.uid)
+                 .Raw("operator_uid", UidJson(r.uid, r.uid_origin))
+                 .Str("operator_uid_origin", ops::UidOriginName(r.uid_origin))
                  .Str("operator_uid_hash", r.uid_hash)
                  .Uint("operator_parallelism", r.parallelism)
                  .Uint("operator_max_parallelism", r.max_parallelism)
@@ -82,18 +88,34 @@ void PrintOperators(const std::vector<ops::OperatorRow>& rows, OutputFormat form
                  .Build()
           << "\n";
     }
+    // `_metadata` on its own line: its bytes that are no operator's inline state.
+    out << JsonLine()
+               .Int("checkpoint_id", metadata.checkpoint_id)
+               .Str("file", "_metadata")
+               .Uint("size_in_bytes", metadata.own_bytes)
+               .Uint("file_size_in_bytes", metadata.file_bytes)
+               .Uint("inline_state_size_in_bytes", metadata.inline_state_bytes)
+               .Build()
+        << "\n";
     return;
   }
   TextTable t({"CHECKPOINT", "OPERATOR", "UID", "UID HASH", "PARALLELISM", "MAX PARALLELISM",
                "SUBTASK STATES", "COORDINATOR BYTES", "TOTAL BYTES"},
               {true, false, false, false, true, true, true, true, true});
+  bool not_recorded = false;
   for (const auto& r : rows) {
+    not_recorded |= r.uid_origin == ops::UidOrigin::kNotRecorded;
     t.AddRow({std::to_string(r.checkpoint_id), r.operator_name.empty() ? "-" : r.operator_name,
-              r.uid.empty() ? "-" : r.uid, r.uid_hash, std::to_string(r.parallelism),
+              UidCell(r.uid, r.uid_origin), r.uid_hash, std::to_string(r.parallelism),
               std::to_string(r.max_parallelism), std::to_string(r.subtask_state_count),
               std::to_string(r.coordinator_state_bytes), std::to_string(r.total_bytes)});
   }
+  // The rest of `_metadata` (its inline state is in the operators' rows): the rows add up to
+  // the bytes on disk.
+  t.AddRow({std::to_string(metadata.checkpoint_id), "_metadata", "", "", "", "", "", "",
+            std::to_string(metadata.own_bytes)});
   t.Print(out);
+  out << UidNotRecordedNote(not_recorded);
 }
 
 CommandResult RunLs(const LsArgs& args, CliContext& ctx) {
@@ -101,10 +123,12 @@ CommandResult RunLs(const LsArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   auto where = ctx.Locate(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
-  auto result = ops::Ls(*where->fs, where->path);
+  auto uids = ReadUidsOption(ctx, args.uids_file);
+  if (!uids.ok()) return CommandResult::Error(uids.status());
+  auto result = ops::Ls(*where->fs, where->path, *uids);
   if (!result.ok()) return CommandResult::Error(result.status());
   if (result->is_snapshot) {
-    PrintOperators(result->operators, *format, ctx.out());
+    PrintOperators(result->operators, result->metadata, *format, ctx.out());
     return CommandResult::Clean();
   }
   PrintRoot(result->jobs, *format, ctx.out());
@@ -123,6 +147,7 @@ void AddLsCommand(CLI::App& app, CliContext& ctx) {
                                       "directory, snapshot directory or _metadata file. Exit 1 "
                                       "if a listed snapshot is corrupt")
       ->required();
+  AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool ls /var/checkpoints",
                     "ckpt-tool ls /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
                     "ckpt-tool ls --format json /var/checkpoints/<job>/chk-42"});

@@ -18,7 +18,13 @@ namespace {
 
 struct ShowArgs {
   std::string path;
+  std::string uids_file;
 };
+
+// A value the writer may not have recorded: `text`, or "—" when `known` is false.
+std::string KnownOr(bool known, std::string text) {
+  return known ? std::move(text) : std::string(kUnknownText);
+}
 
 std::string FileList(const std::vector<uint32_t>& indexes) {
   std::string s;
@@ -33,10 +39,13 @@ void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
     t.AddRow({"savepoint format", std::string(ops::SavepointFormatName(s.savepoint_format))});
     t.AddRow({"post action", std::string(ops::PostActionName(s.post_action))});
   }
-  t.AddRow({"checkpoint type", std::string(ops::CheckpointTypeName(s.checkpoint_type))});
-  t.AddRow({"checkpointing mode", std::string(ops::CheckpointingModeName(s.mode))});
+  t.AddRow({"checkpoint type",
+            KnownOr(s.checkpoint_type != ops::CheckpointType::kUnspecified,
+                    std::string(ops::CheckpointTypeName(s.checkpoint_type)))});
+  t.AddRow({"checkpointing mode", KnownOr(s.mode != ops::CheckpointingMode::kUnspecified,
+                                          std::string(ops::CheckpointingModeName(s.mode)))});
   t.AddRow({"checkpoint id", std::to_string(s.checkpoint_id)});
-  t.AddRow({"job id", s.job_id_hex});
+  t.AddRow({"job id", KnownOr(!s.job_id_hex.empty(), s.job_id_hex)});
   t.AddRow({"job name", OrDash(s.job_name)});
   t.AddRow({"format version", std::to_string(s.format_version)});
   t.AddRow(
@@ -60,24 +69,34 @@ void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
   t.AddRow({"files", std::to_string(s.files.size()) + " (" + HumanBytes(s.total_file_bytes) + ")"});
   t.AddRow({"full size", std::to_string(s.full_size_bytes) + " bytes"});
   t.AddRow({"checkpointed size", std::to_string(s.checkpointed_size_bytes) + " bytes"});
+  // docs/sizes.md: inline state is in its operators' sizes; the rest of `_metadata` is its own.
+  t.AddRow({"_metadata", std::to_string(s.metadata_own_bytes()) + " bytes besides " +
+                             std::to_string(s.inline_state_bytes) + " bytes of inline state (" +
+                             std::to_string(s.metadata_size_bytes) + " on disk)"});
   t.Print(out);
 }
 
 void PrintMetrics(const ops::Snapshot& s, std::ostream& out) {
   const auto& m = s.metrics;
   out << "\nMetrics (as recorded by the writer)\n";
+  // A writer that records metrics records when the checkpoint was triggered or acknowledged;
+  // without either (Apache Flink's `_metadata` holds no metrics) the sizes are unknown, not 0.
+  const bool recorded = m.trigger_timestamp > 0 || m.latest_ack_timestamp > 0;
   TextTable t({"METRIC", "VALUE"}, {false, true});
-  t.AddRow({"trigger_timestamp", IsoTime(m.trigger_timestamp)});
-  t.AddRow({"latest_ack_timestamp", IsoTime(m.latest_ack_timestamp)});
-  t.AddRow({"end_to_end_duration", std::to_string(m.end_to_end_duration) + " ms"});
-  t.AddRow({"state_size", std::to_string(m.state_size)});
-  t.AddRow({"checkpointed_size", std::to_string(m.checkpointed_size)});
-  t.AddRow({"processed_data", std::to_string(m.processed_data)});
-  t.AddRow({"persisted_data", std::to_string(m.persisted_data)});
+  t.AddRow({"trigger_timestamp", KnownOr(m.trigger_timestamp > 0, IsoTime(m.trigger_timestamp))});
+  t.AddRow({"latest_ack_timestamp",
+            KnownOr(m.latest_ack_timestamp > 0, IsoTime(m.latest_ack_timestamp))});
+  t.AddRow({"end_to_end_duration",
+            KnownOr(m.end_to_end_duration > 0, std::to_string(m.end_to_end_duration) + " ms")});
+  t.AddRow({"state_size", KnownOr(recorded, std::to_string(m.state_size))});
+  t.AddRow({"checkpointed_size", KnownOr(recorded, std::to_string(m.checkpointed_size))});
+  t.AddRow({"processed_data", KnownOr(recorded, std::to_string(m.processed_data))});
+  t.AddRow({"persisted_data", KnownOr(recorded, std::to_string(m.persisted_data))});
   t.AddRow({"num_subtasks", std::to_string(m.num_subtasks)});
-  t.AddRow({"num_acknowledged_subtasks", std::to_string(m.num_acknowledged_subtasks)});
+  t.AddRow({"num_acknowledged_subtasks",
+            KnownOr(recorded, std::to_string(m.num_acknowledged_subtasks))});
   t.AddRow({"is_unaligned", m.is_unaligned ? "true" : "false"});
-  t.AddRow({"alignment_timeout", std::to_string(m.alignment_timeout) + " ms"});
+  t.AddRow({"alignment_timeout", KnownOr(recorded, std::to_string(m.alignment_timeout) + " ms")});
   t.Print(out);
 }
 
@@ -85,8 +104,10 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
   out << "\nJob graph\n";
   TextTable t({"OPERATOR ID", "UID", "NAME", "KIND", "P", "MAXP", "CHAIN", "IN GRAPH"},
               {false, false, false, false, true, true, false, false});
+  bool not_recorded = false;
   for (const auto& op : s.operators) {
-    t.AddRow({op.id_hex, OrDash(op.uid), OrDash(op.name), OrDash(op.kind),
+    not_recorded |= op.uid_origin == ops::UidOrigin::kNotRecorded;
+    t.AddRow({op.id_hex, UidCell(op.uid, op.uid_origin), OrDash(op.name), OrDash(op.kind),
               std::to_string(op.parallelism), std::to_string(op.max_parallelism),
               op.in_job_graph
                   ? std::to_string(op.chain_index) + "." + std::to_string(op.position_in_chain)
@@ -94,6 +115,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
               op.in_job_graph ? "yes" : "no (state only)"});
   }
   t.Print(out);
+  out << UidNotRecordedNote(not_recorded);
   if (!s.edges.empty()) {
     auto label = [&s](const std::string& id) {
       for (const auto& op : s.operators) {
@@ -209,10 +231,12 @@ void PrintFiles(const ops::Snapshot& s, std::ostream& out) {
   TextTable t({"#", "PATH", "SCOPE", "KIND", "SIZE", "XXH3", "COMPRESSION", "CREATED BY"},
               {true, false, false, false, true, false, false, true});
   for (const auto& f : s.files) {
+    // 0: no checksum / creator recorded (Apache Flink records neither).
     t.AddRow({std::to_string(f.index), f.path, std::string(ops::FileScopeName(f.scope)),
               std::string(ops::FileKindName(f.kind)), std::to_string(f.size_bytes),
-              base::ChecksumHex(f.checksum_xxh3), OrDash(f.compression),
-              std::to_string(f.created_by_checkpoint_id)});
+              KnownOr(f.checksum_xxh3 != 0, base::ChecksumHex(f.checksum_xxh3)),
+              OrDash(f.compression),
+              KnownOr(f.created_by_checkpoint_id != 0, std::to_string(f.created_by_checkpoint_id))});
   }
   t.Print(out);
 }
@@ -222,7 +246,9 @@ CommandResult RunShow(const ShowArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
-  auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
+  auto uids = ReadUidsOption(ctx, args.uids_file);
+  if (!uids.ok()) return CommandResult::Error(uids.status());
+  auto snapshot = ops::LoadSnapshot(*where->fs, where->path, ops::LoadOptions{.uids = *uids});
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
   std::ostream& out = ctx.out();
   if (*format == OutputFormat::kJson) {
@@ -251,6 +277,7 @@ void AddShowCommand(CLI::App& app, CliContext& ctx) {
   auto args = std::make_shared<ShowArgs>();
   CLI::App* sub = app.add_subcommand("show", "Show everything a snapshot's metadata holds");
   sub->add_option("snapshot", args->path, "Snapshot directory or its _metadata file")->required();
+  AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool show /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
                     "ckpt-tool show --format json chk-42/_metadata | jq .operators"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunShow(*args, ctx); }; });

@@ -13,6 +13,7 @@ namespace {
 
 struct StatsArgs {
   std::string path;
+  std::string uids_file;
   ops::StatsOptions options;
   bool strict = false;
 };
@@ -49,14 +50,16 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
                       op.key_groups.empty() ? "-" : Ratio(op.skew)});
   }
   ops_table.Print(out);
-  out << "total " << r.total_file_bytes << " bytes (" << HumanBytes(r.total_file_bytes) << ")\n\n";
+  out << "total " << r.total_file_bytes << " bytes (" << HumanBytes(r.total_file_bytes) << ")\n";
+  out << "_metadata " << r.metadata_own_bytes << " bytes besides the operators' inline state\n\n";
   TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES", "FILE BYTES"},
                    {false, false, false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& st : op.states) {
       states.AddRow({op.uid.empty() ? op.id_hex : op.uid, st.name,
                      std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
-                     std::to_string(st.bytes), std::to_string(st.file_bytes)});
+                     st.bytes_known ? std::to_string(st.bytes) : kUnknownText,
+                     st.bytes_known ? std::to_string(st.file_bytes) : kUnknownText});
     }
   }
   if (!states.empty()) {
@@ -105,15 +108,16 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
                     .Str("name", st.name)
                     .Str("kind", ops::StateKindName(st.kind))
                     .Uint("entries", st.entries)
-                    .Uint("bytes", st.bytes)
-                    .Uint("file_bytes", st.file_bytes)
+                    .Raw("bytes", st.bytes_known ? std::to_string(st.bytes) : "null")
+                    .Raw("file_bytes", st.bytes_known ? std::to_string(st.file_bytes) : "null")
                     .Build();
     }
     states += "]";
     out << JsonLine()
                .Str("operator_id", op.id_hex)
                .Str("operator", op.id_hex)
-               .Str("uid", op.uid)
+               .Raw("uid", UidJson(op.uid, op.uid_origin))
+               .Str("uid_origin", ops::UidOriginName(op.uid_origin))
                .Str("name", op.name)
                .Uint("parallelism", op.parallelism)
                .Uint("max_parallelism", op.max_parallelism)
@@ -154,7 +158,9 @@ CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
   if (!format.ok()) return CommandResult::Usage(format.status().message());
   auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
-  auto snapshot = ops::LoadSnapshot(*where->fs, where->path);
+  auto uids = ReadUidsOption(ctx, args.uids_file);
+  if (!uids.ok()) return CommandResult::Error(uids.status());
+  auto snapshot = ops::LoadSnapshot(*where->fs, where->path, ops::LoadOptions{.uids = *uids});
   if (!snapshot.ok()) return CommandResult::Error(snapshot.status());
   auto report = ops::ComputeStats(*where->fs, *snapshot, args.options, ctx.MakeProgress());
   ctx.EndProgress();
@@ -188,6 +194,7 @@ void AddStatsCommand(CLI::App& app, CliContext& ctx) {
                   "Warn when union-state entries per subtask exceed this multiple of parallelism")
       ->capture_default_str();
   sub->add_flag("--strict", args->strict, "Exit 1 when there are warnings");
+  AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool stats /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
                     "ckpt-tool stats chk-42 --top 10 --format json | jq .largest_key_groups"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunStats(*args, ctx); }; });

@@ -6,6 +6,7 @@
 
 #include "cli_common.h"
 #include "ckpt/base/text_escape.h"
+#include "ckpt/ops/uids.h"
 #include "ckpt/ops/validate.h"
 #include "render.h"
 
@@ -18,6 +19,7 @@ struct ValidateArgs {
   bool strict = false;
   bool no_capabilities = false;
   bool list_rules = false;
+  std::string uids_file;
 };
 
 CommandResult ListRules(CliContext& ctx, OutputFormat format) {
@@ -82,9 +84,12 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
   auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
+  auto uids = ReadUidsOption(ctx, args.uids_file);
+  if (!uids.ok()) return CommandResult::Error(uids.status());
   auto report = ops::Validate(*where->fs, where->path, args.options, ctx.MakeProgress());
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
+  ops::NameFindingsByUids(*uids, &report->findings);
   const ops::ValidateReport& r = *report;
   std::ostream& out = ctx.out();
   const std::string base_dir = SnapshotDir(where->path);
@@ -183,6 +188,7 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
                 "Exit 1 on warnings too, and when a rule could not be checked on this host");
   sub->add_flag("--no-capabilities", args->no_capabilities,
                 "Do not print the table of supported operations");
+  AddUidsOption(sub, &args->uids_file);
   SetExamples(sub,
               {"ckpt-tool validate /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
                "ckpt-tool validate --deep chk-42",

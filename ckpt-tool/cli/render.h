@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "ckpt/ops/finding.h"
+#include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/validate.h"
 
 namespace ckpt::cli {
@@ -32,6 +33,20 @@ class TextTable {
 
 // "1.5 MiB", "312 B" (binary units, one decimal).
 std::string HumanBytes(uint64_t bytes);
+
+// How a text renderer prints a value that is not known (not recorded, could not be read): never
+// as a zero. JSON leaves such a value out or writes null.
+inline constexpr const char kUnknownText[] = "—";
+
+// The UID cell of an operator in text tables: the uid; "-" when the metadata records that it
+// has none; "not recorded" when the metadata cannot say (Apache Flink); a uid named by --uids
+// with " (--uids)".
+std::string UidCell(const std::string& uid, ops::UidOrigin origin);
+// The line under a table with operators whose uid is not recorded ("" when there are none):
+// "uid: not recorded in Flink's metadata (name operators by their uids with --uids FILE)".
+std::string UidNotRecordedNote(bool any_not_recorded);
+// The JSON value of an operator's uid: the quoted uid, or null when it is not recorded.
+std::string UidJson(const std::string& uid, ops::UidOrigin origin);
 // Milliseconds since the epoch as "2026-11-29T07:17:41.123Z"; "-" for 0.
 std::string IsoTime(int64_t epoch_ms);
 

@@ -20,16 +20,28 @@ void TextTable::AddRow(std::vector<std::string> cells) {
   rows_.push_back(std::move(cells));
 }
 
+namespace {
+
+// Columns a cell takes on a terminal: its UTF-8 code points (continuation bytes take none), so
+// "—" pads like one character.
+size_t TextCellWidth(const std::string& cell) {
+  size_t n = 0;
+  for (unsigned char c : cell) n += (c & 0xC0) != 0x80 ? 1 : 0;
+  return n;
+}
+
+}  // namespace
+
 void TextTable::Print(std::ostream& out) const {
   std::vector<size_t> width(header_.size(), 0);
-  for (size_t c = 0; c < header_.size(); ++c) width[c] = header_[c].size();
+  for (size_t c = 0; c < header_.size(); ++c) width[c] = TextCellWidth(header_[c]);
   for (const auto& row : rows_) {
-    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], row[c].size());
+    for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], TextCellWidth(row[c]));
   }
   auto print_row = [&](const std::vector<std::string>& row) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
-      const size_t pad = width[c] - row[c].size();
+      const size_t pad = width[c] - TextCellWidth(row[c]);
       const bool last = c + 1 == row.size();
       if (right_[c]) line.append(pad, ' ');
       line += row[c];
@@ -55,6 +67,25 @@ std::string HumanBytes(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
   return buf;
+}
+
+std::string UidCell(const std::string& uid, ops::UidOrigin origin) {
+  switch (origin) {
+    case ops::UidOrigin::kNotRecorded: return "not recorded";
+    case ops::UidOrigin::kUserUids: return uid + " (--uids)";
+    case ops::UidOrigin::kRecorded: break;
+  }
+  return uid.empty() ? "-" : uid;
+}
+
+std::string UidNotRecordedNote(bool any_not_recorded) {
+  return any_not_recorded ? "uid: not recorded in Flink's metadata (name operators by their uids "
+                            "with --uids FILE)\n"
+                          : "";
+}
+
+std::string UidJson(const std::string& uid, ops::UidOrigin origin) {
+  return origin == ops::UidOrigin::kNotRecorded ? "null" : JsonQuoted(uid);
 }
 
 std::string IsoTime(int64_t epoch_ms) {

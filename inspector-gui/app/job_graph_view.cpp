@@ -256,7 +256,11 @@ void JobGraphView::paintEvent(QPaintEvent*) {
     const QString name = qs(o.name.empty() ? (o.uid.empty() ? o.id_hex : o.uid) : o.name);
     p.drawText(inner, Qt::AlignLeft | Qt::AlignTop, QFontMetricsF(bold).elidedText(name, Qt::ElideMiddle, inner.width()));
     p.setFont(font());
-    const QString second = o.uid.empty() ? tr("no uid · %1").arg(qs(o.id_hex.substr(0, 8))) : tr("uid %1").arg(qs(o.uid));
+    // Flink's `_metadata` does not say whether an ID came from a uid: never "no uid" there.
+    const QString second = o.uid_origin == ops::UidOrigin::kNotRecorded
+                               ? tr("uid not recorded · %1").arg(qs(o.id_hex.substr(0, 8)))
+                           : o.uid.empty() ? tr("no uid · %1").arg(qs(o.id_hex.substr(0, 8)))
+                                           : tr("uid %1").arg(qs(o.uid));
     QString third = tr("p=%1 · %2").arg(o.parallelism).arg(humanBytes(o.total_bytes));
     size_t pending = 0;
     for (const auto& st : o.subtasks) pending += st.committables.size();

@@ -117,14 +117,27 @@ void SummaryController::update() {
   else kind += QStringLiteral(" (%1)").arg(qs(ops::CheckpointTypeName(s.checkpoint_type)));
   QString html = QStringLiteral("<h2>%1 %2</h2><table cellspacing=4>").arg(kind.toHtmlEscaped()).arg(s.checkpoint_id);
   html += row(tr("Directory"), qs(s.dir));
-  html += row(tr("Job"), tr("%1 (%2)").arg(qs(s.job_name), qs(s.job_id_hex)));
+  // Unknown values print as "—", never as "()" or 0.
+  const QString unknown = QStringLiteral("—");
+  const QString job_name = s.job_name.empty() ? QString() : qs(s.job_name);
+  const QString job_id = s.job_id_hex.empty() ? QString() : qs(s.job_id_hex);
+  html += row(tr("Job"), job_name.isEmpty() && job_id.isEmpty() ? unknown
+                         : job_name.isEmpty()                   ? job_id
+                         : job_id.isEmpty()                     ? job_name
+                                                                : tr("%1 (%2)").arg(job_name, job_id));
   html += row(tr("Format"), tr("version %1, written by %2 %3").arg(s.format_version).arg(qs(s.engine_name), qs(s.engine_version)));
   html += row(tr("Mode"), qs(ops::CheckpointingModeName(s.mode)) + (s.post_action != ops::PostAction::kUnspecified ? tr(", post action %1").arg(qs(ops::PostActionName(s.post_action))) : QString()));
   html += row(tr("Triggered"), formatTimestamp(s.trigger_timestamp_ms));
-  html += row(tr("Completed"), tr("%1 (end-to-end %2 ms)").arg(formatTimestamp(s.completion_timestamp_ms)).arg(s.metrics.end_to_end_duration));
+  html += row(tr("Completed"), s.metrics.end_to_end_duration > 0
+                                   ? tr("%1 (end-to-end %2 ms)").arg(formatTimestamp(s.completion_timestamp_ms)).arg(s.metrics.end_to_end_duration)
+                                   : formatTimestamp(s.completion_timestamp_ms));
   html += row(tr("Full size"), humanBytes(s.full_size_bytes));
   html += row(tr("Checkpointed size"), humanBytes(s.checkpointed_size_bytes));
-  html += row(tr("Files"), tr("%1 files, %2 (metadata %3)").arg(s.files.size()).arg(humanBytes(s.total_file_bytes), humanBytes(s.metadata_size_bytes)));
+  html += row(tr("Files"), tr("%1 files, %2").arg(s.files.size()).arg(humanBytes(s.total_file_bytes)));
+  // docs/sizes.md: inline state counts in its operators; the rest of `_metadata` on its own.
+  html += row(tr("_metadata"), tr("%1 besides %2 of inline state (%3 on disk)")
+                                   .arg(humanBytes(s.metadata_own_bytes()), humanBytes(s.inline_state_bytes),
+                                        humanBytes(s.metadata_size_bytes)));
   size_t subtasks = 0;
   for (const auto& op : s.operators) subtasks += op.subtasks.size();
   html += row(tr("Operators"), tr("%1 operators, %2 subtask states").arg(s.operators.size()).arg(subtasks));

@@ -37,32 +37,39 @@ void TreemapView::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
     const ops::Snapshot& s = *m_snapshot;
     for (size_t oi = 0; oi < s.operators.size(); ++oi) {
       const ops::OperatorInfo& op = s.operators[oi];
-      // Files grouped by what they hold; keyed states of an operator share their files.
-      std::map<QString, std::vector<uint32_t>> groups;
+      // Files grouped by what they hold; keyed states of an operator share their files. Each
+      // group also sums the bytes its handles keep inline in `_metadata`: that is the size of
+      // its `_metadata` node, never the whole file (docs/sizes.md).
+      std::map<QString, std::pair<std::vector<uint32_t>, uint64_t>> groups;
       QStringList keyed, opstates;
       for (const auto& st : op.states) (st.keyed ? keyed : opstates) << qs(st.name);
       for (const auto& sub : op.subtasks) {
         for (const auto& h : sub.keyed) {
-          auto& v = groups[tr("keyed: %1").arg(keyed.join(QStringLiteral(", ")))];
+          auto& [v, inline_bytes] = groups[tr("keyed: %1").arg(keyed.join(QStringLiteral(", ")))];
           v.insert(v.end(), h.file_indexes.begin(), h.file_indexes.end());
+          inline_bytes += h.inline_bytes;
         }
         for (const auto& h : sub.operator_state) {
           QStringList names;
           for (const auto& p : h.partitions) names << qs(p.state_name);
-          groups[tr("operator: %1").arg(names.join(QStringLiteral(", ")))].push_back(h.file_index);
+          auto& [v, inline_bytes] = groups[tr("operator: %1").arg(names.join(QStringLiteral(", ")))];
+          v.push_back(h.file_index);
+          inline_bytes += h.inline_bytes;
         }
         for (const auto& c : sub.channels) {
-          auto& v = groups[tr("in-flight data")];
+          auto& [v, inline_bytes] = groups[tr("in-flight data")];
           v.insert(v.end(), c.file_indexes.begin(), c.file_indexes.end());
+          inline_bytes += c.inline_bytes;
         }
       }
-      if (op.coordinator && op.coordinator->file_index) groups[tr("coordinator")].push_back(*op.coordinator->file_index);
+      if (op.coordinator && op.coordinator->file_index) groups[tr("coordinator")].first.push_back(*op.coordinator->file_index);
       Node on;
       on.label = qs(op.name.empty() ? op.id_hex : op.name);
       on.parent = 0;
       on.op = static_cast<int>(oi);
       const int op_node = add(on);
-      for (auto& [label, files] : groups) {
+      for (auto& [label, group] : groups) {
+        auto& [files, inline_bytes] = group;
         std::sort(files.begin(), files.end());
         files.erase(std::unique(files.begin(), files.end()), files.end());
         Node gn;
@@ -74,7 +81,7 @@ void TreemapView::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
           if (f >= s.files.size()) continue;
           Node fn;
           fn.label = qs(s.files[f].path);
-          fn.bytes = s.files[f].size_bytes;
+          fn.bytes = s.files[f].is_metadata ? inline_bytes : s.files[f].size_bytes;
           fn.parent = g;
           fn.op = static_cast<int>(oi);
           fn.file = static_cast<int>(f);

@@ -21,7 +21,7 @@ int DetailTreeModel::addNode(Node node) {
 }
 
 void DetailTreeModel::addSubtaskFiles(int parent, const ops::OperatorInfo& op, size_t subtask,
-                                      const std::vector<uint32_t>& files) {
+                                      const std::vector<uint32_t>& files, uint64_t inline_bytes) {
   const ops::Snapshot& s = *m_snapshot;
   Node& p = m_nodes[static_cast<size_t>(parent)];
   const int op_index = p.op;
@@ -39,8 +39,13 @@ void DetailTreeModel::addSubtaskFiles(int parent, const ops::OperatorInfo& op, s
     n.label = qs(file.path);
     n.kindText = qs(ops::FileKindName(file.kind)) + QStringLiteral(" · ") +
                  qs(ops::FileScopeName(file.scope));
-    n.full = file.size_bytes;
-    n.checkpointed = ops::IsCheckpointedFile(file, s.checkpoint_id) ? file.size_bytes : 0;
+    if (file.is_metadata) {  // inline state: its own bytes, not the whole `_metadata`
+      n.label = tr("%1 (inline)").arg(qs(file.path));
+      n.full = n.checkpointed = inline_bytes;
+    } else {
+      n.full = file.size_bytes;
+      n.checkpointed = ops::IsCheckpointedFile(file, s.checkpoint_id) ? file.size_bytes : 0;
+    }
     addNode(std::move(n));
   }
   (void)op;
@@ -66,6 +71,7 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
       const int op_node = addNode(std::move(on));
 
       // A state node per declared state; its subtasks are those whose handles hold it.
+      // `files_of(subtask)`: the files holding the state and the bytes its handles keep inline.
       auto add_state = [&](int state_index, QString label, QString kind_text,
                            auto files_of) {
         Node sn;
@@ -79,7 +85,7 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
         uint64_t full = 0, checkpointed = 0;
         std::vector<int> seen;  // files already counted (shared by several subtasks)
         for (size_t si = 0; si < op.subtasks.size(); ++si) {
-          std::vector<uint32_t> files = files_of(op.subtasks[si]);
+          auto [files, inline_bytes] = files_of(op.subtasks[si]);
           if (files.empty()) continue;
           std::sort(files.begin(), files.end());
           files.erase(std::unique(files.begin(), files.end()), files.end());
@@ -91,13 +97,15 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
           tn.subtask = static_cast<int>(si);
           tn.label = tr("subtask %1").arg(op.subtasks[si].index);
           const int sub_node = addNode(std::move(tn));
-          addSubtaskFiles(sub_node, op, si, files);
+          addSubtaskFiles(sub_node, op, si, files, inline_bytes);
           // A subtask's share of a state is not known from the metadata (its files hold all the
           // operator's states of that kind).
           m_nodes[static_cast<size_t>(sub_node)].sizeKnown = false;
           for (int c : m_nodes[static_cast<size_t>(sub_node)].children) {
             const Node& f = m_nodes[static_cast<size_t>(c)];
-            if (std::find(seen.begin(), seen.end(), f.file) != seen.end()) continue;
+            // Inline bytes are each subtask's own; a file shared by subtasks counts once.
+            const bool inline_node = s.files[static_cast<size_t>(f.file)].is_metadata;
+            if (!inline_node && std::find(seen.begin(), seen.end(), f.file) != seen.end()) continue;
             seen.push_back(f.file);
             full += f.full;
             checkpointed += f.checkpointed;
@@ -117,18 +125,26 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
         if (state.keyed) {
           add_state(static_cast<int>(i), qs(state.name), kind, [](const ops::SubtaskInfo& st) {
             std::vector<uint32_t> files;
-            for (const auto& h : st.keyed) files.insert(files.end(), h.file_indexes.begin(), h.file_indexes.end());
-            return files;
+            uint64_t inline_bytes = 0;
+            for (const auto& h : st.keyed) {
+              files.insert(files.end(), h.file_indexes.begin(), h.file_indexes.end());
+              inline_bytes += h.inline_bytes;
+            }
+            return std::make_pair(files, inline_bytes);
           });
         } else {
           add_state(static_cast<int>(i), qs(state.name), kind, [&state](const ops::SubtaskInfo& st) {
             std::vector<uint32_t> files;
+            uint64_t inline_bytes = 0;
             for (const auto& h : st.operator_state) {
               for (const auto& p : h.partitions) {
-                if (p.state_name == state.name) files.push_back(h.file_index);
+                if (p.state_name != state.name) continue;
+                files.push_back(h.file_index);
+                inline_bytes += h.inline_bytes;
+                break;
               }
             }
-            return files;
+            return std::make_pair(files, inline_bytes);
           });
         }
       }
@@ -137,8 +153,12 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
       if (has_channels) {
         add_state(-1, tr("(in-flight data)"), tr("channel state"), [](const ops::SubtaskInfo& st) {
           std::vector<uint32_t> files;
-          for (const auto& c : st.channels) files.insert(files.end(), c.file_indexes.begin(), c.file_indexes.end());
-          return files;
+          uint64_t inline_bytes = 0;
+          for (const auto& c : st.channels) {
+            files.insert(files.end(), c.file_indexes.begin(), c.file_indexes.end());
+            inline_bytes += c.inline_bytes;
+          }
+          return std::make_pair(files, inline_bytes);
         });
       }
       if (op.coordinator) {
@@ -169,9 +189,10 @@ void DetailTreeModel::setStats(std::shared_ptr<const ops::StatsReport> stats) {
     const ops::OperatorInfo& op = m_snapshot->operators[static_cast<size_t>(n.op)];
     for (const ops::OperatorStats& os : stats->operators) {
       if (os.id_hex != op.id_hex || static_cast<size_t>(n.state) >= os.states.size()) continue;
-      n.full = os.states[static_cast<size_t>(n.state)].file_bytes;
-      n.checkpointed = os.states[static_cast<size_t>(n.state)].checkpointed_file_bytes;
-      n.sizeKnown = true;
+      const ops::StateStats& st = os.states[static_cast<size_t>(n.state)];
+      n.full = st.file_bytes;
+      n.checkpointed = st.checkpointed_file_bytes;
+      n.sizeKnown = st.bytes_known;  // not measured (Flink): unknown, never 0
       const QModelIndex left = createIndex(n.row, kFullSize, static_cast<quintptr>(i));
       const QModelIndex right = createIndex(n.row, kCheckpointedSize, static_cast<quintptr>(i));
       Q_EMIT dataChanged(left, right);
@@ -237,7 +258,10 @@ QVariant DetailTreeModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case kName: return n.label;
     case kKind: return n.kindText;
-    case kUid: return op_row ? qs(op->uid) : QString();
+    case kUid:
+      if (!op_row) return QString();
+      // Flink's `_metadata` cannot say whether an ID came from a uid.
+      return op->uid_origin == ops::UidOrigin::kNotRecorded ? tr("not recorded") : qs(op->uid);
     case kUidHash: return op_row ? qs(op->id_hex) : QString();
     case kParallelism: return op_row ? QVariant(op->parallelism) : QVariant();
     case kMaxParallelism: return op_row ? QVariant(op->max_parallelism) : QVariant();
@@ -347,7 +371,9 @@ QString DetailTreeModel::describe(const QModelIndex& index) const {
     const ops::SnapshotFile& f = m_snapshot->files[static_cast<size_t>(n.file)];
     lines << tr("file #%1: %2").arg(f.index).arg(qs(f.path)) << tr("on disk: %1").arg(qs(f.resolved_path.empty() ? f.resolve_error : f.resolved_path))
           << tr("%1, %2, %3 bytes, compression %4").arg(qs(ops::FileKindName(f.kind)), qs(ops::FileScopeName(f.scope))).arg(f.size_bytes).arg(qs(f.compression))
-          << tr("xxh3 %1, created by checkpoint %2").arg(f.checksum_xxh3, 16, 16, QLatin1Char('0')).arg(f.created_by_checkpoint_id);
+          << tr("xxh3 %1, created by checkpoint %2")
+                 .arg(f.checksum_xxh3 != 0 ? QStringLiteral("%1").arg(f.checksum_xxh3, 16, 16, QLatin1Char('0')) : QStringLiteral("—"))
+                 .arg(f.created_by_checkpoint_id != 0 ? QString::number(f.created_by_checkpoint_id) : QStringLiteral("—"));
   }
   return lines.join(QLatin1Char('\n'));
 }

@@ -64,8 +64,10 @@ class DetailTreeModel : public QAbstractItemModel {
     bool sizeKnown = true;
   };
   int addNode(Node node);
+  // `inline_bytes`: what the subtask's handles keep inline in `_metadata` (the size of its
+  // `_metadata` node; never the whole file's, docs/sizes.md).
   void addSubtaskFiles(int parent, const ops::OperatorInfo& op, size_t subtask,
-                       const std::vector<uint32_t>& files);
+                       const std::vector<uint32_t>& files, uint64_t inline_bytes = 0);
   int fileMatches(const std::string& file) const;
   const Node& nodeAt(const QModelIndex& index) const;
   QModelIndex indexOfNode(int node) const;

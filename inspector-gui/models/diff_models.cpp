@@ -64,6 +64,7 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
   ops::DiffChange change = ops::DiffChange::kSame;
   QString name, details;
   uint64_t a = 0, b = 0;
+  bool known_a = true, known_b = true;  // false: not measured (Flink states), shown as "—"
   if (isFilesBranch(index)) {
     const auto& r = *m_result;
     name = tr("Files");
@@ -97,6 +98,8 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
     name = qs(s.name);
     a = s.bytes_a;
     b = s.bytes_b;
+    known_a = s.bytes_known_a;
+    known_b = s.bytes_known_b;
     details = tr("%1 -> %2 entries").arg(s.entries_a).arg(s.entries_b);
     if (s.kind_a != s.kind_b) details += tr("; kind %1 -> %2").arg(qs(s.kind_a), qs(s.kind_b));
   }
@@ -117,9 +120,9 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
   switch (index.column()) {
     case kName: return name;
     case kChange: return qs(ops::DiffChangeName(change));
-    case kSizeA: return humanBytes(a);
-    case kSizeB: return humanBytes(b);
-    case kDelta: return humanDelta(delta);
+    case kSizeA: return known_a ? humanBytes(a) : QStringLiteral("—");
+    case kSizeB: return known_b ? humanBytes(b) : QStringLiteral("—");
+    case kDelta: return known_a && known_b ? humanDelta(delta) : QStringLiteral("—");
     case kDetails: return details;
     default: return {};
   }

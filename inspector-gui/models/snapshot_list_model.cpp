@@ -90,9 +90,13 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
       return qs(ops::CheckpointTypeName(e.checkpoint_type)) + QStringLiteral(", ") +
              qs(ops::CheckpointingModeName(e.mode));
     case kTime: return formatTimestamp(e.trigger_timestamp_ms);
-    case kFullSize: return humanBytes(e.full_size_bytes);
-    case kCheckpointedSize: return humanBytes(e.checkpointed_size_bytes);
-    case kOperators: return e.operator_count;
+    // A snapshot that could not be read has no sizes: unknown, never "0 B".
+    case kFullSize:
+      return e.health == ops::SnapshotHealth::kComplete ? humanBytes(e.full_size_bytes) : QStringLiteral("—");
+    case kCheckpointedSize:
+      return e.health == ops::SnapshotHealth::kComplete ? humanBytes(e.checkpointed_size_bytes) : QStringLiteral("—");
+    case kOperators:
+      return e.health == ops::SnapshotHealth::kComplete ? QVariant(e.operator_count) : QVariant(QStringLiteral("—"));
     case kHealth: return qs(ops::SnapshotHealthName(e.health));
     default: return {};
   }

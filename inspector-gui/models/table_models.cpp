@@ -72,8 +72,13 @@ QVariant FilesModel::data(const QModelIndex& index, int role) const {
     case kKind: return qs(ops::FileKindName(r.kind));
     case kOwner: return qs(r.owner);
     case kSize: return humanBytes(r.size_bytes);
-    case kChecksum: return QStringLiteral("%1").arg(r.checksum_xxh3, 16, 16, QLatin1Char('0'));
-    case kCreatedBy: return QVariant::fromValue<qlonglong>(r.created_by_checkpoint_id);
+    // 0: none recorded (Apache Flink records no checksum and no creator): unknown, not 0.
+    case kChecksum:
+      return r.checksum_xxh3 != 0 ? QStringLiteral("%1").arg(r.checksum_xxh3, 16, 16, QLatin1Char('0'))
+                                  : QStringLiteral("—");
+    case kCreatedBy:
+      return r.created_by_checkpoint_id != 0 ? QVariant::fromValue<qlonglong>(r.created_by_checkpoint_id)
+                                             : QVariant(QStringLiteral("—"));
     case kExists:
       if (!r.exists) return tr("missing");
       return r.actual_size == static_cast<int64_t>(r.size_bytes) ? tr("yes") : tr("size %1").arg(r.actual_size);

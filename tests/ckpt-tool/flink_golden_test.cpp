@@ -125,7 +125,7 @@ TEST(FlinkGoldenTest, LsReadsOnlyTheMetadataFile) {
   ToolRun run = RunTool({"ls", "sp"}, tmp.path());
   EXPECT_EQ(run.exit_code, 0) << run.err;
   ExpectGolden("flink-ls-udf-hashmap-checkpoint.text", run.out);
-  ASSERT_OK_AND_ASSIGN(ops::Snapshot lean, ops::LoadSnapshot(fs, dir, ops::LoadOptions{.state_meta = false}));
+  ASSERT_OK_AND_ASSIGN(ops::Snapshot lean, ops::LoadSnapshot(fs, dir, ops::LoadOptions{.state_meta = false, .uids = {}}));
   ASSERT_OK_AND_ASSIGN(ops::Snapshot full, ops::LoadSnapshot(fs, dir));
   auto meta_errors = [](const ops::Snapshot& s) {
     int n = 0;

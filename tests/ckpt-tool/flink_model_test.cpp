@@ -39,14 +39,14 @@ std::vector<std::string> Describe(const Snapshot& s) {
     << CheckpointingModeName(s.mode) << " " << RetentionPolicyName(s.retention) << " restored "
     << s.restored_from.has_value() << " ts " << s.trigger_timestamp_ms << " "
     << s.completion_timestamp_ms << " sizes " << s.total_file_bytes << " " << s.full_size_bytes
-    << " " << s.checkpointed_size_bytes;
+    << " " << s.checkpointed_size_bytes << " inline " << s.inline_state_bytes;
   line(o);
   for (const auto& f : s.files) {
     std::ostringstream l;
     l << "file " << f.index << " " << f.path << " -> " << f.resolved_path << " err '"
       << f.resolve_error << "' link " << f.link_in_path << " " << FileScopeName(f.scope) << " "
       << FileKindName(f.kind) << " " << f.size_bytes << " " << f.checksum_xxh3 << " '"
-      << f.compression << "' by " << f.created_by_checkpoint_id;
+      << f.compression << "' by " << f.created_by_checkpoint_id << " metadata " << f.is_metadata;
     line(l);
   }
   for (const auto& op : s.operators) {
@@ -78,12 +78,13 @@ std::vector<std::string> Describe(const Snapshot& s) {
       for (const auto& k : st.keyed) {
         m << " | keyed " << KeyedHandleKindName(k.kind) << " " << k.key_group_start << "-"
           << k.key_group_end << " backend '" << k.backend_id << "' mat " << k.materialization_id
-          << " segs " << k.changelog_segments << " size " << k.size_bytes << " records "
+          << " segs " << k.changelog_segments << " size " << k.size_bytes << " inline "
+          << k.inline_bytes << " records "
           << k.key_group_records.size() << " files";
         for (uint32_t f : k.file_indexes) m << " " << f;
       }
       for (const auto& h : st.operator_state) {
-        m << " | op-state " << h.file_index;
+        m << " | op-state " << h.file_index << " inline " << h.inline_bytes;
         for (const auto& p : h.partitions) {
           m << " " << p.state_name << ":" << StateKindName(p.distribution) << ":" << p.entry_count;
         }
@@ -91,7 +92,7 @@ std::vector<std::string> Describe(const Snapshot& s) {
       for (const auto& c : st.channels) {
         m << " | channel " << c.input << " " << c.gate_or_partition << "."
           << c.channel_or_subpartition << " buffers " << c.buffer_count << " size " << c.size_bytes
-          << " files";
+          << " inline " << c.inline_bytes << " files";
         for (uint32_t f : c.file_indexes) m << " " << f;
       }
       line(m);
@@ -106,11 +107,32 @@ std::vector<std::string> Describe(const Snapshot& s) {
 }
 
 // What the model of `s` is through its protobuf: BuildSnapshotModel of RawMetadata, plus what
-// Flink keeps outside the protobuf (names and uids, `_metadata`'s size, the keyed state types
-// read from the state files).
+// Flink keeps outside the protobuf (names and uids, `_metadata`'s size and which handles keep
+// how many bytes inline in it, the keyed state types read from the state files), with the sizes
+// computed again over those.
 Snapshot ThroughProto(const Snapshot& s) {
   Snapshot ref = BuildSnapshotModel(RawMetadata(s), s.dir, s.metadata_path);
   ref.metadata_size_bytes = s.metadata_size_bytes;
+  for (size_t i = 0; i < ref.files.size() && i < s.files.size(); ++i) {
+    ref.files[i].is_metadata = s.files[i].is_metadata;
+  }
+  for (size_t o = 0; o < ref.operators.size() && o < s.operators.size(); ++o) {
+    auto& subtasks = ref.operators[o].subtasks;
+    const auto& mine = s.operators[o].subtasks;
+    for (size_t t = 0; t < subtasks.size() && t < mine.size(); ++t) {
+      for (size_t k = 0; k < subtasks[t].keyed.size() && k < mine[t].keyed.size(); ++k) {
+        subtasks[t].keyed[k].inline_bytes = mine[t].keyed[k].inline_bytes;
+      }
+      for (size_t h = 0; h < subtasks[t].operator_state.size() && h < mine[t].operator_state.size();
+           ++h) {
+        subtasks[t].operator_state[h].inline_bytes = mine[t].operator_state[h].inline_bytes;
+      }
+      for (size_t c = 0; c < subtasks[t].channels.size() && c < mine[t].channels.size(); ++c) {
+        subtasks[t].channels[c].inline_bytes = mine[t].channels[c].inline_bytes;
+      }
+    }
+  }
+  ComputeModelSizes(&ref);
   const flink::Metadata* md = internal::FlinkMetadataOf(s);
   for (auto& op : ref.operators) {
     for (const auto& fo : md->operators) {
@@ -150,7 +172,7 @@ TEST(FlinkModelTest, EveryFixtureMatchesTheModelOfItsProtobuf) {
     SCOPED_TRACE(f);
     for (bool state_meta : {true, false}) {
       ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), FixturePath("flink/" + f),
-                                                    LoadOptions{.state_meta = state_meta}));
+                                                    LoadOptions{.state_meta = state_meta, .uids = {}}));
       ASSERT_NE(internal::FlinkMetadataOf(s), nullptr);
       ExpectSameModel(s);
       // LoadSnapshot streams the operators into the model; from decoded metadata it is the same.

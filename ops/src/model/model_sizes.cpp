@@ -1,5 +1,7 @@
 // ComputeModelSizes: the size model of docs/sizes.md over the plain model, so our own format and
-// Apache Flink's (built by different loaders) get their sizes from one computation.
+// Apache Flink's (built by different loaders) get their sizes from one computation. State kept
+// inline in `_metadata` counts the bytes of each handle, once; `_metadata` itself is never a
+// file of an operator.
 #include <algorithm>
 #include <limits>
 #include <vector>
@@ -12,8 +14,17 @@ namespace {
 uint64_t SumSizes(const std::vector<uint32_t>& indexes, const std::vector<SnapshotFile>& files) {
   uint64_t sum = 0;
   for (uint32_t i : indexes) {
-    if (i < files.size()) sum += files[i].size_bytes;
+    if (i < files.size() && !files[i].is_metadata) sum += files[i].size_bytes;
   }
+  return sum;
+}
+
+// The bytes a subtask's handles keep inline in `_metadata`.
+uint64_t SubtaskInlineBytes(const SubtaskInfo& st) {
+  uint64_t sum = 0;
+  for (const auto& k : st.keyed) sum += k.inline_bytes;
+  for (const auto& h : st.operator_state) sum += h.inline_bytes;
+  for (const auto& c : st.channels) sum += c.inline_bytes;
   return sum;
 }
 
@@ -55,12 +66,12 @@ void ComputeModelSizes(Snapshot* s) {
   // that counted each, and whether the snapshot counted it.
   std::vector<uint32_t> counted_by_op(n, kNone);
   std::vector<bool> counted(n);
-  uint64_t full = 0, checkpointed = 0;
+  uint64_t full = 0, checkpointed = 0, inline_total = 0;
   for (size_t o = 0; o < s->operators.size(); ++o) {
     OperatorInfo& op = s->operators[o];
     uint64_t op_full = 0, op_checkpointed = 0;
     auto count = [&](uint32_t f) {
-      if (f >= n || counted_by_op[f] == o) return;
+      if (f >= n || files[f].is_metadata || counted_by_op[f] == o) return;
       counted_by_op[f] = static_cast<uint32_t>(o);
       const uint64_t size = files[f].size_bytes;
       const bool mine = IsCheckpointedFile(files[f], s->checkpoint_id);
@@ -72,8 +83,10 @@ void ComputeModelSizes(Snapshot* s) {
         checkpointed += mine ? size : 0;
       }
     };
+    uint64_t op_inline = 0;
     for (auto& st : op.subtasks) {
-      for (auto& k : st.keyed) k.size_bytes = SumSizes(k.file_indexes, files);
+      for (auto& k : st.keyed) k.size_bytes = SumSizes(k.file_indexes, files) + k.inline_bytes;
+      op_inline += SubtaskInlineBytes(st);
       const size_t from = subtask_files.size();
       AppendSubtaskFiles(st, &subtask_files);
       counts.push_back(static_cast<uint32_t>(subtask_files.size() - from));
@@ -83,29 +96,42 @@ void ComputeModelSizes(Snapshot* s) {
         count(f);
       }
     }
-    uint64_t op_inline = 0;
     if (op.coordinator) {
       if (op.coordinator->file_index) count(*op.coordinator->file_index);
-      if (op.coordinator->is_inline) op_inline = op.coordinator->size_bytes;
+      if (op.coordinator->is_inline) op_inline += op.coordinator->size_bytes;
     }
     op.total_bytes = op_full + op_inline;
     op.checkpointed_bytes = op_checkpointed + op_inline;
     full += op_inline;
     checkpointed += op_inline;
+    inline_total += op_inline;
   }
   size_t next = 0, k = 0;
   for (auto& op : s->operators) {
     for (auto& st : op.subtasks) {
-      st.state_bytes = 0;
+      st.state_bytes = SubtaskInlineBytes(st);
       for (uint32_t i = 0; i < counts[k]; ++i, ++next) {
         const uint32_t f = subtask_files[next];
-        if (f < n) st.state_bytes += files[f].size_bytes / users[f];
+        if (f < n && !files[f].is_metadata) st.state_bytes += files[f].size_bytes / users[f];
       }
       ++k;
     }
   }
   s->full_size_bytes = full;
   s->checkpointed_size_bytes = checkpointed;
+  s->inline_state_bytes = inline_total;
+}
+
+CheckpointType CheckpointTypeFromReferences(const Snapshot& s) {
+  if (s.kind == SnapshotKind::kSavepoint) return s.checkpoint_type;
+  for (const auto& f : s.files) {
+    // The file table lists what the handles reference; a creator of 0 is not recorded.
+    if (f.scope == FileScope::kShared && f.created_by_checkpoint_id != 0 &&
+        f.created_by_checkpoint_id < s.checkpoint_id) {
+      return CheckpointType::kIncremental;
+    }
+  }
+  return s.checkpoint_type;
 }
 
 }  // namespace ckpt::ops

@@ -255,6 +255,7 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata md, const std::string& dir,
     FillOperatorState(os, &s.operators[it->second]);
   }
   ComputeModelSizes(&s);
+  s.checkpoint_type = CheckpointTypeFromReferences(s);
   for (const auto& e : md.job_graph().edges()) {
     s.edges.push_back({IdHex(e.source_operator_id()), IdHex(e.target_operator_id()),
                        static_cast<Partitioning>(e.partitioning()), e.target_input()});
@@ -277,7 +278,10 @@ base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path) {
 
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path, const LoadOptions& options) {
   CKPT_ASSIGN_OR_RETURN(format::SnapshotLocation loc, format::LocateSnapshot(fs, path));
-  return internal::FormatAt(fs, loc.metadata).Load(fs, loc.dir, loc.metadata, options);
+  CKPT_ASSIGN_OR_RETURN(Snapshot s,
+                        internal::FormatAt(fs, loc.metadata).Load(fs, loc.dir, loc.metadata, options));
+  NameOperatorsByUids(options.uids, &s);
+  return s;
 }
 
 bool IsCheckpointedFile(const SnapshotFile& file, int64_t checkpoint_id) {

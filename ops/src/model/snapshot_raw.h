@@ -53,6 +53,11 @@ Snapshot BuildSnapshotModel(pb::CheckpointMetadata metadata, const std::string& 
 // computation for both metadata formats.
 void ComputeModelSizes(Snapshot* snapshot);
 
+// The checkpoint type a checkpoint's references prove: kIncremental when a handle references a
+// SHARED file an earlier checkpoint created (it re-uses state it did not upload), whatever the
+// writer recorded; otherwise the recorded type. Savepoints keep theirs (kUnspecified).
+CheckpointType CheckpointTypeFromReferences(const Snapshot& snapshot);
+
 // Checks every directory on the way from the snapshot's directory (for EXCLUSIVE files) or its
 // parent (SHARED, TASK_OWNED) to each referenced file with LinkStat, once per directory: a
 // symbolic link or a non-directory there clears the file's resolved_path and sets

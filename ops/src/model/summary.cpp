@@ -29,7 +29,8 @@ base::Result<SummaryReport> Summarize(base::Fs& fs, const Snapshot& snapshot,
   r.checked_rules.erase(std::unique(r.checked_rules.begin(), r.checked_rules.end()),
                         r.checked_rules.end());
   for (const auto& op : snapshot.operators) {
-    if (op.uid.empty() && op.has_state) {
+    // Only where the metadata says so (Flink's does not record whether an ID came from a uid).
+    if (op.uid.empty() && op.has_state && op.uid_origin == UidOrigin::kRecorded) {
       r.notes.push_back("operator " + (op.name.empty() ? op.id_hex : op.name) +
                         " has no uid: its ID comes from the topology and changes with the job's "
                         "structure");

@@ -79,6 +79,7 @@ std::vector<StateSizeDiff> DiffStates(const OperatorInfo* a, const OperatorInfo*
       d.name = st.name;
       (is_a ? d.entries_a : d.entries_b) = st.entries;
       (is_a ? d.bytes_a : d.bytes_b) = st.bytes;
+      (is_a ? d.bytes_known_a : d.bytes_known_b) = st.bytes_known;
     }
   };
   add(a, sa, true);
@@ -89,7 +90,8 @@ std::vector<StateSizeDiff> DiffStates(const OperatorInfo* a, const OperatorInfo*
       d.change = DiffChange::kAdded;
     } else if (d.kind_b.empty()) {
       d.change = DiffChange::kRemoved;
-    } else if (d.kind_a != d.kind_b || d.entries_a != d.entries_b || d.bytes_a != d.bytes_b) {
+    } else if (d.kind_a != d.kind_b || d.entries_a != d.entries_b ||
+               (d.bytes_known_a && d.bytes_known_b && d.bytes_a != d.bytes_b)) {
       d.change = DiffChange::kChanged;
     }
     out.push_back(std::move(d));
@@ -125,8 +127,9 @@ std::string_view DiffChangeName(DiffChange c) {
 
 base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::string& b,
                               const DiffOptions& options) {
-  CKPT_ASSIGN_OR_RETURN(Snapshot sa, LoadSnapshot(fs, a));
-  CKPT_ASSIGN_OR_RETURN(Snapshot sb, LoadSnapshot(fs, b));
+  const LoadOptions load{.uids = options.uids};
+  CKPT_ASSIGN_OR_RETURN(Snapshot sa, LoadSnapshot(fs, a, load));
+  CKPT_ASSIGN_OR_RETURN(Snapshot sb, LoadSnapshot(fs, b, load));
   StatsReport stats_a, stats_b;
   if (options.per_state) {
     StatsOptions so;

@@ -25,7 +25,11 @@ std::string LocationFromSnapshot(const SnapshotFile& f) {
 
 std::string Owner(const SnapshotFile& f) {
   switch (f.scope) {
-    case FileScope::kShared: return "shared (chk-" + std::to_string(f.created_by_checkpoint_id) + ")";
+    case FileScope::kShared:
+      // A creator of 0 is not recorded: never "chk-0".
+      return f.created_by_checkpoint_id != 0
+                 ? "shared (chk-" + std::to_string(f.created_by_checkpoint_id) + ")"
+                 : "shared";
     default: return std::string(FileScopeName(f.scope));
   }
 }

@@ -105,6 +105,7 @@ std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot) {
     r.checkpoint_id = snapshot.checkpoint_id;
     r.operator_name = op.name;
     r.uid = op.uid;
+    r.uid_origin = op.uid_origin;
     r.uid_hash = op.id_hex;
     r.parallelism = op.parallelism;
     r.max_parallelism = op.max_parallelism;
@@ -116,13 +117,25 @@ std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot) {
   return rows;
 }
 
-base::Result<LsResult> Ls(base::Fs& fs, const std::string& path) {
+MetadataRow MetadataLine(const Snapshot& snapshot) {
+  MetadataRow row;
+  row.checkpoint_id = snapshot.checkpoint_id;
+  row.own_bytes = snapshot.metadata_own_bytes();
+  row.file_bytes = snapshot.metadata_size_bytes;
+  row.inline_state_bytes = snapshot.inline_state_bytes;
+  return row;
+}
+
+base::Result<LsResult> Ls(base::Fs& fs, const std::string& path,
+                          const std::vector<std::string>& uids) {
   // ls shows nothing of the keyed-state meta information: `_metadata` only.
-  CKPT_ASSIGN_OR_RETURN(Opened opened, Open(fs, path, LoadOptions{.state_meta = false}));
+  CKPT_ASSIGN_OR_RETURN(Opened opened,
+                        Open(fs, path, LoadOptions{.state_meta = false, .uids = uids}));
   LsResult result;
   result.is_snapshot = opened.is_snapshot();
   if (result.is_snapshot) {
     result.operators = OperatorTable(*opened.snapshot);
+    result.metadata = MetadataLine(*opened.snapshot);
   } else {
     result.jobs = std::move(opened.jobs);
   }

@@ -120,6 +120,7 @@ void WriteOperator(JsonWriter& w, const OperatorInfo& op) {
   w.BeginObject()
       .Str("operator_id", op.id_hex)
       .StrOrNull("uid", op.uid)
+      .Str("uid_origin", UidOriginName(op.uid_origin))
       .StrOrNull("name", op.name)
       .StrOrNull("kind", op.kind)
       .StrOrNull("spec_id", op.spec_id)
@@ -169,7 +170,7 @@ std::string SnapshotJson(const Snapshot& s) {
       .Uint("format_version", s.format_version)
       .StrOrNull("engine_name", s.engine_name)
       .StrOrNull("engine_version", s.engine_version)
-      .Str("job_id", s.job_id_hex)
+      .StrOrNull("job_id", s.job_id_hex)
       .StrOrNull("job_name", s.job_name)
       .Int("checkpoint_id", s.checkpoint_id);
   Enum(w, "kind", SnapshotKindName(s.kind), s.kind != SnapshotKind::kUnspecified);
@@ -195,7 +196,9 @@ std::string SnapshotJson(const Snapshot& s) {
       .Int("completion_timestamp", s.completion_timestamp_ms)
       .Uint("state_size", s.full_size_bytes)
       .Uint("checkpointed_size", s.checkpointed_size_bytes)
-      .Uint("metadata_size", s.metadata_size_bytes);
+      .Uint("metadata_size", s.metadata_size_bytes)
+      .Uint("metadata_own_size", s.metadata_own_bytes())
+      .Uint("inline_state_size", s.inline_state_bytes);
   w.Key("operators").BeginArray();
   for (const auto& op : s.operators) WriteOperator(w, op);
   w.EndArray();
@@ -223,28 +226,46 @@ std::string SnapshotJson(const Snapshot& s) {
         .Str("scope", FileScopeName(f.scope))
         .Str("kind", FileKindName(f.kind))
         .Uint("size_bytes", f.size_bytes)
-        .Str("checksum_xxh3", base::ChecksumHex(f.checksum_xxh3))
+        // 0: no checksum / no creator recorded (Apache Flink records neither).
+        .StrOrNull("checksum_xxh3", f.checksum_xxh3 != 0 ? base::ChecksumHex(f.checksum_xxh3) : "")
         .StrOrNull("compression", f.compression)
-        .Int("created_by_checkpoint_id", f.created_by_checkpoint_id)
-        .EndObject();
+        .Key("created_by_checkpoint_id");
+    if (f.created_by_checkpoint_id != 0) {
+      w.Int(f.created_by_checkpoint_id);
+    } else {
+      w.Null();
+    }
+    w.EndObject();
   }
   w.EndArray();
   const auto& m = s.metrics;
-  // The writer's own numbers, as recorded (Flink REST names); the size model is above.
-  w.Key("recorded_metrics")
-      .BeginObject()
-      .Int("trigger_timestamp", m.trigger_timestamp)
-      .Int("latest_ack_timestamp", m.latest_ack_timestamp)
-      .Int("end_to_end_duration", m.end_to_end_duration)
-      .Uint("state_size", m.state_size)
-      .Uint("checkpointed_size", m.checkpointed_size)
-      .Uint("processed_data", m.processed_data)
-      .Uint("persisted_data", m.persisted_data)
-      .Uint("num_subtasks", m.num_subtasks)
-      .Uint("num_acknowledged_subtasks", m.num_acknowledged_subtasks)
-      .Bool("is_unaligned", m.is_unaligned)
-      .Int("alignment_timeout", m.alignment_timeout)
-      .EndObject();
+  // The writer's own numbers, as recorded (Flink REST names); the size model is above. A writer
+  // that records metrics records when the checkpoint was triggered or acknowledged; without
+  // either (Apache Flink's `_metadata` holds none) the values are unknown: null, never 0.
+  const bool recorded = m.trigger_timestamp > 0 || m.latest_ack_timestamp > 0;
+  auto ms = [&w](std::string_view key, int64_t v) -> JsonWriter& {
+    return v > 0 ? w.Int(key, v) : w.Key(key).Null();
+  };
+  auto size = [&w, recorded](std::string_view key, uint64_t v) -> JsonWriter& {
+    return recorded ? w.Uint(key, v) : w.Key(key).Null();
+  };
+  w.Key("recorded_metrics").BeginObject();
+  ms("trigger_timestamp", m.trigger_timestamp);
+  ms("latest_ack_timestamp", m.latest_ack_timestamp);
+  ms("end_to_end_duration", m.end_to_end_duration);
+  size("state_size", m.state_size);
+  size("checkpointed_size", m.checkpointed_size);
+  size("processed_data", m.processed_data);
+  size("persisted_data", m.persisted_data);
+  w.Uint("num_subtasks", m.num_subtasks);
+  size("num_acknowledged_subtasks", m.num_acknowledged_subtasks);
+  w.Bool("is_unaligned", m.is_unaligned);
+  if (recorded) {
+    w.Int("alignment_timeout", m.alignment_timeout);
+  } else {
+    w.Key("alignment_timeout").Null();
+  }
+  w.EndObject();
   w.Key("properties").BeginObject();
   for (const auto& [k, v] : s.properties) w.Str(k, v);
   w.EndObject();

@@ -67,12 +67,14 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
                                        const base::Progress& progress) {
   StatsReport report;
   report.total_file_bytes = snapshot.full_size_bytes;
+  report.metadata_own_bytes = snapshot.metadata_own_bytes();
   const auto& md = RawMetadata(snapshot);
   for (const auto& info : snapshot.operators) {
     OperatorStats op;
     op.id_hex = info.id_hex;
     op.name = info.name;
     op.uid = info.uid;
+    op.uid_origin = info.uid_origin;
     op.parallelism = info.parallelism;
     op.max_parallelism = info.max_parallelism;
     op.file_bytes = info.total_bytes;

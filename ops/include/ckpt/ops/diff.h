@@ -29,6 +29,9 @@ struct StateSizeDiff {
   std::string kind_a, kind_b;             // StateKindName; empty on the side that lacks it
   uint64_t entries_a = 0, entries_b = 0;
   uint64_t bytes_a = 0, bytes_b = 0;      // logical record bytes
+  // False where that side's reader measures no single state (StateStats::bytes_known): its
+  // bytes are unknown, not 0, and are not compared.
+  bool bytes_known_a = true, bytes_known_b = true;
 };
 
 struct OperatorDiff {
@@ -57,6 +60,8 @@ struct DiffOptions {
   bool per_state = true;
   // Progress and cancellation (state-file scans). Default: none.
   base::Progress progress;
+  // Uids of the job that name operators whose metadata records none (LoadOptions::uids).
+  std::vector<std::string> uids;
 };
 
 struct DiffResult {

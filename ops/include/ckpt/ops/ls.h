@@ -45,6 +45,7 @@ struct OperatorRow {
   int64_t checkpoint_id = 0;
   std::string operator_name;
   std::string uid;
+  UidOrigin uid_origin = UidOrigin::kRecorded;
   std::string uid_hash;  // the operator ID, 32 hex digits
   uint32_t parallelism = 0;
   uint32_t max_parallelism = 0;
@@ -53,11 +54,24 @@ struct OperatorRow {
   uint64_t total_bytes = 0;
 };
 
+// The `_metadata` line under the operator table (docs/sizes.md): its bytes that are no
+// operator's inline state, so the operator rows plus this line add up to the bytes on disk.
+struct MetadataRow {
+  int64_t checkpoint_id = 0;
+  uint64_t own_bytes = 0;           // Snapshot::metadata_own_bytes()
+  uint64_t file_bytes = 0;          // the file's size (Snapshot::metadata_size_bytes)
+  uint64_t inline_state_bytes = 0;  // counted in the operator rows
+};
+
 struct LsResult {
-  bool is_snapshot = false;       // true: `operators` is filled; false: `jobs`
+  bool is_snapshot = false;       // true: `operators` and `metadata` are filled; false: `jobs`
   std::vector<JobListing> jobs;   // by job id
   std::vector<OperatorRow> operators;
+  MetadataRow metadata;
 };
+
+// The `_metadata` line of a loaded snapshot.
+MetadataRow MetadataLine(const Snapshot& snapshot);
 
 // Lists `root`: every snapshot format::DiscoverSnapshots finds (its depth rules: up to three
 // levels down, chk-<n>, savepoint-* and any directory with `_metadata`), grouped by job. A
@@ -73,7 +87,9 @@ size_t CorruptCount(const std::vector<JobListing>& jobs);
 std::vector<OperatorRow> OperatorTable(const Snapshot& snapshot);
 
 // `path` is a snapshot (directory with `_metadata`, or the file): its operator table;
-// otherwise ListRoot. Errors as LoadSnapshot / ListRoot.
-base::Result<LsResult> Ls(base::Fs& fs, const std::string& path);
+// otherwise ListRoot. `uids` names Flink operators (LoadOptions::uids). Errors as LoadSnapshot
+// / ListRoot.
+base::Result<LsResult> Ls(base::Fs& fs, const std::string& path,
+                          const std::vector<std::string>& uids = {});
 
 }  // namespace ckpt::ops

@@ -83,6 +83,15 @@ std::string_view FileScopeName(FileScope v);              // "exclusive", "share
 std::string_view FileKindName(FileKind v);                // "keyed-state", "rocksdb-sst", ...
 std::string_view StateKindName(StateKind v);              // "value", "map", "operator-union"...
 std::string_view KeyedHandleKindName(KeyedHandleKind v);  // "key-groups", "rocksdb", ...
+// Where OperatorInfo::uid comes from.
+enum class UidOrigin {
+  kRecorded,     // the metadata records it; empty: the operator had no uid (our own format)
+  kNotRecorded,  // the metadata does not say (Apache Flink: an ID may or may not come from a
+                 // uid, and metadata before v5 stores none): uid is empty and unknown
+  kUserUids,     // one of LoadOptions::uids, whose uid hash is the operator's ID
+};
+std::string_view UidOriginName(UidOrigin v);  // "recorded", "not-recorded", "user-uids"
+
 // True for value/list/map/reducing/aggregating/timers (state partitioned by key group).
 bool IsKeyedStateKind(StateKind v);
 
@@ -102,6 +111,11 @@ struct SnapshotFile {
   uint64_t checksum_xxh3 = 0;
   std::string compression;            // "none", "zstd" or "" when not recorded
   int64_t created_by_checkpoint_id = 0;
+  // The snapshot's own `_metadata`, listed because handles keep their bytes inline in it
+  // (Apache Flink's byte-stream handles). Never counted as state: each such handle counts its
+  // own inline bytes (KeyedHandle/OperatorHandle/ChannelStateInfo::inline_bytes) and the rest
+  // of the file is Snapshot::metadata_own_bytes (docs/sizes.md).
+  bool is_metadata = false;
 };
 
 // One declared state of an operator; types rendered with format::TypeName.
@@ -128,8 +142,10 @@ struct KeyedHandle {
   std::string backend_id;                 // rocksdb
   int64_t materialization_id = 0;         // changelog
   uint32_t changelog_segments = 0;        // changelog
+  // Bytes of it stored inline in `_metadata` (Flink byte-stream handles), counted once here.
+  uint64_t inline_bytes = 0;
   uint64_t size_bytes = 0;  // sum of the sizes of the files it references (shared files count
-                            // fully for every handle referencing them)
+                            // fully for every handle referencing them) plus inline_bytes
 };
 
 // One operator state partition (a declared operator state's entries in one subtask).
@@ -141,6 +157,7 @@ struct OperatorPartition {
 struct OperatorHandle {
   uint32_t file_index = 0;
   std::vector<OperatorPartition> partitions;
+  uint64_t inline_bytes = 0;  // bytes stored inline in `_metadata` (file_index names it)
 };
 
 // In-flight data of one input channel or output subpartition (unaligned checkpoints).
@@ -151,6 +168,7 @@ struct ChannelStateInfo {
   uint32_t buffer_count = 0;
   uint64_t size_bytes = 0;
   std::vector<uint32_t> file_indexes;  // distinct, ascending
+  uint64_t inline_bytes = 0;  // bytes stored inline in `_metadata`
 };
 
 // A pending file of a two-phase-commit sink.
@@ -186,7 +204,8 @@ struct SubtaskInfo {
   std::vector<Committable> committables;
   SubtaskMetrics metrics;
   // Its share of the files it references: a file referenced by N subtasks counts 1/N here
-  // (docs/sizes.md), so the subtasks of an operator never add up to more than the operator.
+  // (docs/sizes.md), so the subtasks of an operator never add up to more than the operator;
+  // plus the bytes its handles keep inline in `_metadata`.
   uint64_t state_bytes = 0;
 };
 
@@ -200,7 +219,8 @@ struct CoordinatorInfo {
 // One operator: from the job graph, from the operator states, or both.
 struct OperatorInfo {
   std::string id_hex;  // 32 lowercase hex digits; Flink's "uid hash"
-  std::string uid;     // empty when the operator had none (ID from the topology)
+  std::string uid;     // empty: had none (uid_origin kRecorded) or unknown (kNotRecorded)
+  UidOrigin uid_origin = UidOrigin::kRecorded;
   std::string name;
   std::string kind;    // catalog kind, e.g. "keyed-sum"
   std::string spec_id;
@@ -215,7 +235,8 @@ struct OperatorInfo {
   std::vector<SubtaskInfo> subtasks;  // ordered by index
   std::optional<CoordinatorInfo> coordinator;
   // Sizes (docs/sizes.md): every distinct file the operator references counted once, however
-  // many subtasks or handles share it, plus inline coordinator bytes.
+  // many subtasks or handles share it, plus the bytes its handles and coordinator keep inline
+  // in `_metadata` (never the whole `_metadata`).
   uint64_t total_bytes = 0;         // full size
   uint64_t checkpointed_bytes = 0;  // of those, what this snapshot wrote (IsCheckpointedFile)
 };
@@ -255,7 +276,10 @@ struct SnapshotRaw;
 struct Snapshot {
   std::string dir;            // the snapshot directory as given (not canonicalized)
   std::string metadata_path;  // <dir>/_metadata
-  uint64_t metadata_size_bytes = 0;
+  uint64_t metadata_size_bytes = 0;  // the `_metadata` file's size on disk
+  // Bytes of state kept inline in `_metadata` (coordinator state, Flink byte-stream handles),
+  // each handle once; they are counted in their operators' sizes and in full_size_bytes.
+  uint64_t inline_state_bytes = 0;
   uint32_t format_version = 0;
   std::string engine_name;
   std::string engine_version;
@@ -280,7 +304,8 @@ struct Snapshot {
   std::vector<std::pair<std::string, std::string>> properties;  // sorted by key
   uint64_t total_file_bytes = 0;  // sum of the file table's sizes
   // The size model (docs/sizes.md), computed from the file table and handles, never from the
-  // writer's metrics: every distinct referenced file once, plus inline coordinator bytes.
+  // writer's metrics: every distinct referenced file once (never `_metadata` itself), plus the
+  // inline state bytes.
   uint64_t full_size_bytes = 0;          // all state the snapshot references
   uint64_t checkpointed_size_bytes = 0;  // the part this snapshot itself wrote
 
@@ -292,6 +317,12 @@ struct Snapshot {
   base::Result<const OperatorInfo*> FindOperator(std::string_view ref) const;
   // Number of subtasks with state, over all operators.
   size_t subtask_state_count() const;
+  // The bytes of `_metadata` that are not inline state of an operator (the job graph, handles,
+  // properties, master state): what `_metadata` adds on its own line of every size listing, so
+  // that the operators' sizes plus this equal the bytes on disk when no file is shared.
+  uint64_t metadata_own_bytes() const {
+    return metadata_size_bytes > inline_state_bytes ? metadata_size_bytes - inline_state_bytes : 0;
+  }
 };
 
 // True if `file` counts toward the checkpointed size of a snapshot with `checkpoint_id`: it was
@@ -311,7 +342,21 @@ struct LoadOptions {
   // states are not listed (what ls needs; a 10,000-subtask `_metadata` lists in milliseconds).
   // Our own format keeps its states in `_metadata` and is unaffected.
   bool state_meta = true;
+  // Uids the user's job sets (ckpt-tool --uids): an operator whose metadata records no uid and
+  // whose ID is the uid hash of one of them (format::OperatorId::FromUid, Flink's
+  // StreamGraphHasherV2: murmur3_x64_128 of the UTF-8 uid, seed 0) is named by it
+  // (UidOrigin::kUserUids). Uids matching no operator are ignored.
+  std::vector<std::string> uids;
 };
+
+// Names the operators of `snapshot` by `uids` as LoadOptions::uids does.
+void NameOperatorsByUids(const std::vector<std::string>& uids, Snapshot* snapshot);
+
+// The uids in `text`: a job spec (JSON, docs/job-spec.md: every operator's "uid") or one uid per
+// line (surrounding blanks trimmed; empty lines and lines starting with '#' skipped). `what`
+// names the source in errors. InvalidArgument for a job spec that does not parse, or a list
+// with no uid.
+base::Result<std::vector<std::string>> ParseUidList(std::string_view text, const std::string& what);
 base::Result<Snapshot> LoadSnapshot(base::Fs& fs, const std::string& path, const LoadOptions& options);
 
 }  // namespace ckpt::ops

@@ -40,6 +40,9 @@ struct StateStats {
   // file_bytes. 0 when per_state is off.
   uint64_t file_bytes = 0;
   uint64_t checkpointed_file_bytes = 0;  // the part of file_bytes in files this snapshot wrote
+  // False when the reader of the snapshot's format does not measure single states (Apache
+  // Flink): bytes, file_bytes and checkpointed_file_bytes are then unknown, not 0.
+  bool bytes_known = true;
 };
 
 struct KeyGroupStats {
@@ -52,6 +55,7 @@ struct OperatorStats {
   std::string id_hex;
   std::string name;
   std::string uid;
+  UidOrigin uid_origin = UidOrigin::kRecorded;  // OperatorInfo::uid_origin
   uint32_t parallelism = 0;
   uint32_t max_parallelism = 0;
   uint64_t file_bytes = 0;        // on-disk bytes of its files (OperatorInfo::total_bytes)
@@ -67,6 +71,8 @@ using EdgeInFlightStats = EdgeInFlight;
 
 struct StatsReport {
   uint64_t total_file_bytes = 0;  // the snapshot's full size (Snapshot::full_size_bytes)
+  // `_metadata`'s bytes that are no operator's inline state (Snapshot::metadata_own_bytes).
+  uint64_t metadata_own_bytes = 0;
   std::vector<OperatorStats> operators;  // snapshot order
   // In-flight data by edge (ComputeInFlightByEdge).
   std::vector<EdgeInFlight> in_flight;

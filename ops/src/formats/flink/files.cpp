@@ -47,8 +47,12 @@ uint32_t FlinkFileTable::Add(const flink::StreamHandle& h, FileKind kind) {
     case flink::StreamHandle::Type::kKeyGroups:
       if (h.nested) return Add(h.nested->delegate, kind);
       [[fallthrough]];
-    default:
-      return Insert(FileScope::kExclusive, "_metadata", FileKind::kUnspecified, md_.size_bytes);
+    default: {
+      const uint32_t index =
+          Insert(FileScope::kExclusive, "_metadata", FileKind::kUnspecified, md_.size_bytes);
+      entries_[index].is_metadata = true;
+      return index;
+    }
   }
 }
 

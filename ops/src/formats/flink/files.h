@@ -25,6 +25,7 @@ class FlinkFileTable {
     FileScope scope = FileScope::kUnspecified;
     FileKind kind = FileKind::kUnspecified;  // unspecified when handles of several kinds name it
     uint64_t size_bytes = 0;
+    bool is_metadata = false;  // `_metadata`: inline byte-stream state lives in it
   };
 
   // `dir` is the snapshot directory (absolute file handles below it are EXCLUSIVE).

@@ -45,6 +45,16 @@ StateKind DistributionKind(flink::DistributionMode mode) {
   return StateKind::kOperatorList;
 }
 
+// The bytes of `h` stored inline in `_metadata` (a byte-stream handle, or one nested in a
+// legacy key-groups position); 0 for a file.
+uint64_t FlinkInlineBytes(const flink::StreamHandle& h) {
+  if (h.type == flink::StreamHandle::Type::kByteStream) return h.data.size();
+  if (h.type == flink::StreamHandle::Type::kKeyGroups && h.nested) {
+    return FlinkInlineBytes(h.nested->delegate);
+  }
+  return 0;
+}
+
 // A changelog (DSTL) file holds a header and may hold several increments: its handles record a
 // lower bound of its size. (file index, size on disk) for each such file at least that large.
 using SizeOverrides = std::vector<std::pair<uint32_t, uint64_t>>;
@@ -106,6 +116,9 @@ class ModelBuilder {
  private:
   void AddOperator(const flink::OperatorState& fo, OperatorInfo* op) {
     op->uid = fo.uid;
+    // Flink's `_metadata` does not say whether an ID came from a uid (v5+ store the uid when
+    // the job set one; earlier versions store none).
+    op->uid_origin = fo.uid.empty() ? UidOrigin::kNotRecorded : UidOrigin::kRecorded;
     op->name = fo.name;
     op->parallelism = static_cast<uint32_t>(fo.parallelism);
     op->max_parallelism = static_cast<uint32_t>(fo.max_parallelism);
@@ -160,6 +173,7 @@ class ModelBuilder {
       if (!oh->has_value()) continue;
       OperatorHandle& h = out.operator_state.emplace_back();
       h.file_index = files_.Add((*oh)->delegate, FileKind::kOperatorState);
+      h.inline_bytes = FlinkInlineBytes((*oh)->delegate);
       h.partitions.reserve((*oh)->states.size());
       for (const auto& e : (*oh)->states) {
         h.partitions.push_back({e.name, DistributionKind(e.mode), e.offsets.size()});
@@ -176,6 +190,7 @@ class ModelBuilder {
         info.buffer_count = c.offsets.empty() ? 1 : static_cast<uint32_t>(c.offsets.size());
         info.size_bytes = static_cast<uint64_t>(c.state_size);
         info.file_indexes.push_back(files_.Add(c.delegate, FileKind::kChannelState));
+        info.inline_bytes = FlinkInlineBytes(c.delegate);
       }
     }
     return out;
@@ -209,56 +224,64 @@ class ModelBuilder {
     }
     out.key_group_start = static_cast<uint32_t>(h.kg_start);
     out.key_group_end = static_cast<uint32_t>(h.kg_start + h.kg_count - 1);
-    KeyedFiles(h, &out.file_indexes, &out.changelog_segments);
+    KeyedFiles(h, &out.file_indexes, &out.changelog_segments, &out.inline_bytes);
     if (out.file_indexes.size() > 1) SortUnique(&out.file_indexes);
   }
 
   // Every file `h` references, nested handles included; `segments` counts its own changelog
-  // segments (not those of materialized handles).
-  void KeyedFiles(const flink::KeyedHandle& h, std::vector<uint32_t>* files, uint32_t* segments) {
+  // segments (not those of materialized handles); `inline_bytes` adds the bytes its byte-stream
+  // handles keep in `_metadata`.
+  void KeyedFiles(const flink::KeyedHandle& h, std::vector<uint32_t>* files, uint32_t* segments,
+                  uint64_t* inline_bytes) {
+    auto add = [&](const flink::StreamHandle& sh, FileKind kind) {
+      files->push_back(files_.Add(sh, kind));
+      *inline_bytes += FlinkInlineBytes(sh);
+    };
     switch (h.tag) {
       case Tag::kKeyGroups:
       case Tag::kKeyGroupsV2:
       case Tag::kSavepointKeyGroups:
-        files->push_back(files_.Add(h.key_groups->delegate, FileKind::kKeyedState));
+        add(h.key_groups->delegate, FileKind::kKeyedState);
         break;
       case Tag::kIncremental:
       case Tag::kIncrementalV2:
-        if (!h.meta.is_null()) files->push_back(files_.Add(h.meta, FileKind::kRocksDbMeta));
+        if (!h.meta.is_null()) add(h.meta, FileKind::kRocksDbMeta);
         for (const auto* list : {&h.shared_files, &h.private_files}) {
           for (const auto& lp : *list) {
             const bool sst = lp.local_path.size() > 4 &&
                              lp.local_path.compare(lp.local_path.size() - 4, 4, ".sst") == 0;
-            files->push_back(
-                files_.Add(lp.handle, sst ? FileKind::kRocksDbSst : FileKind::kRocksDbMeta));
+            add(lp.handle, sst ? FileKind::kRocksDbSst : FileKind::kRocksDbMeta);
           }
         }
         break;
       case Tag::kChangelog:
       case Tag::kChangelogV2: {
         uint32_t nested_segments = 0;
-        for (const auto& m : h.materialized) KeyedFiles(m, files, &nested_segments);
-        for (const auto& d : h.non_materialized) SegmentFiles(d, files, segments);
+        for (const auto& m : h.materialized) KeyedFiles(m, files, &nested_segments, inline_bytes);
+        for (const auto& d : h.non_materialized) SegmentFiles(d, files, segments, inline_bytes);
         break;
       }
       case Tag::kChangelogBytes:
       case Tag::kChangelogFile:
       case Tag::kChangelogFileV2:
-        SegmentFiles(h, files, segments);
+        SegmentFiles(h, files, segments, inline_bytes);
         break;
       case Tag::kNull:
         break;
     }
   }
 
-  void SegmentFiles(const flink::KeyedHandle& d, std::vector<uint32_t>* files, uint32_t* segments) {
-    if (d.tag == Tag::kChangelogBytes) {  // inline: the bytes are in `_metadata`
+  void SegmentFiles(const flink::KeyedHandle& d, std::vector<uint32_t>* files, uint32_t* segments,
+                    uint64_t* inline_bytes) {
+    if (d.tag == Tag::kChangelogBytes) {  // inline: the changes are in `_metadata`
       files->push_back(files_.Add(flink::StreamHandle{}, FileKind::kChangelog));
+      for (const auto& c : d.changes) *inline_bytes += c.bytes.size();
       ++*segments;
       return;
     }
     for (const auto& [offset, handle] : d.handles_and_offsets) {
       files->push_back(files_.Add(handle, FileKind::kChangelog));
+      *inline_bytes += FlinkInlineBytes(handle);
       ++*segments;
     }
   }
@@ -275,6 +298,7 @@ class ModelBuilder {
       f.kind = e.kind;
       f.size_bytes = e.size_bytes;
       f.created_by_checkpoint_id = checkpoint_id;
+      f.is_metadata = e.is_metadata;
       auto resolved = format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
       if (resolved.ok()) {
         f.resolved_path = std::move(resolved).value();

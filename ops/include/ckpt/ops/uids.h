@@ -1,0 +1,16 @@
+// Naming by uid hash for reports computed without the user's uids (validate's findings): the
+// same rule as LoadOptions::uids (ckpt/ops/snapshot.h). Stateless; thread-safe.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "ckpt/ops/finding.h"
+
+namespace ckpt::ops {
+
+// Sets the operator name of every finding whose operator ID is the uid hash of one of `uids`
+// (format::OperatorId::FromUid) to that uid. Findings of other operators are left alone.
+void NameFindingsByUids(const std::vector<std::string>& uids, std::vector<Finding>* findings);
+
+}  // namespace ckpt::ops
