@@ -4,6 +4,9 @@
 #      campaign (scripts/corruption-campaign.sh, 200 bit flips per fixture kind)
 #      and the truncation campaign (scripts/truncation-campaign.sh: every Flink `_metadata` cut at
 #      every 64th byte must fail validate)
+#   1b. loaded ITCases: the integration ITCases once more at `ctest -j 8` on two cores, with busy
+#      loops added when the machine is idle (scripts/loaded-itcases.sh; the flakes of
+#      timing-dependent tests show under load)
 #   2. asan-ubsan preset: the format, ops and engine unit suites under AddressSanitizer + UBSan
 #   3. fuzz preset: each libFuzzer target for 30 s
 #   4. tsan preset: the engine unit tests and the integration ITCases under ThreadSanitizer
@@ -46,6 +49,9 @@ cmake --preset release >/dev/null
 cmake --build --preset release -j "$jobs" 2>&1 | tee build/release-build.log
 no_warnings build/release-build.log
 fresh ctest --preset release -j "$jobs" --timeout 900
+
+echo "=== loaded ITCases: ${CKPT_LOADED_RUNS:-1} run(s) at ctest -j 8 on two cores" >&2
+fresh bash scripts/loaded-itcases.sh --runs "${CKPT_LOADED_RUNS:-1}" --build-dir build/release
 
 echo "=== corruption campaign: ${CKPT_CORRUPTION_FLIPS:-200} bit flips per fixture kind" >&2
 fresh bash scripts/corruption-campaign.sh --flips "${CKPT_CORRUPTION_FLIPS:-200}" \

@@ -15,6 +15,7 @@
 
 #include "ckpt/base/fs_resolver.h"
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
+#include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/job_spec.h"
 #include "rest_endpoint.h"
@@ -334,6 +335,12 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
 
   const std::string job_name = spec->name();
   base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(std::move(*spec), o);
+  if (!runner.ok() && RestorePlan::IsRestoreRefusal(runner.status())) {
+    // The snapshot does not fit the job: the job fails (exit 1) before it starts, as it would
+    // on every attempt.
+    std::cerr << "ckpt-engine run: " << runner.status().ToString() << "\n";
+    return 1;
+  }
   if (!runner.ok()) return SetupError(runner.status());
   JobRunner& job = **runner;
   for (const std::string& line : job.restore_report()) std::cout << line << "\n";

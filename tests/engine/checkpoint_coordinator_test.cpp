@@ -1,6 +1,7 @@
 // Tests of the checkpoint coordinator (engine/src/checkpoint/checkpoint_coordinator*.cpp) with a
 // ManualClock and a recording runtime: periodic triggering, min pause, max concurrent, expiry,
-// declines, tolerable failures, late acks, savepoints, metadata contents and subsumption.
+// declines, tolerable failures, late acks, savepoints, metadata contents (the key type of a
+// subtask that saw no key) and subsumption.
 #include "ckpt/engine/checkpoint/checkpoint_coordinator.h"
 
 #include <gtest/gtest.h>
@@ -15,8 +16,11 @@
 
 #include "checkpoint_test_support.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
+#include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
+#include "ckpt/engine/state/state_descriptors.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/testing/forwarding_fs.h"
 #include "ckpt/testing/temp_dir.h"
@@ -539,6 +543,47 @@ TEST_F(CheckpointCoordinatorTest, CheckpointOvertakenByANewerCompletionIsSubsume
   EXPECT_FALSE(c->LatestCompletedCheckpoint().has_value());
   EXPECT_FALSE(Exists(runtime_.injected[0].snapshot_dir));
   EXPECT_TRUE(runtime_.failures.empty());
+}
+
+// A keyed state's key type is learnt from the first key a subtask sees: a subtask that had no
+// record before the barrier records the placeholder BYTES, and the metadata takes the type from
+// a subtask that knew it, whichever acknowledged first.
+TEST(CheckpointMetadataTest, KeyTypeComesFromASubtaskThatSawAKey) {
+  ckpt::testing::TempDir dir;
+  base::Fs& fs = base::Fs::Default();
+  FakeRuntime runtime;
+  ManualClock clock;
+  CheckpointCoordinatorOptions o;
+  o.job_id = testing::JobId();
+  o.job_graph = MakeGraph({{"sum", "Sum", 2, 128}});
+  o.checkpoint_dir = dir.path();
+  ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
+  ASSERT_OK_AND_ASSIGN(int64_t id, c->TriggerCheckpoint());
+  const pb::StateDescriptor sum = ValueStateDescriptor("sum", format::types::Int64());
+  HeapKeyedStateBackend idle(128, {0, 63}, "sum (1/2)");
+  ASSERT_OK(idle.GetValueState(sum).status());
+  HeapKeyedStateBackend busy(128, {64, 127}, "sum (2/2)");
+  int64_t key = 0;  // the first key whose key group is in [64, 127]
+  while (!busy.SetCurrentKey(format::Value(key)).ok()) ++key;
+  ASSERT_OK(busy.GetValueState(sum)->Update(format::Value(int64_t{1})));
+  ASSERT_OK_AND_ASSIGN(auto first,
+                       testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 0, &idle, nullptr));
+  ASSERT_OK_AND_ASSIGN(auto second,
+                       testing::SnapshotSubtask(fs, runtime.injected[0], "sum", 1, &busy, nullptr));
+  c->AcknowledgeCheckpoint(id, std::move(first), {});
+  c->AcknowledgeCheckpoint(id, std::move(second), {});
+  ASSERT_EQ(runtime.completed, std::vector<int64_t>{id});
+  std::optional<CompletedCheckpoint> done = c->LatestCompletedCheckpoint();
+  ASSERT_TRUE(done.has_value());
+  ASSERT_OK_AND_ASSIGN(pb::CheckpointMetadata md, format::ReadMetadataFile(fs, done->metadata_path));
+  ASSERT_EQ(md.operators_size(), 1);
+  int found = 0;
+  for (const pb::StateDescriptor& d : md.operators(0).states()) {
+    if (d.name() != "sum") continue;
+    ++found;
+    EXPECT_EQ(d.key_type().kind(), pb::TypeDescriptor::INT64) << d.DebugString();
+  }
+  EXPECT_EQ(found, 1);
 }
 
 TEST(CheckpointCoordinatorCreateTest, RejectsBadOptions) {

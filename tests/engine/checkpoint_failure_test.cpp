@@ -1,7 +1,8 @@
 // Failure paths of checkpointing (engine/src/checkpoint/operator_snapshot.cpp and the
 // coordinator's finalization): a failed state-file write leaves no file behind, a failed
 // `_metadata` publication aborts the checkpoint and deletes its directory, and a checkpoint
-// whose directory vanished (aborted) cannot be written into.
+// whose directory vanished (aborted) cannot be written into; every failed checkpoint is logged
+// with its cause.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -96,6 +97,49 @@ TEST(CheckpointFailureTest, ReferencedFileMissingAtPublishFailsTheCheckpointLoud
   EXPECT_EQ(runtime.failures.size(), 1u);  // counted: tolerable failures 0 fail the job over
   ASSERT_EQ(log.size(), 1u);
   EXPECT_NE(log[0].find("failed to publish"), std::string::npos) << log[0];
+}
+
+// Every failed checkpoint is logged with its cause: declined by a task, expired, aborted by the
+// end of the job; a trigger refused because the job is not running is no failure and is not.
+TEST(CheckpointFailureTest, EveryFailedCheckpointIsLoggedWithItsCause) {
+  ckpt::testing::TempDir dir;
+  base::Fs& fs = base::Fs::Default();
+  testing::FakeRuntime runtime;
+  ManualClock clock;
+  std::vector<std::string> log;
+  CheckpointCoordinatorOptions o;
+  o.job_id = testing::JobId();
+  o.job_graph = testing::MakeGraph({{"sum", "Sum", 1, 128}});
+  o.checkpoint_dir = dir.path();
+  o.timeout_ms = 1000;
+  o.tolerable_failures = 100;
+  o.log = [&](const std::string& line) { log.push_back(line); };
+  ASSERT_OK_AND_ASSIGN(auto c, CheckpointCoordinator::Create(fs, clock, runtime, o));
+
+  ASSERT_OK_AND_ASSIGN(int64_t declined, c->TriggerCheckpoint());
+  c->DeclineCheckpoint(declined, base::Status::IOError("sum (1/1): disk full"));
+  ASSERT_EQ(log.size(), 1u);
+  EXPECT_EQ(log[0], "Checkpoint " + std::to_string(declined) + " failed: IOError: checkpoint " +
+                        std::to_string(declined) + " declined by a task: sum (1/1): disk full");
+
+  ASSERT_OK_AND_ASSIGN(int64_t expired, c->TriggerCheckpoint());
+  clock.Advance(1000);
+  c->Tick();
+  ASSERT_EQ(log.size(), 2u);
+  EXPECT_EQ(log[1].rfind("Checkpoint " + std::to_string(expired) + " failed: ", 0), 0u) << log[1];
+  EXPECT_NE(log[1].find("expired after 1000 ms"), std::string::npos) << log[1];
+
+  runtime.inject_status = base::Status::FailedPrecondition("job is not running (restarting)");
+  EXPECT_FALSE(c->TriggerCheckpoint().ok());
+  EXPECT_EQ(log.size(), 2u) << log.back();
+  EXPECT_EQ(c->counts().failed, 2u);
+
+  runtime.inject_status = base::Status::OK();
+  ASSERT_OK_AND_ASSIGN(int64_t ended, c->TriggerCheckpoint());
+  c->AbortPendingCheckpoints(base::Status::Cancelled("job terminated"));
+  ASSERT_EQ(log.size(), 3u);
+  EXPECT_EQ(log[2], "Checkpoint " + std::to_string(ended) + " failed: Cancelled: job terminated");
+  EXPECT_EQ(c->counts().failed, 3u);
 }
 
 TEST(CheckpointFailureTest, FailedStateFileWriteLeavesNoFile) {

@@ -1,5 +1,6 @@
 // Tests of the strict restore rules (engine/src/checkpoint/restore_plan.cpp): unmapped state,
-// --allow-non-restored-state, max parallelism mismatch, claim mode, coordinator state.
+// --allow-non-restored-state, max parallelism mismatch, native RocksDB state for a heap job,
+// claim mode, coordinator state.
 #include "ckpt/engine/checkpoint/restore_plan.h"
 
 #include <gtest/gtest.h>
@@ -11,6 +12,7 @@
 #include "ckpt/engine/state/heap_keyed_state_backend.h"
 #include "ckpt/engine/state/keyed_state_backend.h"
 #include "ckpt/engine/state/operator_state_store.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/testing/temp_dir.h"
 
@@ -77,6 +79,61 @@ TEST_F(RestorePlanTest, UnmappedStateFailsListingEveryOperator) {
   }
   // The stateless sink is not mentioned.
   EXPECT_EQ(msg.find("File Sink"), std::string::npos);
+  // One line, and a refusal no restart can fix.
+  EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+  EXPECT_TRUE(RestorePlan::IsRestoreRefusal(plan.status())) << msg;
+}
+
+// The savepoint with the keyed sum's handle replaced by a native RocksDB one (`in_changelog`: as
+// the materialized base of a changelog handle).
+std::string WithNativeRocksDbHandle(const std::string& savepoint, const std::string& dir,
+                                    bool in_changelog) {
+  base::Fs& fs = base::Fs::Default();
+  base::Result<pb::CheckpointMetadata> md =
+      format::ReadMetadataFile(fs, base::JoinPath(savepoint, "_metadata"));
+  EXPECT_OK(md.status());
+  if (!md.ok()) return "";
+  for (pb::OperatorState& op : *md->mutable_operators()) {
+    if (op.operator_id() != Id("sum").ToBytes()) continue;
+    pb::KeyedStateHandle* h = op.mutable_subtasks(0)->mutable_keyed_state(0);
+    pb::KeyedStateHandle native;
+    native.mutable_rocksdb()->set_key_group_end(127);
+    if (in_changelog) {
+      *h->mutable_changelog()->add_materialized() = native;
+    } else {
+      *h = native;
+    }
+  }
+  EXPECT_OK(fs.CreateDirs(dir));
+  EXPECT_OK(format::WriteMetadataFile(fs, dir, *md));
+  return dir;
+}
+
+TEST_F(RestorePlanTest, NativeRocksDbStateForAHeapJobIsRefusedNamingTheOperator) {
+  for (bool in_changelog : {false, true}) {
+    SCOPED_TRACE(in_changelog ? "changelog over RocksDB" : "RocksDB");
+    const std::string native = WithNativeRocksDbHandle(
+        savepoint_, dir_.Sub(in_changelog ? "native-changelog" : "native"), in_changelog);
+    RestoreOptions heap;
+    heap.keyed_backend = StateBackendKind::kHeap;
+    auto plan = RestorePlan::Create(fs_, native, Graph(128), heap);
+    ASSERT_STATUS(plan, kInvalidArgument, "operator 'Keyed Sum' (uid 'sum'");
+    const std::string msg = plan.status().message();
+    EXPECT_NE(msg.find("RocksDB's native format"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("state backend is heap"), std::string::npos) << msg;
+    EXPECT_NE(msg.find("--state-backend rocksdb"), std::string::npos) << msg;
+    EXPECT_EQ(msg.find('\n'), std::string::npos) << msg;
+    EXPECT_TRUE(RestorePlan::IsRestoreRefusal(plan.status())) << msg;
+    // The rocksdb backend takes it; without a backend named nothing is checked.
+    RestoreOptions rocksdb;
+    rocksdb.keyed_backend = StateBackendKind::kRocksDb;
+    EXPECT_OK(RestorePlan::Create(fs_, native, Graph(128), rocksdb).status());
+    EXPECT_OK(RestorePlan::Create(fs_, native, Graph(128), {}).status());
+  }
+  // Canonical keyed state restores into either backend.
+  RestoreOptions heap;
+  heap.keyed_backend = StateBackendKind::kHeap;
+  EXPECT_OK(RestorePlan::Create(fs_, savepoint_, Graph(128), heap).status());
 }
 
 TEST_F(RestorePlanTest, AllowNonRestoredStateSkipsIt) {
@@ -95,6 +152,10 @@ TEST_F(RestorePlanTest, MaxParallelismMismatchNamesTheOperator) {
   auto plan = RestorePlan::Create(fs_, savepoint_, Graph(256), {});
   EXPECT_NE(plan.status().message().find("max parallelism 256"), std::string::npos);
   EXPECT_NE(plan.status().message().find("128"), std::string::npos);
+  EXPECT_TRUE(RestorePlan::IsRestoreRefusal(plan.status())) << plan.status().ToString();
+  // Other errors (a missing snapshot) are not refusals.
+  EXPECT_FALSE(RestorePlan::IsRestoreRefusal(
+      RestorePlan::Create(fs_, dir_.Sub("none"), Graph(128), {}).status()));
 }
 
 TEST_F(RestorePlanTest, RestoresFromMetadataPathWithClaimInfoAndCoordinatorState) {

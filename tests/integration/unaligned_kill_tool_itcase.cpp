@@ -17,6 +17,7 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/format/metadata_codec.h"
+#include "ckpt/format/operator_id.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
@@ -44,7 +45,22 @@ std::string JobJson(const KeyedSumJob& j) {
   return o.str();
 }
 
-// The newest chk-<n> under `job_dir` whose _metadata records persisted in-flight data.
+// Whether every subtask of the keyed sum had keyed state in `md`: past the job's start, when a
+// subtask that had seen no record yet has none (and its key groups no handle).
+bool EverySumSubtaskHasState(const pb::CheckpointMetadata& md) {
+  const std::string sum = format::OperatorId::FromUid("sum").ToBytes();
+  for (const pb::OperatorState& os : md.operators()) {
+    if (os.operator_id() != sum) continue;
+    int with_state = 0;
+    for (const pb::SubtaskState& s : os.subtasks()) with_state += s.keyed_state_size() > 0 ? 1 : 0;
+    return os.parallelism() > 0 && with_state == static_cast<int>(os.parallelism());
+  }
+  return false;
+}
+
+// The newest chk-<n> under `job_dir` whose _metadata records persisted in-flight data and in
+// which every keyed-sum subtask has state (on a loaded machine the first checkpoints come before
+// some subtasks saw a record).
 std::string CheckpointWithInFlightData(const std::string& job_dir) {
   std::string best;
   int64_t best_id = -1;
@@ -55,7 +71,7 @@ std::string CheckpointWithInFlightData(const std::string& job_dir) {
     base::Result<std::string> bytes = base::ReadFileToString(base::Fs::Default(), md);
     if (!bytes.ok()) continue;
     base::Result<pb::CheckpointMetadata> m = format::DecodeMetadata(*bytes, md);
-    if (!m.ok() || m->metrics().persisted_data() == 0) continue;
+    if (!m.ok() || m->metrics().persisted_data() == 0 || !EverySumSubtaskHasState(*m)) continue;
     if (m->checkpoint_id() > best_id) {
       best_id = m->checkpoint_id();
       best = e.path().string();

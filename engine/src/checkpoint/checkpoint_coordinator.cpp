@@ -311,7 +311,8 @@ base::Result<int64_t> CheckpointCoordinator::TriggerLocked(std::unique_lock<std:
         st.WithContext(std::string(checkpoint ? "checkpoint " : "savepoint ") +
                        std::to_string(id) + " could not be triggered");
     if (pending_.count(id) != 0) {
-      AbortLocked(lock, id, reason, checkpoint && !refused);
+      AbortLocked(lock, id, reason, checkpoint && !refused,
+                  refused ? AbortLog::kQuiet : AbortLog::kLog);
       if (refused) {
         --counts_.failed;
         --counts_.triggered;
@@ -332,7 +333,8 @@ bool CheckpointCoordinator::CountFailureLocked() {
 }
 
 void CheckpointCoordinator::AbortLocked(std::unique_lock<std::mutex>& lock, int64_t checkpoint_id,
-                                        const base::Status& reason, bool counts_as_failure) {
+                                        const base::Status& reason, bool counts_as_failure,
+                                        AbortLog log) {
   auto it = pending_.find(checkpoint_id);
   if (it == pending_.end()) return;
   std::unique_ptr<Pending> p = std::move(it->second);
@@ -347,6 +349,10 @@ void CheckpointCoordinator::AbortLocked(std::unique_lock<std::mutex>& lock, int6
   const uint32_t tolerable = options_.tolerable_failures;
   lock.unlock();
 
+  if (log == AbortLog::kLog && options_.log) {
+    options_.log(std::string(p->options.is_savepoint() ? "Savepoint " : "Checkpoint ") +
+                 std::to_string(checkpoint_id) + " failed: " + reason.ToString());
+  }
   base::RemoveAll(fs_, p->options.snapshot_dir).IgnoreError();
   runtime_.NotifyCheckpointAborted(checkpoint_id, reason);
   if (p->promise) p->promise->set_value(reason);

@@ -104,19 +104,19 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
     if (p->periodic) --finalizing_checkpoints_;
   };
   // Not published: back among the pending, then aborted the way every pending one is.
-  auto abort = [&](const base::Status& why, bool counts_as_failure) {
+  auto abort = [&](const base::Status& why, bool counts_as_failure, AbortLog log) {
     std::unique_lock<std::mutex> lock(mu_);
     finalized();
     const int64_t id = co.checkpoint_id;
     pending_[id] = std::move(p);
     ++counts_.in_progress;
-    AbortLocked(lock, id, why, counts_as_failure);
+    AbortLocked(lock, id, why, counts_as_failure, log);
   };
   if (!co.is_savepoint() && co.checkpoint_id < newest_completed_id_) {
     abort(base::Status::Cancelled("checkpoint " + std::to_string(co.checkpoint_id) +
                                   " subsumed by completed checkpoint " +
                                   std::to_string(newest_completed_id_)),
-          false);
+          false, AbortLog::kLog);
     return;
   }
   const int64_t now = clock_.NowMs();
@@ -144,7 +144,7 @@ void CheckpointCoordinator::Finalize(std::unique_ptr<Pending> p) {
                    std::to_string(co.checkpoint_id) + " failed to publish: " + st.ToString());
     }
     abort(st.WithContext("finalizing checkpoint " + std::to_string(co.checkpoint_id)),
-          !co.is_savepoint());
+          !co.is_savepoint(), AbortLog::kQuiet);  // logged above
     return;
   }
   CompletedCheckpoint done;

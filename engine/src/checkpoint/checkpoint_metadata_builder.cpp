@@ -19,6 +19,18 @@ std::string Names(const std::vector<pb::StateDescriptor>& states) {
 }
 
 // The operator's state list: the longest subtask list, of which all others must be prefixes.
+// A type a subtask could not know yet is taken from one that does: a keyed state's key type (and
+// a timer state's namespace type) is learnt from the first key (timer) a subtask sees, and a
+// subtask that had none before the barrier records the placeholder BYTES; had its descriptor
+// been taken, readers would decode every subtask's keys as raw bytes.
+bool IsTypePlaceholder(const pb::TypeDescriptor& t) {
+  return t.kind() == pb::TypeDescriptor::KIND_UNSPECIFIED || t.kind() == pb::TypeDescriptor::BYTES;
+}
+
+void TakeLearntType(const pb::TypeDescriptor& known, pb::TypeDescriptor* merged) {
+  if (IsTypePlaceholder(*merged) && !IsTypePlaceholder(known)) *merged = known;
+}
+
 base::Result<std::vector<pb::StateDescriptor>> MergeStates(
     const pb::OperatorInfo& op, const std::vector<const Ack*>& acks) {
   const Ack* longest = nullptr;
@@ -49,16 +61,10 @@ base::Result<std::vector<pb::StateDescriptor>> MergeStates(
     pb::StateDescriptor& d = merged[i];
     for (const Ack* a : acks) {
       if (i >= a->state.states.size()) continue;
-      const pb::StateDescriptor& x = a->state.states[i];
-      if (d.key_type().kind() == pb::TypeDescriptor::BYTES &&
-          x.key_type().kind() != pb::TypeDescriptor::BYTES &&
-          x.key_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
-        *d.mutable_key_type() = x.key_type();
-      }
-      if (d.kind() == pb::STATE_TIMERS && d.namespace_type().kind() == pb::TypeDescriptor::VOID &&
-          x.namespace_type().kind() != pb::TypeDescriptor::VOID &&
-          x.namespace_type().kind() != pb::TypeDescriptor::KIND_UNSPECIFIED) {
-        *d.mutable_namespace_type() = x.namespace_type();
+      const pb::StateDescriptor& known = a->state.states[i];
+      TakeLearntType(known.key_type(), d.mutable_key_type());
+      if (d.kind() == pb::STATE_TIMERS) {
+        TakeLearntType(known.namespace_type(), d.mutable_namespace_type());
       }
     }
   }

@@ -36,6 +36,25 @@ bool HasKeyedState(const pb::OperatorState& op) {
   return false;
 }
 
+// A RocksDB handle, directly or as the materialized base of a changelog handle.
+bool IsNativeRocksDbHandle(const pb::KeyedStateHandle& h) {
+  if (h.has_rocksdb()) return true;
+  if (!h.has_changelog()) return false;
+  for (const pb::KeyedStateHandle& m : h.changelog().materialized()) {
+    if (IsNativeRocksDbHandle(m)) return true;
+  }
+  return false;
+}
+
+bool HasNativeRocksDbState(const pb::OperatorState& op) {
+  for (const auto& s : op.subtasks()) {
+    for (const pb::KeyedStateHandle& h : s.keyed_state()) {
+      if (IsNativeRocksDbHandle(h)) return true;
+    }
+  }
+  return false;
+}
+
 // "'Keyed Sum' (uid 'sum', id 0123...)" from the snapshot's own job graph when it has the
 // operator, else just the id.
 std::string Describe(const pb::CheckpointMetadata& md, const std::string& id_bytes) {
@@ -170,23 +189,38 @@ base::Result<std::shared_ptr<const RestorePlan>> RestorePlan::Create(
           std::to_string(os.max_parallelism()) +
           "; the max parallelism of a stateful operator cannot change across a restore");
     }
+    if (options.keyed_backend && *options.keyed_backend != StateBackendKind::kRocksDb &&
+        HasNativeRocksDbState(os)) {
+      return base::Status::InvalidArgument(
+          "cannot restore " + loc.dir + ": operator '" + now.name() + "' (uid " +
+          (now.uid().empty() ? "<none>" : "'" + now.uid() + "'") + ", id " + id.ToHex() +
+          ") has keyed state in RocksDB's native format (a RocksDB checkpoint or native "
+          "savepoint), which only the rocksdb state backend restores, but the job's state "
+          "backend is " + std::string(StateBackendKindName(*options.keyed_backend)) +
+          ": run it with --state-backend rocksdb, or restore from a canonical savepoint");
+    }
     plan->operator_index_[id] = i;
   }
   if (!unmapped.empty() && !options.allow_non_restored_state) {
     std::string msg = "cannot restore " + loc.dir + ": the snapshot has state for " +
                       std::to_string(unmapped.size()) +
-                      " operator(s) that the new job does not contain:";
-    for (const auto& u : unmapped) msg += "\n  " + u;
+                      " operator(s) that the new job does not contain (";
+    for (size_t i = 0; i < unmapped.size(); ++i) msg += (i == 0 ? "" : ", ") + unmapped[i];
     msg +=
-        "\nAn operator's state is matched by its ID (the hash of its uid, or of the job's "
-        "topology when it has no uid). Restore the removed operators or their uids, or pass "
-        "--allow-non-restored-state (-n) to skip this state.";
+        "); state is matched by operator ID (the hash of the uid, or of the topology without "
+        "one): restore the removed operators or their uids, or pass "
+        "--allow-non-restored-state (-n) to skip this state";
     return base::Status::InvalidArgument(msg);
   }
   if (unmapped.empty()) plan->non_restored_.clear();
   CKPT_RETURN_IF_ERROR(CheckChannelStateParallelism(md, new_graph, loc.dir));
   plan->metadata_ = std::move(md);
   return std::shared_ptr<const RestorePlan>(std::move(plan));
+}
+
+bool RestorePlan::IsRestoreRefusal(const base::Status& status) {
+  return status.code() == base::StatusCode::kInvalidArgument &&
+         status.message().rfind("cannot restore ", 0) == 0;
 }
 
 pb::RestoreInfo RestorePlan::restore_info() const {

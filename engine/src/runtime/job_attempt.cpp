@@ -101,7 +101,9 @@ base::Result<std::unique_ptr<JobAttempt>> JobAttempt::Build(const pb::JobSpec& s
       std::make_unique<ChannelStateFiles>(a->env_->network.max_subtasks_per_channel_state_file);
   a->env_->channel_state_files = a->channel_state_files_.get();
   JobAttempt* self = a.get();
-  a->env_->on_failure = [self](uint32_t, const base::Status& st) { self->ReportFailure(st); };
+  a->env_->on_failure = [self](uint32_t, const base::Status& st, bool retryable) {
+    self->ReportFailure(st, retryable);
+  };
   a->env_->on_end_of_data = [self](uint32_t) {
     {
       std::lock_guard<std::mutex> lock(self->mu_);
@@ -231,10 +233,15 @@ JobAttempt::Progress JobAttempt::progress() const {
   return progress_;
 }
 
-void JobAttempt::ReportFailure(const base::Status& status) {
+void JobAttempt::ReportFailure(const base::Status& status, bool retryable) {
   {
     std::lock_guard<std::mutex> lock(mu_);
-    if (!progress_.failure) progress_.failure = status;
+    // The first failure is the cause, unless a later one is permanent: that decides that the
+    // job cannot restart.
+    if (!progress_.failure || (!retryable && progress_.failure_retryable)) {
+      progress_.failure = status;
+      progress_.failure_retryable = retryable;
+    }
   }
   wake_();
 }

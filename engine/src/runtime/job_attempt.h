@@ -31,6 +31,9 @@ class JobAttempt {
  public:
   struct Progress {
     std::optional<base::Status> failure;
+    // False when `failure` is a restore error no restart can fix (the snapshot's state does
+    // not fit the job): the job then fails at once instead of restarting.
+    bool failure_retryable = true;
     uint32_t end_of_data = 0;
     uint32_t finished = 0;
     uint32_t total = 0;
@@ -49,8 +52,10 @@ class JobAttempt {
   void CancelAndJoin();
 
   Progress progress() const;
-  // Records an external failure (e.g. too many failed checkpoints).
-  void ReportFailure(const base::Status& status);
+  // Records a failure (a task's, or an external one such as too many failed checkpoints); the
+  // first one of the attempt is kept unless a later one is not retryable
+  // (Progress::failure_retryable).
+  void ReportFailure(const base::Status& status, bool retryable = true);
 
   const std::vector<std::unique_ptr<StreamTask>>& tasks() const { return tasks_; }
   const std::vector<StreamTask*>& sources() const { return sources_; }

@@ -18,7 +18,8 @@
 namespace ckpt::engine {
 
 JobRunner::Impl::AttemptEnd JobRunner::Impl::WaitAttempt(JobAttempt* attempt,
-                                                         base::Status* failure) {
+                                                         base::Status* failure,
+                                                         bool* retryable) {
   const bool checkpoints_on = !opts_.checkpoint_dir.empty();
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -26,6 +27,7 @@ JobRunner::Impl::AttemptEnd JobRunner::Impl::WaitAttempt(JobAttempt* attempt,
     JobAttempt::Progress p = attempt->progress();
     if (p.failure) {
       *failure = *p.failure;
+      *retryable = p.failure_retryable;
       return AttemptEnd::kFailed;
     }
     if (p.finished == p.total) return AttemptEnd::kFinished;
@@ -136,7 +138,8 @@ void JobRunner::Impl::Run() {
     // refused and counted as a failed checkpoint (Flink skips them as "not all tasks running").
     coordinator_->Start();
     base::Status failure;
-    AttemptEnd end = WaitAttempt(attempt.get(), &failure);
+    bool retryable = true;
+    AttemptEnd end = WaitAttempt(attempt.get(), &failure, &retryable);
     coordinator_->Stop();
     {
       std::lock_guard<std::mutex> lock(mu_);
@@ -166,6 +169,12 @@ void JobRunner::Impl::Run() {
     coordinator_->AbortPendingCheckpoints(
         base::Status::Cancelled("job failed over: " + failure.ToString()));
     coordinator_->RemoveAbortedLeftovers();
+    if (!retryable) {
+      Log("Job " + job_id_hex_ + " failed: " + failure.ToString() +
+          "; not restarted: the snapshot's state does not fit the job, every attempt would fail "
+          "the same way");
+      return Finish(JobOutcome::kFailed, failure);
+    }
     if (restarts_ >= max_attempts_) {
       Log("Job " + job_id_hex_ + " failed: " + failure.ToString() + "; no restart left (" +
           std::to_string(restarts_) + " of " + std::to_string(max_attempts_) + " used)");
@@ -189,6 +198,7 @@ void JobRunner::Impl::Run() {
     if (latest) {
       RestoreOptions ro;
       ro.allow_non_restored_state = opts_.allow_non_restored_state;
+      ro.keyed_backend = state_backend_.kind;
       base::Result<std::shared_ptr<const RestorePlan>> plan =
           RestorePlan::Create(*fs_, latest->dir, graph_, ro);
       if (!plan.ok()) {

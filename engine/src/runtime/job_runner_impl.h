@@ -152,7 +152,9 @@ class JobRunner::Impl final : public CheckpointRuntime {
   // --- The restart loop ----------------------------------------------------------------------
   enum class AttemptEnd { kFinished, kFailed, kCancelled };
 
-  AttemptEnd WaitAttempt(JobAttempt* attempt, base::Status* failure);
+  // Until the attempt finishes, fails (`*failure`, and whether a restart may fix it in
+  // `*retryable`) or the job is cancelled.
+  AttemptEnd WaitAttempt(JobAttempt* attempt, base::Status* failure, bool* retryable);
   void Run();
   void Finish(JobOutcome outcome, base::Status status);
 };

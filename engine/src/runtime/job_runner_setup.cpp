@@ -298,6 +298,7 @@ base::Result<std::unique_ptr<JobRunner>> JobRunner::Create(pb::JobSpec spec,
     RestoreOptions ro;
     ro.allow_non_restored_state = options.allow_non_restored_state;
     ro.claim_mode = options.claim_mode;
+    ro.keyed_backend = impl->state_backend_.kind;
     CKPT_ASSIGN_OR_RETURN(impl->initial_restore_,
                           RestorePlan::Create(*impl->fs_, options.restore_path, impl->graph_, ro));
     co.restored_from = impl->initial_restore_->restore_info();

@@ -111,7 +111,9 @@ void StreamTask::Start() {
     base::Status st = Run();
     CloseAll();
     if (!st.ok()) {
-      if (!cancelled_.load()) env_->on_failure(task_index_, st.WithContext(name_));
+      if (!cancelled_.load()) {
+        env_->on_failure(task_index_, st.WithContext(name_), !permanent_failure_);
+      }
     } else {
       env_->on_finished(task_index_);
     }
@@ -130,6 +132,18 @@ void StreamTask::Cancel() {
 
 void StreamTask::CloseAll() {
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) (*it)->op()->Close();
+}
+
+base::Status StreamTask::NoteRestoreError(base::Status st) {
+  // The snapshot's state does not fit this job (a backend that cannot read its format, a state
+  // declared with another kind or type): the same restore fails the same way on every attempt.
+  // I/O errors, corruption and failures an operator raises on purpose stay retryable.
+  if (st.code() == base::StatusCode::kInvalidArgument ||
+      st.code() == base::StatusCode::kFailedPrecondition ||
+      st.code() == base::StatusCode::kUnimplemented) {
+    permanent_failure_ = true;
+  }
+  return st;
 }
 
 base::Status StreamTask::Setup() {
@@ -169,8 +183,9 @@ base::Status StreamTask::Setup() {
       init.restored_checkpoint_id = plan.metadata().checkpoint_id();
       if (plan.HasState(id)) {
         restored_state[drivers_.size()] = true;
-        if (keyed) CKPT_RETURN_IF_ERROR(plan.RestoreKeyedState(id, keyed.get()));
-        CKPT_RETURN_IF_ERROR(plan.RestoreOperatorState(id, subtask_, parallelism_, store.get()));
+        if (keyed) CKPT_RETURN_IF_ERROR(NoteRestoreError(plan.RestoreKeyedState(id, keyed.get())));
+        CKPT_RETURN_IF_ERROR(NoteRestoreError(
+            plan.RestoreOperatorState(id, subtask_, parallelism_, store.get())));
         init.restored_committables = plan.Committables(id, subtask_, parallelism_);
       }
     }
@@ -194,7 +209,7 @@ base::Status StreamTask::Setup() {
     drivers_[i]->ctx()->SetOutputForRuntime(out);
   }
   // In-flight data of an unaligned checkpoint goes back into the channels before anything new.
-  if (env_->restore) CKPT_RETURN_IF_ERROR(RestoreChannelState());
+  if (env_->restore) CKPT_RETURN_IF_ERROR(NoteRestoreError(RestoreChannelState()));
   // `restoring` is job-level (Flink's isRestored()), except for a source new to the snapshot (a
   // changed uid restored with -n): it starts from its beginning, as a new source does, instead
   // of taking "restored, none of my state there" for "every split consumed".
@@ -202,7 +217,8 @@ base::Status StreamTask::Setup() {
   for (size_t i = 0; i < drivers_.size(); ++i) {
     Operator* op = drivers_[i]->op();
     const bool new_source = op->NumInputs() == 0 && !restored_state[i];
-    CKPT_RETURN_IF_ERROR(op->InitializeState(*drivers_[i]->ctx(), restoring && !new_source));
+    base::Status st = op->InitializeState(*drivers_[i]->ctx(), restoring && !new_source);
+    CKPT_RETURN_IF_ERROR(restoring && !new_source ? NoteRestoreError(std::move(st)) : st);
   }
   // Open from the tail so downstream operators are ready before upstream ones emit (Flink).
   for (auto it = drivers_.rbegin(); it != drivers_.rend(); ++it) {

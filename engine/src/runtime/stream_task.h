@@ -54,7 +54,9 @@ struct TaskEnvironment {
   AsyncExecutor* async = nullptr;
   std::shared_ptr<const RestorePlan> restore;  // null when starting empty
   const StateBackendConfig* state_backend = nullptr;  // null: heap
-  std::function<void(uint32_t task, const base::Status& error)> on_failure;
+  // `retryable` false: restoring the task's state failed in a way no restart can fix (the
+  // snapshot's state does not fit the job: its format, kinds or types).
+  std::function<void(uint32_t task, const base::Status& error, bool retryable)> on_failure;
   std::function<void(uint32_t task)> on_end_of_data;
   std::function<void(uint32_t task)> on_finished;
   NetworkOptions network;
@@ -162,6 +164,8 @@ class StreamTask {
  private:
   base::Status Run();
   base::Status Setup();
+  // Passes `st` through; notes it as permanent when it is a restore error no retry can fix.
+  base::Status NoteRestoreError(base::Status st);
   base::Status SourceLoop();
   base::Status InputLoop();
   base::Status HandleEvent(uint32_t channel, StreamEvent& event);
@@ -242,6 +246,8 @@ class StreamTask {
   int64_t debloat_last_ms_ = 0;
   // Restore: upstream data waits until every replayed buffer has been processed.
   bool holding_upstream_ = false;
+  // Setup failed restoring state that does not fit the job (NoteRestoreError).
+  bool permanent_failure_ = false;
   uint64_t debloat_last_bytes_ = 0;
   // ConsumedBytes() when the pending checkpoint's first barrier arrived (processed_data).
   uint64_t processed_mark_ = 0;

@@ -84,7 +84,8 @@ enum class JobOutcome { kFinished, kStopped, kCancelled, kFailed };
 
 struct JobResult {
   JobOutcome outcome = JobOutcome::kFailed;
-  // Why the job failed (restart attempts exhausted or a setup error); OK otherwise.
+  // Why the job failed (restart attempts exhausted, a restore error no restart can fix, or a
+  // setup error); OK otherwise.
   base::Status status;
   // kStopped: the savepoint the job stopped with.
   std::string savepoint_path;
@@ -99,7 +100,8 @@ class JobRunner {
   // InvalidArgument naming the field or operator for bad specs (unknown kind, bad params, cycle,
   // parallelism above max parallelism, wrong number of inputs, keyed operator without a HASH
   // input, interval without checkpoint dir); the RestorePlan errors for a bad restore
-  // (unmapped state, max parallelism mismatch, NotFound, Corruption).
+  // (unmapped state, max parallelism mismatch, native RocksDB state for another backend:
+  // RestorePlan::IsRestoreRefusal; NotFound, Corruption).
   static base::Result<std::unique_ptr<JobRunner>> Create(pb::JobSpec spec,
                                                          JobRunnerOptions options);
   ~JobRunner();  // cancels and waits if still running

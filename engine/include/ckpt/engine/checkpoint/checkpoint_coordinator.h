@@ -72,7 +72,9 @@ struct CheckpointCoordinatorOptions {
   // so retention subsumes them as this run completes checkpoints (Flink's recovered completed
   // checkpoint store). Default: none.
   std::vector<CompletedCheckpoint> earlier_checkpoints;
-  // Receives one line per notable event (a checkpoint failing to publish, ...). Default: none.
+  // Receives one line per notable event: each failed or aborted checkpoint or savepoint with
+  // its cause (declined by a task, expired, failed to publish, aborted by a failover or the end
+  // of the job). Default: none.
   std::function<void(const std::string&)> log;
   // Recorded in `_metadata` (e.g. "execution.checkpointing.interval"). Default: interval,
   // timeout, min pause, max concurrent, mode are added automatically.
@@ -168,9 +170,14 @@ class CheckpointCoordinator {
                                       pb::SavepointPostAction post_action,
                                       pb::SavepointFormat format, const std::string& target_dir,
                                       std::shared_ptr<Promise> promise, bool full = false);
+  // Whether AbortLocked logs the failure: every failed checkpoint is logged with its cause,
+  // except a refused trigger (the job was not running: not a failure) and one whose cause was
+  // already logged.
+  enum class AbortLog { kLog, kQuiet };
   // Removes a pending checkpoint and cleans up after it (lock released meanwhile).
   void AbortLocked(std::unique_lock<std::mutex>& lock, int64_t checkpoint_id,
-                   const base::Status& reason, bool counts_as_failure);
+                   const base::Status& reason, bool counts_as_failure,
+                   AbortLog log = AbortLog::kLog);
   // Counts a failed checkpoint; returns true if the job must fail now.
   bool CountFailureLocked();
   void Finalize(std::unique_ptr<Pending> pending);

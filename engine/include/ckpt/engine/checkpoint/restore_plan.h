@@ -2,7 +2,9 @@
 // snapshot's `_metadata` and maps its state to the new graph by operator ID, strictly: state of
 // an operator missing from the new graph fails the restore (listing each such operator's name,
 // uid and ID and suggesting --allow-non-restored-state / -n) unless allowed, and a different
-// max parallelism fails naming the operator. The Restore* methods then load, for one new subtask,
+// max parallelism fails naming the operator, as does keyed state in RocksDB's native format for a
+// job whose keyed backend is not RocksDB. Each such refusal is one line: no retry can fix it.
+// The Restore* methods then load, for one new subtask,
 // the key groups it owns (reading only their sections), its share of split list state
 // (unchanged parallelism: its own entries; otherwise dealt round-robin), all union state, the
 // broadcast state, the sink committables to re-commit, and the operator's coordinator state.
@@ -19,6 +21,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
 #include "ckpt/engine/checkpoint/completed_checkpoint.h"
+#include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/format/proto.h"
 
@@ -32,17 +35,27 @@ struct RestoreOptions {
   bool allow_non_restored_state = false;
   // Default: NO_CLAIM (the snapshot is never deleted by this job).
   pb::ClaimMode claim_mode = pb::NO_CLAIM;
+  // The keyed state backend of the new job: native RocksDB keyed state (a RocksDB checkpoint or
+  // native savepoint, also as a changelog's materialized base) is restored only by kRocksDb.
+  // Default: unset (not checked).
+  std::optional<StateBackendKind> keyed_backend;
 };
 
 class RestorePlan {
  public:
   // `user_path`: a snapshot directory or its `_metadata`. NotFound if it is not a complete
-  // snapshot; Corruption from the metadata reader; InvalidArgument for unmapped state (strict)
-  // or a max-parallelism mismatch, with the messages described above.
+  // snapshot; Corruption from the metadata reader; InvalidArgument for unmapped state (strict),
+  // a max-parallelism mismatch or native RocksDB keyed state for another backend, each one line
+  // starting "cannot restore <dir>: " and naming the operator (see IsRestoreRefusal).
   static base::Result<std::shared_ptr<const RestorePlan>> Create(base::Fs& fs,
                                                                 const std::string& user_path,
                                                                 const pb::JobGraph& new_graph,
                                                                 const RestoreOptions& options);
+
+  // Whether `status` is one of Create's refusals to map a snapshot onto a job (unmapped state,
+  // max parallelism, backend, in-flight data that cannot be redistributed): the snapshot and
+  // the job do not fit, and neither a retry nor a restart changes that.
+  static bool IsRestoreRefusal(const base::Status& status);
 
   const pb::CheckpointMetadata& metadata() const { return metadata_; }
   const std::string& snapshot_dir() const { return snapshot_dir_; }
