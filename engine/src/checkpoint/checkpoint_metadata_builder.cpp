@@ -22,13 +22,16 @@ std::string Names(const std::vector<pb::StateDescriptor>& states) {
 // A type a subtask could not know yet is taken from one that does: a keyed state's key type (and
 // a timer state's namespace type) is learnt from the first key (timer) a subtask sees, and a
 // subtask that had none before the barrier records the placeholder BYTES; had its descriptor
-// been taken, readers would decode every subtask's keys as raw bytes.
-bool IsTypePlaceholder(const pb::TypeDescriptor& t) {
-  return t.kind() == pb::TypeDescriptor::KIND_UNSPECIFIED || t.kind() == pb::TypeDescriptor::BYTES;
+// been taken, readers would decode every subtask's keys as raw bytes. A subtask that held no
+// timer records its timers' namespace as VOID, which another subtask's namespace type replaces.
+bool IsTypePlaceholder(const pb::TypeDescriptor& t, bool void_too) {
+  return t.kind() == pb::TypeDescriptor::KIND_UNSPECIFIED || t.kind() == pb::TypeDescriptor::BYTES ||
+         (void_too && t.kind() == pb::TypeDescriptor::VOID);
 }
 
-void TakeLearntType(const pb::TypeDescriptor& known, pb::TypeDescriptor* merged) {
-  if (IsTypePlaceholder(*merged) && !IsTypePlaceholder(known)) *merged = known;
+void TakeLearntType(const pb::TypeDescriptor& known, pb::TypeDescriptor* merged,
+                    bool void_too = false) {
+  if (IsTypePlaceholder(*merged, void_too) && !IsTypePlaceholder(known, void_too)) *merged = known;
 }
 
 base::Result<std::vector<pb::StateDescriptor>> MergeStates(
@@ -64,7 +67,7 @@ base::Result<std::vector<pb::StateDescriptor>> MergeStates(
       const pb::StateDescriptor& known = a->state.states[i];
       TakeLearntType(known.key_type(), d.mutable_key_type());
       if (d.kind() == pb::STATE_TIMERS) {
-        TakeLearntType(known.namespace_type(), d.mutable_namespace_type());
+        TakeLearntType(known.namespace_type(), d.mutable_namespace_type(), /*void_too=*/true);
       }
     }
   }
