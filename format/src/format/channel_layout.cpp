@@ -1,6 +1,27 @@
 #include "ckpt/format/channel_layout.h"
 
+#include "ckpt/base/bounds.h"
+#include "ckpt/format/key_groups.h"
+
 namespace ckpt::format {
+
+bool ChannelLayoutIsBounded(const pb::JobGraph& graph) {
+  std::map<std::string, uint32_t> parallelism;
+  for (const pb::OperatorInfo& o : graph.operators()) {
+    if (o.parallelism() > kUpperBoundMaxParallelism) return false;
+    parallelism[o.operator_id()] = o.parallelism();
+  }
+  uint64_t channels = 0;
+  for (const pb::EdgeInfo& e : graph.edges()) {
+    auto from = parallelism.find(e.source_operator_id());
+    auto to = parallelism.find(e.target_operator_id());
+    if (from == parallelism.end() || to == parallelism.end()) continue;
+    if (!base::ProductWithin(from->second, to->second, base::kMaxEntriesFromFile)) return false;
+    channels += uint64_t{from->second} * to->second;
+    if (channels > base::kMaxEntriesFromFile) return false;
+  }
+  return true;
+}
 
 ChannelLayout::ChannelLayout(const pb::JobGraph& graph) {
   std::map<std::string, const pb::OperatorInfo*> op;

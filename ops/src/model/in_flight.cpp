@@ -29,27 +29,6 @@ bool HasChannelState(const pb::CheckpointMetadata& md) {
   return false;
 }
 
-// Whether the channel layout of `graph` has a size the reader may allocate: the layout holds an
-// entry per (edge, upstream subtask, downstream subtask), so parallelisms read from the file bound
-// it, and they are checked before it is built (a hostile 2^32-1 would ask for gigabytes).
-bool LayoutIsBounded(const pb::JobGraph& graph) {
-  std::map<std::string, uint32_t> parallelism;
-  for (const pb::OperatorInfo& o : graph.operators()) {
-    if (o.parallelism() > format::kUpperBoundMaxParallelism) return false;
-    parallelism[o.operator_id()] = o.parallelism();
-  }
-  uint64_t channels = 0;
-  for (const pb::EdgeInfo& e : graph.edges()) {
-    auto from = parallelism.find(e.source_operator_id());
-    auto to = parallelism.find(e.target_operator_id());
-    if (from == parallelism.end() || to == parallelism.end()) continue;
-    if (!base::ProductWithin(from->second, to->second, base::kMaxEntriesFromFile)) return false;
-    channels += uint64_t{from->second} * to->second;
-    if (channels > base::kMaxEntriesFromFile) return false;
-  }
-  return true;
-}
-
 uint64_t ChannelStateBytes(const pb::CheckpointMetadata& md) {
   uint64_t bytes = 0;
   for (const pb::OperatorState& os : md.operators()) {
@@ -67,7 +46,7 @@ InFlightByEdge ComputeInFlightByEdge(const Snapshot& snapshot) {
   InFlightByEdge report;
   const pb::CheckpointMetadata& md = RawMetadata(snapshot);
   if (!HasChannelState(md)) return report;
-  if (!LayoutIsBounded(md.job_graph())) {
+  if (!format::ChannelLayoutIsBounded(md.job_graph())) {
     report.unattributed_bytes = ChannelStateBytes(md);
     return report;
   }

@@ -18,6 +18,12 @@
 
 namespace ckpt::format {
 
+// Whether the ChannelLayout of `graph` has a size a reader may build: the layout holds an entry
+// per (edge, upstream subtask, downstream subtask), so parallelisms read from a file bound it,
+// and they are checked before it is built (a hostile 2^32-1 would ask for gigabytes). False when
+// a parallelism passes kUpperBoundMaxParallelism or the channels pass base::kMaxEntriesFromFile.
+bool ChannelLayoutIsBounded(const pb::JobGraph& graph);
+
 class ChannelLayout {
  public:
   explicit ChannelLayout(const pb::JobGraph& graph);

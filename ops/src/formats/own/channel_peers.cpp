@@ -10,26 +10,6 @@
 namespace ckpt::ops::internal {
 namespace {
 
-// Whether the layout of `graph` may be built: it holds an entry per (edge, upstream subtask,
-// downstream subtask), and parallelisms read from a file must not make it gigabytes.
-bool ChannelPeersLayoutIsBounded(const pb::JobGraph& graph) {
-  std::map<std::string, uint32_t> parallelism;
-  for (const pb::OperatorInfo& o : graph.operators()) {
-    if (o.parallelism() > format::kUpperBoundMaxParallelism) return false;
-    parallelism[o.operator_id()] = o.parallelism();
-  }
-  uint64_t channels = 0;
-  for (const pb::EdgeInfo& e : graph.edges()) {
-    auto from = parallelism.find(e.source_operator_id());
-    auto to = parallelism.find(e.target_operator_id());
-    if (from == parallelism.end() || to == parallelism.end()) continue;
-    if (!base::ProductWithin(from->second, to->second, base::kMaxEntriesFromFile)) return false;
-    channels += uint64_t{from->second} * to->second;
-    if (channels > base::kMaxEntriesFromFile) return false;
-  }
-  return true;
-}
-
 std::string ChannelPeerLabel(bool output, uint32_t a, uint32_t b, const std::string& operator_id,
                              uint32_t subtask) {
   return std::string(output ? "output " : "input ") + std::to_string(a) + "/" +
@@ -41,7 +21,7 @@ std::string ChannelPeerLabel(bool output, uint32_t a, uint32_t b, const std::str
 }  // namespace
 
 ChannelPeers::ChannelPeers(const pb::CheckpointMetadata& metadata) : metadata_(metadata) {
-  if (metadata.has_job_graph() && ChannelPeersLayoutIsBounded(metadata.job_graph())) {
+  if (metadata.has_job_graph() && format::ChannelLayoutIsBounded(metadata.job_graph())) {
     layout_ = std::make_unique<format::ChannelLayout>(metadata.job_graph());
   }
 }
