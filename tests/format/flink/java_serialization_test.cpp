@@ -436,7 +436,8 @@ TEST(JavaSerializationTest, ReadJavaObjectStopsAfterOneContent) {
   ASSERT_EQ(s.contents().size(), 1u);
   EXPECT_EQ(JavaRootOf(s).text, "one");
   EXPECT_EQ(in.remaining(), 6u);
-  DataInput empty(StreamHeader(), kJavaTestFile);
+  const std::string header_only = StreamHeader();  // DataInput reads it in place: keep it alive
+  DataInput empty(header_only, kJavaTestFile);
   ASSERT_STATUS(ReadJavaObject(empty).status(), kCorruption,
                 "at byte 4: truncated: expected a stream content");
 }
