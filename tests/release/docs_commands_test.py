@@ -12,7 +12,8 @@ Expected output is strict, line by line, except:
   text ... text              "..." inside a line matches any text within that line
 A command that exits non-zero fails the test unless its block shows the exit status by running
 "; echo "exit $?"" itself. Every block of a page that holds a command line ("$ ...", or a line
-starting with ckpt-tool / ckpt-engine / ckpt-inspector) must be a console block.
+starting with ckpt-tool / ckpt-engine / ckpt-inspector), and every ```sh / ```bash block, must be
+a console block; commands in indented code blocks are refused.
 
 Each page runs in one bash session (variables carry from block to block) in a fresh directory
 under SCRATCH holding `examples/` and `fixtures/` (copies of the source tree's) and with the
@@ -28,6 +29,8 @@ import sys
 
 MARK = "\x1eCKPT-DOCS-CMD"
 COMMAND_LINE = re.compile(r"^(\$ |(ckpt-tool|ckpt-engine|ckpt-inspector)( |$))")
+SHELL_INFO = {"sh", "bash", "shell", "shell-session", "zsh"}
+INDENTED_COMMAND = re.compile(r"^ {4,}(\$ )?(ckpt-tool|ckpt-engine|ckpt-inspector) ")
 
 
 class Block:
@@ -51,6 +54,17 @@ def fenced_blocks(page, text):
         blocks.append(Block(page, start, info, body))
         i += 1
     return blocks
+
+
+def indented_commands(text):
+    """Line numbers of commands in indented code blocks (outside fences): they must be fenced."""
+    found, in_fence = [], False
+    for n, line in enumerate(text.split("\n"), 1):
+        if line.startswith("```"):
+            in_fence = not in_fence
+        elif not in_fence and INDENTED_COMMAND.match(line):
+            found.append(n)
+    return found
 
 
 def parse_console(block):
@@ -145,11 +159,15 @@ def main():
     fail, ran, skipped = 0, 0, 0
     for page in pages:
         with open(os.path.join(src, page), encoding="utf-8") as f:
-            blocks = fenced_blocks(page, f.read())
+            text = f.read()
+        blocks = fenced_blocks(page, text)
+        for n in indented_commands(text):
+            print(f"FAIL {page}:{n}: a command in an indented block: put it in a ```console block")
+            fail += 1
         cmds = []
         for b in blocks:
             kind, _, rest = b.info.partition(" ")
-            has_cmd = any(COMMAND_LINE.match(l) for l in b.body)
+            has_cmd = kind in SHELL_INFO or any(COMMAND_LINE.match(l) for l in b.body)
             if kind != "console":
                 if has_cmd:
                     print(f"FAIL {page}:{b.line}: a block with commands must be ```console "
