@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
-"""Runs the commands the user docs show and checks that the tools print what the docs say.
+"""Runs the commands the user docs (README.md, examples/README.md, docs/*.md) show and checks that the tools print what the docs say.
 
 Convention (docs/README.md, "Commands in the docs"):
   ```console                 a block that is run: each "$ CMD" line is a command (a line ending
-                             in "\\" continues it), the lines after it up to the next "$ " line
-                             are its expected output (stdout and stderr together)
+                             in "\\" continues it, and so do lines starting "> "); the lines
+                             after it up to the next "$ " line are its expected output (stdout
+                             and stderr together)
   ```console not-run: WHY    shown, never run (needs a network, a desktop, a long run, root...);
                              WHY must be given
 Expected output is strict, line by line, except:
@@ -74,9 +75,9 @@ def parse_console(block):
         if not body[i].startswith("$ "):
             raise ValueError(f"{block.page}:{block.line + i + 1}: output before the first '$ ' line")
         lineno, cmd = block.line + i + 1, body[i][2:]
-        while cmd.endswith("\\") and i + 1 < len(body):
+        while i + 1 < len(body) and (cmd.endswith("\\") or body[i + 1].startswith("> ")):
             i += 1
-            cmd = cmd + "\n" + body[i]
+            cmd = cmd + "\n" + (body[i][2:] if body[i].startswith("> ") else body[i])
         i += 1
         out = []
         while i < len(body) and not body[i].startswith("$ "):
@@ -145,7 +146,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     src, tool, engine, scratch = (os.path.abspath(a) for a in sys.argv[1:5])
-    pages = sys.argv[5:] or ["README.md"] + sorted(
+    pages = sys.argv[5:] or ["README.md", "examples/README.md"] + sorted(
         "docs/" + p for p in os.listdir(os.path.join(src, "docs")) if p.endswith(".md"))
     bindir = os.path.join(scratch, "bin")
     shutil.rmtree(scratch, ignore_errors=True)
