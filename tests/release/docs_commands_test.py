@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the commands the user docs (README.md, examples/README.md, docs/*.md) show and checks that the tools print what the docs say.
+"""Runs the commands the user docs show and checks that the tools print what the docs say
+(README.md, examples/README.md, docs/*.md).
 
 Convention (docs/README.md, "Commands in the docs"):
   ```console                 a block that is run: each "$ CMD" line is a command (a line ending
