@@ -26,10 +26,12 @@ Usage: docs_commands_test.py SOURCE_DIR CKPT_TOOL CKPT_ENGINE SCRATCH_DIR [PAGE.
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 
 MARK = "\x1eCKPT-DOCS-CMD"
+PAGE_TIMEOUT_S = 240  # one page's commands; bounds a hang, below the ctest TIMEOUT
 COMMAND_LINE = re.compile(r"^(\$ |(ckpt-tool|ckpt-engine|ckpt-inspector)( |$))")
 SHELL_INFO = {"sh", "bash", "shell", "shell-session", "zsh"}
 INDENTED_COMMAND = re.compile(r"^ {4,}(\$ )?(ckpt-tool|ckpt-engine|ckpt-inspector) ")
@@ -121,9 +123,16 @@ def run_page(page, cmds, workdir, env):
         script.append(f"printf '{MARK}-{n}\\n'")
         script.append(cmd)
         script.append(f"printf '\\n{MARK}-rc %d\\n' $?")
-    proc = subprocess.run(["bash", "-c", "\n".join(script)], cwd=workdir, env=env,
-                          stdout=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=600)
-    text = proc.stdout.decode("utf-8", "replace")
+    proc = subprocess.Popen(["bash", "-c", "\n".join(script)], cwd=workdir, env=env,
+                            stdout=subprocess.PIPE, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        out, _ = proc.communicate(timeout=PAGE_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)  # the page's shell and every tool it started
+        out, _ = proc.communicate()
+        out += f"\n<page timed out after {PAGE_TIMEOUT_S} s>\n".encode()
+    text = out.decode("utf-8", "replace")
     results = []
     for n in range(len(cmds)):
         start = text.find(f"{MARK}-{n}\n")
