@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Runs the commands the user docs show and checks that the tools print what the docs say
-(README.md, examples/README.md, docs/*.md).
+(README.md, examples/README.md, docs/*.md, docs/json/README.md).
 
 Convention (docs/README.md, "Commands in the docs"):
   ```console                 a block that is run: each "$ CMD" line is a command (a line ending
@@ -9,6 +9,8 @@ Convention (docs/README.md, "Commands in the docs"):
                              and stderr together)
   ```console not-run: WHY    shown, never run (needs a network, a desktop, a long run, root...);
                              WHY must be given
+  ```console requires: TOOL  run only when every TOOL (e.g. jq) is on PATH, else reported as
+                             skipped
 Expected output is strict, line by line, except:
   ...                        a line that is only "..." matches any number of lines (also none)
   text ... text              "..." inside a line matches any text within that line
@@ -156,7 +158,7 @@ def main():
         print(__doc__, file=sys.stderr)
         return 2
     src, tool, engine, scratch = (os.path.abspath(a) for a in sys.argv[1:5])
-    pages = sys.argv[5:] or ["README.md", "examples/README.md"] + sorted(
+    pages = sys.argv[5:] or ["README.md", "examples/README.md", "docs/json/README.md"] + sorted(
         "docs/" + p for p in os.listdir(os.path.join(src, "docs")) if p.endswith(".md"))
     bindir = os.path.join(scratch, "bin")
     shutil.rmtree(scratch, ignore_errors=True)
@@ -186,10 +188,18 @@ def main():
                     fail += 1
                 continue
             if rest:
+                needs = re.fullmatch(r"requires: *(\S.*)", rest.strip())
+                if needs and all(shutil.which(t) for t in needs.group(1).split()):
+                    rest = ""  # every tool it needs is here: run it
+                elif needs:
+                    print(f"skipped {page}:{b.line}: needs {needs.group(1)}, not on PATH")
+                    skipped += 1
+                    continue
+            if rest:
                 m = re.fullmatch(r"not-run: *(\S.*)", rest.strip())
                 if not m:
-                    print(f"FAIL {page}:{b.line}: info string '{b.info}': want 'console' or "
-                          "'console not-run: REASON'")
+                    print(f"FAIL {page}:{b.line}: info string '{b.info}': want 'console', "
+                          "'console requires: TOOL...' or 'console not-run: REASON'")
                     fail += 1
                 skipped += 1
                 continue
