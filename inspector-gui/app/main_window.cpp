@@ -28,6 +28,7 @@
 #include "app/operator_views_controller.h"
 #include "app/pending_files_controller.h"
 #include "app/summary_controller.h"
+#include "app/status_line.h"
 #include "app/task_progress.h"
 #include "app/treemap_view.h"
 #include "app/validate_controller.h"
@@ -47,7 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   if (!settings.contains(QStringLiteral("window/geometry"))) resize(1280, 800);
   setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
-  statusBar()->showMessage(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
+  m_shell.status(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
   showStartPage();
 }
 
@@ -59,6 +60,8 @@ void MainWindow::buildPages() {
   m_shell.window = this;
   m_shell.pages = m_pages;
   m_shell.progress = new TaskProgress(this);
+  m_shell.statusLine = new StatusLine(this);  // before the controllers: they copy the shell
+  statusBar()->addWidget(m_shell.statusLine, 1);
 
   m_session = new OpenSession(m_shell, this);
   m_validate = new ValidateController(*m_session, m_shell, this);
@@ -209,6 +212,7 @@ QString MainWindow::currentPath() const { return m_session->currentPath(); }
 QString MainWindow::rootPath() const { return m_session->rootPath(); }
 QStringList MainWindow::recentFiles() const { return m_menus->recentFiles(); }
 bool MainWindow::busy() const { return m_session->busy(); }
+QString MainWindow::statusMessage() const { return m_shell.statusLine->fullText(); }
 QString MainWindow::shownPath() const { return m_session->shownPath(); }
 bool MainWindow::showingCannotOpen() const { return m_session->showingCannotOpen(); }
 

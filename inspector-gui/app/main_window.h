@@ -113,6 +113,8 @@ class MainWindow : public QMainWindow {
   // whose "Cannot open" page is shown.
   QString shownPath() const;
   bool showingCannotOpen() const;
+  // The status bar's message, whole (the bar shows it elided to its width).
+  QString statusMessage() const;
   // Selects file `file` (index into the file table) in the tree and shows its bytes on the
   // Details page.
   void openFileInDetails(int file);

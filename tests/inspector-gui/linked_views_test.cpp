@@ -125,7 +125,7 @@ class LinkedViewsTest : public QObject {
     QVERIFY(menuAction(w, QStringLiteral("Validate"))->isEnabled());
     // Failed opens stay out of Open Recent.
     QVERIFY(!w.recentFiles().contains(QDir::cleanPath(job + "/chk-3")));
-    QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
+    QVERIFY(!w.statusMessage().startsWith(QStringLiteral("Opening")));
   }
 
   // Must-fix 2: under checksum errors the verdict never says restore is possible; it says what
