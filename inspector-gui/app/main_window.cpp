@@ -118,6 +118,10 @@ void MainWindow::wire() {
     m_pending->load();
   });
   connect(m_session, &OpenSession::cannotOpenShown, m_cannotOpen, &CannotOpenController::show);
+  connect(m_session, &OpenSession::cannotOpenShown, this,
+          [this](const QString& path, const QString& error, const std::optional<ops::SnapshotEntry>&, base::Fs* fs) {
+            if (fs != nullptr) m_details->showUnreadableMetadata(*fs, path, error);
+          });
   connect(m_session, &OpenSession::emptyRootShown, m_summary, &SummaryController::showEmptyRoot);
   connect(m_session, &OpenSession::historyJobChosen, m_history, &HistoryController::showJob);
   connect(m_session, &OpenSession::historyCleared, m_history, &HistoryController::clear);
@@ -198,7 +202,7 @@ void MainWindow::showFinding(int row) {
 void MainWindow::compareWith(const QString& other, bool withKeys) {
   const std::shared_ptr<const ops::Snapshot> s = m_session->snapshot();
   if (!s) return;
-  m_diff->setPaths(qs(s->dir), other);
+  m_diff->setPaths(qs(s->dir), other, /*olderFirst=*/true);
   showPage(kDiffPage);
   m_diff->compare(withKeys);
 }

@@ -65,6 +65,8 @@ class MainWindow : public QMainWindow {
   void validateSnapshot(bool deep = false);
   // Selects the tree node of finding `row` and shows its bytes.
   void showFinding(int row);
+  // Compares the open snapshot with `other` on the Diff page, the older of the two (by the
+  // checkpoint ids ops reads) on side A.
   void compareWith(const QString& other, bool withKeys = false);
   void setTheme(Theme theme);
   // The page shown with nothing open: Open…, the recent files (links) and drag-and-drop.

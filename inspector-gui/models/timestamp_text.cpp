@@ -1,7 +1,6 @@
 #include "models/timestamp_text.h"
 
 #include <QDateTime>
-#include <QTimeZone>
 
 namespace ckpt::inspector {
 
@@ -13,7 +12,7 @@ QString timestampText(const QString& ms) {
   constexpr qint64 kYear9999Ms = 253402300799999;
   constexpr qint64 kYear0Ms = -62167219200000;
   if (!ok || value > kYear9999Ms || value < kYear0Ms) return ms;
-  return QDateTime::fromMSecsSinceEpoch(value, QTimeZone::utc()).toString(Qt::ISODateWithMs);
+  return QDateTime::fromMSecsSinceEpoch(value, Qt::UTC).toString(Qt::ISODateWithMs);
 }
 
 }  // namespace ckpt::inspector

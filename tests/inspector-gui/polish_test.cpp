@@ -3,23 +3,52 @@
 // pages fit a 1024x700 window.
 #include <QFileInfo>
 #include <QImage>
+#include <QPlainTextEdit>
+#include <QHeaderView>
 #include <QProcess>
+#include <QRegularExpression>
 #include <QStatusBar>
 #include <QTabWidget>
 #include <QTemporaryDir>
 #include <QTest>
 
 #include <QTableView>
+#include <QTreeView>
 
+#include "app/diff_page.h"
+#include "app/hex_view.h"
+#include "app/job_graph_view.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "app/status_line.h"
+#include "models/error_offset.h"
 #include "models/table_models.h"
+#include "models/timestamp_text.h"
 #include "gui_test_util.h"
 
 using namespace ckpt;
 using namespace ckpt::inspector;
 using namespace ckpt::inspector::testing;
+
+namespace {
+
+// The id of operator `name` and its first state of `kind` (empty name: any) in `w`'s snapshot.
+std::pair<QString, QString> stateOf(const MainWindow& w, const std::string& name, ops::StateKind kind) {
+  auto op = w.snapshot()->FindOperator(name);
+  if (!op.ok()) return {};
+  for (const ops::StateInfo& st : (*op)->states) {
+    if (st.kind == kind) return {QString::fromStdString((*op)->id_hex), QString::fromStdString(st.name)};
+  }
+  return {};
+}
+
+QStringList columnOf(StateTableModel& m, int column) {
+  QStringList out;
+  for (int r = 0; r < m.rowCount(); ++r) out << cell(m, r, column).toString();
+  return out;
+}
+
+}  // namespace
 
 class PolishTest : public QObject {
   Q_OBJECT
@@ -125,6 +154,157 @@ class PolishTest : public QObject {
     QVERIFY(w.findingsModel()->rowCount() > 0);
     const QModelIndex msg = w.findingsModel()->index(0, FindingsModel::kMessage);
     QVERIFY(msg.data(Qt::ToolTipRole).toString().startsWith(msg.data().toString()));
+  }
+
+  // Header clicks sort the state table (numbers by value); a value filter keeps only the rows
+  // whose value contains the text, and sorts too.
+  void sortedAndValueFilteredStateTable() {
+    TestWindow w;
+    QVERIFY(w.open(fixture("v1/savepoint")));
+    const auto [op, state] = stateOf(w, "per-user-aggregate", ops::StateKind::kValue);
+    QVERIFY(!op.isEmpty());
+    StateBrowser* sb = w.stateBrowser();
+    sb->showState(op, state);
+    StateTableModel& m = *sb->model();
+    QVERIFY(fetchAll(m));
+    const int total = m.rowCount();
+    QVERIFY(total > 2);
+    const QStringList opsOrder = columnOf(m, StateTableModel::kValue);
+
+    sb->sortRows(StateTableModel::kValue, Qt::DescendingOrder);
+    QCOMPARE(m.sortColumn(), int(StateTableModel::kValue));
+    const QStringList desc = columnOf(m, StateTableModel::kValue);
+    QCOMPARE(desc.size(), total);
+    for (int r = 1; r < total; ++r) QVERIFY2(desc[r - 1].toDouble() >= desc[r].toDouble(), qPrintable(desc.join(u',')));
+    QVERIFY(desc != opsOrder);
+    QCOMPARE(sb->view()->horizontalHeader()->sortIndicatorSection(), int(StateTableModel::kValue));
+    sb->sortRows(-1);
+    QCOMPARE(columnOf(m, StateTableModel::kValue), opsOrder);
+
+    // Filter by the digits of the largest value: every row left contains them, some rows went.
+    const QString needle = desc.front();
+    sb->applyFilter(needle, -1, StateTableModel::KeyMatch::kValueContains);
+    QVERIFY(fetchAll(m));
+    QVERIFY(m.rowCount() >= 1 && m.rowCount() < total);
+    for (const QString& v : columnOf(m, StateTableModel::kValue)) QVERIFY2(v.contains(needle), qPrintable(v));
+    sb->sortRows(StateTableModel::kKey, Qt::AscendingOrder);
+    const QStringList keys = columnOf(m, StateTableModel::kKey);
+    QStringList sortedKeys = keys;
+    sortedKeys.sort();
+    QCOMPARE(keys, sortedKeys);
+  }
+
+  // Timers show their timestamp as an ISO-8601 UTC date; the milliseconds are the tooltip.
+  void timerTimestampsAreDates() {
+    TestWindow w;
+    QVERIFY(w.open(fixture("v1/savepoint")));
+    const auto [op, state] = stateOf(w, "per-user-aggregate", ops::StateKind::kTimers);
+    QVERIFY(!state.isEmpty());
+    w.stateBrowser()->showState(op, state);
+    StateTableModel& m = *w.stateBrowser()->model();
+    QVERIFY(fetchAll(m));
+    QVERIFY(m.rowCount() > 0);
+    const QString shown = cell(m, 0, StateTableModel::kUserKey).toString();
+    const QString tip = m.index(0, StateTableModel::kUserKey).data(Qt::ToolTipRole).toString();
+    QVERIFY2(QRegularExpression(QStringLiteral("^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d\\.\\d{3}Z$")).match(shown).hasMatch(),
+             qPrintable(shown));
+    QVERIFY2(tip.endsWith(QStringLiteral(" ms")), qPrintable(tip));
+    QCOMPARE(timestampText(tip.chopped(3)), shown);
+  }
+
+  void timestampTextFormatsUtc() {
+    QCOMPARE(timestampText(QStringLiteral("0")), QStringLiteral("1970-01-01T00:00:00.000Z"));
+    QCOMPARE(timestampText(QStringLiteral("1709294400123")), QStringLiteral("2024-03-01T12:00:00.123Z"));
+    QCOMPARE(timestampText(QStringLiteral("9223372036854775807")), QStringLiteral("9223372036854775807"));
+    QCOMPARE(timestampText(QStringLiteral("-9223372036854775808")), QStringLiteral("-9223372036854775808"));
+    QCOMPARE(timestampText(QStringLiteral("soon")), QStringLiteral("soon"));
+  }
+
+  // Comparing from the newer checkpoint still puts the older one on side A; Swap exchanges the
+  // sides and compares again; the numeric columns fit next to the stretched name column.
+  void diffPutsOlderSnapshotOnSideA() {
+    TestWindow w(TestWindow::kShown, QSize(1024, 700));
+    const QString older = checkpointJobDir() + "/chk-1", newer = checkpointJobDir() + "/chk-2";
+    QVERIFY(w.open(newer));
+    QSignalSpy done(w.diffPage(), &DiffPage::diffFinished);
+    w.compareWith(older);
+    QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 60000));
+    QCOMPARE(done.size(), 1);
+    QVERIFY2(done.front().front().toBool(), qPrintable(w.diffPage()->summary()));
+    QCOMPARE(w.diffPage()->pathA(), older);
+    QCOMPARE(w.diffPage()->pathB(), newer);
+    const auto* result = w.diffPage()->treeModel()->result().get();
+    QVERIFY(result != nullptr);
+    QCOMPARE(result->checkpoint_id_a, int64_t{1});
+    QCOMPARE(result->checkpoint_id_b, int64_t{2});
+    QVERIFY(result->files_added > 0);
+    QApplication::processEvents();
+    QHeaderView* header = w.diffPage()->treeView()->header();
+    QVERIFY2(header->length() <= w.diffPage()->treeView()->viewport()->width(),
+             qPrintable(QStringLiteral("%1 > %2").arg(header->length()).arg(w.diffPage()->treeView()->viewport()->width())));
+
+    done.clear();
+    w.diffPage()->swapSides();
+    QVERIFY(QTest::qWaitFor([&] { return !done.isEmpty(); }, 60000));
+    QCOMPARE(w.diffPage()->pathA(), newer);
+    QCOMPARE(w.diffPage()->treeModel()->result()->checkpoint_id_a, int64_t{2});
+    QVERIFY(w.diffPage()->treeModel()->result()->files_removed > 0);
+  }
+
+  // A `_metadata` that does not parse is still shown byte for byte, the byte the error names
+  // marked.
+  void unparsableMetadataInHexPane_data() {
+    QTest::addColumn<QString>("path");
+    QTest::newRow("flink: operator count past the end") << fixture("flink-corrupt/flipped-length");
+    QTest::newRow("flink: truncated") << fixture("flink-corrupt/truncated-metadata");
+    QTest::newRow("own: truncated") << fixture("corrupt/truncated-metadata");
+  }
+  void unparsableMetadataInHexPane() {
+    QFETCH(QString, path);
+    TestWindow w;
+    QSignalSpy failed(&w, &MainWindow::openFailed);
+    w.openPath(path);
+    QVERIFY(QTest::qWaitFor([&] { return !failed.isEmpty(); }, 30000));
+    const QString error = failed.front().front().toString();
+    QVERIFY(w.showingCannotOpen());
+    HexView* hex = w.hexView();
+    QCOMPARE(hex->path(), path + QStringLiteral("/_metadata"));
+    QCOMPARE(hex->regionLength(), uint64_t(QFileInfo(hex->path()).size()));
+    const std::optional<uint64_t> at = errorByteOffset(error);
+    QVERIFY2(at.has_value(), qPrintable(error));
+    QCOMPARE(hex->highlightStart(), std::min(*at, hex->regionLength() - 1));
+    QCOMPARE(hex->highlightLength(), uint64_t{1});
+    QVERIFY(hex->isOffsetVisible(hex->highlightStart()));
+    QVERIFY2(w.hexRangeText().contains(QStringLiteral("where reading failed")), qPrintable(w.hexRangeText()));
+    QCOMPARE(w.decodedPane()->toPlainText(), error);
+  }
+
+  void errorByteOffsetReadsTheReadersWording() {
+    QCOMPARE(errorByteOffset(QStringLiteral("/x/_metadata: at byte 20: operator state count")), std::optional<uint64_t>(20));
+    QCOMPARE(errorByteOffset(QStringLiteral("f: short read of the header at offset 4096")), std::optional<uint64_t>(4096));
+    QCOMPARE(errorByteOffset(QStringLiteral("/x/_metadata: truncated: 37 bytes, the envelope says 90")), std::optional<uint64_t>(37));
+    QCOMPARE(errorByteOffset(QStringLiteral("/x/_metadata: not a checkpoint metadata file")), std::nullopt);
+  }
+
+  // A Flink snapshot's Job graph page says the metadata carries no job graph instead of calling
+  // every operator "not in the job graph"; this project's snapshots keep their graph.
+  void flinkJobGraphPageSaysThereIsNone() {
+    TestWindow w;
+    QVERIFY(w.open(fixture("flink/complexKeyed-flink1.20")));
+    JobGraphView* g = w.jobGraph();
+    QVERIFY(!g->recordsJobGraph());
+    QVERIFY2(g->outsideCaption().contains(QStringLiteral("Apache Flink's _metadata carries no job graph")),
+             qPrintable(g->outsideCaption()));
+    QVERIFY(!w.snapshot()->operators.empty());
+    for (int op = 0; op < static_cast<int>(w.snapshot()->operators.size()); ++op) {
+      QVERIFY2(!g->tooltipFor(op).contains(QStringLiteral("not in the job graph")), qPrintable(g->tooltipFor(op)));
+    }
+    // The caption is not cut off by the page's width.
+    QVERIFY(g->sizeHint().width() >= g->fontMetrics().horizontalAdvance(g->outsideCaption()));
+
+    QVERIFY(w.open(fixture("v1/savepoint")));
+    QVERIFY(w.jobGraph()->recordsJobGraph());
+    QCOMPARE(w.jobGraph()->outsideCaption(), QStringLiteral("Not in the job graph"));
   }
 
   void screenshotRejectsMalformedSize() {
