@@ -5,6 +5,8 @@
 #include <QImage>
 #include <QPlainTextEdit>
 #include <QHeaderView>
+#include <QScrollBar>
+#include <cmath>
 #include <QProcess>
 #include <QRegularExpression>
 #include <QStatusBar>
@@ -15,13 +17,16 @@
 #include <QTableView>
 #include <QTreeView>
 
+#include "app/charts.h"
 #include "app/diff_page.h"
+#include "app/history_page.h"
 #include "app/hex_view.h"
 #include "app/job_graph_view.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "app/status_line.h"
 #include "models/error_offset.h"
+#include "models/snapshot_list_model.h"
 #include "models/table_models.h"
 #include "models/timestamp_text.h"
 #include "gui_test_util.h"
@@ -31,6 +36,14 @@ using namespace ckpt::inspector;
 using namespace ckpt::inspector::testing;
 
 namespace {
+
+// Whether `step` is 1, 2 or 5 times a power of ten (within rounding).
+bool isOneTwoFive(double step) {
+  if (step <= 0) return false;
+  const double mag = std::pow(10.0, std::floor(std::log10(step) + 1e-9));
+  const double m = step / mag;
+  return std::abs(m - 1) < 1e-6 || std::abs(m - 2) < 1e-6 || std::abs(m - 5) < 1e-6;
+}
 
 // The id of operator `name` and its first state of `kind` (empty name: any) in `w`'s snapshot.
 std::pair<QString, QString> stateOf(const MainWindow& w, const std::string& name, ops::StateKind kind) {
@@ -305,6 +318,77 @@ class PolishTest : public QObject {
     QVERIFY(w.open(fixture("v1/savepoint")));
     QVERIFY(w.jobGraph()->recordsJobGraph());
     QCOMPARE(w.jobGraph()->outsideCaption(), QStringLiteral("Not in the job graph"));
+  }
+
+  // Axis ticks: 0 and equal 1-2-5 steps reaching the maximum; byte ticks are 1-2-5 steps of
+  // the binary unit the maximum reaches, labelled without rounding noise.
+  void historyTicksAreNice_data() {
+    QTest::addColumn<double>("max");
+    for (double max : {1.0, 7.0, 950.0, 1000.0, 1234.5, 0.37, 86400000.0, 3e9}) {
+      QTest::newRow(qPrintable(QString::number(max))) << max;
+    }
+  }
+  void historyTicksAreNice() {
+    QFETCH(double, max);
+    const std::vector<double> ticks = HistoryChart::niceTicks(max);
+    QVERIFY(ticks.size() >= 2 && ticks.size() <= 12);
+    QCOMPARE(ticks.front(), 0.0);
+    QVERIFY(ticks.back() >= max * (1 - 1e-9));
+    const double step = ticks[1] - ticks[0];
+    QVERIFY2(isOneTwoFive(step), qPrintable(QString::number(step)));
+    for (size_t i = 1; i < ticks.size(); ++i) QCOMPARE(ticks[i], static_cast<double>(i) * step);
+    // One step below the top would not reach the maximum.
+    QVERIFY(ticks[ticks.size() - 2] < max);
+  }
+  void historyByteTicksAreNiceInTheirUnit() {
+    const std::vector<double> mib = HistoryChart::byteTicks(2.0 * 1024 * 1024);  // 2 MiB
+    QCOMPARE(mib[1], 0.5 * 1024 * 1024);
+    QCOMPARE(HistoryChart::byteTickLabel(mib[1], 2.0 * 1024 * 1024), QStringLiteral("0.5 MiB"));
+    QCOMPARE(HistoryChart::byteTickLabel(mib.back(), 2.0 * 1024 * 1024), QStringLiteral("2 MiB"));
+    const std::vector<double> small = HistoryChart::byteTicks(950);
+    QCOMPARE(small[1], 200.0);
+    QCOMPARE(HistoryChart::byteTickLabel(small[1], 950), QStringLiteral("200 B"));
+    QCOMPARE(HistoryChart::byteTicks(3), (std::vector<double>{0, 1, 2, 3}));
+    const double max = 700.0 * 1024;  // 700 KiB: steps of 200 KiB
+    const std::vector<double> t = HistoryChart::byteTicks(max);
+    QCOMPARE(HistoryChart::byteTickLabel(t[1], max), QStringLiteral("200 KiB"));
+    QCOMPARE(HistoryChart::byteTickLabel(t.back(), max), QStringLiteral("800 KiB"));
+  }
+
+  // The History chart's legend sits in its title row, clear of the plot and its axis labels;
+  // the Snapshots dock shows time, size and health without scrolling sideways.
+  void historyLegendAndSnapshotsDockFit() {
+    TestWindow w(TestWindow::kShown, QSize(1024, 700));
+    QVERIFY(w.openRoot(fixture("v1/checkpoints")));
+    QVERIFY(QTest::qWaitFor([&] { return !w.busy(); }, 30000));
+    w.showPage(MainWindow::kHistoryPage);
+    HistoryChart* chart = w.historyPage()->chart();
+    chart->repaint();
+    const QRectF legend = chart->headerLegendRect();
+    QVERIFY(!legend.isEmpty());
+    QVERIFY2(legend.bottom() <= chart->plotRect().top(), qPrintable(QStringLiteral("%1 > %2").arg(legend.bottom()).arg(chart->plotRect().top())));
+    QVERIFY(legend.left() >= 0 && legend.right() <= chart->width());
+
+    QTreeView* list = w.snapshotList();
+    QApplication::processEvents();
+    QVERIFY(list->isVisible());
+    QVERIFY2(list->horizontalScrollBar()->maximum() == 0,
+             qPrintable(QStringLiteral("header %1 px, viewport %2 px, path %3 px").arg(list->header()->length())
+                            .arg(list->viewport()->width()).arg(list->columnWidth(0))));
+    QVERIFY(list->header()->length() <= list->viewport()->width());
+    for (int c : {SnapshotListModel::kTime, SnapshotListModel::kFullSize, SnapshotListModel::kHealth}) {
+      QVERIFY(!list->isColumnHidden(c));
+      // Every cell's text fits its column (nothing elided).
+      const QAbstractItemModel* m = list->model();
+      for (int j = 0; j < m->rowCount(); ++j) {
+        const QModelIndex job = m->index(j, 0);
+        for (int r = 0; r < m->rowCount(job); ++r) {
+          const QString text = m->index(r, c, job).data().toString();
+          QVERIFY2(list->fontMetrics().horizontalAdvance(text) <= list->columnWidth(c),
+                   qPrintable(QStringLiteral("column %1: '%2' in %3 px").arg(c).arg(text).arg(list->columnWidth(c))));
+        }
+      }
+    }
   }
 
   void screenshotRejectsMalformedSize() {
