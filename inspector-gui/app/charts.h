@@ -119,6 +119,8 @@ class SubtaskBarsChart : public ChartBase {
  public:
   explicit SubtaskBarsChart(QWidget* parent = nullptr) : ChartBase(parent) {}
   void setOperator(std::shared_ptr<const ops::Snapshot> snapshot, int operatorIndex);
+  // The operator shown (index into the snapshot's operators), -1 for none.
+  int operatorIndex() const { return m_op; }
 
  protected:
   bool paintChart(QPainter& p, const QRectF& plot) override;

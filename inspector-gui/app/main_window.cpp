@@ -233,6 +233,7 @@ TreemapView* MainWindow::treemap() const { return m_operatorViews->treemap(); }
 HistoryPage* MainWindow::historyPage() const { return m_history->page(); }
 QMenu* MainWindow::viewMenu() const { return m_menus->viewMenu(); }
 JobGraphView* MainWindow::jobGraph() const { return m_operatorViews->jobGraph(); }
+SubtaskBarsChart* MainWindow::subtaskChart() const { return m_operatorViews->subtasks(); }
 PendingFilesModel* MainWindow::pendingFilesModel() const { return m_pending->model(); }
 QTableView* MainWindow::pendingFilesView() const { return m_pending->view(); }
 QString MainWindow::pendingFilesText() const { return m_pending->text(); }

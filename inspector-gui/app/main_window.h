@@ -34,6 +34,7 @@ class TreemapView;
 class HistoryPage;
 class DiffPage;
 class JobGraphView;
+class SubtaskBarsChart;
 class PendingFilesModel;
 class OpenSession;
 class SummaryController;
@@ -100,6 +101,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* historyPage() const;
   QMenu* viewMenu() const;
   JobGraphView* jobGraph() const;
+  SubtaskBarsChart* subtaskChart() const;
   PendingFilesModel* pendingFilesModel() const;
   QTableView* pendingFilesView() const;
   QString pendingFilesText() const;
