@@ -6,7 +6,9 @@
 // text filter, several states in one container, RocksDB or changelog handles) key groups are
 // counted in the background as the view asks for more (canFetchMore / fetchMore). At most
 // kMaxCachedRows decoded rows stay in memory, however large a key group is. Filters: the exact
-// key (JSON of the key type; ops seeks its key group), a key prefix or substring, a key group.
+// key (JSON of the key type; ops seeks its key group), a key prefix or substring, a part of the
+// value, a key group. Rows sort by a column once their count is final and fits the cache; a
+// timer's timestamp shows as an ISO-8601 UTC date (its milliseconds in the tooltip).
 // GUI thread only (the worker posts its results back); the snapshot is immutable and shared.
 #pragma once
 
