@@ -30,9 +30,26 @@ void ChartBase::paintEvent(QPaintEvent*) {
   bold.setBold(true);
   p.setFont(bold);
   const int th = fontMetrics().height() + 6;
-  p.drawText(QRect(8, 4, width() - 16, th), Qt::AlignLeft | Qt::AlignVCenter, title());
+  // The header legend, right-aligned in the title row; the title gets what is left.
+  const QStringList legend = headerLegend();
+  const QFontMetrics fm(font());
+  qreal legendWidth = 0;
+  for (const QString& name : legend) legendWidth += 24 + fm.horizontalAdvance(name);
+  m_headerLegend = legend.isEmpty() ? QRectF() : QRectF(width() - 8 - legendWidth, 4, legendWidth, th);
+  const int titleWidth = static_cast<int>(legend.isEmpty() ? width() - 16 : m_headerLegend.left() - 16 - 8);
+  p.drawText(QRect(8, 4, std::max(0, titleWidth), th), Qt::AlignLeft | Qt::AlignVCenter,
+             QFontMetrics(bold).elidedText(title(), Qt::ElideRight, std::max(0, titleWidth)));
   p.setFont(font());
+  qreal lx = m_headerLegend.left();
+  for (int i = 0; i < legend.size(); ++i) {
+    const qreal y = 4 + (th - 10) / 2.0;
+    p.fillRect(QRectF(lx, y, 10, 10), seriesColor(i));
+    p.setPen(palette().color(QPalette::Text));
+    p.drawText(QRectF(lx + 14, 4, fm.horizontalAdvance(legend[i]) + 2, th), Qt::AlignLeft | Qt::AlignVCenter, legend[i]);
+    lx += 24 + fm.horizontalAdvance(legend[i]);
+  }
   const QRectF plot(76, th + 8, width() - 76 - 76, height() - th - 8 - 40);
+  m_plotRect = plot;
   if (plot.width() < 20 || plot.height() < 20 || !paintChart(p, plot)) {
     p.setPen(palette().color(QPalette::PlaceholderText));
     p.drawText(rect(), Qt::AlignCenter, tr("No data"));
@@ -113,10 +130,37 @@ std::vector<double> HistoryChart::niceTicks(double max, int target) {
     step = m * mag;
     if (step >= raw) break;
   }
+  // Multiples of the step (not a running sum, which drifts off 0.6 to 0.6000000000000001).
   std::vector<double> ticks;
-  for (double v = 0; v < max + step * 0.999; v += step) ticks.push_back(v);
+  for (int i = 0; i == 0 || ticks.back() < max * (1 - 1e-9); ++i) ticks.push_back(i * step);
   if (ticks.size() < 2) ticks.push_back(step);
   return ticks;
+}
+
+namespace {
+// The binary unit (1, 1024, 1024^2, ...) `bytes` reaches, up to TiB.
+double HistoryByteUnit(double bytes) {
+  double unit = 1;
+  for (int k = 0; k < 4 && bytes >= unit * 1024; ++k) unit *= 1024;
+  return unit;
+}
+}  // namespace
+
+std::vector<double> HistoryChart::byteTicks(double max_bytes, int target) {
+  const double unit = HistoryByteUnit(max_bytes);
+  std::vector<double> ticks = niceTicks(max_bytes / unit, target);
+  // Bytes are whole: below 1 B steps make no sense.
+  if (unit == 1 && ticks.size() > 1 && ticks[1] < 1) ticks = {0, 1};
+  for (double& t : ticks) t *= unit;
+  return ticks;
+}
+
+QString HistoryChart::byteTickLabel(double bytes, double max_bytes) {
+  static const char* kUnits[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+  const double unit = HistoryByteUnit(max_bytes);
+  int k = 0;
+  for (double u = unit; u >= 1024; u /= 1024) ++k;
+  return QStringLiteral("%1 %2").arg(QString::number(bytes / unit, 'g', 6), QLatin1String(kUnits[k]));
 }
 
 void HistoryChart::setProportionalTime(bool on) {
@@ -271,7 +315,7 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
       same_day &= std::llabs(pt.entry.trigger_timestamp_ms - first_ms) < 86400000;
     }
   }
-  const std::vector<double> sizeTicks = niceTicks(static_cast<double>(max_size));
+  const std::vector<double> sizeTicks = byteTicks(static_cast<double>(max_size));
   const std::vector<double> msTicks = niceTicks(static_cast<double>(max_ms));
   const double sizeTop = sizeTicks.back(), msTop = msTicks.back();
   const QColor text = palette().color(QPalette::Text), grid = palette().color(QPalette::Mid);
@@ -281,7 +325,7 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
     p.setPen(QPen(grid, 1, Qt::DotLine));
     p.drawLine(QPointF(plot.left(), y), QPointF(plot.right(), y));
     p.setPen(text);
-    p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, humanBytes(static_cast<uint64_t>(v)));
+    p.drawText(QRectF(0, y - 8, plot.left() - 6, 16), Qt::AlignRight | Qt::AlignVCenter, byteTickLabel(v, static_cast<double>(max_size)));
   }
   // Right axis (ms), at the same number of steps where possible.
   p.setPen(text);
@@ -374,12 +418,15 @@ bool HistoryChart::paintChart(QPainter& p, const QRectF& plotIn) {
   p.setPen(QPen(seriesColor(2), 2));
   p.drawPolyline(line);
   for (const QPointF& pt : line) p.drawEllipse(pt, 3, 3);
-  drawLegend(p, plotIn.adjusted(0, 0, 0, 0), {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")});
   p.setPen(text);
   p.drawText(QRectF(plot.left(), plotIn.bottom() + 20, plot.width(), 14), Qt::AlignRight,
              proportional ? tr("x: trigger time to scale (UTC), checkpoint ids above; hatched: failed / incomplete")
                           : tr("x: checkpoint id, trigger time (UTC); hatched: failed / incomplete"));
   return true;
+}
+
+QStringList HistoryChart::headerLegend() const {
+  return {tr("full size"), tr("checkpointed size"), tr("end-to-end duration")};
 }
 
 QString SubtaskBarsChart::title() const {

@@ -23,6 +23,10 @@ class ChartBase : public QWidget {
   QSize minimumSizeHint() const override { return {240, 160}; }
   // Colour of series `i` derived from the palette's highlight.
   QColor seriesColor(int i) const;
+  // Where the header legend was drawn (empty when the chart has none), after a paint.
+  QRectF headerLegendRect() const { return m_headerLegend; }
+  // Where the plot was drawn, after a paint.
+  QRectF plotRect() const { return m_plotRect; }
 
  protected:
   void paintEvent(QPaintEvent* event) override;
@@ -30,6 +34,13 @@ class ChartBase : public QWidget {
   virtual bool paintChart(QPainter& p, const QRectF& plot) = 0;
   virtual QString title() const = 0;
   void drawLegend(QPainter& p, const QRectF& plot, const QStringList& names);
+  // Series named in the title row, right-aligned (clear of the axes and their labels); the
+  // title is elided to the room left. Default: none.
+  virtual QStringList headerLegend() const { return {}; }
+
+ private:
+  QRectF m_headerLegend;
+  QRectF m_plotRect;
 };
 
 // Logical bytes per key group of one operator (stats), median line, largest groups labelled.
@@ -66,6 +77,12 @@ class HistoryChart : public ChartBase {
   QString tooltipFor(int i) const;
   // 0 and evenly spaced 1-2-5 steps up to at least `max` (about `target` of them).
   static std::vector<double> niceTicks(double max, int target = 5);
+  // Byte-axis ticks: niceTicks in the binary unit (B, KiB, MiB, ...) that `max_bytes` reaches,
+  // so every label is a 1-2-5 multiple of that unit ("512 KiB", "1.5 MiB" never "1.95 MiB").
+  static std::vector<double> byteTicks(double max_bytes, int target = 5);
+  // A byte tick's label: its value in the unit byteTicks chose for `max_bytes`, without
+  // trailing zeros ("0 B", "200 KiB", "1.5 MiB").
+  static QString byteTickLabel(double bytes, double max_bytes);
   // Where snapshot `i`'s slot is centred, in widget coordinates (after a paint).
   double slotCenter(int i) const;
   // The x axis: trigger time to scale (default, when at least two snapshots have distinct
@@ -78,6 +95,7 @@ class HistoryChart : public ChartBase {
   static std::vector<int64_t> timeTicks(int64_t t0, int64_t t1, int target = 6);
 
  protected:
+  QStringList headerLegend() const override;
   bool paintChart(QPainter& p, const QRectF& plot) override;
   QString title() const override { return tr("Checkpoint history: size and duration"); }
   bool event(QEvent* event) override;
@@ -101,6 +119,8 @@ class SubtaskBarsChart : public ChartBase {
  public:
   explicit SubtaskBarsChart(QWidget* parent = nullptr) : ChartBase(parent) {}
   void setOperator(std::shared_ptr<const ops::Snapshot> snapshot, int operatorIndex);
+  // The operator shown (index into the snapshot's operators), -1 for none.
+  int operatorIndex() const { return m_op; }
 
  protected:
   bool paintChart(QPainter& p, const QRectF& plot) override;

@@ -2,6 +2,7 @@
 
 #include <QCheckBox>
 #include <QComboBox>
+#include <QFileInfo>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -15,6 +16,7 @@
 #include "app/open_session.h"
 #include "models/detail_tree_model.h"
 #include "models/display.h"
+#include "models/error_offset.h"
 #include "models/loaders.h"
 
 namespace ckpt::inspector {
@@ -87,6 +89,28 @@ void DetailsController::show() {
 }
 
 void DetailsController::setStats(std::shared_ptr<const ops::StatsReport> stats) { m_treeModel->setStats(std::move(stats)); }
+
+void DetailsController::showUnreadableMetadata(base::Fs& fs, const QString& path, const QString& error) {
+  if (!error.contains(QStringLiteral("_metadata"))) return;
+  const QString file = QFileInfo(path).fileName() == QStringLiteral("_metadata") ? path : path + QStringLiteral("/_metadata");
+  m_hex->setRegion(fs, file);
+  if (!m_hex->error().isEmpty() || m_hex->regionLength() == 0) {
+    m_hex->clear();
+    return;
+  }
+  m_hexInfo->setText(file);
+  m_decoded->setPlainText(error);
+  const std::optional<uint64_t> at = errorByteOffset(error);
+  if (!at) {
+    m_hexRange = tr("_metadata (not parsed)");
+    return;
+  }
+  // A file cut short fails at its end: mark its last byte.
+  const uint64_t mark = std::min(*at, m_hex->regionLength() - 1);
+  m_hex->setHighlight(mark, 1);
+  m_hexRange = tr("byte %1 of _metadata, where reading failed").arg(mark);
+  Q_EMIT hexRangeShown();
+}
 
 void DetailsController::showValue(const QString& text) { m_decoded->setPlainText(text); }
 

@@ -56,6 +56,10 @@ class DetailsController : public QObject {
   void showStateRecord(const QString& opId, int subtask, int keyGroup, const StateBrowser::SelectedRecord& rec);
   // Shows `text` in the decoded-value pane.
   void showValue(const QString& text);
+  // A snapshot at `path` (its directory or `_metadata`) did not open with `error`: when the error
+  // is about its `_metadata` and the file exists on `fs`, shows its bytes in the hex pane with
+  // the byte the error names (errorByteOffset) marked, and the error in the value pane.
+  void showUnreadableMetadata(base::Fs& fs, const QString& path, const QString& error);
 
   // What the hex view's highlight is ("key group 3", "block 1 (checksum mismatch)", ...).
   QString hexRangeText() const { return m_hexRange; }

@@ -4,6 +4,7 @@
 #include <QFileDialog>
 #include <QFutureWatcher>
 #include <QGridLayout>
+#include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
 #include <QLineEdit>
@@ -47,7 +48,14 @@ DiffPage::DiffPage(QWidget* parent)
   grid->addWidget(new QLabel(tr("B"), this), 1, 0);
   grid->addWidget(m_b, 1, 1);
   grid->addWidget(browse(m_b), 1, 2);
-  grid->addWidget(m_withKeys, 2, 1);
+  auto* swapButton = new QPushButton(tr("Swap A ↔ B"), this);
+  swapButton->setToolTip(tr("Exchange the two snapshots and compare again"));
+  connect(swapButton, &QPushButton::clicked, this, &DiffPage::swapSides);
+  auto* actions = new QHBoxLayout;
+  actions->addWidget(m_withKeys);
+  actions->addStretch(1);
+  actions->addWidget(swapButton);
+  grid->addLayout(actions, 2, 1);
   grid->addWidget(compareButton, 2, 2);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(m_treeView);
@@ -59,17 +67,33 @@ DiffPage::DiffPage(QWidget* parent)
   m_treeView->setModel(m_tree);
   m_treeView->setUniformRowHeights(true);
   m_treeView->setTextElideMode(Qt::ElideLeft);  // file paths differ at their end
+  // The name column takes what the numbers leave; the numbers are as wide as their contents.
+  m_treeView->header()->setSectionResizeMode(QHeaderView::ResizeToContents);
   m_treeView->header()->setSectionResizeMode(0, QHeaderView::Stretch);
   m_treeView->header()->setStretchLastSection(false);
+  m_treeView->header()->setMinimumSectionSize(40);
   m_keyView->setModel(m_keys);
   m_keyView->horizontalHeader()->setStretchLastSection(true);
   m_keyView->hide();
   connect(compareButton, &QPushButton::clicked, this, [this] { compare(m_withKeys->isChecked()); });
 }
 
-void DiffPage::setPaths(const QString& a, const QString& b) {
+void DiffPage::setPaths(const QString& a, const QString& b, bool olderFirst) {
   m_a->setText(a);
   m_b->setText(b);
+  m_olderFirst = olderFirst;
+}
+
+QString DiffPage::pathA() const { return m_a->text(); }
+QString DiffPage::pathB() const { return m_b->text(); }
+
+void DiffPage::swapSides() {
+  if (m_pending > 0) return;
+  const QString a = m_a->text();
+  m_a->setText(m_b->text());
+  m_b->setText(a);
+  m_olderFirst = false;  // the user chose the sides
+  if (m_shown) compare(m_withKeys->isChecked());
 }
 
 QString DiffPage::summary() const { return m_summary->text(); }
@@ -94,16 +118,36 @@ void DiffPage::compare(bool withKeys) {
   m_pending = withKeys ? 2 : 1;
   m_summary->setText(tr("Comparing…"));
   std::shared_ptr<TaskState> task = m_progress->start(tr("Diff"));
-  auto done = [this] {
+  auto done = [this, withKeys] {
     if (--m_pending == 0) {
       m_progress->finish();
+      if (m_reorder) {
+        m_reorder = false;
+        compare(withKeys);
+        return;
+      }
+      m_shown = m_ok;
       Q_EMIT diffFinished(m_ok);
     }
   };
   auto* watcher = new QFutureWatcher<Loaded<ops::DiffResult>>(this);
-  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done] {
+  connect(watcher, &QFutureWatcherBase::finished, this, [this, watcher, done, withKeys] {
     const auto r = watcher->result();
     watcher->deleteLater();
+    // Side A is the older snapshot: ops read B with the lower checkpoint id, so compare again
+    // the other way round (once; the key-level diff, if any, is superseded as well).
+    if (r.ok() && m_olderFirst && r.value->checkpoint_id_a > r.value->checkpoint_id_b) {
+      m_olderFirst = false;
+      const QString newer = m_a->text();
+      m_a->setText(m_b->text());
+      m_b->setText(newer);
+      m_reorder = true;
+    }
+    if (m_reorder) {
+      done();
+      return;
+    }
+    m_olderFirst = false;
     if (!r.ok()) {
       m_ok = false;
       m_summary->setText(r.error);
@@ -125,6 +169,10 @@ void DiffPage::compare(bool withKeys) {
     connect(kw, &QFutureWatcherBase::finished, this, [this, kw, done] {
       const auto r = kw->result();
       kw->deleteLater();
+      if (m_reorder) {
+        done();
+        return;
+      }
       if (r.ok()) {
         m_keys->setList(r.value);
       } else {

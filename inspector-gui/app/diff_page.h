@@ -22,7 +22,13 @@ class DiffPage : public QWidget {
 
  public:
   explicit DiffPage(QWidget* parent = nullptr);
-  void setPaths(const QString& a, const QString& b);
+  // Sets side A and side B. With `olderFirst`, the next comparison puts the snapshot ops reports
+  // the lower checkpoint id for on side A (comparing again with the sides swapped if needed).
+  void setPaths(const QString& a, const QString& b, bool olderFirst = false);
+  QString pathA() const;
+  QString pathB() const;
+  // Exchanges sides A and B and compares again when a comparison was shown.
+  void swapSides();
   // Starts the comparison; diffFinished is emitted when it is done.
   void compare(bool withKeys);
   DiffTreeModel* treeModel() const { return m_tree; }
@@ -45,6 +51,9 @@ class DiffPage : public QWidget {
   TaskProgress* m_progress;
   int m_pending = 0;
   bool m_ok = true;
+  bool m_olderFirst = false;  // setPaths(..., true): order the sides by ops' checkpoint ids
+  bool m_shown = false;
+  bool m_reorder = false;     // the sides were swapped: compare again once this run ends       // a comparison result is on the page
 };
 
 }  // namespace ckpt::inspector

@@ -131,6 +131,10 @@ void JobGraphView::layoutGraph() {
   }
   m_size = QSize(static_cast<int>(kMargin * 2 + columns * kBoxWidth + std::max(0, columns - 1) * kColumnGap),
                  static_cast<int>(bottom + kMargin));
+  if (!outside.empty()) {  // the last column's caption is drawn whole
+    const double captionRight = m_opRects[static_cast<size_t>(outside.front())].left() + QFontMetricsF(font()).horizontalAdvance(outsideCaption()) + kMargin;
+    m_size.setWidth(std::max(m_size.width(), static_cast<int>(std::ceil(captionRight))));
+  }
 }
 
 int JobGraphView::operatorAt(const QPointF& pos) const {
@@ -165,8 +169,23 @@ QString JobGraphView::tooltipFor(int op) const {
                      .arg(o.parallelism).arg(o.max_parallelism).arg(o.chain_index).arg(o.position_in_chain)
                      .arg(humanBytes(o.total_bytes)).arg(o.subtasks.size());
   if (pending > 0) text += tr("\n%1 pending sink files (two-phase commit)").arg(pending);
-  if (!o.in_job_graph) text += tr("\nnot in the job graph: state without an operator");
+  if (!o.in_job_graph && recordsJobGraph()) text += tr("\nnot in the job graph: state without an operator");
   return text;
+}
+
+bool JobGraphView::recordsJobGraph() const {
+  if (!m_snapshot) return false;
+  const auto& ops = m_snapshot->operators;
+  return !m_snapshot->edges.empty() ||
+         std::any_of(ops.begin(), ops.end(), [](const ops::OperatorInfo& o) { return o.in_job_graph; });
+}
+
+QString JobGraphView::outsideCaption() const {
+  if (recordsJobGraph()) return tr("Not in the job graph");
+  if (m_snapshot && !m_snapshot->engine_name.empty()) {
+    return tr("%1's _metadata carries no job graph: operators with state").arg(qs(m_snapshot->engine_name));
+  }
+  return tr("The metadata carries no job graph: operators with state");
 }
 
 void JobGraphView::paintEvent(QPaintEvent*) {
@@ -198,7 +217,7 @@ void JobGraphView::paintEvent(QPaintEvent*) {
       }
     }
     p.setPen(pal.color(QPalette::PlaceholderText));
-    p.drawText(QPointF(x, y - kPad - 6), tr("Not in the job graph"));
+    p.drawText(QPointF(x, y - kPad - 6), outsideCaption());
   }
   // Arrows: between chains from the right edge of the source to the left edge of the target.
   for (const Arrow& a : m_arrows) {

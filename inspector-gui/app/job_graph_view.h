@@ -43,6 +43,13 @@ class JobGraphView : public QWidget {
   void setSelectedOperator(int op);
   int selectedOperator() const { return m_selected; }
   QString tooltipFor(int op) const;
+  // Whether the snapshot's metadata records a job graph (some operator is in_job_graph, or
+  // there are edges); Apache Flink's `_metadata` never does.
+  bool recordsJobGraph() const;
+  // The caption over the operators that are not in the job graph: "Not in the job graph", or,
+  // when the metadata records none, that it carries no job graph (naming Apache Flink's
+  // `_metadata` for a Flink snapshot).
+  QString outsideCaption() const;
 
   QSize sizeHint() const override { return m_size; }
   QSize minimumSizeHint() const override { return m_size; }

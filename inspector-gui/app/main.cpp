@@ -6,6 +6,7 @@
 #include <QTimer>
 #include <cstdio>
 
+#include <QFileInfo>
 #include <QImage>
 #include <QTabWidget>
 #include <QTreeView>
@@ -21,6 +22,16 @@
 #include "models/detail_tree_model.h"
 
 namespace {
+
+// "1024x700" as a size; invalid (empty) when malformed or below 320x240.
+QSize parseWindowSize(const QString& text) {
+  const QStringList parts = text.split(QLatin1Char('x'));
+  if (parts.size() != 2) return {};
+  bool okW = false, okH = false;
+  const int w = parts[0].toInt(&okW), h = parts[1].toInt(&okH);
+  if (!okW || !okH || w < 320 || h < 240) return {};
+  return {w, h};
+}
 
 // A screenshot is good when it loads, has the size of what was grabbed, and is not blank.
 bool checkScreenshot(const QString& file, const QSize& expected) {
@@ -46,6 +57,10 @@ struct CommandLine {
   QCommandLineOption screenshot{QStringLiteral("screenshot"),
                                 QStringLiteral("Render the window and each view to PNG files in DIR, then exit."),
                                 QStringLiteral("DIR")};
+  QCommandLineOption size{QStringLiteral("size"),
+                          QStringLiteral("With --screenshot: the window's size in pixels, WIDTHxHEIGHT (default 1280x800); "
+                                         "a window image of any other size fails the check."),
+                          QStringLiteral("WxH"), QStringLiteral("1280x800")};
   QCommandLineOption man{QStringLiteral("man"), QStringLiteral("Print the man page (roff) and exit.")};
 
   void addTo(QCommandLineParser& parser) const {
@@ -56,6 +71,7 @@ struct CommandLine {
                                  QStringLiteral("snapshot directory, _metadata or checkpoint root"),
                                  QStringLiteral("[path]"));
     parser.addOption(screenshot);
+    parser.addOption(size);
     QCommandLineOption hiddenMan = man;
     hiddenMan.setFlags(QCommandLineOption::HiddenFromHelp);
     parser.addOption(hiddenMan);
@@ -94,6 +110,7 @@ void printManPage(const CommandLine& cl) {
       {QStringLiteral("-h, --help"), QStringLiteral("Print a short help text and exit (needs no display).")},
       {QStringLiteral("-v, --version"), QStringLiteral("Print the version and exit (needs no display).")},
       {QStringLiteral("--screenshot DIR"), cl.screenshot.description()},
+      {QStringLiteral("--size WxH"), cl.size.description()},
   };
   for (const auto& [names, text] : options) {
     out += QStringLiteral(".TP\n.B ") + roff(names) + QStringLiteral("\n") + roff(text) + QStringLiteral("\n");
@@ -144,6 +161,11 @@ int main(int argc, char** argv) {
       std::printf("ckpt-inspector %s\n", CKPT_VERSION_STRING);
       return 0;
     }
+    if (pre.isSet(cl.size) && !parseWindowSize(pre.value(cl.size)).isValid()) {
+      std::fprintf(stderr, "ckpt-inspector: --size: '%s' is not WIDTHxHEIGHT (at least 320x240)\n",
+                   qPrintable(pre.value(cl.size)));
+      return 2;
+    }
     if (pre.isSet(cl.man)) {
       printManPage(cl);
       return 0;
@@ -157,6 +179,8 @@ int main(int argc, char** argv) {
   const QCommandLineOption& screenshot = cl.screenshot;
 
   ckpt::inspector::MainWindow window;
+  const QSize requested = parseWindowSize(parser.value(cl.size));
+  if (parser.isSet(screenshot)) window.resize(requested);
   window.show();
   const QStringList args = parser.positionalArguments();
   if (parser.isSet(screenshot)) {
@@ -188,8 +212,12 @@ int main(int argc, char** argv) {
           files += window.saveScreenshots(dir, QLatin1Char('-') + ckpt::inspector::themeName(theme), &sizes);
         }
         bool ok = files.size() >= 2 * ckpt::inspector::MainWindow::kPageCount;
+        // The window images must have the requested size: a window that grew to fit its content
+        // (or was clamped by the screen) fails the check.
+        const QSize windowPixels = requested * window.devicePixelRatio();
         for (qsizetype i = 0; i < files.size(); ++i) {
-          ok = checkScreenshot(files[i], sizes[i]) && ok;
+          const bool isWindow = QFileInfo(files[i]).fileName().startsWith(QStringLiteral("window-"));
+          ok = checkScreenshot(files[i], isWindow ? windowPixels : sizes[i]) && ok;
           std::printf("%s\n", qPrintable(files[i]));
         }
         QApplication::exit(ok ? 0 : 1);

@@ -28,6 +28,7 @@
 #include "app/operator_views_controller.h"
 #include "app/pending_files_controller.h"
 #include "app/summary_controller.h"
+#include "app/status_line.h"
 #include "app/task_progress.h"
 #include "app/treemap_view.h"
 #include "app/validate_controller.h"
@@ -47,7 +48,7 @@ MainWindow::MainWindow(QWidget* parent) : QMainWindow(parent) {
   restoreState(settings.value(QStringLiteral("window/state")).toByteArray());
   if (!settings.contains(QStringLiteral("window/geometry"))) resize(1280, 800);
   setTheme(themeFromName(settings.value(QStringLiteral("view/theme")).toString()));
-  statusBar()->showMessage(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
+  m_shell.status(tr("Open a savepoint, a checkpoint or a checkpoint root (Ctrl+O), or drop one here."));
   showStartPage();
 }
 
@@ -59,6 +60,8 @@ void MainWindow::buildPages() {
   m_shell.window = this;
   m_shell.pages = m_pages;
   m_shell.progress = new TaskProgress(this);
+  m_shell.statusLine = new StatusLine(this);  // before the controllers: they copy the shell
+  statusBar()->addWidget(m_shell.statusLine, 1);
 
   m_session = new OpenSession(m_shell, this);
   m_validate = new ValidateController(*m_session, m_shell, this);
@@ -115,6 +118,10 @@ void MainWindow::wire() {
     m_pending->load();
   });
   connect(m_session, &OpenSession::cannotOpenShown, m_cannotOpen, &CannotOpenController::show);
+  connect(m_session, &OpenSession::cannotOpenShown, this,
+          [this](const QString& path, const QString& error, const std::optional<ops::SnapshotEntry>&, base::Fs* fs) {
+            if (fs != nullptr) m_details->showUnreadableMetadata(*fs, path, error);
+          });
   connect(m_session, &OpenSession::emptyRootShown, m_summary, &SummaryController::showEmptyRoot);
   connect(m_session, &OpenSession::historyJobChosen, m_history, &HistoryController::showJob);
   connect(m_session, &OpenSession::historyCleared, m_history, &HistoryController::clear);
@@ -195,7 +202,7 @@ void MainWindow::showFinding(int row) {
 void MainWindow::compareWith(const QString& other, bool withKeys) {
   const std::shared_ptr<const ops::Snapshot> s = m_session->snapshot();
   if (!s) return;
-  m_diff->setPaths(qs(s->dir), other);
+  m_diff->setPaths(qs(s->dir), other, /*olderFirst=*/true);
   showPage(kDiffPage);
   m_diff->compare(withKeys);
 }
@@ -209,6 +216,7 @@ QString MainWindow::currentPath() const { return m_session->currentPath(); }
 QString MainWindow::rootPath() const { return m_session->rootPath(); }
 QStringList MainWindow::recentFiles() const { return m_menus->recentFiles(); }
 bool MainWindow::busy() const { return m_session->busy(); }
+QString MainWindow::statusMessage() const { return m_shell.statusLine->fullText(); }
 QString MainWindow::shownPath() const { return m_session->shownPath(); }
 bool MainWindow::showingCannotOpen() const { return m_session->showingCannotOpen(); }
 
@@ -225,6 +233,7 @@ TreemapView* MainWindow::treemap() const { return m_operatorViews->treemap(); }
 HistoryPage* MainWindow::historyPage() const { return m_history->page(); }
 QMenu* MainWindow::viewMenu() const { return m_menus->viewMenu(); }
 JobGraphView* MainWindow::jobGraph() const { return m_operatorViews->jobGraph(); }
+SubtaskBarsChart* MainWindow::subtaskChart() const { return m_operatorViews->subtasks(); }
 PendingFilesModel* MainWindow::pendingFilesModel() const { return m_pending->model(); }
 QTableView* MainWindow::pendingFilesView() const { return m_pending->view(); }
 QString MainWindow::pendingFilesText() const { return m_pending->text(); }

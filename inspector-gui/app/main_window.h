@@ -34,6 +34,7 @@ class TreemapView;
 class HistoryPage;
 class DiffPage;
 class JobGraphView;
+class SubtaskBarsChart;
 class PendingFilesModel;
 class OpenSession;
 class SummaryController;
@@ -65,6 +66,8 @@ class MainWindow : public QMainWindow {
   void validateSnapshot(bool deep = false);
   // Selects the tree node of finding `row` and shows its bytes.
   void showFinding(int row);
+  // Compares the open snapshot with `other` on the Diff page, the older of the two (by the
+  // checkpoint ids ops reads) on side A.
   void compareWith(const QString& other, bool withKeys = false);
   void setTheme(Theme theme);
   // The page shown with nothing open: Open…, the recent files (links) and drag-and-drop.
@@ -98,6 +101,7 @@ class MainWindow : public QMainWindow {
   HistoryPage* historyPage() const;
   QMenu* viewMenu() const;
   JobGraphView* jobGraph() const;
+  SubtaskBarsChart* subtaskChart() const;
   PendingFilesModel* pendingFilesModel() const;
   QTableView* pendingFilesView() const;
   QString pendingFilesText() const;
@@ -113,6 +117,8 @@ class MainWindow : public QMainWindow {
   // whose "Cannot open" page is shown.
   QString shownPath() const;
   bool showingCannotOpen() const;
+  // The status bar's message, whole (the bar shows it elided to its width).
+  QString statusMessage() const;
   // Selects file `file` (index into the file table) in the tree and shows its bytes on the
   // Details page.
   void openFileInDetails(int file);

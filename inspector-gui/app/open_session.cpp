@@ -1,7 +1,10 @@
 #include "app/open_session.h"
 
+#include <QAction>
+
 #include <QDir>
 #include <QDockWidget>
+#include <QEvent>
 #include <QFileInfo>
 #include <QHeaderView>
 #include <QTreeView>
@@ -24,8 +27,30 @@ OpenSession::OpenSession(const WindowShell& shell, QObject* parent) : QObject(pa
   m_list->setModel(m_listModel);
   m_list->setUniformRowHeights(true);
   m_list->setTextElideMode(Qt::ElideMiddle);
-  m_list->header()->setSectionResizeMode(QHeaderView::Interactive);
-  m_list->header()->setStretchLastSection(false);
+  // A dock a third of the window wide shows name, time, size and health without scrolling
+  // sideways: the name gets what the others leave (elided in the middle; fitListColumns), and
+  // the columns the Summary page repeats (id, kind, type, checkpointed size, operators) start
+  // hidden; the header's context menu shows them again. Columns stay resizable by hand.
+  QHeaderView* header = m_list->header();
+  header->setSectionResizeMode(QHeaderView::Interactive);
+  header->setStretchLastSection(false);
+  m_list->viewport()->installEventFilter(this);
+  for (int c : {SnapshotListModel::kCheckpointId, SnapshotListModel::kKind, SnapshotListModel::kType,
+                SnapshotListModel::kCheckpointedSize, SnapshotListModel::kOperators}) {
+    m_list->setColumnHidden(c, true);
+  }
+  header->setContextMenuPolicy(Qt::ActionsContextMenu);
+  for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) {
+    if (c == SnapshotListModel::kPath) continue;
+    auto* toggle = new QAction(m_listModel->headerData(c, Qt::Horizontal, Qt::DisplayRole).toString(), header);
+    toggle->setCheckable(true);
+    toggle->setChecked(!m_list->isColumnHidden(c));
+    connect(toggle, &QAction::toggled, m_list, [this, c](bool on) {
+      m_list->setColumnHidden(c, !on);
+      fitListColumns();
+    });
+    header->addAction(toggle);
+  }
   auto* dock = new QDockWidget(tr("Snapshots"), window);
   dock->setFeatures(QDockWidget::DockWidgetMovable | QDockWidget::DockWidgetFloatable | QDockWidget::DockWidgetClosable);
   dock->setMinimumWidth(160);
@@ -35,6 +60,21 @@ OpenSession::OpenSession(const WindowShell& shell, QObject* parent) : QObject(pa
   connect(m_list, &QTreeView::activated, this, &OpenSession::openListedSnapshot);
   connect(m_list->selectionModel(), &QItemSelectionModel::currentChanged, this,
           [this](const QModelIndex& current) { openListedSnapshot(current); });
+}
+
+void OpenSession::fitListColumns() {
+  int others = 0;
+  for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) {
+    if (c == SnapshotListModel::kPath || m_list->isColumnHidden(c)) continue;
+    m_list->resizeColumnToContents(c);
+    others += m_list->columnWidth(c);
+  }
+  m_list->setColumnWidth(SnapshotListModel::kPath, std::max(60, m_list->viewport()->width() - others));
+}
+
+bool OpenSession::eventFilter(QObject* watched, QEvent* event) {
+  if (watched == m_list->viewport() && event->type() == QEvent::Resize) fitListColumns();
+  return QObject::eventFilter(watched, event);
 }
 
 void OpenSession::reload() {
@@ -79,7 +119,7 @@ void OpenSession::openPath(const QString& location) {
     m_listDock->show();
     m_listModel->setListing(clean, r.value->jobs);
     m_list->expandAll();
-    for (int c = 0; c < SnapshotListModel::kColumnCount; ++c) m_list->resizeColumnToContents(c);
+    fitListColumns();
     m_shell.window->resizeDocks({m_listDock}, {std::min(m_shell.window->width() / 3, 520)}, Qt::Horizontal);
     m_shell.setTitle(tr("%1 — ckpt-inspector").arg(clean));
     const size_t jobs = r.value->jobs.size();

@@ -85,7 +85,14 @@ class OpenSession : public QObject {
   void rootLoaded(const QString& path);
   void openFailed(const QString& message);
 
+ protected:
+  // Refits the Snapshots list's columns when its viewport is resized.
+  bool eventFilter(QObject* watched, QEvent* event) override;
+
  private:
+  // Sizes the shown columns of the Snapshots list to their contents and gives the name column
+  // the rest of the viewport's width (at least 60 pixels).
+  void fitListColumns();
   void clear();
   void show(std::shared_ptr<const ops::Snapshot> snapshot);
   void showCannotOpen(const QString& path, const QString& error,

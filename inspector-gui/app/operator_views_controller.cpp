@@ -55,6 +55,7 @@ void OperatorViewsController::clear() {
 }
 
 void OperatorViewsController::setStats(std::shared_ptr<const ops::StatsReport> stats) {
+  m_state->setStats(stats);
   m_keyGroups->setStats(std::move(stats), -1);
 }
 

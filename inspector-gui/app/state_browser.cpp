@@ -1,5 +1,7 @@
 #include "app/state_browser.h"
 
+#include <algorithm>
+#include <optional>
 #include <QCheckBox>
 #include <QComboBox>
 #include <QFile>
@@ -40,6 +42,7 @@ StateBrowser::StateBrowser(QWidget* parent)
   m_match->addItem(tr("key is (JSON)"), static_cast<int>(StateTableModel::KeyMatch::kExact));
   m_match->addItem(tr("key starts with"), static_cast<int>(StateTableModel::KeyMatch::kPrefix));
   m_match->addItem(tr("key contains"), static_cast<int>(StateTableModel::KeyMatch::kSubstring));
+  m_match->addItem(tr("value contains"), static_cast<int>(StateTableModel::KeyMatch::kValueContains));
   m_match->setToolTip(tr("Exact key (JSON of the key type; ops seeks its key group), or a prefix / substring of the key as shown"));
   m_goTo->setPlaceholderText(tr("go to row or kg:N"));
   m_goTo->setToolTip(tr("Row number (1-based), or kg:N for the first row of key group N; Return jumps"));
@@ -51,21 +54,30 @@ StateBrowser::StateBrowser(QWidget* parent)
   m_keyGroup->setValue(-1);
   auto* apply = new QPushButton(tr("Filter"), this);
   auto* exportButton = new QPushButton(tr("Export selection…"), this);
+  // Two rows (what is shown; how it is filtered) so the page fits a 1024-pixel window; the
+  // pickers and the key shrink to a few characters before anything is cut off.
+  for (QComboBox* c : {m_operator, m_state}) {
+    c->setSizeAdjustPolicy(QComboBox::AdjustToMinimumContentsLengthWithIcon);
+    c->setMinimumContentsLength(8);
+  }
+  m_key->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("\"user-07\"")) + 16);
   auto* top = new QHBoxLayout;
   top->addWidget(new QLabel(tr("Operator"), this));
   top->addWidget(m_operator, 2);
   top->addWidget(new QLabel(tr("State"), this));
   top->addWidget(m_state, 1);
-  top->addWidget(m_match);
-  top->addWidget(m_key, 2);
-  top->addWidget(m_keyGroup);
-  top->addWidget(apply);
-  top->addWidget(exportButton);
   top->addWidget(m_history);
-  top->addWidget(m_goTo);
+  top->addWidget(exportButton);
+  auto* filters = new QHBoxLayout;
+  filters->addWidget(m_match);
+  filters->addWidget(m_key, 2);
+  filters->addWidget(m_keyGroup);
+  filters->addWidget(apply);
+  filters->addWidget(m_goTo);
   auto* layout = new QVBoxLayout(this);
   layout->setContentsMargins(0, 0, 0, 0);
   layout->addLayout(top);
+  layout->addLayout(filters);
   layout->addWidget(m_view, 1);
   auto* bottom = new QHBoxLayout;
   bottom->addWidget(m_range);
@@ -78,7 +90,27 @@ StateBrowser::StateBrowser(QWidget* parent)
   m_view->horizontalHeader()->setStretchLastSection(true);
   m_view->setWordWrap(false);
   m_view->setTextElideMode(Qt::ElideMiddle);
+  // A header click sorts by that column (ascending, descending, then ops' order again).
+  QHeaderView* header = m_view->horizontalHeader();
+  header->setSectionsClickable(true);
+  header->setSortIndicatorShown(true);
+  header->setSortIndicator(-1, Qt::AscendingOrder);
+  connect(header, &QHeaderView::sectionClicked, this, [this, header](int column) {
+    const bool same = m_model->sortColumn() == column;
+    if (same && header->sortIndicatorOrder() == Qt::DescendingOrder) {
+      sortRows(-1, Qt::AscendingOrder);
+    } else {
+      sortRows(column, same ? Qt::DescendingOrder : Qt::AscendingOrder);
+    }
+  });
+  connect(m_model, &StateTableModel::sortRefused, this, [this, header](const QString& reason) {
+    header->setSortIndicator(m_model->sortColumn(), header->sortIndicatorOrder());
+    m_status->setText(reason);
+  });
+  connect(m_model, &QAbstractItemModel::modelReset, this, [header] { header->setSortIndicator(-1, Qt::AscendingOrder); });
   connect(m_operator, &QComboBox::currentIndexChanged, this, &StateBrowser::operatorChosen);
+  connect(m_operator, &QComboBox::activated, this, [this] { m_chosen = true; });
+  connect(m_state, &QComboBox::activated, this, [this] { m_chosen = true; });
   connect(m_state, &QComboBox::currentIndexChanged, this, [this] { stateChosen(); });
   connect(apply, &QPushButton::clicked, this, [this] {
     applyFilter(m_key->text(), m_keyGroup->value(), static_cast<StateTableModel::KeyMatch>(m_match->currentData().toInt()));
@@ -99,6 +131,12 @@ StateBrowser::StateBrowser(QWidget* parent)
   connect(m_view->verticalScrollBar(), &QScrollBar::valueChanged, this, &StateBrowser::updateRange);
   connect(m_model, &QAbstractItemModel::modelReset, this, &StateBrowser::updateRange);
   connect(m_model, &StateTableModel::rowsLoaded, this, &StateBrowser::updateRange);
+  // A count that found no rows inserts nothing, so the view never asks for more: keep counting
+  // until a row turns up or the state is exhausted, then say "No entries".
+  connect(m_model, &StateTableModel::countFinished, this, [this] {
+    if (m_model->rowCount() == 0 && m_model->canFetchMore({})) m_model->fetchMore({});
+    updateRange();
+  });
   connect(m_key, &QLineEdit::returnPressed, apply, &QPushButton::click);
   connect(exportButton, &QPushButton::clicked, this, [this] {
     const QString path = QFileDialog::getSaveFileName(this, tr("Export selection as JSON"), {}, tr("JSON (*.json)"));
@@ -162,13 +200,20 @@ void StateBrowser::clearSnapshot() {
 void StateBrowser::setSnapshot(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot) {
   m_fs = &fs;
   m_snapshot = std::move(snapshot);
+  m_chosen = false;
   QSignalBlocker block(m_operator);
   m_operator->clear();
+  int withBytes = -1;  // the first operator whose subtasks hold state bytes (ops' state_bytes)
   if (m_snapshot) {
     for (const auto& op : m_snapshot->operators) {
-      if (!op.states.empty()) m_operator->addItem(qs(op.name.empty() ? op.id_hex : op.name), qs(op.id_hex));
+      if (op.states.empty()) continue;
+      const bool hasBytes = std::any_of(op.subtasks.begin(), op.subtasks.end(),
+                                        [](const ops::SubtaskInfo& s) { return s.state_bytes > 0; });
+      if (hasBytes && withBytes < 0) withBytes = m_operator->count();
+      m_operator->addItem(qs(op.name.empty() ? op.id_hex : op.name), qs(op.id_hex));
     }
   }
+  if (withBytes > 0) m_operator->setCurrentIndex(withBytes);
   operatorChosen(m_operator->currentIndex());
 }
 
@@ -239,9 +284,33 @@ bool StateBrowser::exactKeyFilterEnabled() const {
 
 bool StateBrowser::keyGroupFilterEnabled() const { return m_keyGroup->isEnabled(); }
 
+void StateBrowser::setStats(const std::shared_ptr<const ops::StatsReport>& stats) {
+  if (!stats || m_chosen || !m_snapshot) return;
+  auto entriesOf = [&](const QString& op, const QString& state) -> std::optional<uint64_t> {
+    for (const ops::OperatorStats& o : stats->operators) {
+      if (qs(o.id_hex) != op) continue;
+      for (const ops::StateStats& s : o.states) {
+        if (qs(s.name) == state) return s.entries;
+      }
+    }
+    return std::nullopt;
+  };
+  const std::optional<uint64_t> current = entriesOf(currentOperator(), m_state->currentData().toString());
+  if (!current || *current > 0) return;
+  for (const ops::OperatorStats& o : stats->operators) {
+    for (const ops::StateStats& s : o.states) {
+      if (s.entries == 0 || m_operator->findData(qs(o.id_hex)) < 0) continue;
+      showState(qs(o.id_hex), qs(s.name));
+      m_chosen = false;  // still the default: a later choice is the user's
+      return;
+    }
+  }
+}
+
 void StateBrowser::showState(const QString& id_hex, const QString& state) {
   const int oi = m_operator->findData(id_hex);
   if (oi < 0) return;
+  m_chosen = true;
   m_operator->setCurrentIndex(oi);
   operatorChosen(oi);
   const int si = state.isEmpty() ? 0 : m_state->findData(state);
@@ -287,12 +356,22 @@ bool StateBrowser::goToKeyGroup(int key_group) {
   return row >= 0 && goToRow(row);
 }
 
+void StateBrowser::sortRows(int column, Qt::SortOrder order) {
+  m_status->clear();
+  m_model->sort(column, order);
+  QHeaderView* header = m_view->horizontalHeader();
+  header->setSortIndicator(m_model->sortColumn(), order);
+  updateRange();
+}
+
 QString StateBrowser::rangeText() const { return m_range->text(); }
 
 void StateBrowser::updateRange() {
   const int total = m_model->rowCount();
   if (total == 0) {
-    m_range->setText(m_model->fullyFetched() ? tr("No rows") : tr("Counting…"));
+    m_range->setText(!m_model->lastError().isEmpty() ? tr("No entries read")
+                     : m_model->fullyFetched()        ? tr("No entries")
+                                                      : tr("Counting…"));
     return;
   }
   int first = m_view->rowAt(0);

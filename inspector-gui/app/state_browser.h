@@ -1,6 +1,7 @@
 // StateBrowser: the key/value table of one operator's state (StateTableModel, read in pages off
-// the GUI thread), with operator/state pickers, a key filter (exact JSON of the key type, key
-// prefix or substring; Return applies it), a key-group filter, go to row / key group, the shown
+// the GUI thread), with operator/state pickers, a filter (exact JSON of the key type, key
+// prefix or substring, or a part of the value; Return applies it), sorting by a column (header
+// click), a key-group filter, go to row / key group, the shown
 // range of the total ("1–50 of 1,000,000"), and export of the selected rows as JSON. GUI
 // thread only.
 #pragma once
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/stats.h"
 #include "models/state_table_model.h"
 
 class QCheckBox;
@@ -30,10 +32,16 @@ class StateBrowser : public QWidget {
   void setSnapshot(base::Fs& fs, std::shared_ptr<const ops::Snapshot> snapshot);
   // Shows nothing (no snapshot open).
   void clearSnapshot();
+  // With the snapshot's statistics in: while nobody chose an operator or state, moves the
+  // default selection to the first state ops counted entries in (null `stats`: no change).
+  void setStats(const std::shared_ptr<const ops::StatsReport>& stats);
   // Selects operator `id_hex` and state `state` (empty = first state).
   void showState(const QString& id_hex, const QString& state);
   void applyFilter(const QString& key_json, int key_group,
                    StateTableModel::KeyMatch match = StateTableModel::KeyMatch::kExact);  // key_group -1 = all
+  // Sorts the rows by `column` (StateTableModel::Column; -1 restores ops' order) when the
+  // model can (StateTableModel::sort); otherwise says why below the table.
+  void sortRows(int column, Qt::SortOrder order = Qt::AscendingOrder);
   // Scrolls to and selects row `row` (0-based); false if there is no such row.
   bool goToRow(int row);
   // Scrolls to the first row of key group `key_group`; false if it has no rows (or is not
@@ -88,7 +96,8 @@ class StateBrowser : public QWidget {
   QTableView* m_view;
   QLabel* m_status;
   int m_recordShownRow = -1;  // the row whose record bytes were announced
-  bool m_matchForced = false;  // "key is" was unsupported, so "starts with" was chosen instead
+  bool m_matchForced = false;
+  bool m_chosen = false;  // an operator or state was picked (by the user or a linked view)  // "key is" was unsupported, so "starts with" was chosen instead
 };
 
 }  // namespace ckpt::inspector

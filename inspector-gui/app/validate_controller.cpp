@@ -29,7 +29,9 @@ ValidateController::ValidateController(OpenSession& session, const WindowShell& 
   m_findingsProxy->setSourceModel(m_findingsModel);
   m_findingsView->setModel(m_findingsProxy);
   m_findingsView->setSortingEnabled(true);
-  m_findingsView->setTextElideMode(Qt::ElideMiddle);
+  // Messages and paths keep their start (where the rule says what is wrong); the whole text is
+  // each cell's tooltip.
+  m_findingsView->setTextElideMode(Qt::ElideRight);
   m_findingsView->setWordWrap(false);
   m_findingsView->setSelectionBehavior(QAbstractItemView::SelectRows);
   connect(m_findingsModel, &QAbstractItemModel::modelReset, this, [this] { fitColumns(m_findingsView, FindingsModel::kMessage); });
@@ -154,7 +156,7 @@ void ValidateController::validate(bool deep) {
               }
               const size_t errors = std::count_if(r.value->findings.begin(), r.value->findings.end(),
                                                   [](const ops::Finding& f) { return f.severity == ops::Severity::kError; });
-              m_findingsSummary->setText(tr("%1 (%2): %3 findings, %4 errors; %5 rules checked%6; %7 files and %8 read%9.\\nVerdict: %10")
+              m_findingsSummary->setText(tr("%1 (%2): %3 findings, %4 errors; %5 rules checked%6; %7 files and %8 read%9.\nVerdict: %10")
                                              .arg(qs(r.value->snapshot_type), deep ? tr("deep: every record decoded") : tr("checksums"))
                                              .arg(r.value->findings.size()).arg(errors)
                                              .arg(r.value->checked_rules.size())

@@ -9,6 +9,7 @@
 #include <QTabWidget>
 
 #include "app/inspector_page.h"
+#include "app/status_line.h"
 
 namespace ckpt::inspector {
 
@@ -18,11 +19,13 @@ struct WindowShell {
   QMainWindow* window = nullptr;
   QTabWidget* pages = nullptr;
   TaskProgress* progress = nullptr;
+  StatusLine* statusLine = nullptr;
 
   void showPage(InspectorPage page) const { pages->setCurrentIndex(page); }
-  // A status-bar message; `timeout_ms` 0 keeps it until the next one.
+  // A status-bar message (elided to the bar; whole in its tooltip and the log); `timeout_ms` 0
+  // keeps it until the next one.
   void status(const QString& text, int timeout_ms = 0) const {
-    window->statusBar()->showMessage(text, timeout_ms);
+    statusLine->showMessage(text, timeout_ms);
   }
   void setTitle(const QString& title) const { window->setWindowTitle(title); }
 };

@@ -2,6 +2,7 @@
 
 #include <QBrush>
 #include <QColor>
+#include <QDateTime>
 #include "models/tone.h"
 
 #include "models/display.h"
@@ -61,6 +62,7 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
   }
   if (role == Qt::ToolTipRole) {
     if (index.column() == kFullSize || index.column() == kCheckpointedSize) return sizeExplanation();
+    if (index.column() == kTime) return formatTimestamp(e.trigger_timestamp_ms);
     if (!e.problem.empty()) return qs(e.problem);
     return {};
   }
@@ -89,7 +91,11 @@ QVariant SnapshotListModel::data(const QModelIndex& index, int role) const {
     case kType:
       return qs(ops::CheckpointTypeName(e.checkpoint_type)) + QStringLiteral(", ") +
              qs(ops::CheckpointingModeName(e.mode));
-    case kTime: return formatTimestamp(e.trigger_timestamp_ms);
+    // To the minute, so the list fits a narrow dock; the tooltip has the seconds.
+    case kTime:
+      return e.trigger_timestamp_ms <= 0
+                 ? QStringLiteral("-")
+                 : QDateTime::fromMSecsSinceEpoch(e.trigger_timestamp_ms, Qt::UTC).toString(QStringLiteral("yyyy-MM-dd HH:mm"));
     // A snapshot that could not be read has no sizes: unknown, never "0 B".
     case kFullSize:
       return e.health == ops::SnapshotHealth::kComplete ? humanBytes(e.full_size_bytes) : QStringLiteral("—");
@@ -108,7 +114,7 @@ QVariant SnapshotListModel::headerData(int section, Qt::Orientation orientation,
     return sizeExplanation();
   }
   if (role != Qt::DisplayRole) return {};
-  static const char* kNames[] = {"Snapshot", "Checkpoint", "Kind", "Type", "Triggered",
+  static const char* kNames[] = {"Snapshot", "Checkpoint", "Kind", "Type", "Triggered (UTC)",
                                  "Full size", "Checkpointed size", "Operators", "Health"};
   return section >= 0 && section < kColumnCount ? tr(kNames[section]) : QVariant();
 }

@@ -6,10 +6,12 @@
 #include <QPointer>
 #include <algorithm>
 #include <atomic>
+#include <utility>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/ops/state_entries.h"
 #include "models/display.h"
+#include "models/timestamp_text.h"
 
 namespace ckpt::inspector {
 namespace {
@@ -30,9 +32,21 @@ std::string_view keyText(const std::string& key_json) {
 // (DumpOptions::key_json) only, so the model matches the other two on the entries Dump emits.
 bool keyMatches(const Query& q, const ops::DumpEntry& e) {
   if (q.match == KeyMatch::kExact || q.key.empty()) return true;
+  if (q.match == KeyMatch::kValueContains) return keyText(e.value_json).find(q.key) != std::string_view::npos;
   const std::string_view k = keyText(e.key_json);
   if (q.match == KeyMatch::kPrefix) return k.substr(0, q.key.size()) == q.key;
   return k.find(q.key) != std::string_view::npos;
+}
+
+// Sort order of two cells: empty first, then numbers by value (before text), then text.
+int CompareStateCells(const QVariant& a, const QVariant& b) {
+  const QString sa = a.toString(), sb = b.toString();
+  if (sa.isEmpty() || sb.isEmpty()) return sa.isEmpty() == sb.isEmpty() ? 0 : (sa.isEmpty() ? -1 : 1);
+  bool na = false, nb = false;
+  const double da = sa.toDouble(&na), db = sb.toDouble(&nb);
+  if (na && nb) return da < db ? -1 : da > db ? 1 : 0;
+  if (na != nb) return na ? -1 : 1;
+  return sa.compare(sb);
 }
 
 struct ReadOut {
@@ -76,6 +90,7 @@ ReadOut readEntries(const Query& q, std::optional<uint32_t> key_group, int skip,
       if (e.source != "state") r.source = e.source + " " + e.change_op;
       r.key_group = e.key_group ? static_cast<int64_t>(*e.key_group) : -1;
       r.subtask = e.subtask ? static_cast<int32_t>(*e.subtask) : -1;
+      r.timer = e.kind == ops::StateKind::kTimers;
       if (e.record_file) {
         r.record_file = static_cast<int32_t>(*e.record_file);
         r.record_offset = e.record_offset;
@@ -165,6 +180,8 @@ void StateTableModel::rebuildPlan() {
   m_exact = false;
   m_counting = false;
   m_error.clear();
+  m_order.clear();
+  m_sortColumn = -1;
   m_query.snapshot = m_snapshot;
   m_query.fs = m_fs;
   if (!m_snapshot || !m_fs || m_query.op.empty()) return;
@@ -195,7 +212,13 @@ void StateTableModel::rebuildPlan() {
 
 int StateTableModel::firstRowOfKeyGroup(uint32_t key_group) const {
   for (size_t c : m_rowChunks) {
-    if (m_chunks[c].key_group == key_group) return m_chunks[c].first_row;
+    if (m_chunks[c].key_group != key_group) continue;
+    if (m_order.empty()) return m_chunks[c].first_row;
+    // Sorted: the first shown row of the group.
+    const int first = m_chunks[c].first_row, end = first + m_chunks[c].rows;
+    for (size_t i = 0; i < m_order.size(); ++i) {
+      if (m_order[i] >= first && m_order[i] < end) return static_cast<int>(i);
+    }
   }
   return -1;
 }
@@ -277,6 +300,7 @@ void StateTableModel::countArrived(uint64_t generation, size_t first_chunk, std:
     Q_EMIT loadFailed(m_error);
   }
   if (added > 0) Q_EMIT rowsLoaded(first_row, added);
+  Q_EMIT countFinished();
 }
 
 bool StateTableModel::locate(int row, PageKey* key, size_t* offset) const {
@@ -291,13 +315,19 @@ bool StateTableModel::locate(int row, PageKey* key, size_t* offset) const {
   return true;
 }
 
+int StateTableModel::sourceRow(int row) const {
+  return row >= 0 && static_cast<size_t>(row) < m_order.size() ? m_order[static_cast<size_t>(row)] : row;
+}
+
 bool StateTableModel::isLoaded(int row) const {
+  row = sourceRow(row);
   PageKey key;
   size_t offset = 0;
   return locate(row, &key, &offset) && m_pages.count(key) > 0;
 }
 
 void StateTableModel::requestRow(int row) const {
+  row = sourceRow(row);
   PageKey key;
   size_t offset = 0;
   // After a read error nothing more is read (the error is shown; a new filter or source resets).
@@ -400,24 +430,75 @@ int StateTableModel::columnCount(const QModelIndex& parent) const { return paren
 QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
   if (role >= kRecordFileRole && role <= kRecordLengthRole) {
-    const Row* r = rowAt(index.row(), false);
+    const Row* r = rowAt(sourceRow(index.row()), false);
     if (r == nullptr) return {};
     if (role == kRecordFileRole) return r->record_file;
     return QVariant::fromValue<qulonglong>(role == kRecordOffsetRole ? r->record_offset : r->record_length);
   }
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
-  const Row* r = rowAt(index.row(), false);
+  const Row* r = rowAt(sourceRow(index.row()), false);
   if (r == nullptr) return index.column() == kKey ? QVariant(tr("reading…")) : QVariant();
   switch (index.column()) {
     case kSubtask: return r->subtask < 0 ? QVariant() : QVariant(r->subtask);
     case kKeyGroup: return r->key_group < 0 ? QVariant() : QVariant::fromValue<qlonglong>(r->key_group);
     case kKey: return qs(r->key);
     case kNamespace: return qs(r->ns);
-    case kUserKey: return qs(r->user_key);
+    case kUserKey:
+      // A timer's timestamp reads as a UTC date; the milliseconds ops emitted are its tooltip.
+      if (r->timer) return role == Qt::ToolTipRole ? qs(r->user_key) + tr(" ms") : timestampText(qs(r->user_key));
+      return qs(r->user_key);
     case kValue: return qs(r->value);
     case kSource: return r->source.empty() ? qs(r->state) : qs(r->state + " (" + r->source + ")");
     default: return {};
   }
+}
+
+void StateTableModel::sort(int column, Qt::SortOrder order) {
+  if (column < 0 || column >= kColumnCount) {
+    if (m_order.empty()) return;
+    Q_EMIT layoutAboutToBeChanged();
+    m_order.clear();
+    m_sortColumn = -1;
+    Q_EMIT layoutChanged();
+    return;
+  }
+  if (!fullyFetched() || static_cast<size_t>(m_rowCount) > kMaxCachedRows) {
+    Q_EMIT sortRefused(fullyFetched() ? tr("Sorting needs at most %1 rows: filter first").arg(kMaxCachedRows)
+                                      : tr("Sorting needs every row counted: scroll to the end or filter first"));
+    return;
+  }
+  // Every cell of the column in ops' order, read now (the pages stay in memory: the rows fit
+  // the cache).
+  const std::vector<int> shownBefore = std::exchange(m_order, {});
+  std::vector<QVariant> cells(static_cast<size_t>(m_rowCount));
+  for (int row = 0; row < m_rowCount; ++row) {
+    if (rowAt(row, true) == nullptr) {
+      m_order = shownBefore;
+      Q_EMIT sortRefused(m_error.isEmpty() ? tr("row %1 could not be read").arg(row + 1) : m_error);
+      return;
+    }
+    cells[static_cast<size_t>(row)] = data(createIndex(row, column), Qt::DisplayRole);
+  }
+  std::vector<int> sorted(static_cast<size_t>(m_rowCount));
+  for (int i = 0; i < m_rowCount; ++i) sorted[static_cast<size_t>(i)] = i;
+  std::stable_sort(sorted.begin(), sorted.end(), [&](int a, int b) {
+    const int c = CompareStateCells(cells[static_cast<size_t>(a)], cells[static_cast<size_t>(b)]);
+    return order == Qt::AscendingOrder ? c < 0 : c > 0;
+  });
+  Q_EMIT layoutAboutToBeChanged({}, QAbstractItemModel::VerticalSortHint);
+  const QModelIndexList before = persistentIndexList();
+  m_order = std::move(sorted);
+  m_sortColumn = column;
+  // Persistent indexes (the view's current row and selection) follow their rows.
+  std::vector<int> shownAt(static_cast<size_t>(m_rowCount));
+  for (int i = 0; i < m_rowCount; ++i) shownAt[static_cast<size_t>(m_order[static_cast<size_t>(i)])] = i;
+  QModelIndexList after;
+  for (const QModelIndex& i : before) {
+    const int src = i.row() < static_cast<int>(shownBefore.size()) ? shownBefore[static_cast<size_t>(i.row())] : i.row();
+    after << index(shownAt[static_cast<size_t>(src)], i.column());
+  }
+  changePersistentIndexList(before, after);
+  Q_EMIT layoutChanged({}, QAbstractItemModel::VerticalSortHint);
 }
 
 QVariant StateTableModel::headerData(int section, Qt::Orientation o, int role) const {
@@ -436,7 +517,7 @@ QByteArray StateTableModel::rowsToJson(const QModelIndexList& indexes) {
   QByteArray out("[");
   bool first = true;
   for (int row : rows) {
-    const Row* r = rowAt(row, true);
+    const Row* r = rowAt(sourceRow(row), true);
     if (r == nullptr) continue;
     auto str = [](const std::string& s) {
       return QJsonDocument(QJsonObject{{QStringLiteral("s"), qs(s)}}).toJson(QJsonDocument::Compact).mid(5).chopped(1);

@@ -6,7 +6,9 @@
 // text filter, several states in one container, RocksDB or changelog handles) key groups are
 // counted in the background as the view asks for more (canFetchMore / fetchMore). At most
 // kMaxCachedRows decoded rows stay in memory, however large a key group is. Filters: the exact
-// key (JSON of the key type; ops seeks its key group), a key prefix or substring, a key group.
+// key (JSON of the key type; ops seeks its key group), a key prefix or substring, a part of the
+// value, a key group. Rows sort by a column once their count is final and fits the cache; a
+// timer's timestamp shows as an ISO-8601 UTC date (its milliseconds in the tooltip).
 // GUI thread only (the worker posts its results back); the snapshot is immutable and shared.
 #pragma once
 
@@ -34,7 +36,9 @@ class StateTableModel : public QAbstractTableModel {
 
  public:
   enum Column { kSubtask, kKeyGroup, kKey, kNamespace, kUserKey, kValue, kSource, kColumnCount };
-  enum class KeyMatch { kExact, kPrefix, kSubstring };
+  // How the filter text matches: the key exactly (JSON; ops seeks its key group), the start or
+  // a part of the key as shown, or a part of the value as shown.
+  enum class KeyMatch { kExact, kPrefix, kSubstring, kValueContains };
   // Where a row's record lies (ops' DumpEntry::record_*), for the linked hex view: the file
   // (index into the snapshot's file table, -1 when the entry has no container record) and the
   // record's bytes in that file's record stream. Any column.
@@ -61,6 +65,14 @@ class StateTableModel : public QAbstractTableModel {
   // all) and/or this key group.
   void setFilter(const QString& key, std::optional<uint32_t> key_group,
                  KeyMatch match = KeyMatch::kExact);
+
+  // Orders the rows by `column` (numbers as numbers, other cells as text, empty cells first);
+  // column -1 restores ops' order. Reads every row not in memory on the calling thread, so it
+  // sorts only when the row count is final and at most kMaxCachedRows (sortRefused otherwise).
+  // A new source, filter or history view restores ops' order.
+  void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+  // The column the rows are sorted by, -1 for ops' order.
+  int sortColumn() const { return m_sortColumn; }
 
   // Changelog state as its raw history (ops' DumpOptions::history) instead of the replayed
   // values a restore sees. Default: false.
@@ -98,12 +110,18 @@ class StateTableModel : public QAbstractTableModel {
   void loadFailed(const QString& message);
   // Rows [first, first + count) were read (a page, or newly counted key groups).
   void rowsLoaded(int first, int count);
+  // sort() could not order the rows; `reason` says why (shown to the user).
+  void sortRefused(const QString& reason);
+  // A background count finished (whether or not it found rows): fullyFetched() and
+  // canFetchMore() are up to date.
+  void countFinished();
 
  public:
   struct Row {
     std::string key, ns, user_key, value, state, source;
     int64_t key_group = -1;  // -1: not keyed state
     int32_t subtask = -1;
+    bool timer = false;  // a timer: user_key holds its timestamp (ms since the epoch)
     int32_t record_file = -1;  // ops::DumpEntry::record_file, -1 when unset
     uint64_t record_offset = 0;
     uint64_t record_length = 0;
@@ -132,6 +150,8 @@ class StateTableModel : public QAbstractTableModel {
                     std::vector<std::vector<Row>> first_pages, QString error);
   void store(PageKey key, std::vector<Row> rows) const;
   const Row* rowAt(int row, bool load) const;
+  // The row in ops' order shown at `row` (the identity unless sorted).
+  int sourceRow(int row) const;
   bool locate(int row, PageKey* key, size_t* offset) const;
 
   std::shared_ptr<const ops::Snapshot> m_snapshot;
@@ -153,6 +173,8 @@ class StateTableModel : public QAbstractTableModel {
   uint64_t m_generation = 0;
   std::shared_ptr<std::atomic<uint64_t>> m_current;  // the worker's view of m_generation
   bool m_resetting = false;
+  std::vector<int> m_order;  // shown row -> row in ops' order; empty when not sorted
+  int m_sortColumn = -1;
   mutable QThreadPool m_pool;
 };
 

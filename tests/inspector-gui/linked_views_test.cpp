@@ -23,7 +23,9 @@
 #include <QTreeView>
 #include <filesystem>
 
+#include "app/charts.h"
 #include "app/hex_view.h"
+#include "app/job_graph_view.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "ckpt/ops/file_layout.h"
@@ -101,7 +103,8 @@ class LinkedViewsTest : public QObject {
     QVERIFY(!page.contains(QStringLiteral("Largest operators")));  // nothing of chk-2
     QVERIFY(w.snapshot() == nullptr);
     QCOMPARE(w.detailModel()->rowCount(), 0);
-    QVERIFY(w.hexView()->path().isEmpty());
+    // The hex pane shows chk-3's own unparsable _metadata, nothing of chk-2.
+    QVERIFY2(w.hexView()->path().endsWith(QStringLiteral("chk-3/_metadata")), qPrintable(w.hexView()->path()));
     QCOMPARE(w.stateBrowser()->model()->rowCount(), 0);
     // What can be shown: the files on disk.
     QCOMPARE(w.filesView()->model()->rowCount(), 2);
@@ -125,7 +128,7 @@ class LinkedViewsTest : public QObject {
     QVERIFY(menuAction(w, QStringLiteral("Validate"))->isEnabled());
     // Failed opens stay out of Open Recent.
     QVERIFY(!w.recentFiles().contains(QDir::cleanPath(job + "/chk-3")));
-    QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
+    QVERIFY(!w.statusMessage().startsWith(QStringLiteral("Opening")));
   }
 
   // Must-fix 2: under checksum errors the verdict never says restore is possible; it says what
@@ -306,6 +309,65 @@ class LinkedViewsTest : public QObject {
     QVERIFY2(w.hexRangeText().contains(QStringLiteral("holding the record")), qPrintable(w.hexRangeText()));
     // The decoded pane shows the entry, not the tree node.
     QVERIFY(w.decodedPane()->toPlainText().contains(QStringLiteral("key group %1").arg(kg)));
+  }
+
+  // A click on an operator in the job graph selects it in the tree, the Subtasks chart and the
+  // State tab.
+  void jobGraphClickSelectsOperatorEverywhere() {
+    TestWindow w;
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    const ops::Snapshot& s = *w.snapshot();
+    const std::string aggName = "per-user-aggregate";
+    int agg = -1;
+    for (size_t i = 0; i < s.operators.size(); ++i) {
+      if (s.operators[i].uid == aggName || s.operators[i].name == aggName) agg = static_cast<int>(i);
+    }
+    QVERIFY(agg >= 0);
+    const QString aggId = qs(s.operators[static_cast<size_t>(agg)].id_hex);
+    w.showPage(MainWindow::kJobGraphPage);
+    JobGraphView* g = w.jobGraph();
+    QTest::mouseClick(g, Qt::LeftButton, {}, g->operatorRect(agg).center().toPoint());
+    QCOMPARE(g->selectedOperator(), agg);
+    QCOMPARE(w.detailTree()->currentIndex().data(kOperatorIdRole).toString(), aggId);
+    QCOMPARE(w.subtaskChart()->operatorIndex(), agg);
+    QCOMPARE(w.stateBrowser()->currentOperator(), aggId);
+  }
+
+  // A tree selection moves the job graph and the Subtasks chart to its operator.
+  void treeSelectionMovesJobGraphAndSubtasks() {
+    TestWindow w;
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    const ops::Snapshot& s = *w.snapshot();
+    for (int op = 0; op < static_cast<int>(s.operators.size()); ++op) {
+      ops::Location loc;
+      loc.operator_id = s.operators[static_cast<size_t>(op)].id_hex;
+      const QModelIndex node = w.detailModel()->indexForLocation(loc);
+      QVERIFY(node.isValid());
+      w.detailTree()->setCurrentIndex(node);
+      QCOMPARE(w.jobGraph()->selectedOperator(), op);
+      QCOMPARE(w.subtaskChart()->operatorIndex(), op);
+    }
+  }
+
+  // A state row selects its operator in the job graph and the Subtasks chart too (through the
+  // tree node it selects).
+  void stateRowMovesJobGraphAndSubtasks() {
+    TestWindow w;
+    QVERIFY(openAndWait(w, fixture("v1/savepoint")));
+    StateBrowser* b = w.stateBrowser();
+    const ops::OperatorInfo* info = w.snapshot()->FindOperator("per-user-aggregate").value();
+    const int agg = static_cast<int>(info - w.snapshot()->operators.data());
+    // Start elsewhere so that following is visible.
+    w.jobGraph()->setSelectedOperator(-1);
+    w.subtaskChart()->setOperator(w.snapshot(), -1);
+    b->showState(qs(info->id_hex), QStringLiteral("order-count"));
+    w.showPage(MainWindow::kStatePage);
+    QVERIFY(QTest::qWaitFor([&] { return b->model()->rowCount() > 0; }, 30000));
+    QSignalSpy shown(&w, &MainWindow::hexRangeShown);
+    b->view()->setCurrentIndex(b->model()->index(0, StateTableModel::kKey));
+    QVERIFY(QTest::qWaitFor([&] { return !shown.isEmpty(); }, 30000));
+    QCOMPARE(w.jobGraph()->selectedOperator(), agg);
+    QCOMPARE(w.subtaskChart()->operatorIndex(), agg);
   }
 };
 

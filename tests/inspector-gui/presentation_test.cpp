@@ -99,7 +99,7 @@ class PresentationTest : public QObject {
 
     // "1 job", not "1 jobs".
     QString atRoot;
-    connect(&w, &MainWindow::rootLoaded, this, [&] { atRoot = w.statusBar()->currentMessage(); });
+    connect(&w, &MainWindow::rootLoaded, this, [&] { atRoot = w.statusMessage(); });
     w.openPath(fixture("v1/checkpoints"));
     QVERIFY(QTest::qWaitFor([&] { return !atRoot.isEmpty(); }, 30000));
     QVERIFY2(atRoot.endsWith(QStringLiteral(": 1 job")), qPrintable(atRoot));
@@ -152,7 +152,7 @@ class PresentationTest : public QObject {
     QVERIFY(!menuAction(w, QStringLiteral("Remap"))->isEnabled());
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     QVERIFY(menuAction(w, QStringLiteral("Validate"))->isEnabled());
-    QVERIFY(!w.statusBar()->currentMessage().startsWith(QStringLiteral("Opening")));
+    QVERIFY(!w.statusMessage().startsWith(QStringLiteral("Opening")));
     w.showStartPage();
     QVERIFY(w.summaryText().contains(QDir::cleanPath(fixture("v1/savepoint"))));  // recent files
 
