@@ -61,8 +61,9 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
   if (!t.empty()) t.Print(out);
   PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
   if (r.dry_run) {
-    out << "would rescale " << r.operators.size() << " operator(s), copy " << r.files_copied
-        << " file(s) and write " << HumanBytes(r.bytes_written) << " (dry run: nothing written)";
+    // A dry run encodes no new state, so it knows no byte count to promise.
+    out << "would rescale " << r.operators.size() << " operator(s) and copy " << r.files_copied
+        << " file(s) (dry run: nothing written)";
   } else if (r.written) {
     out << r.operators.size() << " operator(s) rescaled, " << r.files_copied
         << " file(s) copied, " << HumanBytes(r.bytes_written) << " written; _metadata written last";
