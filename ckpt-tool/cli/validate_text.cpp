@@ -29,7 +29,7 @@ void PrintValidateCapabilities(const ops::ValidateReport& r, std::ostream& out) 
   t.Print(out);
 }
 
-bool FailsCheck(const ops::Finding& f, bool strict) {
+bool ValidateFindingFailsCheck(const ops::Finding& f, bool strict) {
   return f.severity == ops::Severity::kError ||
          (strict && f.severity == ops::Severity::kWarning);
 }
@@ -80,7 +80,7 @@ void RenderValidateText(const ops::ValidateReport& r, std::string_view path_as_g
   for (const auto& f : r.findings) {
     errors += f.severity == ops::Severity::kError;
     warnings += f.severity == ops::Severity::kWarning;
-    if (options.verbose || FailsCheck(f, options.strict)) {
+    if (options.verbose || ValidateFindingFailsCheck(f, options.strict)) {
       RenderFindingText(f, out);
     } else {
       ++hidden;
