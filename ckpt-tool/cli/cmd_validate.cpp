@@ -7,7 +7,6 @@
 #include <optional>
 
 #include "cli_common.h"
-#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/uids.h"
 #include "ckpt/ops/validate.h"
 #include "render.h"
