@@ -1,9 +1,13 @@
 // ckpt-tool prune ROOT [--keep-last N] [--older-than DURATION] [--deep] [--dry-run | --yes
-// [--verify]]: delete subsumed checkpoints and orphaned files, showing the plan first; with
-// --verify, check afterwards that what was kept still opens and restores.
+// [--verify]] [--verbose]: delete subsumed checkpoints and orphaned files, showing the plan
+// first (each snapshot's verdict and what is freed per category; every step and kept file with
+// --verbose); with --verify, check afterwards that what was kept still opens and restores.
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
+#include <string_view>
 
 #include "ckpt/ops/prune.h"
 #include "cli_common.h"
@@ -21,7 +25,69 @@ struct PruneArgs {
   bool dry_run = false;
   bool yes = false;
   bool verify = false;
+  bool verbose = false;
 };
+
+// What the removals of one category free: files removed and their bytes.
+struct PruneFreed {
+  size_t files = 0;
+  uint64_t bytes = 0;
+};
+
+// The category of a removed file: the snapshot whose directory holds it decides.
+std::string_view PruneCategoryOf(const ops::PrunePlan& plan, const std::string& path) {
+  for (const auto& s : plan.snapshots) {
+    if (path.size() <= s.path.size() || path.compare(0, s.path.size(), s.path) != 0 ||
+        path[s.path.size()] != '/') {
+      continue;
+    }
+    if (s.verdict == ops::SnapshotVerdict::kSubsumed) return "subsumed checkpoints";
+    if (s.verdict == ops::SnapshotVerdict::kIncomplete) return "incomplete checkpoints";
+  }
+  return "orphaned files";
+}
+
+// The text summary: snapshots deleted and kept by verdict, then the files and bytes freed per
+// category by the first `steps` steps (all of them for a plan), and the total.
+void PrintPruneSummary(const ops::PrunePlan& plan, bool executed, size_t steps, std::ostream& out) {
+  std::map<std::string_view, size_t> kept_by_verdict;
+  size_t deleted = 0;
+  for (const auto& s : plan.snapshots) {
+    if (s.verdict == ops::SnapshotVerdict::kSubsumed) {
+      ++deleted;
+    } else {
+      ++kept_by_verdict[ops::SnapshotVerdictName(s.verdict)];
+    }
+  }
+  std::string kept;
+  for (const auto& [verdict, n] : kept_by_verdict) {
+    kept += (kept.empty() ? "" : ", ") + std::to_string(n) + " " + std::string(verdict);
+  }
+  out << "\nsnapshots: " << deleted << (executed ? " deleted" : " to delete") << " (subsumed), "
+      << plan.snapshots.size() - deleted << " kept" << (kept.empty() ? "" : " (" + kept + ")")
+      << "\n";
+  std::map<std::string_view, PruneFreed> freed;
+  PruneFreed total;
+  for (size_t i = 0; i < steps && i < plan.steps.size(); ++i) {
+    const auto& st = plan.steps[i];
+    if (st.action != ops::PruneAction::kRemoveFile) continue;
+    PruneFreed& f = freed[PruneCategoryOf(plan, st.path)];
+    ++f.files;
+    f.bytes += st.size_bytes;
+    ++total.files;
+    total.bytes += st.size_bytes;
+  }
+  if (!freed.empty()) {
+    TextTable t({executed ? "FREED" : "TO FREE", "FILES", "BYTES"}, {false, true, true});
+    for (const auto& [category, f] : freed) {
+      t.AddRow({std::string(category), std::to_string(f.files), HumanBytes(f.bytes)});
+    }
+    t.Print(out);
+  }
+  out << (executed ? "freed " : "would free ") << total.files << " files, "
+      << HumanBytes(total.bytes) << " in " << std::min(steps, plan.steps.size()) << " steps; "
+      << plan.kept.size() << " files kept\n";
+}
 
 // The --verify report: one line per kept snapshot checked (nothing without --verify).
 void PrintPruneVerificationJson(const std::optional<ops::PruneVerification>& v, std::ostream& out) {
@@ -92,7 +158,10 @@ void PrintJson(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
       << "\n";
 }
 
-void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, std::ostream& out) {
+void PrintPruneFileLists(const ops::PrunePlan& plan, std::ostream& out);
+
+void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, bool verbose,
+               std::ostream& out) {
   out << "prune " << plan.root
       << (executed ? "" : " (dry run: nothing deleted; pass --yes to delete)") << "\n\n";
   TextTable snaps({"SNAPSHOT", "ID", "VERDICT", "WHY"}, {false, true, false, false});
@@ -105,8 +174,23 @@ void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
   } else {
     snaps.Print(out);
   }
-  out << "\n" << (executed ? "executed " : "plan: ") << plan.steps.size() << " steps, "
-      << plan.files_to_delete << " files, " << HumanBytes(plan.bytes_to_free) << "\n";
+  PrintPruneSummary(plan, executed, executed ? steps_done : plan.steps.size(), out);
+  if (!verbose) {
+    if (!plan.steps.empty() || !plan.kept.empty()) {
+      out << "(--verbose lists every step and every kept file)\n";
+    }
+  } else {
+    PrintPruneFileLists(plan, out);
+  }
+  for (const auto& n : plan.notes) out << "note: " << n << "\n";
+  if (executed && steps_done < plan.steps.size()) {
+    out << "stopped after " << steps_done << " of " << plan.steps.size() << " steps\n";
+  }
+}
+
+// --verbose: every step of the plan and every kept file with its reason.
+void PrintPruneFileLists(const ops::PrunePlan& plan, std::ostream& out) {
+  out << "\n";
   TextTable steps({"STEP", "ACTION", "PATH", "SIZE", "WHY"}, {true, false, false, true, false});
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& st = plan.steps[i];
@@ -120,10 +204,6 @@ void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
     TextTable kept({"PATH", "WHY"});
     for (const auto& k : plan.kept) kept.AddRow({k.path, k.reason});
     kept.Print(out);
-  }
-  for (const auto& n : plan.notes) out << "note: " << n << "\n";
-  if (executed && steps_done < plan.steps.size()) {
-    out << "stopped after " << steps_done << " of " << plan.steps.size() << " steps\n";
   }
 }
 
@@ -175,7 +255,7 @@ CommandResult Run(const PruneArgs& args, CliContext& ctx) {
     PrintJson(*plan, args.yes, done, ctx.out());
     PrintPruneVerificationJson(verification, ctx.out());
   } else {
-    PrintText(*plan, args.yes, done, ctx.out());
+    PrintText(*plan, args.yes, done, args.verbose, ctx.out());
     PrintPruneVerificationText(verification, ctx.out());
   }
   // As the --verify of remap, relocate and rescale: a verification that found damage is a
@@ -211,6 +291,10 @@ void AddPruneCommand(CLI::App& app, CliContext& ctx) {
                 "it restores");
   sub->add_flag("--dry-run", args->dry_run, "Only show the plan (the default)");
   sub->add_flag("-y,--yes", args->yes, "Execute the plan");
+  sub->add_flag("-v,--verbose", args->verbose,
+                "Text: also list every step (each file removed, with its size and reason) and "
+                "every kept file; by default the plan shows each snapshot's verdict and what is "
+                "freed per category");
   sub->add_flag("--verify", args->verify,
                 "With --yes: afterwards, check that every kept snapshot still opens and each "
                 "job's newest retained checkpoint still restores (exit 1 if not)");

@@ -55,11 +55,15 @@ void PrintRelocateResult(const ops::RelocateResult& r, OutputFormat format, std:
   }
   if (!t.empty()) t.Print(out);
   PrintWarningsAndRefusal({}, OutcomeOf(r), out);
-  out << r.files.size() << " files, " << HumanBytes(r.total_bytes);
   if (r.dry_run) {
-    out << " (dry run: nothing written)";
+    out << "would write " << r.files.size() << " files, " << HumanBytes(r.total_bytes)
+        << " (dry run: nothing written)";
   } else if (r.written) {
-    out << ", " << r.copies_verified_by << " verified; _metadata written last";
+    out << "wrote " << r.files.size() << " files, " << HumanBytes(r.total_bytes) << ", "
+        << r.copies_verified_by << " verified; _metadata written last";
+  } else {
+    out << "nothing written (the output would have " << r.files.size() << " files, "
+        << HumanBytes(r.total_bytes) << ")";
   }
   out << "\n";
   RenderVerificationText(r.verification, out);

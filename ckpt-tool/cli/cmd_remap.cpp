@@ -1,8 +1,10 @@
 // ckpt-tool remap SNAPSHOT --to OUT (--map OLD=NEW... | --against JOB.json [--by-name]):
 // a new savepoint whose operator IDs match a new job version.
 #include <CLI/CLI.hpp>
+#include <iostream>
 #include <memory>
 
+#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/mapping.h"
 #include "ckpt/ops/remap.h"
 #include "cli_common.h"
@@ -25,6 +27,24 @@ struct RemapArgs {
   bool verify = false;
   bool copy = false;
 };
+
+// True when the plan renames or drops an operator (else the output equals the input).
+bool RemapChangesAnything(const ops::RemapResult& r) {
+  for (const auto& e : r.operators) {
+    if (e.action != ops::RemapAction::kKeep) return true;
+  }
+  return false;
+}
+
+// The one stderr line of a remap whose requests matched nothing: each unmatched request as the
+// user wrote it, so a script that only watches stderr and the exit status sees why.
+void PrintRemapUnmatchedError(const ops::RemapResult& r) {
+  std::string list;
+  for (const auto& u : r.unmatched) list += (list.empty() ? "" : ", ") + u;
+  std::cerr << "ckpt-tool: remap: " << (r.dry_run ? "" : "nothing written: ")
+            << base::EscapeForText(list) << " matched no operator of "
+            << base::EscapeForText(r.source_dir) << "\n";
+}
 
 void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   if (format == OutputFormat::kJson) {
@@ -71,11 +91,24 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
   }
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
+  if (r.unmatched.empty() && !RemapChangesAnything(r)) {
+    out << "no operator changes: the output is a copy of the input\n";
+  }
   PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
-  out << r.files << " files, " << HumanBytes(r.total_bytes);
-  if (r.written) {
-    out << " (" << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
+  if (r.dry_run && !r.unmatched.empty()) {
+    // The real run refuses such a plan: it would write nothing, not the plan's files.
+    out << "would write nothing: " << r.unmatched.size()
+        << " request(s) matched no operator (dry run: nothing written)";
+  } else if (r.dry_run) {
+    out << "would write " << r.files << " files, " << HumanBytes(r.total_bytes)
+        << " (dry run: nothing written)";
+  } else if (r.written) {
+    out << "output: " << r.files << " files, " << HumanBytes(r.total_bytes) << " ("
+        << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
         << r.copies_verified_by << " verified; _metadata written last";
+  } else {
+    out << "nothing written (the output would have " << r.files << " files, "
+        << HumanBytes(r.total_bytes) << ")";
   }
   out << "\n";
   RenderVerificationText(r.verification, out);
@@ -118,6 +151,7 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
     return CommandResult::Error(result.status());
   }
   Print(*result, *format, ctx.out());
+  if (!result->unmatched.empty()) PrintRemapUnmatchedError(*result);
   // Something the user asked for did not happen, or the output will not restore cleanly.
   if (!result->unmatched.empty() || !result->warnings.empty()) return CommandResult::Findings();
   if (!result->dry_run && !result->written) return CommandResult::Findings();
@@ -134,9 +168,11 @@ void AddRemapCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* sub = app.add_subcommand(
       "remap",
       "Write a NEW savepoint whose operator IDs match a new job version; every kind of state "
-      "moves, coordinator state included. The input is never modified. If a mapping matched "
-      "nothing, the full plan is shown and nothing is written (exit 1); exit 1 also if the "
-      "output still has state the new job cannot take");
+      "moves, coordinator state included. The input is never modified. If a --map, --drop, "
+      "--uid-prefix or --uid-suffix matched no operator, the full plan is shown, nothing is "
+      "written, stderr names the requests that matched nothing and the exit is 1 (also with "
+      "--dry-run: a typo is caught before the real run); exit 1 also if the output still has "
+      "state the new job cannot take");
   sub->add_option("snapshot", args->snapshot, "Snapshot directory or _metadata file")->required();
   AddOutputDirOption(sub, &args->to);
   auto* map = sub->add_option("--map", args->maps,

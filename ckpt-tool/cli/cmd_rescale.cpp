@@ -60,10 +60,17 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
   }
   if (!t.empty()) t.Print(out);
   PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
-  out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
-      << HumanBytes(r.bytes_written) << " written"
-      << (r.dry_run ? " (dry run: nothing written)" : r.written ? "; _metadata written last" : "")
-      << "\n";
+  if (r.dry_run) {
+    // A dry run encodes no new state, so it knows no byte count to promise.
+    out << "would rescale " << r.operators.size() << " operator(s) and copy " << r.files_copied
+        << " file(s) (dry run: nothing written)";
+  } else if (r.written) {
+    out << r.operators.size() << " operator(s) rescaled, " << r.files_copied
+        << " file(s) copied, " << HumanBytes(r.bytes_written) << " written; _metadata written last";
+  } else {
+    out << "nothing written (" << r.operators.size() << " operator(s) would be rescaled)";
+  }
+  out << "\n";
   RenderVerificationText(r.verification, out);
 }
 

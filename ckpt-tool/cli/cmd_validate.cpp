@@ -1,14 +1,16 @@
 // ckpt-tool validate SNAPSHOT [--deep] [--against JOB.json] [-n]: integrity and restorability
-// findings with stable rule IDs, plus the snapshot type's capability table.
+// findings with stable rule IDs and a verdict; the snapshot's capability table in JSON and SARIF,
+// and in text with --capabilities.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
+#include <optional>
 
 #include "cli_common.h"
-#include "ckpt/base/text_escape.h"
 #include "ckpt/ops/uids.h"
 #include "ckpt/ops/validate.h"
 #include "render.h"
+#include "validate_text.h"
 
 namespace ckpt::cli {
 namespace {
@@ -17,7 +19,9 @@ struct ValidateArgs {
   std::string path;
   ops::ValidateOptions options;
   bool strict = false;
+  bool capabilities = false;
   bool no_capabilities = false;
+  bool verbose = false;
   bool list_rules = false;
   std::string uids_file;
 };
@@ -43,19 +47,6 @@ CommandResult ListRules(CliContext& ctx, OutputFormat format) {
   }
   t.Print(out);
   return CommandResult::Clean();
-}
-
-std::string_view SupportedText(const ops::Capability& c) {
-  return c.supported ? "yes" : c.undetermined ? "unknown" : "no";
-}
-
-void PrintCapabilitiesText(const ops::ValidateReport& r, std::ostream& out) {
-  out << "\nSupported operations for this " << r.snapshot_type << ":\n";
-  TextTable t({"OPERATION", "SUPPORTED", "NOTE"});
-  for (const auto& c : r.capabilities) {
-    t.AddRow({c.operation, std::string(SupportedText(c)), c.note.empty() ? "" : c.note});
-  }
-  t.Print(out);
 }
 
 std::string JsonStrings(const std::vector<std::string>& v) {
@@ -96,33 +87,30 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (sarif) {
     RenderValidateSarif(r, base_dir, out);
   } else switch (*format) {
-    case OutputFormat::kText:
-      out << "validate " << base::EscapeForText(args.path);
-      if (!r.snapshot_type.empty()) out << ": " << base::EscapeForText(r.snapshot_type);
-      out << "\n";
-      RenderFindingsText(r.findings, out);
-      RenderUncheckedText(r.not_checked, out);
-      out << r.files_checked << " file(s), " << r.bytes_checked << " bytes checked";
-      if (args.options.deep) out << ", " << r.records_checked << " record(s) decoded";
-      out << "\n";
-      if (!args.no_capabilities && !r.capabilities.empty()) PrintCapabilitiesText(r, out);
+    case OutputFormat::kText: {
+      ValidateTextOptions text;
+      text.verbose = args.verbose;
+      text.strict = args.strict;
+      text.capabilities = args.capabilities;
+      text.deep = args.options.deep;
+      RenderValidateText(r, args.path, text, out);
       break;
+    }
     case OutputFormat::kJson: {
       RenderFindingsJson(r.findings, out);
       for (const auto& u : r.not_checked) out << UncheckedJson(u) << "\n";
-      if (!args.no_capabilities) {
-        for (const auto& c : r.capabilities) {
-          out << JsonLine()
-                     .Str("type", "capability")
-                     .Str("capability", c.operation)
-                     .Bool("supported", c.supported)
-                     .Bool("undetermined", c.undetermined)
-                     .Str("note", c.note)
-                     .Raw("blocked_by", JsonStrings(c.blocked_by))
-                     .Raw("unverified_by", JsonStrings(c.unverified_by))
-                     .Build()
-              << "\n";
-        }
+      // Always the whole table: a consumer of the report must not depend on a display flag.
+      for (const auto& c : r.capabilities) {
+        out << JsonLine()
+                   .Str("type", "capability")
+                   .Str("capability", c.operation)
+                   .Bool("supported", c.supported)
+                   .Bool("undetermined", c.undetermined)
+                   .Str("note", c.note)
+                   .Raw("blocked_by", JsonStrings(c.blocked_by))
+                   .Raw("unverified_by", JsonStrings(c.unverified_by))
+                   .Build()
+            << "\n";
       }
       std::vector<std::string> unchecked_ids;
       for (const auto& u : r.not_checked) unchecked_ids.push_back(u.rule_id);
@@ -156,9 +144,17 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
     case OutputFormat::kJunit:
       RenderFindingsJunit(r.findings, r.checked_rules, "ckpt-tool validate", out, r.not_checked);
       break;
-    case OutputFormat::kGithubActions:
-      RenderFindingsGithub(r.findings, out, base_dir, r.not_checked);
+    case OutputFormat::kGithubActions: {
+      // Findings of the restore rules point into the job spec, at their operator's line.
+      std::optional<GithubSpecFile> spec;
+      if (!args.options.against_job.empty()) {
+        auto positions = ops::JobSpecOperatorPositions(*where->fs, args.options.against_job);
+        spec = GithubSpecFile{args.options.against_job, {}};
+        if (positions.ok()) spec->operators = std::move(positions).value();
+      }
+      RenderFindingsGithub(r.findings, out, base_dir, r.not_checked, spec ? &*spec : nullptr);
       break;
+    }
   }
   bool fail = ops::HasErrors(r.findings);
   if (args.strict) {
@@ -186,15 +182,24 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
                 "With --against: state without a matching operator is dropped, not an error");
   sub->add_flag("--strict", args->strict,
                 "Exit 1 on warnings too, and when a rule could not be checked on this host");
+  auto* caps = sub->add_flag("--capabilities", args->capabilities,
+                             "Text: also print the table of supported operations (JSON and SARIF "
+                             "always carry it)");
   sub->add_flag("--no-capabilities", args->no_capabilities,
-                "Do not print the table of supported operations");
+                "Text: no table of supported operations (the default; kept for scripts)")
+      ->excludes(caps);
+  sub->add_flag("-v,--verbose", args->verbose,
+                "Text: list every finding, not only those that fail the check (errors; with "
+                "--strict, warnings)");
   AddUidsOption(sub, &args->uids_file);
   SetExamples(sub,
               {"ckpt-tool validate /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
-               "ckpt-tool validate --deep chk-42",
+               "ckpt-tool validate --deep chk-42 --verbose --capabilities",
                "ckpt-tool validate sp --against new-job.json --format junit -o validate.xml",
                "ckpt-tool validate sp --against new-job.json -n --format github-actions",
                "ckpt-tool validate sp --against new-job.json --format sarif -o validate.sarif",
+               "Text output: the findings that fail the check, a count of the others, and "
+               "'verdict:' on the restore (blocked by which rules, or undetermined).",
                "Exit status: 0 no errors, 1 errors found (or, with --strict, warnings or rules "
                "that could not be checked here), 2 usage or I/O error. A rule that cannot be "
                "checked on this host (e.g. the sink's output directory is elsewhere) is reported "

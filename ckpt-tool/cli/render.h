@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -73,6 +74,9 @@ std::string XmlEscape(std::string_view s);
 
 // Findings in each format. `suite` names the JUnit test suite (e.g. "ckpt-tool validate").
 void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out);
+// One finding as RenderFindingsText prints it: "SEVERITY RULE: message", then its location and
+// hint on indented lines.
+void RenderFindingText(const ops::Finding& finding, std::ostream& out);
 void RenderFindingsJson(const std::vector<ops::Finding>& findings, std::ostream& out);
 // `checked_rules` are the rule IDs that were evaluated: each gets a passing testcase when no
 // finding names it, so a clean run still reports what it checked. Each of `not_checked` is a
@@ -84,9 +88,16 @@ void RenderFindingsJunit(const std::vector<ops::Finding>& findings,
 // `base_dir`: the directory the findings' relative file locations are relative to (the
 // snapshot directory); annotations name files relative to the working directory, where
 // GitHub resolves them. Each of `not_checked` is a ::notice saying it could not be checked.
+// `spec` (optional): the job spec of validate --against; a finding of a restore rule that names
+// no file is annotated on the spec, at the line and column of its operator where the spec has it.
+struct GithubSpecFile {
+  std::string path;  // as given: relative to the working directory, or absolute
+  std::map<std::string, ops::SpecOperatorPosition> operators;  // by operator ID
+};
 void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out,
                           std::string_view base_dir = "",
-                          const std::vector<ops::UncheckedRule>& not_checked = {});
+                          const std::vector<ops::UncheckedRule>& not_checked = {},
+                          const GithubSpecFile* spec = nullptr);
 // The JSON line of one finding (shared by json and tests): {"type":"finding",...}.
 std::string FindingJson(const ops::Finding& finding);
 // The JSON line of one rule that could not be checked: {"type":"not_checked",...}.

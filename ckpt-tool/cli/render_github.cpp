@@ -34,14 +34,22 @@ std::string EscapeProperty(std::string_view s) {
 
 void RenderFindingsGithub(const std::vector<ops::Finding>& findings, std::ostream& out,
                           std::string_view base_dir,
-                          const std::vector<ops::UncheckedRule>& not_checked) {
+                          const std::vector<ops::UncheckedRule>& not_checked,
+                          const GithubSpecFile* spec) {
   for (const auto& f : findings) {
     const char* command = f.severity == ops::Severity::kError     ? "error"
                           : f.severity == ops::Severity::kWarning ? "warning"
                                                                   : "notice";
     out << "::" << command << " ";
+    const ops::RuleInfo* rule = ops::FindRule(f.rule_id);
     if (!f.location.file.empty()) {
       out << "file=" << EscapeProperty(CwdRelativePath(base_dir, f.location.file)) << ",";
+    } else if (spec != nullptr && rule != nullptr && rule->needs_against) {
+      out << "file=" << EscapeProperty(CwdRelativePath("", spec->path)) << ",";
+      auto at = spec->operators.find(f.location.operator_id);
+      if (at != spec->operators.end()) {
+        out << "line=" << at->second.line << ",col=" << at->second.column << ",";
+      }
     }
     out << "title=" << EscapeProperty(f.rule_id) << "::";
     std::string text = f.message;

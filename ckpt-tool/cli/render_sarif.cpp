@@ -119,6 +119,26 @@ void RenderValidateSarif(const ops::ValidateReport& report, std::string_view bas
     checked += (i == 0 ? "" : ",") + JsonQuoted(report.checked_rules[i]);
   }
   checked += "]";
+  // The capability verdict (as validate's JSON "capability" lines), so a SARIF consumer sees
+  // which operations the findings block.
+  auto strings = [](const std::vector<std::string>& v) {
+    std::string a = "[";
+    for (size_t i = 0; i < v.size(); ++i) a += (i == 0 ? "" : ",") + JsonQuoted(v[i]);
+    return a + "]";
+  };
+  std::string capabilities = "[";
+  for (size_t i = 0; i < report.capabilities.size(); ++i) {
+    const ops::Capability& c = report.capabilities[i];
+    capabilities += (i == 0 ? "" : ",") + JsonLine()
+                                              .Str("operation", c.operation)
+                                              .Bool("supported", c.supported)
+                                              .Bool("undetermined", c.undetermined)
+                                              .Str("note", c.note)
+                                              .Raw("blockedBy", strings(c.blocked_by))
+                                              .Raw("unverifiedBy", strings(c.unverified_by))
+                                              .Build();
+  }
+  capabilities += "]";
   const std::string invocation = JsonLine()
                                      .Bool("executionSuccessful", true)
                                      .Raw("toolExecutionNotifications", notes)
@@ -126,6 +146,7 @@ void RenderValidateSarif(const ops::ValidateReport& report, std::string_view bas
                                                             .Str("snapshot", report.snapshot)
                                                             .Str("snapshotType", report.snapshot_type)
                                                             .Raw("checkedRules", checked)
+                                                            .Raw("capabilities", capabilities)
                                                             .Build())
                                      .Build();
   Document(JsonLine()

@@ -119,14 +119,18 @@ std::string LocationText(const ops::Location& l) {
 }
 }  // namespace
 
+void RenderFindingText(const ops::Finding& f, std::ostream& out) {
+  out << ops::SeverityName(f.severity) << " " << f.rule_id << ": "
+      << base::EscapeForText(f.message) << "\n";
+  const std::string where = LocationText(f.location);
+  if (!where.empty()) out << "    at " << where << "\n";
+  if (!f.hint.empty()) out << "    hint: " << base::EscapeForText(f.hint) << "\n";
+}
+
 void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out) {
   size_t errors = 0, warnings = 0;
   for (const auto& f : findings) {
-    out << ops::SeverityName(f.severity) << " " << f.rule_id << ": "
-        << base::EscapeForText(f.message) << "\n";
-    const std::string where = LocationText(f.location);
-    if (!where.empty()) out << "    at " << where << "\n";
-    if (!f.hint.empty()) out << "    hint: " << base::EscapeForText(f.hint) << "\n";
+    RenderFindingText(f, out);
     if (f.severity == ops::Severity::kError) ++errors;
     if (f.severity == ops::Severity::kWarning) ++warnings;
   }

@@ -64,6 +64,9 @@ TEST(CliGoldenTest, ValidateCleanInEveryFormat) {
     ExpectToolGolden("validate-savepoint." + Ext(f), {"validate", "--deep", "v1/savepoint", "--format", f}, 0);
     ExpectToolGolden("validate-unaligned." + Ext(f), {"validate", kUnaligned, "--format", f}, 0);
   }
+  // Text shows the capability table only when asked, and every finding with --verbose.
+  ExpectToolGolden("validate-unaligned-capabilities.text",
+                   {"validate", kUnaligned, "--capabilities", "--verbose"}, 0);
 }
 
 TEST(CliGoldenTest, ValidateCorruptFixturesInEveryFormat) {

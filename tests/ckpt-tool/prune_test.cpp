@@ -530,6 +530,14 @@ TEST(PruneCliTest, DryRunShowsThePlanAndDeletesNothing) {
                                tmp.path());
   EXPECT_EQ(json.exit_code, 0) << json.err;
   testing::ExpectGolden("prune-dry-run.json", json.out);
+  // The default text counts what goes per category; --verbose also lists every file.
+  EXPECT_NE(run.out.find("subsumed checkpoints      6  2.6 KiB"), std::string::npos) << run.out;
+  EXPECT_EQ(run.out.find("chk-1/source-0.state"), std::string::npos) << run.out;
+  auto verbose = testing::RunTool({"prune", "root", "--keep-last", "4", "--verbose"}, tmp.path());
+  EXPECT_EQ(verbose.exit_code, 0) << verbose.err;
+  testing::ExpectGolden("prune-dry-run-verbose.text", verbose.out);
+  EXPECT_NE(verbose.out.find("chk-1/source-0.state"), std::string::npos) << verbose.out;
+  EXPECT_NE(verbose.out.find("kept 22 files"), std::string::npos) << verbose.out;
 }
 
 TEST(PruneCliTest, YesDeletesAndRetainedCheckpointsStayValid) {

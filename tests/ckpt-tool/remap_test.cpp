@@ -464,6 +464,18 @@ TEST(RemapCliTest, DryRunPlanAndExitCodes) {
                                tmp.path());
   EXPECT_EQ(plan.exit_code, 1) << plan.err;  // a mapping matched nothing
   testing::ExpectGolden("remap-dry-run.text", plan.out);
+  // stderr names the request that matched nothing, in one line.
+  EXPECT_EQ(plan.err, "ckpt-tool: remap: --map nothing=here matched no operator of sp\n");
+  auto refused = testing::RunTool(
+      {"remap", "sp", "--to", "out", "--map", "nothing=here", "--uid-prefix", "zz-=yy-"},
+      tmp.path());
+  EXPECT_EQ(refused.exit_code, 1);
+  EXPECT_NE(refused.err.find("nothing written: "), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("--map nothing=here"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.err.find("zz-=yy-"), std::string::npos) << refused.err;
+  EXPECT_NE(refused.out.find("\nnothing written (the output would have "), std::string::npos)
+      << refused.out;
+  EXPECT_FALSE(testing::Exists(tmp.Sub("out")));
   auto json = testing::RunTool({"remap", "sp", "--to", "out", "--map", "orders-source=orders-v2",
                                 "--dry-run", "--format", "json"},
                                tmp.path());

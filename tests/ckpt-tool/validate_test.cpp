@@ -657,6 +657,33 @@ TEST(ValidateTest, AgainstInvalidSpecIsAnError) {
   EXPECT_NE(r.status().message().find("bad.json"), std::string::npos) << r.status().ToString();
 }
 
+TEST(ValidateTest, JobSpecOperatorPositionsPointAtEachOperatorsLine) {
+  TempDir tmp;
+  testing::WriteTextFile(tmp.Sub("job.json"),
+                         "{\n"
+                         "  \"name\": \"positions\",\n"
+                         "  \"operators\": [\n"
+                         "    {\"id\": \"numbers\", \"kind\": \"sequence-source\", \"uid\": \"numbers\"},\n"
+                         "\n"
+                         "      {\"id\": \"sum\", \"kind\": \"keyed-sum\", \"uid\": \"sum\"}\n"
+                         "  ],\n"
+                         "  \"edges\": [{\"from\": \"numbers\", \"to\": \"sum\", \"partitioning\": \"HASH\"}]\n"
+                         "}\n");
+  auto positions = JobSpecOperatorPositions(base::Fs::Default(), tmp.Sub("job.json"));
+  ASSERT_OK(positions.status());
+  ASSERT_EQ(positions->size(), 2u);
+  const auto numbers = positions->find(format::OperatorId::FromUid("numbers").ToHex());
+  const auto sum = positions->find(format::OperatorId::FromUid("sum").ToHex());
+  ASSERT_NE(numbers, positions->end());
+  ASSERT_NE(sum, positions->end());
+  EXPECT_EQ(numbers->second.line, 4u);
+  EXPECT_EQ(numbers->second.column, 5u);
+  EXPECT_EQ(sum->second.line, 6u);
+  EXPECT_EQ(sum->second.column, 7u);
+  auto missing = JobSpecOperatorPositions(base::Fs::Default(), tmp.Sub("absent.json"));
+  EXPECT_EQ(missing.status().code(), base::StatusCode::kNotFound) << missing.status().ToString();
+}
+
 TEST(ValidateTest, CancelledProgressStopsWork) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));

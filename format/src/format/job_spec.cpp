@@ -334,6 +334,15 @@ base::Result<pb::JobSpec> ParseJobSpec(std::string_view json, const std::string&
   return spec;
 }
 
+std::optional<SpecTextPosition> JobSpecOperatorPosition(std::string_view json, int index) {
+  if (index < 0 || internal::FirstJsonSyntaxError(json)) return std::nullopt;
+  const std::optional<size_t> at =
+      internal::JsonPathOffset(json, "operators[" + std::to_string(index) + "]");
+  if (!at) return std::nullopt;
+  const internal::TextPosition pos = internal::PositionOf(json, *at);
+  return SpecTextPosition{pos.line, pos.column};
+}
+
 base::Result<pb::JobSpec> ReadJobSpecFile(base::Fs& fs, const std::string& path) {
   auto data = base::ReadUserFileToString(fs, path, kMaxJobSpecBytes);
   if (!data.ok()) return data.status();

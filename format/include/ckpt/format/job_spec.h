@@ -3,6 +3,8 @@
 // Stateless functions; thread-safe.
 #pragma once
 
+#include <cstddef>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -21,6 +23,15 @@ base::Result<pb::JobSpec> ParseJobSpec(std::string_view json, const std::string&
 
 // Reads `path` and parses it as above. NotFound if absent.
 base::Result<pb::JobSpec> ReadJobSpecFile(base::Fs& fs, const std::string& path);
+
+// Where element `index` of a spec's "operators" array begins in the spec's text `json`: 1-based
+// line and 1-based byte column, so an annotation can point at the operator. nullopt when `json`
+// is not well formed or has no such element.
+struct SpecTextPosition {
+  size_t line = 1;
+  size_t column = 1;
+};
+std::optional<SpecTextPosition> JobSpecOperatorPosition(std::string_view json, int index);
 
 // Checks an already-parsed spec (the graph rules listed for ParseJobSpec).
 base::Status ValidateJobSpec(const pb::JobSpec& spec, const std::string& path);

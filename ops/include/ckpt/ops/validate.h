@@ -4,6 +4,8 @@
 // Stateless; thread-safe given a thread-safe Fs; cancellable through Progress.
 #pragma once
 
+#include <cstddef>
+#include <map>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -82,6 +84,18 @@ struct ValidateReport {
 base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
                                       const ValidateOptions& options,
                                       const base::Progress& progress = {});
+
+// Where an operator of a job spec is written in the spec's file: 1-based line and byte column.
+struct SpecOperatorPosition {
+  size_t line = 1;
+  size_t column = 1;
+};
+// The position of each operator of the job spec at `spec_path` in its file, keyed by operator
+// ID (32 hex digits, as Location::operator_id), so a face can point a finding of
+// validate --against at the operator's line. Errors as Validate's reading of the spec: NotFound,
+// InvalidArgument.
+base::Result<std::map<std::string, SpecOperatorPosition>> JobSpecOperatorPositions(
+    base::Fs& fs, const std::string& spec_path);
 
 // The operations a snapshot of this kind/format/type/mode supports (Flink's capability table
 // for canonical/native savepoints and aligned/unaligned checkpoints), before any check.
