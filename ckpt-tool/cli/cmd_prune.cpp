@@ -48,6 +48,8 @@ void PrintPruneVerificationText(const std::optional<ops::PruneVerification>& v, 
   out << "\n";
   if (v->snapshots.empty()) return;
   TextTable t({"SNAPSHOT", "VERDICT", "OPENS", "RESTORES", "PROBLEM"});
+  t.SetVerdictColumn(2);
+  t.SetVerdictColumn(3);
   for (const auto& s : v->snapshots) {
     t.AddRow({s.path, std::string(ops::SnapshotVerdictName(s.verdict)), s.opens ? "yes" : "no",
               s.restorable ? (*s.restorable ? "yes" : "no") : "-", OrDash(s.problem)});
@@ -106,12 +108,12 @@ void PrintText(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
     snaps.Print(out);
   }
   out << "\n" << (executed ? "executed " : "plan: ") << plan.steps.size() << " steps, "
-      << plan.files_to_delete << " files, " << HumanBytes(plan.bytes_to_free) << "\n";
+      << plan.files_to_delete << " files, " << SizeText(plan.bytes_to_free) << "\n";
   TextTable steps({"STEP", "ACTION", "PATH", "SIZE", "WHY"}, {true, false, false, true, false});
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& st = plan.steps[i];
     steps.AddRow({std::to_string(i + 1), std::string(ops::PruneActionName(st.action)), st.path,
-                  st.action == ops::PruneAction::kRemoveFile ? std::to_string(st.size_bytes) : "",
+                  st.action == ops::PruneAction::kRemoveFile ? SizeText(st.size_bytes) : "",
                   st.reason});
   }
   if (!steps.empty()) steps.Print(out);

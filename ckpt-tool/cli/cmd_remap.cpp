@@ -67,14 +67,14 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
     t.AddRow({std::string(ops::RemapActionName(e.action)), OrDash(e.name), e.old_id_hex,
               OrDash(e.old_uid), OrDash(e.new_id_hex), OrDash(e.new_uid),
               std::to_string(e.subtasks_with_state), e.has_coordinator_state ? "yes" : "no",
-              std::to_string(e.state_bytes), OrDash(e.reason)});
+              SizeText(e.state_bytes), OrDash(e.reason)});
   }
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
   PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
-  out << r.files << " files, " << HumanBytes(r.total_bytes);
+  out << r.files << " files, " << SizeText(r.total_bytes);
   if (r.written) {
-    out << " (" << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
+    out << " (" << r.files_linked << " hard-linked, " << SizeText(r.bytes_copied) << " copied), "
         << r.copies_verified_by << " verified; _metadata written last";
   }
   out << "\n";
@@ -108,7 +108,7 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
   options.copy_files = args.copy;
-  options.progress = ctx.MakeProgress();
+  options.progress = ctx.MakeProgress(CliContext::ProgressUnit::kBytes);
   auto result = ops::Remap(*where->fs, where->paths[0], where->paths[1], options);
   ctx.EndProgress();
   if (!result.ok()) {

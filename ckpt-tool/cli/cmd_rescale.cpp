@@ -61,7 +61,7 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
   if (!t.empty()) t.Print(out);
   PrintWarningsAndRefusal(r.warnings, OutcomeOf(r), out);
   out << r.operators.size() << " operator(s) rescaled, " << r.files_copied << " file(s) copied, "
-      << HumanBytes(r.bytes_written) << " written"
+      << SizeText(r.bytes_written) << " written"
       << (r.dry_run ? " (dry run: nothing written)" : r.written ? "; _metadata written last" : "")
       << "\n";
   RenderVerificationText(r.verification, out);

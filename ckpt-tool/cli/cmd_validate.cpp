@@ -52,6 +52,7 @@ std::string_view SupportedText(const ops::Capability& c) {
 void PrintCapabilitiesText(const ops::ValidateReport& r, std::ostream& out) {
   out << "\nSupported operations for this " << r.snapshot_type << ":\n";
   TextTable t({"OPERATION", "SUPPORTED", "NOTE"});
+  t.SetVerdictColumn(1);
   for (const auto& c : r.capabilities) {
     t.AddRow({c.operation, std::string(SupportedText(c)), c.note.empty() ? "" : c.note});
   }
@@ -86,7 +87,8 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (!where.ok()) return CommandResult::Error(where.status());
   auto uids = ReadUidsOption(ctx, args.uids_file);
   if (!uids.ok()) return CommandResult::Error(uids.status());
-  auto report = ops::Validate(*where->fs, where->path, args.options, ctx.MakeProgress());
+  auto report = ops::Validate(*where->fs, where->path, args.options,
+                              ctx.MakeProgress(CliContext::ProgressUnit::kBytes));
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
   ops::NameFindingsByUids(*uids, &report->findings);
@@ -102,7 +104,7 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
       out << "\n";
       RenderFindingsText(r.findings, out);
       RenderUncheckedText(r.not_checked, out);
-      out << r.files_checked << " file(s), " << r.bytes_checked << " bytes checked";
+      out << r.files_checked << " file(s), " << SizeText(r.bytes_checked) << " checked";
       if (args.options.deep) out << ", " << r.records_checked << " record(s) decoded";
       out << "\n";
       if (!args.no_capabilities && !r.capabilities.empty()) PrintCapabilitiesText(r, out);
