@@ -25,6 +25,12 @@ std::string Delta(uint64_t a, uint64_t b) {
   return b > a ? "+" + SizeText(b - a) : "-" + SizeText(a - b);
 }
 
+// The operator of a diff row as OperatorLabel names it, by its newer side when it has one.
+std::string DiffOperatorLabel(const ops::OperatorDiff& d) {
+  return OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
+                       d.id_b.empty() ? d.id_a : d.id_b);
+}
+
 std::string Both(const std::string& a, const std::string& b) {
   if (a == b) return OrDash(a);
   return OrDash(a) + " -> " + OrDash(b);
@@ -43,7 +49,7 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                       {false, false, false, false, false, false, true, true, true, false});
   for (const auto& d : r.operators) {
     ops_table.AddRow(
-        {std::string(ops::DiffChangeName(d.change)), OrDash(d.name), Both(d.id_a, d.id_b),
+        {std::string(ops::DiffChangeName(d.change)), DiffOperatorLabel(d), Both(d.id_a, d.id_b),
          Both(d.uid_a, d.uid_b), Both(d.parallelism_a, d.parallelism_b),
          Both(d.max_parallelism_a, d.max_parallelism_b), SizeText(d.bytes_a),
          SizeText(d.bytes_b), Delta(d.bytes_a, d.bytes_b), OrDash(Join(d.changes, "; "))});
@@ -56,7 +62,7 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
   for (const auto& d : r.operators) {
     for (const auto& s : d.states) {
       const bool known = s.bytes_known_a && s.bytes_known_b;
-      states.AddRow({std::string(ops::DiffChangeName(s.change)), OrDash(d.name), s.name,
+      states.AddRow({std::string(ops::DiffChangeName(s.change)), DiffOperatorLabel(d), s.name,
                      Both(s.kind_a, s.kind_b), std::to_string(s.entries_a),
                      std::to_string(s.entries_b),
                      s.bytes_known_a ? SizeText(s.bytes_a) : kUnknownText,

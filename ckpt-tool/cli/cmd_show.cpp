@@ -119,7 +119,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
   if (!s.edges.empty()) {
     auto label = [&s](const std::string& id) {
       for (const auto& op : s.operators) {
-        if (op.id_hex == id) return op.uid.empty() ? (op.name.empty() ? id : op.name) : op.uid;
+        if (op.id_hex == id) return OperatorLabel(op.name, op.uid, id);
       }
       return id;
     };
@@ -150,7 +150,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << base::EscapeForText(OrDash(op.uid.empty() ? op.name : op.uid)) << " [" << op.id_hex << "]"
+  out << "\nOperator " << base::EscapeForText(OperatorLabel(op.name, op.uid, op.id_hex)) << " [" << op.id_hex << "]"
       << (op.fully_finished ? " (fully finished)" : "") << ": " << SizeText(op.total_bytes) << " ("
       << SizeText(op.checkpointed_bytes) << " checkpointed)\n";
   if (!op.states.empty()) {

@@ -43,7 +43,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
             ? "-"
             : std::to_string(op.largest_key_groups.front().key_group) + " (" +
                   SizeText(op.largest_key_groups.front().bytes) + ")";
-    ops_table.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(op.parallelism),
+    ops_table.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(op.parallelism),
                       std::to_string(op.max_parallelism), SizeText(op.file_bytes),
                       SizeText(op.keyed_logical_bytes), std::to_string(op.key_groups.size()),
                       SizeText(op.median_key_group_bytes), largest,
@@ -56,7 +56,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
                    {false, false, false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& st : op.states) {
-      states.AddRow({op.uid.empty() ? op.id_hex : op.uid, st.name,
+      states.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), st.name,
                      std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
                      st.bytes_known ? SizeText(st.bytes) : kUnknownText,
                      st.bytes_known ? SizeText(st.file_bytes) : kUnknownText});
@@ -69,7 +69,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   TextTable top({"OPERATOR", "KEY GROUP", "BYTES", "RECORDS"}, {false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& g : op.largest_key_groups) {
-      top.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(g.key_group),
+      top.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(g.key_group),
                   SizeText(g.bytes), std::to_string(g.records)});
     }
   }
