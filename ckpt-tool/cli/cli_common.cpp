@@ -260,8 +260,12 @@ base::Progress CliContext::MakeProgress(ProgressUnit unit) {
     // The terminal's last column stays free: writing it wraps the line on some terminals.
     const size_t columns = clistyle::TerminalColumns(STDERR_FILENO) - 1;
     const std::string path = base::EscapeForText(what);
+    // The path at work only where enough of it shows to recognise it.
+    constexpr size_t kMinPathColumns = 16;
     const size_t used = clistyle::DisplayWidth(line) + 2;
-    if (!path.empty() && used < columns) line += "  " + clistyle::ElideMiddle(path, columns - used);
+    if (!path.empty() && used + kMinPathColumns <= columns) {
+      line += "  " + clistyle::ElideMiddle(path, columns - used);
+    }
     line = clistyle::ElideMiddle(line, columns);
     const size_t width = clistyle::DisplayWidth(line);
     if (width < bar_width_) line.append(bar_width_ - width, ' ');
