@@ -1,6 +1,6 @@
 // custom_operator_example: runs a job that mixes the built-in catalog with the custom
 // "keyed-max" operator, then checks the committed output against the closed form.
-//   custom_operator_example [OUTPUT_DIR]   (default: /tmp/ckpt-examples/keyed-max)
+//   custom_operator_example [OUTPUT_DIR]   (default: out/examples/keyed-max, relative to the working directory)
 // Exit code 0 when every key's final maximum is right, 1 otherwise.
 #include <cstdio>
 #include <map>
@@ -39,7 +39,7 @@ std::string JobJson(const std::string& out_dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  const std::string out_dir = argc > 1 ? argv[1] : "/tmp/ckpt-examples/keyed-max";
+  const std::string out_dir = argc > 1 ? argv[1] : "out/examples/keyed-max";
   ckpt::base::Fs& fs = ckpt::base::Fs::Default();
   if (!ckpt::base::RemoveAll(fs, out_dir).ok()) return 1;
 
