@@ -229,11 +229,10 @@ std::string ProgressHead(uint64_t done, uint64_t total, double seconds, bool byt
   }
   if (seconds >= 1.0 && done > 0) {
     const double rate = static_cast<double>(done) / seconds;
-    line += "  " + (bytes ? HumanBytes(static_cast<uint64_t>(rate)) : std::to_string(
-                                                                          static_cast<uint64_t>(rate))) +
-            "/s";
+    line += "  " + amount(static_cast<uint64_t>(rate)) + "/s";
     if (total > done) {
-      line += "  ETA " + ProgressClock(static_cast<uint64_t>(static_cast<double>(total - done) / rate));
+      const double left_seconds = static_cast<double>(total - done) / rate;
+      line += "  ETA " + ProgressClock(static_cast<uint64_t>(left_seconds));
     }
   }
   return line;
@@ -274,6 +273,10 @@ base::Progress CliContext::MakeProgress(ProgressUnit unit) {
     bar_width_ = std::max(bar_width_, width);
   };
   return progress;
+}
+
+bool CliContext::ReportOnTerminal() const {
+  return output_ == nullptr && isatty(STDOUT_FILENO) != 0;
 }
 
 void CliContext::EndProgress() {

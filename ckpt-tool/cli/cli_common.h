@@ -117,6 +117,9 @@ class CliContext {
   // and a byte rate). Always wired to `cancel`.
   enum class ProgressUnit { kItems, kBytes };
   base::Progress MakeProgress(ProgressUnit unit = ProgressUnit::kItems);
+  // Whether the report goes to stdout and stdout is a terminal (where a verb that streams its
+  // report must not draw a progress line between its lines).
+  bool ReportOnTerminal() const;
   // Clears the progress line (call before printing results).
   void EndProgress();
 

@@ -150,7 +150,8 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << base::EscapeForText(OperatorLabel(op.name, op.uid, op.id_hex)) << " [" << op.id_hex << "]"
+  out << "\nOperator " << base::EscapeForText(OperatorLabel(op.name, op.uid, op.id_hex)) << " ["
+      << op.id_hex << "]"
       << (op.fully_finished ? " (fully finished)" : "") << ": " << SizeText(op.total_bytes) << " ("
       << SizeText(op.checkpointed_bytes) << " checkpointed)\n";
   if (!op.states.empty()) {

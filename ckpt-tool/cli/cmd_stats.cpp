@@ -51,7 +51,8 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   }
   ops_table.Print(out);
   out << "total " << SizeText(r.total_file_bytes) << "\n";
-  out << "_metadata " << SizeText(r.metadata_own_bytes) << " besides the operators' inline state\n\n";
+  out << "_metadata " << SizeText(r.metadata_own_bytes)
+      << " besides the operators' inline state\n\n";
   TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES", "FILE BYTES"},
                    {false, false, false, true, true, true});
   for (const auto& op : r.operators) {

@@ -165,7 +165,8 @@ void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream&
     const std::string where = LocationText(f.location);
     if (!where.empty()) out << "    at " << where << "\n";
     if (!f.hint.empty()) {
-      out << "    " << Styled("hint: " + base::EscapeForText(f.hint), clistyle::Tone::kHint) << "\n";
+      out << "    " << Styled("hint: " + base::EscapeForText(f.hint), clistyle::Tone::kHint)
+          << "\n";
     }
     if (f.severity == ops::Severity::kError) ++errors;
     if (f.severity == ops::Severity::kWarning) ++warnings;

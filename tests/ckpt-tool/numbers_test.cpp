@@ -57,7 +57,9 @@ uint64_t SumOfLsTotals(const std::string& out) {
   uint64_t sum = 0;
   while (std::getline(in, line)) {
     if (line.rfind("uid:", 0) == 0 || line.empty()) continue;
-    if (line.size() > 2 && line.compare(line.size() - 2, 2, " B") == 0) line.resize(line.size() - 2);
+    if (line.size() > 2 && line.compare(line.size() - 2, 2, " B") == 0) {
+      line.resize(line.size() - 2);
+    }
     const size_t last = line.find_last_of(' ');
     sum += std::stoull(line.substr(last + 1));
   }
@@ -106,7 +108,8 @@ TEST(NumbersTest, InlineStateCountsEachHandleOnceAndMetadataHasItsOwnLine) {
   }
   EXPECT_EQ(stats_total, operators);
   EXPECT_EQ(stats.total_file_bytes + stats.metadata_own_bytes, on_disk);
-  testing::ToolRun st = RunTool({"stats", "--bytes", "flink/complexKeyed-flink2.0"}, FixturePath(""));
+  testing::ToolRun st =
+      RunTool({"stats", "--bytes", "flink/complexKeyed-flink2.0"}, FixturePath(""));
   ASSERT_EQ(st.exit_code, 0) << st.err;
   EXPECT_EQ(st.out.find("14598"), std::string::npos) << st.out;  // never the whole file
   EXPECT_NE(st.out.find("—"), std::string::npos) << st.out;
