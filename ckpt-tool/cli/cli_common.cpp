@@ -1,16 +1,21 @@
-// CliContext plumbing: --format parsing, -o FILE through Fs, and the TTY-only progress bar.
+// CliContext plumbing: --format parsing, -o FILE through Fs, and the TTY-only progress line.
 #include "cli_common.h"
 
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
 #include <cstdio>
 #include <iostream>
 #include <streambuf>
 
 #include "ckpt/base/text_escape.h"
+#include "ckpt/cli_support/style.h"
 #include "ckpt/ops/open.h"
 #include "ckpt/ops/snapshot.h"
+#include "render.h"
 
 namespace ckpt::cli {
 namespace {
@@ -81,6 +86,12 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
     out += s;
   }
   return out;
+}
+
+std::string OperatorLabel(const std::string& name, const std::string& uid, const std::string& id) {
+  if (!name.empty()) return name;
+  if (!uid.empty()) return uid;
+  return id.empty() ? "-" : id;
 }
 
 std::string_view OutputFormatName(OutputFormat f) {
@@ -185,32 +196,94 @@ base::Status CliContext::CloseOutput() {
   return st;
 }
 
-base::Progress CliContext::MakeProgress() {
+namespace {
+
+// "1:05" or "1:02:05" for `secs` seconds.
+std::string ProgressClock(uint64_t secs) {
+  char buf[32];
+  if (secs >= 3600) {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 ":%02" PRIu64 ":%02" PRIu64, secs / 3600,
+                  secs / 60 % 60, secs % 60);
+  } else {
+    std::snprintf(buf, sizeof buf, "%" PRIu64 ":%02" PRIu64, secs / 60, secs % 60);
+  }
+  return buf;
+}
+
+// The progress line without the path: "[#####.....]  42.0%  12.0 MiB/29.0 MiB  3.1 MiB/s  ETA
+// 0:05". A byte count always shows as a human size here (--bytes is for reports).
+std::string ProgressHead(uint64_t done, uint64_t total, double seconds, bool bytes) {
+  auto amount = [bytes](uint64_t n) { return bytes ? HumanBytes(n) : std::to_string(n); };
+  std::string line;
+  if (total > 0) {
+    const uint64_t permille = std::min<uint64_t>(1000, done * 1000 / total);
+    constexpr uint64_t kBarWidth = 20;
+    line += "[" + std::string(permille * kBarWidth / 1000, '#') +
+            std::string(kBarWidth - permille * kBarWidth / 1000, '.') + "] ";
+    char pct[16];
+    std::snprintf(pct, sizeof pct, "%5.1f%%", static_cast<double>(permille) / 10.0);
+    line += pct;
+    line += "  " + amount(done) + "/" + amount(total);
+  } else {
+    line += amount(done) + (bytes ? "" : " done");
+  }
+  if (seconds >= 1.0 && done > 0) {
+    const double rate = static_cast<double>(done) / seconds;
+    line += "  " + amount(static_cast<uint64_t>(rate)) + "/s";
+    if (total > done) {
+      const double left_seconds = static_cast<double>(total - done) / rate;
+      line += "  ETA " + ProgressClock(static_cast<uint64_t>(left_seconds));
+    }
+  }
+  return line;
+}
+
+}  // namespace
+
+base::Progress CliContext::MakeProgress(ProgressUnit unit) {
   base::Progress progress;
   progress.cancel = &cancel;
-  if (global.quiet || isatty(STDERR_FILENO) == 0) return progress;
-  progress.on_progress = [this, last_permille = -1](uint64_t done, uint64_t total,
-                                                    std::string_view what) mutable {
-    int permille = total == 0 ? 0 : static_cast<int>(done * 1000 / total);
-    if (permille == last_permille && total != 0) return;
+  if (global.quiet || global.format != "text" || isatty(STDERR_FILENO) == 0) return progress;
+  using Clock = std::chrono::steady_clock;
+  progress.on_progress = [this, bytes = unit == ProgressUnit::kBytes, start = Clock::now(),
+                          last_draw = Clock::time_point{}, last_permille = uint64_t{1001}](
+                             uint64_t done, uint64_t total, std::string_view what) mutable {
+    // Redraw when the percentage moves or a fifth of a second has passed, not per block.
+    const Clock::time_point now = Clock::now();
+    const uint64_t permille = total == 0 ? 0 : std::min<uint64_t>(1000, done * 1000 / total);
+    if (permille == last_permille && now - last_draw < std::chrono::milliseconds(200)) return;
     last_permille = permille;
-    constexpr int kWidth = 30;
-    const int filled = permille * kWidth / 1000;
-    std::string bar(static_cast<size_t>(filled), '#');
-    bar.append(static_cast<size_t>(kWidth - filled), '.');
-    std::string label(what.substr(0, 40));
-    std::fprintf(stderr, "\r[%s] %5.1f%% %-40s", bar.c_str(), permille / 10.0, label.c_str());
+    last_draw = now;
+    const double seconds = std::chrono::duration<double>(now - start).count();
+    std::string line = ProgressHead(done, total, seconds, bytes);
+    // The terminal's last column stays free: writing it wraps the line on some terminals.
+    const size_t columns = clistyle::TerminalColumns(STDERR_FILENO) - 1;
+    const std::string path = base::EscapeForText(what);
+    // The path at work only where enough of it shows to recognise it.
+    constexpr size_t kMinPathColumns = 16;
+    const size_t used = clistyle::DisplayWidth(line) + 2;
+    if (!path.empty() && used + kMinPathColumns <= columns) {
+      line += "  " + clistyle::ElideMiddle(path, columns - used);
+    }
+    line = clistyle::ElideMiddle(line, columns);
+    const size_t width = clistyle::DisplayWidth(line);
+    if (width < bar_width_) line.append(bar_width_ - width, ' ');
+    std::fprintf(stderr, "\r%s", line.c_str());
     std::fflush(stderr);
-    bar_shown_ = true;
+    bar_width_ = std::max(bar_width_, width);
   };
   return progress;
 }
 
+bool CliContext::ReportOnTerminal() const {
+  return output_ == nullptr && isatty(STDOUT_FILENO) != 0;
+}
+
 void CliContext::EndProgress() {
-  if (!bar_shown_) return;
-  std::fprintf(stderr, "\r%*s\r", 80, "");
+  if (bar_width_ == 0) return;
+  std::fprintf(stderr, "\r%*s\r", static_cast<int>(bar_width_), "");
   std::fflush(stderr);
-  bar_shown_ = false;
+  bar_width_ = 0;
 }
 
 void SetExamples(CLI::App* sub, std::vector<std::string> examples) {

@@ -54,6 +54,8 @@ struct GlobalOptions {
   std::string format = "text";  // --format text|json|junit|github-actions. Default: text
   std::string output;           // -o FILE. Default: stdout
   bool quiet = false;           // -q: no progress bar, no logs. Default: off
+  std::string color = "auto";   // --color auto|always|never (clistyle::ColorMode). Default: auto
+  bool bytes = false;           // --bytes: text sizes as exact byte counts. Default: human sizes
 };
 
 // The locations one command was given (CliContext::LocateAll), on their one filesystem.
@@ -109,16 +111,22 @@ class CliContext {
   // Flushes and closes -o FILE. IOError if a write failed.
   base::Status CloseOutput();
 
-  // Progress for long work: a bar on stderr when stderr is a TTY and not --quiet; always wired
-  // to `cancel`.
-  base::Progress MakeProgress();
-  // Clears the progress bar line (call before printing results).
+  // Progress for long work: one updating line on stderr (done/total, rate, ETA and the path at
+  // work, elided in its middle to fit the terminal) when stderr is a TTY, the report is text
+  // and not --quiet; never in a pipe. `unit` says what the ops function counts (kBytes: sizes
+  // and a byte rate). Always wired to `cancel`.
+  enum class ProgressUnit { kItems, kBytes };
+  base::Progress MakeProgress(ProgressUnit unit = ProgressUnit::kItems);
+  // Whether the report goes to stdout and stdout is a terminal (where a verb that streams its
+  // report must not draw a progress line between its lines).
+  bool ReportOnTerminal() const;
+  // Clears the progress line (call before printing results).
   void EndProgress();
 
  private:
   struct OutputState;
   std::unique_ptr<OutputState> output_;
-  bool bar_shown_ = false;
+  size_t bar_width_ = 0;  // columns of the progress line on screen; 0: none shown
 };
 
 // The run of a verb that writes a snapshot and can --verify it (relocate, remap,
@@ -126,7 +134,7 @@ class CliContext {
 // successful result; the outcome is kFindings when the --verify report has an error.
 template <typename Op, typename Print>
 CommandResult RunSnapshotWriter(CliContext& ctx, Op&& op, Print&& print) {
-  auto result = op(ctx.MakeProgress());
+  auto result = op(ctx.MakeProgress(CliContext::ProgressUnit::kBytes));
   ctx.EndProgress();
   if (!result.ok()) return CommandResult::Error(result.status());
   print(*result, ctx.out());
@@ -149,6 +157,10 @@ base::Result<std::vector<std::string>> ReadUidsOption(const CliContext& ctx,
 void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 
 std::string_view OutputFormatName(OutputFormat f);
+
+// How text output names an operator, the same in every verb: its name, else its uid, else its
+// operator ID (any of them may be empty; "-" when all are).
+std::string OperatorLabel(const std::string& name, const std::string& uid, const std::string& id);
 
 // Table cells: `s`, or `fallback` when it is empty.
 inline std::string OrDash(const std::string& s, const char* fallback = "-") {

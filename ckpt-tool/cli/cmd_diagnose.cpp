@@ -112,12 +112,12 @@ void PrintDiagnosisText(const ops::SnapshotDiagnosis& d, std::ostream& out) {
   uint64_t bytes = 0;
   for (const ops::DiagnosedEntry& e : d.present) bytes += e.size_bytes;
   out << d.present.size() << " entr" << (d.present.size() == 1 ? "y" : "ies") << " in "
-      << base::EscapeForText(d.dir) << " (" << HumanBytes(bytes) << " in files):\n";
+      << base::EscapeForText(d.dir) << " (" << SizeText(bytes) << " in files):\n";
   TextTable t({"NAME", "TYPE", "SIZE"}, {false, false, true});
   for (const ops::DiagnosedEntry& e : d.present) {
     const bool regular = e.type == base::FileTypeName(base::FileType::kRegular);
     t.AddRow({e.is_dir ? e.name + "/" : e.name, e.type,
-              regular ? std::to_string(e.size_bytes) : "-"});
+              regular ? SizeText(e.size_bytes) : "-"});
   }
   t.Print(out);
 }

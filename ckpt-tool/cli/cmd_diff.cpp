@@ -22,7 +22,13 @@ struct DiffArgs {
 
 std::string Delta(uint64_t a, uint64_t b) {
   if (a == b) return "0";
-  return b > a ? "+" + std::to_string(b - a) : "-" + std::to_string(a - b);
+  return b > a ? "+" + SizeText(b - a) : "-" + SizeText(a - b);
+}
+
+// The operator of a diff row as OperatorLabel names it, by its newer side when it has one.
+std::string DiffOperatorLabel(const ops::OperatorDiff& d) {
+  return OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
+                       d.id_b.empty() ? d.id_a : d.id_b);
 }
 
 std::string Both(const std::string& a, const std::string& b) {
@@ -43,10 +49,10 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                       {false, false, false, false, false, false, true, true, true, false});
   for (const auto& d : r.operators) {
     ops_table.AddRow(
-        {std::string(ops::DiffChangeName(d.change)), OrDash(d.name), Both(d.id_a, d.id_b),
+        {std::string(ops::DiffChangeName(d.change)), DiffOperatorLabel(d), Both(d.id_a, d.id_b),
          Both(d.uid_a, d.uid_b), Both(d.parallelism_a, d.parallelism_b),
-         Both(d.max_parallelism_a, d.max_parallelism_b), std::to_string(d.bytes_a),
-         std::to_string(d.bytes_b), Delta(d.bytes_a, d.bytes_b), OrDash(Join(d.changes, "; "))});
+         Both(d.max_parallelism_a, d.max_parallelism_b), SizeText(d.bytes_a),
+         SizeText(d.bytes_b), Delta(d.bytes_a, d.bytes_b), OrDash(Join(d.changes, "; "))});
   }
   ops_table.Print(out);
   out << "\nstates\n";
@@ -56,11 +62,11 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
   for (const auto& d : r.operators) {
     for (const auto& s : d.states) {
       const bool known = s.bytes_known_a && s.bytes_known_b;
-      states.AddRow({std::string(ops::DiffChangeName(s.change)), OrDash(d.name), s.name,
+      states.AddRow({std::string(ops::DiffChangeName(s.change)), DiffOperatorLabel(d), s.name,
                      Both(s.kind_a, s.kind_b), std::to_string(s.entries_a),
                      std::to_string(s.entries_b),
-                     s.bytes_known_a ? std::to_string(s.bytes_a) : kUnknownText,
-                     s.bytes_known_b ? std::to_string(s.bytes_b) : kUnknownText,
+                     s.bytes_known_a ? SizeText(s.bytes_a) : kUnknownText,
+                     s.bytes_known_b ? SizeText(s.bytes_b) : kUnknownText,
                      known ? Delta(s.bytes_a, s.bytes_b) : kUnknownText});
     }
   }
@@ -70,13 +76,13 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
     states.Print(out);
   }
   out << "\nfiles: " << r.files_shared << " shared, " << r.files_added << " added, "
-      << r.files_removed << " removed, " << r.files_changed << " changed; " << r.bytes_a
-      << " -> " << r.bytes_b << " bytes (" << Delta(r.bytes_a, r.bytes_b) << ")\n";
+      << r.files_removed << " removed, " << r.files_changed << " changed; " << SizeText(r.bytes_a)
+      << " -> " << SizeText(r.bytes_b) << " (" << Delta(r.bytes_a, r.bytes_b) << ")\n";
   TextTable files({"CHANGE", "PATH", "SCOPE", "SIZE A", "SIZE B"}, {false, false, false, true, true});
   for (const auto& f : r.files) {
     if (f.change == ops::DiffChange::kSame) continue;
     files.AddRow({std::string(ops::DiffChangeName(f.change)), f.path, f.scope,
-                  std::to_string(f.size_a), std::to_string(f.size_b)});
+                  SizeText(f.size_a), SizeText(f.size_b)});
   }
   if (!files.empty()) files.Print(out);
 }

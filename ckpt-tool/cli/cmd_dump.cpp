@@ -75,7 +75,11 @@ CommandResult RunDump(DumpArgs& args, CliContext& ctx) {
     if (!out) return base::Status::IOError("writing the dump failed");
     return base::Status::OK();
   };
-  auto n = ops::Dump(*where->fs, *snapshot, args.options, sink, ctx.MakeProgress());
+  // Entries stream to the report as they are read: on the terminal the progress line would cut
+  // into them, so it shows only while dumping to a file or a pipe.
+  base::Progress progress = ctx.MakeProgress();
+  if (ctx.ReportOnTerminal()) progress.on_progress = nullptr;
+  auto n = ops::Dump(*where->fs, *snapshot, args.options, sink, progress);
   ctx.EndProgress();
   if (!n.ok()) return CommandResult::Error(n.status());
   if (*n == 0 && args.options.filtered()) {

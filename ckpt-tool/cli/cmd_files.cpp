@@ -67,14 +67,14 @@ CommandResult RunFiles(const FilesArgs& args, CliContext& ctx) {
       std::string refs;
       for (const auto& w : r.referenced_by) refs += (refs.empty() ? "" : " ") + w;
       t.AddRow({std::to_string(r.index), r.location, std::string(ops::FileKindName(r.kind)),
-                r.owner, std::to_string(r.size_bytes),
+                r.owner, SizeText(r.size_bytes),
                 r.checksum_xxh3 != 0 ? base::ChecksumHex(r.checksum_xxh3) : kUnknownText,
                 Status(r), refs.empty() ? "-" : refs});
       total += r.size_bytes;
       problems |= Status(r) != "ok";
     }
     t.Print(out);
-    out << rows->size() << " file(s), " << total << " bytes (" << HumanBytes(total) << ")\n";
+    out << rows->size() << " file(s), " << SizeText(total) << "\n";
   }
   return problems ? CommandResult::Findings() : CommandResult::Clean();
 }

@@ -113,7 +113,7 @@ void PrintHistorySummaryText(const ops::JobHistory& job, std::ostream& out) {
                  "MAX"},
                 {false, true, true, true, true, true});
     auto ms = [](double v) { return HistoryJsonNumber(std::round(v)) + " ms"; };
-    auto bytes = [](double v) { return HumanBytes(static_cast<uint64_t>(std::llround(v))); };
+    auto bytes = [](double v) { return SizeText(static_cast<uint64_t>(std::llround(v))); };
     const ops::MetricSummary& d = s.duration_ms;
     const ops::MetricSummary& c = s.checkpointed_size_bytes;
     const ops::MetricSummary& f = s.full_size_bytes;
@@ -155,10 +155,10 @@ void PrintHistoryText(const std::vector<ops::JobHistory>& jobs, std::ostream& ou
                 std::string(ops::SnapshotHealthName(e.health)), HistoryTypeText(e),
                 IsoTime(e.trigger_timestamp_ms),
                 r.duration_ms >= 0 ? std::to_string(r.duration_ms) + " ms" : "-",
-                complete ? HumanBytes(e.checkpointed_size_bytes) : "-",
-                complete ? HumanBytes(e.full_size_bytes) : "-",
-                r.metrics ? HumanBytes(r.metrics->processed_data) : "-",
-                r.metrics ? HumanBytes(r.metrics->persisted_data) : "-",
+                complete ? SizeText(e.checkpointed_size_bytes) : "-",
+                complete ? SizeText(e.full_size_bytes) : "-",
+                r.metrics ? SizeText(r.metrics->processed_data) : "-",
+                r.metrics ? SizeText(r.metrics->persisted_data) : "-",
                 r.metrics ? (r.metrics->is_unaligned ? "yes" : "no") : "-"});
     }
     t.Print(out);

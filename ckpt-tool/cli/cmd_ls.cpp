@@ -57,8 +57,8 @@ void PrintRoot(const std::vector<ops::JobListing>& jobs, OutputFormat format, st
                     : "-",
                 known ? std::string(ops::CheckpointTypeName(s.checkpoint_type)) : "-",
                 known ? std::string(ops::CheckpointingModeName(s.mode)) : "-",
-                IsoTime(s.trigger_timestamp_ms), known ? HumanBytes(s.full_size_bytes) : "-",
-                known ? HumanBytes(s.checkpointed_size_bytes) : "-",
+                IsoTime(s.trigger_timestamp_ms), known ? SizeText(s.full_size_bytes) : "-",
+                known ? SizeText(s.checkpointed_size_bytes) : "-",
                 std::string(ops::SnapshotHealthName(s.health))});
     }
     t.Print(out);
@@ -105,15 +105,15 @@ void PrintOperators(const std::vector<ops::OperatorRow>& rows, const ops::Metada
   bool not_recorded = false;
   for (const auto& r : rows) {
     not_recorded |= r.uid_origin == ops::UidOrigin::kNotRecorded;
-    t.AddRow({std::to_string(r.checkpoint_id), r.operator_name.empty() ? "-" : r.operator_name,
+    t.AddRow({std::to_string(r.checkpoint_id), OperatorLabel(r.operator_name, r.uid, r.uid_hash),
               UidCell(r.uid, r.uid_origin), r.uid_hash, std::to_string(r.parallelism),
               std::to_string(r.max_parallelism), std::to_string(r.subtask_state_count),
-              std::to_string(r.coordinator_state_bytes), std::to_string(r.total_bytes)});
+              SizeText(r.coordinator_state_bytes), SizeText(r.total_bytes)});
   }
   // The rest of `_metadata` (its inline state is in the operators' rows): the rows add up to
   // the bytes on disk.
   t.AddRow({std::to_string(metadata.checkpoint_id), "_metadata", "", "", "", "", "", "",
-            std::to_string(metadata.own_bytes)});
+            SizeText(metadata.own_bytes)});
   t.Print(out);
   out << UidNotRecordedNote(not_recorded);
 }

@@ -80,12 +80,12 @@ void PrintPruneSummary(const ops::PrunePlan& plan, bool executed, size_t steps, 
   if (!freed.empty()) {
     TextTable t({executed ? "FREED" : "TO FREE", "FILES", "BYTES"}, {false, true, true});
     for (const auto& [category, f] : freed) {
-      t.AddRow({std::string(category), std::to_string(f.files), HumanBytes(f.bytes)});
+      t.AddRow({std::string(category), std::to_string(f.files), SizeText(f.bytes)});
     }
     t.Print(out);
   }
   out << (executed ? "freed " : "would free ") << total.files << " files, "
-      << HumanBytes(total.bytes) << " in " << std::min(steps, plan.steps.size()) << " steps; "
+      << SizeText(total.bytes) << " in " << std::min(steps, plan.steps.size()) << " steps; "
       << plan.kept.size() << " files kept\n";
 }
 
@@ -114,6 +114,8 @@ void PrintPruneVerificationText(const std::optional<ops::PruneVerification>& v, 
   out << "\n";
   if (v->snapshots.empty()) return;
   TextTable t({"SNAPSHOT", "VERDICT", "OPENS", "RESTORES", "PROBLEM"});
+  t.SetVerdictColumn(2);
+  t.SetVerdictColumn(3);
   for (const auto& s : v->snapshots) {
     t.AddRow({s.path, std::string(ops::SnapshotVerdictName(s.verdict)), s.opens ? "yes" : "no",
               s.restorable ? (*s.restorable ? "yes" : "no") : "-", OrDash(s.problem)});
@@ -195,7 +197,7 @@ void PrintPruneFileLists(const ops::PrunePlan& plan, std::ostream& out) {
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& st = plan.steps[i];
     steps.AddRow({std::to_string(i + 1), std::string(ops::PruneActionName(st.action)), st.path,
-                  st.action == ops::PruneAction::kRemoveFile ? std::to_string(st.size_bytes) : "",
+                  st.action == ops::PruneAction::kRemoveFile ? SizeText(st.size_bytes) : "",
                   st.reason});
   }
   if (!steps.empty()) steps.Print(out);

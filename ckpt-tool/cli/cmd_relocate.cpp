@@ -50,20 +50,20 @@ void PrintRelocateResult(const ops::RelocateResult& r, OutputFormat format, std:
       << "\noutput: " << r.output_type << "\n";
   TextTable t({"OUTPUT FILE", "FROM", "SCOPE", "SIZE", "XXH3"}, {false, false, false, true, false});
   for (const auto& f : r.files) {
-    t.AddRow({f.output_path, f.source_path, f.original_scope, std::to_string(f.size_bytes),
+    t.AddRow({f.output_path, f.source_path, f.original_scope, SizeText(f.size_bytes),
               base::ChecksumHex(f.checksum_xxh3)});
   }
   if (!t.empty()) t.Print(out);
   PrintWarningsAndRefusal({}, OutcomeOf(r), out);
   if (r.dry_run) {
-    out << "would write " << r.files.size() << " files, " << HumanBytes(r.total_bytes)
+    out << "would write " << r.files.size() << " files, " << SizeText(r.total_bytes)
         << " (dry run: nothing written)";
   } else if (r.written) {
-    out << "wrote " << r.files.size() << " files, " << HumanBytes(r.total_bytes) << ", "
+    out << "wrote " << r.files.size() << " files, " << SizeText(r.total_bytes) << ", "
         << r.copies_verified_by << " verified; _metadata written last";
   } else {
     out << "nothing written (the output would have " << r.files.size() << " files, "
-        << HumanBytes(r.total_bytes) << ")";
+        << SizeText(r.total_bytes) << ")";
   }
   out << "\n";
   RenderVerificationText(r.verification, out);

@@ -87,7 +87,7 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
     t.AddRow({std::string(ops::RemapActionName(e.action)), OrDash(e.name), e.old_id_hex,
               OrDash(e.old_uid), OrDash(e.new_id_hex), OrDash(e.new_uid),
               std::to_string(e.subtasks_with_state), e.has_coordinator_state ? "yes" : "no",
-              std::to_string(e.state_bytes), OrDash(e.reason)});
+              SizeText(e.state_bytes), OrDash(e.reason)});
   }
   t.Print(out);
   for (const auto& u : r.unmatched) out << "unmatched: " << u << " matched no operator\n";
@@ -100,15 +100,15 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
     out << "would write nothing: " << r.unmatched.size()
         << " request(s) matched no operator (dry run: nothing written)";
   } else if (r.dry_run) {
-    out << "would write " << r.files << " files, " << HumanBytes(r.total_bytes)
+    out << "would write " << r.files << " files, " << SizeText(r.total_bytes)
         << " (dry run: nothing written)";
   } else if (r.written) {
-    out << "output: " << r.files << " files, " << HumanBytes(r.total_bytes) << " ("
-        << r.files_linked << " hard-linked, " << HumanBytes(r.bytes_copied) << " copied), "
+    out << "output: " << r.files << " files, " << SizeText(r.total_bytes) << " ("
+        << r.files_linked << " hard-linked, " << SizeText(r.bytes_copied) << " copied), "
         << r.copies_verified_by << " verified; _metadata written last";
   } else {
     out << "nothing written (the output would have " << r.files << " files, "
-        << HumanBytes(r.total_bytes) << ")";
+        << SizeText(r.total_bytes) << ")";
   }
   out << "\n";
   RenderVerificationText(r.verification, out);
@@ -141,7 +141,7 @@ CommandResult Run(const RemapArgs& args, CliContext& ctx) {
   options.dry_run = args.dry_run;
   options.verify_output = args.verify;
   options.copy_files = args.copy;
-  options.progress = ctx.MakeProgress();
+  options.progress = ctx.MakeProgress(CliContext::ProgressUnit::kBytes);
   auto result = ops::Remap(*where->fs, where->paths[0], where->paths[1], options);
   ctx.EndProgress();
   if (!result.ok()) {

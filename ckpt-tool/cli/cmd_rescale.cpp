@@ -50,10 +50,12 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
   }
   PrintWriteHeadline(OutcomeOf(r), "would rescale ", "rescaled ", "not rescaled ", out);
   out << "\n";
-  TextTable t({"OPERATOR", "UID", "PARALLELISM", "MAX PARALLELISM", "KEY", "ENTRIES", "MOVED SUBTASK"},
-              {false, false, true, false, false, true, true});
+  TextTable t({"OPERATOR", "ID", "UID", "PARALLELISM", "MAX PARALLELISM", "KEY", "ENTRIES",
+               "MOVED SUBTASK"},
+              {false, false, false, true, false, false, true, true});
   for (const auto& o : r.operators) {
-    t.AddRow({o.operator_id, o.uid.empty() ? "-" : o.uid, std::to_string(o.parallelism),
+    t.AddRow({OperatorLabel(o.name, o.uid, o.operator_id), o.operator_id,
+              o.uid.empty() ? "-" : o.uid, std::to_string(o.parallelism),
               std::to_string(o.old_max_parallelism) + " -> " + std::to_string(o.new_max_parallelism),
               o.key_serializer.empty() ? "-" : o.key_serializer, std::to_string(o.keyed_entries),
               std::to_string(o.keys_moved_subtask)});
@@ -66,7 +68,7 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
         << " file(s) (dry run: nothing written)";
   } else if (r.written) {
     out << r.operators.size() << " operator(s) rescaled, " << r.files_copied
-        << " file(s) copied, " << HumanBytes(r.bytes_written) << " written; _metadata written last";
+        << " file(s) copied, " << SizeText(r.bytes_written) << " written; _metadata written last";
   } else {
     out << "nothing written (" << r.operators.size() << " operator(s) would be rescaled)";
   }

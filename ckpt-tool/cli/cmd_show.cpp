@@ -66,13 +66,13 @@ void PrintHeader(const ops::Snapshot& s, std::ostream& out) {
   } else {
     t.AddRow({"restored from", "-"});
   }
-  t.AddRow({"files", std::to_string(s.files.size()) + " (" + HumanBytes(s.total_file_bytes) + ")"});
-  t.AddRow({"full size", std::to_string(s.full_size_bytes) + " bytes"});
-  t.AddRow({"checkpointed size", std::to_string(s.checkpointed_size_bytes) + " bytes"});
+  t.AddRow({"files", std::to_string(s.files.size()) + " (" + SizeText(s.total_file_bytes) + ")"});
+  t.AddRow({"full size", SizeText(s.full_size_bytes)});
+  t.AddRow({"checkpointed size", SizeText(s.checkpointed_size_bytes)});
   // docs/sizes.md: inline state is in its operators' sizes; the rest of `_metadata` is its own.
-  t.AddRow({"_metadata", std::to_string(s.metadata_own_bytes()) + " bytes besides " +
-                             std::to_string(s.inline_state_bytes) + " bytes of inline state (" +
-                             std::to_string(s.metadata_size_bytes) + " on disk)"});
+  t.AddRow({"_metadata", SizeText(s.metadata_own_bytes()) + " besides " +
+                             SizeText(s.inline_state_bytes) + " of inline state (" +
+                             SizeText(s.metadata_size_bytes) + " on disk)"});
   t.Print(out);
 }
 
@@ -119,7 +119,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
   if (!s.edges.empty()) {
     auto label = [&s](const std::string& id) {
       for (const auto& op : s.operators) {
-        if (op.id_hex == id) return op.uid.empty() ? (op.name.empty() ? id : op.name) : op.uid;
+        if (op.id_hex == id) return OperatorLabel(op.name, op.uid, id);
       }
       return id;
     };
@@ -139,8 +139,8 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
                                       std::to_string(edge.target_input)};
       if (any) {
         const ops::EdgeInFlight* f = in_flight.Find(edge);
-        row.push_back(std::to_string(f ? f->input_bytes : 0));
-        row.push_back(std::to_string(f ? f->output_bytes : 0));
+        row.push_back(SizeText(f ? f->input_bytes : 0));
+        row.push_back(SizeText(f ? f->output_bytes : 0));
       }
       e.AddRow(row);
     }
@@ -150,9 +150,10 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << base::EscapeForText(OrDash(op.uid.empty() ? op.name : op.uid)) << " [" << op.id_hex << "]"
-      << (op.fully_finished ? " (fully finished)" : "") << ": " << op.total_bytes << " bytes ("
-      << op.checkpointed_bytes << " checkpointed)\n";
+  out << "\nOperator " << base::EscapeForText(OperatorLabel(op.name, op.uid, op.id_hex)) << " ["
+      << op.id_hex << "]"
+      << (op.fully_finished ? " (fully finished)" : "") << ": " << SizeText(op.total_bytes) << " ("
+      << SizeText(op.checkpointed_bytes) << " checkpointed)\n";
   if (!op.states.empty()) {
     TextTable t({"STATE", "KIND", "KEY", "NAMESPACE", "USER KEY", "VALUE", "SERIALIZER"},
                 {false, false, false, false, false, false, true});
@@ -167,7 +168,7 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
   }
   if (op.coordinator) {
     const auto& c = *op.coordinator;
-    out << "  coordinator state: " << c.size_bytes << " bytes, "
+    out << "  coordinator state: " << SizeText(c.size_bytes) << ", "
         << (c.is_inline ? std::string("inline") : "file #" + std::to_string(*c.file_index))
         << base::EscapeForText(c.type.empty() ? "" : ", type " + c.type) << "\n";
   }
@@ -177,7 +178,7 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
   for (const auto& st : op.subtasks) {
     const std::string idx = std::to_string(st.index) + (st.finished ? " (finished)" : "");
     // The size model's share (docs/sizes.md); the writer's per-subtask numbers are in the JSON.
-    const std::string sizes = std::to_string(st.state_bytes);
+    const std::string sizes = SizeText(st.state_bytes);
     bool first = true;
     auto row = [&](std::string handle, std::string groups, std::string files, std::string detail) {
       t.AddRow({first ? idx : "", std::move(handle), std::move(groups), std::move(files),
@@ -214,12 +215,12 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
           "-", FileList(c.file_indexes),
           std::to_string(c.gate_or_partition) + "/" + std::to_string(c.channel_or_subpartition) +
               ": " + std::to_string(c.buffer_count) + " buffer(s), " +
-              std::to_string(c.size_bytes) + " bytes");
+              SizeText(c.size_bytes));
     }
     for (const auto& c : st.committables) {
       row("sink-pending", "-", "-",
-          c.pending_path + " -> " + c.final_path + " (" + std::to_string(c.size_bytes) +
-              " bytes, checkpoint " + std::to_string(c.checkpoint_id) + ")");
+          c.pending_path + " -> " + c.final_path + " (" + SizeText(c.size_bytes) +
+              ", checkpoint " + std::to_string(c.checkpoint_id) + ")");
     }
     if (first) row("-", "-", "-", "no state");
   }
@@ -233,7 +234,7 @@ void PrintFiles(const ops::Snapshot& s, std::ostream& out) {
   for (const auto& f : s.files) {
     // 0: no checksum / creator recorded (Apache Flink records neither).
     t.AddRow({std::to_string(f.index), f.path, std::string(ops::FileScopeName(f.scope)),
-              std::string(ops::FileKindName(f.kind)), std::to_string(f.size_bytes),
+              std::string(ops::FileKindName(f.kind)), SizeText(f.size_bytes),
               KnownOr(f.checksum_xxh3 != 0, base::ChecksumHex(f.checksum_xxh3)),
               OrDash(f.compression),
               KnownOr(f.created_by_checkpoint_id != 0, std::to_string(f.created_by_checkpoint_id))});

@@ -42,24 +42,25 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
         op.largest_key_groups.empty()
             ? "-"
             : std::to_string(op.largest_key_groups.front().key_group) + " (" +
-                  std::to_string(op.largest_key_groups.front().bytes) + " B)";
-    ops_table.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(op.parallelism),
-                      std::to_string(op.max_parallelism), std::to_string(op.file_bytes),
-                      std::to_string(op.keyed_logical_bytes), std::to_string(op.key_groups.size()),
-                      std::to_string(op.median_key_group_bytes), largest,
+                  SizeText(op.largest_key_groups.front().bytes) + ")";
+    ops_table.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(op.parallelism),
+                      std::to_string(op.max_parallelism), SizeText(op.file_bytes),
+                      SizeText(op.keyed_logical_bytes), std::to_string(op.key_groups.size()),
+                      SizeText(op.median_key_group_bytes), largest,
                       op.key_groups.empty() ? "-" : Ratio(op.skew)});
   }
   ops_table.Print(out);
-  out << "total " << r.total_file_bytes << " bytes (" << HumanBytes(r.total_file_bytes) << ")\n";
-  out << "_metadata " << r.metadata_own_bytes << " bytes besides the operators' inline state\n\n";
+  out << "total " << SizeText(r.total_file_bytes) << "\n";
+  out << "_metadata " << SizeText(r.metadata_own_bytes)
+      << " besides the operators' inline state\n\n";
   TextTable states({"OPERATOR", "STATE", "KIND", "ENTRIES", "BYTES", "FILE BYTES"},
                    {false, false, false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& st : op.states) {
-      states.AddRow({op.uid.empty() ? op.id_hex : op.uid, st.name,
+      states.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), st.name,
                      std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
-                     st.bytes_known ? std::to_string(st.bytes) : kUnknownText,
-                     st.bytes_known ? std::to_string(st.file_bytes) : kUnknownText});
+                     st.bytes_known ? SizeText(st.bytes) : kUnknownText,
+                     st.bytes_known ? SizeText(st.file_bytes) : kUnknownText});
     }
   }
   if (!states.empty()) {
@@ -69,8 +70,8 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   TextTable top({"OPERATOR", "KEY GROUP", "BYTES", "RECORDS"}, {false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& g : op.largest_key_groups) {
-      top.AddRow({op.uid.empty() ? op.id_hex : op.uid, std::to_string(g.key_group),
-                  std::to_string(g.bytes), std::to_string(g.records)});
+      top.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(g.key_group),
+                  SizeText(g.bytes), std::to_string(g.records)});
     }
   }
   if (!top.empty()) {
@@ -84,8 +85,8 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   for (const auto& e : r.in_flight) {
     edges.AddRow({e.source + " -> " + e.target + (e.target_input > 0 ? " (input 1)" : ""),
                   std::string(ops::PartitioningName(e.partitioning)),
-                  std::to_string(e.input_bytes), std::to_string(e.input_buffers),
-                  std::to_string(e.output_bytes), std::to_string(e.output_buffers)});
+                  SizeText(e.input_bytes), std::to_string(e.input_buffers),
+                  SizeText(e.output_bytes), std::to_string(e.output_buffers)});
   }
   if (!edges.empty()) {
     out << "In-flight data by edge (unaligned checkpoint)\n";
@@ -93,8 +94,8 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
     out << "\n";
   }
   if (r.unattributed_in_flight_bytes > 0) {
-    out << r.unattributed_in_flight_bytes
-        << " bytes of in-flight data are on channels no edge of the job graph explains\n\n";
+    out << SizeText(r.unattributed_in_flight_bytes)
+        << " of in-flight data are on channels no edge of the job graph explains\n\n";
   }
   RenderFindingsText(r.findings, out);
 }

@@ -77,7 +77,8 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (!where.ok()) return CommandResult::Error(where.status());
   auto uids = ReadUidsOption(ctx, args.uids_file);
   if (!uids.ok()) return CommandResult::Error(uids.status());
-  auto report = ops::Validate(*where->fs, where->path, args.options, ctx.MakeProgress());
+  auto report = ops::Validate(*where->fs, where->path, args.options,
+                              ctx.MakeProgress(CliContext::ProgressUnit::kBytes));
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
   ops::NameFindingsByUids(*uids, &report->findings);

@@ -1,12 +1,15 @@
 // ckpt-tool: offline inspection, validation and repair of checkpoints and savepoints.
 // main parses arguments (CLI11), runs the one command the user chose, and alone maps its outcome
 // to the exit code: 0 clean, 1 findings or differences, 2 usage or I/O error.
+#include <unistd.h>
+
 #include <csignal>
 #include <iostream>
 
 #include <CLI/CLI.hpp>
 
 #include "ckpt/cli_support/cli_help.h"
+#include "ckpt/cli_support/style.h"
 #include "ckpt/cli_support/suggest.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
@@ -87,6 +90,7 @@ void EmitErrorReport(ckpt::cli::CliContext& ctx, const CLI::App& app, const std:
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace clistyle = ckpt::clistyle;
   ckpt::ops::SilenceLibraryLogs();  // only ops' own messages reach stderr
   using ckpt::cli::CliContext;
   CliContext ctx;
@@ -109,6 +113,13 @@ int main(int argc, char** argv) {
       ->default_str("text");
   app.add_option("-o,--output", ctx.global.output, "Write the report to FILE instead of stdout");
   app.add_flag("-q,--quiet", ctx.global.quiet, "No progress bar or logs on stderr");
+  app.add_option("--color", ctx.global.color,
+                 "Colour text output and errors: auto (on a terminal unless NO_COLOR is set), "
+                 "always, never")
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
+  app.add_flag("--bytes", ctx.global.bytes,
+               "Sizes in text output as exact byte counts instead of KiB/MiB/GiB");
   ctx.root = &app;
   for (Registrar add : kVerbs) add(app, ctx);
 
@@ -130,13 +141,23 @@ int main(int argc, char** argv) {
     return code == 0 ? 0 : 2;
   }
   if (!ctx.run) return 2;
+  const clistyle::ColorMode color =
+      clistyle::ParseColorMode(ctx.global.color).value_or(clistyle::ColorMode::kAuto);
+  const bool to_stdout = ctx.global.output.empty() || ctx.global.output == "-";
+  ckpt::cli::SetTextStyle(
+      {.color = ctx.global.format == "text" &&
+                clistyle::ColorEnabled(color, to_stdout ? STDOUT_FILENO : -1),
+       .exact_bytes = ctx.global.bytes});
+  const bool color_errors = clistyle::ColorEnabled(color, STDERR_FILENO);
 
   g_cancel = &ctx.cancel;
   std::signal(SIGINT, OnInterrupt);
 
   ckpt::base::Status opened = ctx.OpenOutput();
   if (!opened.ok()) {
-    std::cerr << "ckpt-tool: " << opened.ToString() << "\n";
+    std::cerr << clistyle::Paint("ckpt-tool: " + opened.ToString(), clistyle::Tone::kError,
+                                 color_errors)
+              << "\n";
     return 2;
   }
   ckpt::cli::CommandResult result = ctx.run();
@@ -149,7 +170,9 @@ int main(int argc, char** argv) {
     result = ckpt::cli::CommandResult::Error(closed);
   }
   if (result.outcome == ckpt::cli::Outcome::kError && !result.error.empty()) {
-    std::cerr << "ckpt-tool: " << result.error << "\n";
+    std::cerr << clistyle::Paint("ckpt-tool: " + result.error, clistyle::Tone::kError,
+                                 color_errors)
+              << "\n";
   }
   return ExitCode(result.outcome);
 }

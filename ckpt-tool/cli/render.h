@@ -11,6 +11,7 @@
 #include <string_view>
 #include <vector>
 
+#include "ckpt/cli_support/style.h"
 #include "ckpt/ops/finding.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/validate.h"
@@ -23,17 +24,38 @@ class TextTable {
  public:
   explicit TextTable(std::vector<std::string> header, std::vector<bool> right_align = {});
   void AddRow(std::vector<std::string> cells);
+  // Marks `column` as a verdict: its "yes" cells print green and "no" cells red when text
+  // output is coloured (CurrentTextStyle().color).
+  void SetVerdictColumn(size_t column);
   void Print(std::ostream& out) const;
   bool empty() const { return rows_.empty(); }
 
  private:
   std::vector<std::string> header_;
   std::vector<bool> right_;
+  std::vector<bool> verdict_;
   std::vector<std::vector<std::string>> rows_;
 };
 
 // "1.5 MiB", "312 B" (binary units, one decimal).
 std::string HumanBytes(uint64_t bytes);
+
+// How text output looks: set once by main from --color, --format and --bytes before the verb
+// runs; read by the text renderers. JSON, JUnit, SARIF and github-actions output ignore it.
+struct TextStyle {
+  bool color = false;        // ANSI colour in text output. Default: off
+  bool exact_bytes = false;  // --bytes: sizes as exact byte counts. Default: human sizes
+};
+void SetTextStyle(const TextStyle& style);
+const TextStyle& CurrentTextStyle();
+
+// A size in text output, the one rule every verb follows: HumanBytes ("1.5 MiB"), or with
+// --bytes the exact count ("1572864 B"). JSON always writes exact byte counts.
+std::string SizeText(uint64_t bytes);
+// `text` in the colour of `tone` when CurrentTextStyle().color, else as is.
+std::string Styled(std::string_view text, clistyle::Tone tone);
+// A verdict word for text output ("restore: yes"): "yes" green or "no" red under colour.
+std::string VerdictText(bool yes);
 
 // How a text renderer prints a value that is not known (not recorded, could not be read): never
 // as a zero. JSON leaves such a value out or writes null.

@@ -12,6 +12,11 @@ namespace ckpt::cli {
 TextTable::TextTable(std::vector<std::string> header, std::vector<bool> right_align)
     : header_(std::move(header)), right_(std::move(right_align)) {
   right_.resize(header_.size(), false);
+  verdict_.resize(header_.size(), false);
+}
+
+void TextTable::SetVerdictColumn(size_t column) {
+  if (column < verdict_.size()) verdict_[column] = true;
 }
 
 void TextTable::AddRow(std::vector<std::string> cells) {
@@ -38,21 +43,26 @@ void TextTable::Print(std::ostream& out) const {
   for (const auto& row : rows_) {
     for (size_t c = 0; c < row.size(); ++c) width[c] = std::max(width[c], TextCellWidth(row[c]));
   }
-  auto print_row = [&](const std::vector<std::string>& row) {
+  auto print_row = [&](const std::vector<std::string>& row, bool is_header) {
     std::string line;
     for (size_t c = 0; c < row.size(); ++c) {
       const size_t pad = width[c] - TextCellWidth(row[c]);
       const bool last = c + 1 == row.size();
       if (right_[c]) line.append(pad, ' ');
-      line += row[c];
+      // Colour wraps the cell after its width is measured: escapes take no columns.
+      if (!is_header && verdict_[c] && (row[c] == "yes" || row[c] == "no")) {
+        line += VerdictText(row[c] == "yes");
+      } else {
+        line += row[c];
+      }
       if (!right_[c] && !last) line.append(pad, ' ');
       if (!last) line += "  ";
     }
     while (!line.empty() && line.back() == ' ') line.pop_back();
     out << line << "\n";
   };
-  print_row(header_);
-  for (const auto& row : rows_) print_row(row);
+  print_row(header_, true);
+  for (const auto& row : rows_) print_row(row, false);
 }
 
 std::string HumanBytes(uint64_t bytes) {
@@ -67,6 +77,29 @@ std::string HumanBytes(uint64_t bytes) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.1f %s", v, kUnits[unit]);
   return buf;
+}
+
+namespace {
+TextStyle& MutableTextStyle() {
+  static TextStyle style;
+  return style;
+}
+}  // namespace
+
+void SetTextStyle(const TextStyle& style) { MutableTextStyle() = style; }
+const TextStyle& CurrentTextStyle() { return MutableTextStyle(); }
+
+std::string SizeText(uint64_t bytes) {
+  if (CurrentTextStyle().exact_bytes) return std::to_string(bytes) + " B";
+  return HumanBytes(bytes);
+}
+
+std::string Styled(std::string_view text, clistyle::Tone tone) {
+  return clistyle::Paint(text, tone, CurrentTextStyle().color);
+}
+
+std::string VerdictText(bool yes) {
+  return yes ? Styled("yes", clistyle::Tone::kGood) : Styled("no", clistyle::Tone::kBad);
 }
 
 std::string UidCell(const std::string& uid, ops::UidOrigin origin) {
@@ -120,11 +153,18 @@ std::string LocationText(const ops::Location& l) {
 }  // namespace
 
 void RenderFindingText(const ops::Finding& f, std::ostream& out) {
-  out << ops::SeverityName(f.severity) << " " << f.rule_id << ": "
-      << base::EscapeForText(f.message) << "\n";
+  std::string severity(ops::SeverityName(f.severity));
+  if (f.severity == ops::Severity::kError) severity = Styled(severity, clistyle::Tone::kError);
+  if (f.severity == ops::Severity::kWarning) {
+    severity = Styled(severity, clistyle::Tone::kWarning);
+  }
+  out << severity << " " << f.rule_id << ": " << base::EscapeForText(f.message) << "\n";
   const std::string where = LocationText(f.location);
   if (!where.empty()) out << "    at " << where << "\n";
-  if (!f.hint.empty()) out << "    hint: " << base::EscapeForText(f.hint) << "\n";
+  if (!f.hint.empty()) {
+    out << "    " << Styled("hint: " + base::EscapeForText(f.hint), clistyle::Tone::kHint)
+        << "\n";
+  }
 }
 
 void RenderFindingsText(const std::vector<ops::Finding>& findings, std::ostream& out) {

@@ -23,6 +23,7 @@ std::string_view ValidateSupportedCell(const ops::Capability& c) {
 void PrintValidateCapabilities(const ops::ValidateReport& r, std::ostream& out) {
   out << "\nSupported operations for this " << r.snapshot_type << ":\n";
   TextTable t({"OPERATION", "SUPPORTED", "NOTE"});
+  t.SetVerdictColumn(1);
   for (const auto& c : r.capabilities) {
     t.AddRow({c.operation, std::string(ValidateSupportedCell(c)), c.note});
   }
@@ -91,10 +92,13 @@ void RenderValidateText(const ops::ValidateReport& r, std::string_view path_as_g
   if (hidden > 0) out << "; " << hidden << " not shown (--verbose lists every finding)";
   out << "\n";
   RenderUncheckedText(r.not_checked, out);
-  out << r.files_checked << " file(s), " << r.bytes_checked << " bytes checked";
+  out << r.files_checked << " file(s), " << SizeText(r.bytes_checked) << " checked";
   if (options.deep) out << ", " << r.records_checked << " record(s) decoded";
   out << "\n";
-  out << "verdict: " << ValidateVerdict(r, options.strict) << "\n";
+  const std::string verdict = ValidateVerdict(r, options.strict);
+  const bool restores = verdict == "restores";
+  out << "verdict: "
+      << Styled(verdict, restores ? clistyle::Tone::kGood : clistyle::Tone::kBad) << "\n";
   if (options.capabilities && !r.capabilities.empty()) PrintValidateCapabilities(r, out);
 }
 

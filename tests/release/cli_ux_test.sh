@@ -6,7 +6,12 @@
 #   with --format json, the usage error is also a well-formed JSON error object on stdout;
 #   pointing a one-snapshot verb at something else (a checkpoint root, a directory without a
 #   snapshot, a file of a snapshot): exit 2 and a line naming what was found and what was meant,
-#   while an incomplete checkpoint stays a finding (CKPT-M001, exit 1).
+#   while an incomplete checkpoint stays a finding (CKPT-M001, exit 1);
+#   colour (--color, NO_COLOR): ANSI escapes in text output and errors with --color=always or on
+#   a terminal, none with --color=never, NO_COLOR, in a pipe or in JSON;
+#   sizes: text shows KiB/B, --bytes the exact counts JSON has;
+#   progress: one updating line on stderr when it is a terminal (fitted to COLUMNS, a long path
+#   elided in its middle), nothing in a pipe, with --format json or -q.
 # Usage: cli_ux_test.sh CKPT_TOOL CKPT_ENGINE SOURCE_DIR SCRATCH_DIR
 set -uo pipefail
 tool=$1
@@ -81,6 +86,123 @@ expect 2 "is a checkpoint root" "$tool" diff "$root" "$root/0123456789abcdef0123
 rc=$?
 [[ $rc == 1 ]] && grep -q "CKPT-M001" "$scratch/m001.out" ||
   { echo "FAIL: validate of an incomplete chk-13 exited $rc: $(cat "$scratch/m001.out")" >&2; fail=1; }
+
+# tty_run STREAM COMMAND...: runs COMMAND with STREAM (stdout or stderr) on a new pseudo-terminal
+# (80 columns) and the other stream on /dev/null; prints what reached the terminal.
+tty_run() {
+  python3 - "$@" <<'PY'
+import fcntl, os, struct, subprocess, sys, termios
+stream, cmd = sys.argv[1], sys.argv[2:]
+master, slave = os.openpty()
+fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 80, 0, 0))
+attrs = termios.tcgetattr(slave)
+attrs[1] &= ~termios.ONLCR  # keep "\n" as the tool wrote it
+termios.tcsetattr(slave, termios.TCSANOW, attrs)
+tty = {"stdout": slave} if stream == "stdout" else {"stderr": slave}
+other = {"stderr": subprocess.DEVNULL} if stream == "stdout" else {"stdout": subprocess.DEVNULL}
+p = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, **tty, **other)
+os.close(slave)
+out = b""
+while True:
+    try:
+        chunk = os.read(master, 65536)
+    except OSError:  # EIO: the child closed the terminal
+        break
+    if not chunk:
+        break
+    out += chunk
+p.wait()
+sys.stdout.buffer.write(out)
+PY
+}
+esc=$'\e['
+has_esc() { [[ $1 == *"$esc"* ]]; }
+sp="$src/fixtures/engine-v1/savepoint-e0e1e2-30e19071c9cd"
+
+# Colour: forced, refused, NO_COLOR, a terminal, a pipe, JSON.
+out=$("$tool" --color=always validate "$sp" 2>/dev/null)
+has_esc "$out" && [[ $out == *$'\e[32myes\e[0m'* ]] ||
+  { echo "FAIL: --color=always validate has no green verdict: $out" >&2; fail=1; }
+err=$("$tool" --color=always show "$scratch/none" 2>&1 >/dev/null)
+[[ $err == $'\e[31m'*"ckpt-tool: "*"$scratch/none"* ]] ||
+  { echo "FAIL: --color=always error is not red: $err" >&2; fail=1; }
+out=$("$tool" --color=never validate "$sp" 2>&1)
+! has_esc "$out" || { echo "FAIL: --color=never printed escapes: $out" >&2; fail=1; }
+out=$(unset NO_COLOR; tty_run stdout "$tool" validate "$sp")
+has_esc "$out" || { echo "FAIL: --color=auto on a terminal is not coloured: $out" >&2; fail=1; }
+out=$(NO_COLOR=1 tty_run stdout "$tool" --color=auto validate "$sp")
+[[ $out == *"restore"* ]] && ! has_esc "$out" ||
+  { echo "FAIL: NO_COLOR=1 on a terminal still coloured (or no output): $out" >&2; fail=1; }
+out=$(NO_COLOR=1 tty_run stdout "$tool" --color=always validate "$sp")
+has_esc "$out" || { echo "FAIL: --color=always lost to NO_COLOR: $out" >&2; fail=1; }
+out=$(env -u NO_COLOR "$tool" validate "$sp" 2>&1 | cat)
+[[ $out == *"restore"* ]] && ! has_esc "$out" ||
+  { echo "FAIL: piped output is coloured (or empty): $out" >&2; fail=1; }
+err=$(env -u NO_COLOR "$tool" show "$scratch/none" 2>&1 >/dev/null | cat)
+! has_esc "$err" || { echo "FAIL: piped error is coloured: $err" >&2; fail=1; }
+for fmt in json junit github-actions sarif; do
+  # A clean validate gives github-actions nothing to annotate: an error report instead.
+  target=$sp
+  [[ $fmt == github-actions ]] && target="$scratch/none"
+  out=$("$tool" --color=always --format "$fmt" validate "$target" 2>/dev/null)
+  [[ -n $out ]] && ! has_esc "$out" ||
+    { echo "FAIL: --color=always coloured --format $fmt (or no output): $out" >&2; fail=1; }
+done
+
+# Sizes: human units in text, exact counts with --bytes, the same exact counts as JSON.
+out=$("$tool" show "$sp")
+[[ $out == *"_metadata           2.2 KiB besides 0 B of inline state"* ]] ||
+  { echo "FAIL: show does not give human sizes: $out" >&2; fail=1; }
+out=$("$tool" --bytes show "$sp")
+[[ $out != *KiB* && $out =~ _metadata\ +([0-9]+)\ B\ besides ]] ||
+  { echo "FAIL: show --bytes is not exact: $out" >&2; fail=1; }
+json=$("$tool" --format json files "$sp")
+json_total=$(python3 -c 'import json,sys; print(sum(json.loads(l)["size_bytes"] for l in sys.stdin if "size_bytes" in l))' <<<"$json")
+text=$("$tool" files "$sp" --bytes | tail -1)
+[[ $text == *", $json_total B" ]] ||
+  { echo "FAIL: files --bytes total '$text' is not the JSON's $json_total bytes" >&2; fail=1; }
+text=$("$tool" files "$sp" | tail -1)
+[[ $text =~ ^[0-9]+\ file\(s\),\ [0-9.]+\ (B|KiB|MiB)$ ]] ||
+  { echo "FAIL: files text total is not a human size: $text" >&2; fail=1; }
+out=$("$tool" stats "$sp" --bytes)
+[[ $out != *KiB* ]] || { echo "FAIL: stats --bytes still shows KiB: $out" >&2; fail=1; }
+
+# Progress: on a terminal, one line redrawn with "\r" that fits COLUMNS; never in a pipe.
+deep=(validate --deep "$sp")
+out=$(unset COLUMNS; tty_run stderr "$tool" "${deep[@]}")
+[[ $out == $'\r['*'%'*' B/'*'KiB'* ]] ||
+  { echo "FAIL: validate --deep on a terminal shows no progress line: $(cat -v <<<"$out")" >&2; fail=1; }
+[[ $out != *$'\n'* ]] || { echo "FAIL: progress is not one line: $(cat -v <<<"$out")" >&2; fail=1; }
+out=$(COLUMNS=70 tty_run stderr "$tool" "${deep[@]}")
+python3 - "$out" <<'PY' || fail=1
+import sys
+drawn = [s.rstrip(" ") for s in sys.argv[1].split("\r") if s.strip(" ")]
+too_wide = [s for s in drawn if len(s) > 69]
+if not drawn or too_wide or not any("…" in s for s in drawn):
+    sys.exit("FAIL: progress at COLUMNS=70 is not fitted with a middle-elided path: %r" % drawn)
+PY
+err=$("$tool" "${deep[@]}" 2>&1 >/dev/null | cat)
+[[ -z $err ]] || { echo "FAIL: progress printed into a pipe: $(cat -v <<<"$err")" >&2; fail=1; }
+for quiet in "--format json" "-q"; do
+  # shellcheck disable=SC2086
+  out=$(tty_run stderr "$tool" $quiet "${deep[@]}")
+  [[ -z $out ]] || { echo "FAIL: progress shown with $quiet: $(cat -v <<<"$out")" >&2; fail=1; }
+done
+
+# The flags are documented where users look: --help of the tool and of each verb, man pages,
+# completion.
+for v in "" ls show files stats diff history prune relocate remap validate; do
+  # shellcheck disable=SC2086
+  help=$("$tool" $v --help)
+  [[ $help == *"--color"*"auto"*"always"*"never"* && $help == *"--bytes"* ]] ||
+    { echo "FAIL: 'ckpt-tool $v --help' does not list --color and --bytes" >&2; fail=1; }
+done
+man=$("$tool" help --man validate)
+[[ $man == *'\-\-color'* && $man == *'\-\-bytes'* ]] ||
+  { echo "FAIL: the validate man page does not list --color and --bytes" >&2; fail=1; }
+completion=$("$tool" completion bash)
+[[ $completion == *"--color) "*"auto always never"* && $completion == *"--bytes"* ]] ||
+  { echo "FAIL: bash completion lacks --color/--bytes" >&2; fail=1; }
 
 ((fail == 0)) && echo "cli_ux: ok"
 exit $fail
