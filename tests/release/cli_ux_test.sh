@@ -121,7 +121,7 @@ sp="$src/fixtures/engine-v1/savepoint-e0e1e2-30e19071c9cd"
 
 # Colour: forced, refused, NO_COLOR, a terminal, a pipe, JSON.
 out=$("$tool" --color=always validate "$sp" 2>/dev/null)
-has_esc "$out" && [[ $out == *$'\e[32myes\e[0m'* ]] ||
+has_esc "$out" && [[ $out == *$'verdict: \e[32mrestores\e[0m'* ]] ||
   { echo "FAIL: --color=always validate has no green verdict: $out" >&2; fail=1; }
 err=$("$tool" --color=always show "$scratch/none" 2>&1 >/dev/null)
 [[ $err == $'\e[31m'*"ckpt-tool: "*"$scratch/none"* ]] ||
