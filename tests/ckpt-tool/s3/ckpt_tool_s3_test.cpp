@@ -49,15 +49,7 @@ class CkptToolS3Test : public ::testing::Test {
     client_ = std::move(client).value();
     bucket_ = s3::testing::S3TestBucket("ckpt-tool");
     ASSERT_TRUE(client_->CreateBucket(bucket_).ok());
-    // The fixture tree under the same relative keys, so s3://<bucket>/<rel> mirrors <rel>.
-    const std::filesystem::path root = FixturePath("");
-    for (const auto& entry :
-         std::filesystem::recursive_directory_iterator(FixturePath("engine-v1"))) {
-      if (!entry.is_regular_file()) continue;
-      const std::string key = std::filesystem::relative(entry.path(), root).generic_string();
-      const std::string body = s3::testing::S3TestReadFile(entry.path().string());
-      ASSERT_TRUE(client_->Put(bucket_, key, body).ok()) << key;
-    }
+    ASSERT_NO_FATAL_FAILURE(Upload("engine-v1"));
     // ckpt-tool reads its S3 configuration from the environment the test runs it in.
     setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
     setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
@@ -65,6 +57,18 @@ class CkptToolS3Test : public ::testing::Test {
     setenv("AWS_REGION", "us-east-1", 1);
     unsetenv("AWS_SESSION_TOKEN");
     unsetenv("AWS_ENDPOINT_URL_S3");
+  }
+
+  // Uploads fixtures/<rel> under the same relative keys, so s3://<bucket>/<x> mirrors
+  // fixtures/<x>.
+  void Upload(const std::string& rel) {
+    const std::filesystem::path root = FixturePath("");
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(FixturePath(rel))) {
+      if (!entry.is_regular_file()) continue;
+      const std::string key = std::filesystem::relative(entry.path(), root).generic_string();
+      const std::string body = s3::testing::S3TestReadFile(entry.path().string());
+      ASSERT_TRUE(client_->Put(bucket_, key, body).ok()) << key;
+    }
   }
 
   std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
@@ -136,6 +140,22 @@ TEST_F(CkptToolS3Test, DiffMatchesLocalCopy) {
   ExpectSameOnS3({"diff"}, {kChk4, kChk5}, /*collapse_spaces=*/true);
   ExpectSameOnS3({"diff"}, {kSavepoint, kChk5}, /*collapse_spaces=*/true);
   ExpectSameOnS3({"--format", "json", "diff"}, {kChk4, kChk5});
+}
+
+// Flink savepoints name their state files relative to the savepoint directory: on S3 they
+// resolve against the s3:// directory the same way.
+TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
+  for (const std::string rel :
+       {"flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
+        "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint"}) {
+    ASSERT_NO_FATAL_FAILURE(Upload(rel));
+    ExpectSameOnS3({"ls"}, {rel});
+    ExpectSameOnS3({"show"}, {rel});
+    ExpectSameOnS3({"files"}, {rel});
+    ExpectSameOnS3({"dump"}, {rel});
+    ExpectSameOnS3({"validate", "--deep"}, {rel});
+    ExpectSameOnS3({"stats"}, {rel});
+  }
 }
 
 TEST_F(CkptToolS3Test, MissingKeyIsOneNotFoundLine) {
