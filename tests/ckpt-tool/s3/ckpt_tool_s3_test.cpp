@@ -145,7 +145,7 @@ TEST_F(CkptToolS3Test, DiffMatchesLocalCopy) {
 // Flink savepoints name their state files relative to the savepoint directory: on S3 they
 // resolve against the s3:// directory the same way.
 TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
-  for (const std::string rel :
+  for (const char* rel :
        {"flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
         "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint"}) {
     ASSERT_NO_FATAL_FAILURE(Upload(rel));
@@ -156,6 +156,30 @@ TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
     ExpectSameOnS3({"validate", "--deep"}, {rel});
     ExpectSameOnS3({"stats"}, {rel});
   }
+}
+
+// The plan is the local one; S3 has no locks, so the report adds that executing it is refused.
+TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
+  for (const std::string& rel : {std::string("engine-v1/checkpoints"), std::string(kJobRoot)}) {
+    const ToolRun want = RunTool({"prune", "--dry-run", rel}, FixturePath(""));
+    const ToolRun got = RunTool({"prune", "--dry-run", Uri(rel)}, FixturePath(""));
+    EXPECT_EQ(0, want.exit_code) << want.err;
+    EXPECT_EQ(want.exit_code, got.exit_code) << got.err;
+    const std::string note = "note: cannot tell whether job ";
+    const size_t at = got.out.find(note);
+    ASSERT_NE(std::string::npos, at) << got.out;
+    EXPECT_NE(std::string::npos, got.out.find("no file locks; executing this plan is refused", at));
+    const std::string plan = got.out.substr(0, at) + got.out.substr(got.out.find('\n', at) + 1);
+    EXPECT_EQ(CollapseSpaces(want.out),
+              CollapseSpaces(ReplaceAllOf(plan, "s3://" + bucket_ + "/", "")));
+  }
+}
+
+// Executing a prune needs locks that S3 does not have: refused before anything is deleted.
+TEST_F(CkptToolS3Test, PruneYesIsRefusedAndDeletesNothing) {
+  const ToolRun got = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
+  EXPECT_EQ(2, got.exit_code) << got.out << got.err;
+  EXPECT_TRUE(client_->Head(bucket_, std::string(kChk4) + "/_metadata").ok());
 }
 
 TEST_F(CkptToolS3Test, MissingKeyIsOneNotFoundLine) {
