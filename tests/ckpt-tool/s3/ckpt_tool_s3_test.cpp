@@ -182,6 +182,36 @@ TEST_F(CkptToolS3Test, PruneYesIsRefusedAndDeletesNothing) {
   EXPECT_TRUE(client_->Head(bucket_, std::string(kChk4) + "/_metadata").ok());
 }
 
+// relocate reads on S3 and writes the copy to a local directory: a savepoint that shows and
+// validates as the original does.
+TEST_F(CkptToolS3Test, RelocateDownloadsASavepointToALocalDirectory) {
+  TempDir tmp;
+  const std::string to = tmp.Sub("savepoint-copy");
+  const ToolRun got = RunTool({"relocate", Uri(kSavepoint), "--to", to}, FixturePath(""));
+  ASSERT_EQ(0, got.exit_code) << got.out << got.err;
+  const ToolRun want = RunTool({"dump", kSavepoint}, FixturePath(""));
+  const ToolRun copy = RunTool({"dump", to}, FixturePath(""));
+  EXPECT_EQ(0, copy.exit_code) << copy.err;
+  EXPECT_EQ(want.out, copy.out);
+  const ToolRun check = RunTool({"validate", "--deep", to}, FixturePath(""));
+  EXPECT_EQ(0, check.exit_code) << check.out << check.err;
+  // A checkpoint becomes a self-contained savepoint the same way.
+  const std::string from_chk = tmp.Sub("from-chk-5");
+  const ToolRun chk = RunTool({"relocate", Uri(kChk5), "--to", from_chk}, FixturePath(""));
+  ASSERT_EQ(0, chk.exit_code) << chk.out << chk.err;
+  EXPECT_EQ(0, RunTool({"validate", "--deep", from_chk}, FixturePath("")).exit_code);
+}
+
+TEST_F(CkptToolS3Test, RelocateDryRunWritesNothing) {
+  TempDir tmp;
+  const std::string to = tmp.Sub("never");
+  const ToolRun got =
+      RunTool({"relocate", "--dry-run", Uri(kSavepoint), "--to", to}, FixturePath(""));
+  EXPECT_EQ(0, got.exit_code) << got.out << got.err;
+  EXPECT_FALSE(got.out.empty());
+  EXPECT_FALSE(std::filesystem::exists(to));
+}
+
 TEST_F(CkptToolS3Test, MissingKeyIsOneNotFoundLine) {
   const std::string rel = "engine-v1/no-such-savepoint";
   const ToolRun local = RunTool({"show", rel}, FixturePath(""));
