@@ -202,6 +202,17 @@ TEST_F(CkptToolS3Test, RelocateDownloadsASavepointToALocalDirectory) {
   EXPECT_EQ(0, RunTool({"validate", "--deep", from_chk}, FixturePath("")).exit_code);
 }
 
+// diff reads one side on S3 and the other locally: the upload of a snapshot has its state.
+TEST_F(CkptToolS3Test, DiffOfAnUploadAndItsLocalCopyFindsTheSameState) {
+  const ToolRun got = RunTool({"diff", Uri(kSavepoint), kSavepoint}, FixturePath(""));
+  const ToolRun same = RunTool({"diff", kSavepoint, kSavepoint}, FixturePath(""));
+  EXPECT_EQ(same.exit_code, got.exit_code) << got.out << got.err;
+  EXPECT_NE(std::string::npos, got.out.find("sum")) << got.out << got.err;
+  const auto operators = [](const std::string& out) { return out.substr(0, out.find("\nfiles:")); };
+  EXPECT_EQ(CollapseSpaces(operators(same.out)),
+            CollapseSpaces(ReplaceAllOf(operators(got.out), "s3://" + bucket_ + "/", "")));
+}
+
 TEST_F(CkptToolS3Test, RelocateDryRunWritesNothing) {
   TempDir tmp;
   const std::string to = tmp.Sub("never");
