@@ -11,6 +11,7 @@
 #include <iostream>
 #include <streambuf>
 
+#include "ckpt/base/resolving_fs.h"
 #include "ckpt/base/text_escape.h"
 #include "ckpt/cli_support/style.h"
 #include "ckpt/ops/open.h"
@@ -148,25 +149,24 @@ base::Result<base::ResolvedLocation> CliContext::LocateSnapshot(std::string_view
 
 base::Result<Located> CliContext::LocateAll(std::initializer_list<std::string_view> args) const {
   Located out;
-  std::string_view first;
+  bool mixed = false;
   for (std::string_view arg : args) {
     if (arg.empty()) {
       out.paths.emplace_back();
       continue;
     }
     CKPT_ASSIGN_OR_RETURN(base::ResolvedLocation where, Locate(arg));
-    if (out.fs == nullptr) {
-      out.fs = where.fs;
-      first = arg;
-    } else if (out.fs != where.fs) {
-      return base::Status::InvalidArgument("'" + std::string(first) + "' and '" +
-                                           std::string(arg) +
-                                           "' are on different filesystems: one command "
-                                           "reads and writes through one");
-    }
+    if (out.fs == nullptr) out.fs = where.fs;
+    mixed = mixed || out.fs != where.fs;
     out.paths.push_back(std::move(where.path));
   }
   if (out.fs == nullptr) out.fs = &base::Fs::Default();
+  if (mixed) {
+    // Several filesystems (a snapshot on S3, --to a local directory): one Fs that resolves
+    // every location it is handed, so the paths stay the locations as given.
+    out.fs = &base::ResolvingFs();
+    out.paths.assign(args.begin(), args.end());
+  }
   return out;
 }
 

@@ -93,8 +93,9 @@ class CliContext {
   base::Result<base::ResolvedLocation> LocateSnapshot(std::string_view arg) const;
   // As Locate for the several locations one operation reads and writes through one Fs (a
   // snapshot and its --to, the two sides of diff). An empty argument (an option not given)
-  // stays "" and does not count. InvalidArgument as Locate, and when two arguments are on
-  // different filesystems.
+  // stays "" and does not count. Arguments on different filesystems (a snapshot on S3, --to a
+  // local directory) share base::ResolvingFs(), their paths the arguments as given.
+  // InvalidArgument as Locate.
   base::Result<Located> LocateAll(std::initializer_list<std::string_view> args) const;
 
   // The parsed --format. InvalidArgument for an unknown name.

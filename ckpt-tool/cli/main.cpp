@@ -11,6 +11,7 @@
 #include "ckpt/cli_support/cli_help.h"
 #include "ckpt/cli_support/style.h"
 #include "ckpt/cli_support/suggest.h"
+#include "ckpt/s3/s3_fs.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 #include "ckpt/ops/logging.h"
@@ -92,6 +93,7 @@ void EmitErrorReport(ckpt::cli::CliContext& ctx, const CLI::App& app, const std:
 int main(int argc, char** argv) {
   namespace clistyle = ckpt::clistyle;
   ckpt::ops::SilenceLibraryLogs();  // only ops' own messages reach stderr
+  ckpt::s3::RegisterS3Schemes();    // s3://, s3a://, s3p:// locations (format/s3/README.md)
   using ckpt::cli::CliContext;
   CliContext ctx;
   CLI::App app{"ckpt-tool: inspect, validate and repair stream-processing checkpoints and "

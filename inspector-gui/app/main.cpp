@@ -19,6 +19,7 @@
 #include "app/theme.h"
 #include "app/treemap_view.h"
 #include "ckpt/ops/logging.h"
+#include "ckpt/s3/s3_fs.h"
 #include "models/detail_tree_model.h"
 
 namespace {
@@ -133,6 +134,7 @@ void printManPage(const CommandLine& cl) {
 
 int main(int argc, char** argv) {
   ckpt::ops::SilenceLibraryLogs();  // only ops' own messages, as in ckpt-tool
+  ckpt::s3::RegisterS3Schemes();    // s3://, s3a://, s3p:// locations, as in ckpt-tool
   const CommandLine cl;
   // --help, --version, --man and usage errors are answered before any display is opened (with a
   // QCoreApplication), so they work on a server or in a package test with no DISPLAY.

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
@@ -145,7 +146,16 @@ std::string JoinRel(const std::string& base, const std::string& rel) {
 }
 
 std::string NormalizeAbsolute(const std::string& path) {
+  // A URI ("s3://bucket/key") is absolute already: its "scheme://authority" stays as it is and
+  // only the path after it is normalized.
+  std::string authority;
   std::string full = path;
+  const size_t slashes = path.find("://");
+  if (!base::SchemeOf(path).empty() && slashes != std::string::npos) {
+    const size_t path_start = path.find('/', slashes + 3);
+    authority = path.substr(0, path_start);
+    full = path_start == std::string::npos ? std::string("/") : path.substr(path_start);
+  }
   if (full.empty() || full[0] != '/') {
     char buf[4096];
     std::string cwd = getcwd(buf, sizeof(buf)) != nullptr ? std::string(buf) : std::string("/");
@@ -166,7 +176,7 @@ std::string NormalizeAbsolute(const std::string& path) {
   }
   std::string out;
   for (const auto& p : parts) out += "/" + p;
-  return out.empty() ? "/" : out;
+  return authority + (out.empty() ? "/" : out);
 }
 
 base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root) {

@@ -71,7 +71,8 @@ struct ScannedRoot {
 base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root);
 
 // Lexically normalized absolute path ("." and ".." resolved, duplicate slashes removed);
-// relative paths are taken against the working directory.
+// relative paths are taken against the working directory. A URI ("s3://bucket/a/../b") keeps
+// its "scheme://authority" and has the path after it normalized ("s3://bucket/b").
 std::string NormalizeAbsolute(const std::string& path);
 
 // `rel` joined under `base` ("" stays `base`).

@@ -1,0 +1,254 @@
+// ckpt-tool's verbs on snapshots stored on S3 (the local s3proxy of the s3proxy_server fixture)
+// print what they print on the local copy, with s3://<bucket>/ where the local run has a
+// relative path; a missing key and refused credentials are one clear line each.
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+#include "ckpt/s3/s3_client.h"
+#include "ckpt/testing/temp_dir.h"
+#include "golden_util.h"
+#include "s3_test_server.h"
+
+namespace ckpt::testing {
+namespace {
+
+constexpr char kSavepoint[] = "engine-v1/savepoint-e0e1e2-30e19071c9cd";
+constexpr char kJobRoot[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef";
+constexpr char kChk4[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef/chk-4";
+constexpr char kChk5[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef/chk-5";
+
+std::string ReplaceAllOf(std::string text, const std::string& from, const std::string& to) {
+  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
+    text.replace(at, from.size(), to);
+  }
+  return text;
+}
+
+// `text` with every run of spaces made one: a table sized to its widest path is padded wider
+// when the paths are URIs.
+std::string CollapseSpaces(const std::string& text) {
+  std::string out;
+  for (char c : text) {
+    if (c == ' ' && !out.empty() && out.back() == ' ') continue;
+    out += c;
+  }
+  return out;
+}
+
+class CkptToolS3Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!s3::testing::S3TestServerConfig(config_)) GTEST_SKIP() << "no server";
+    auto client = s3::S3Client::Create(config_);
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    client_ = std::move(client).value();
+    bucket_ = s3::testing::S3TestBucket("ckpt-tool");
+    ASSERT_TRUE(client_->CreateBucket(bucket_).ok());
+    ASSERT_NO_FATAL_FAILURE(Upload("engine-v1"));
+    // ckpt-tool reads its S3 configuration from the environment the test runs it in.
+    setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
+    setenv("AWS_ENDPOINT_URL", config_.endpoint.c_str(), 1);
+    setenv("AWS_REGION", "us-east-1", 1);
+    unsetenv("AWS_SESSION_TOKEN");
+    unsetenv("AWS_ENDPOINT_URL_S3");
+  }
+
+  // Uploads fixtures/<rel> under the same relative keys, so s3://<bucket>/<x> mirrors
+  // fixtures/<x>.
+  void Upload(const std::string& rel) {
+    const std::filesystem::path root = FixturePath("");
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(FixturePath(rel))) {
+      if (!entry.is_regular_file()) continue;
+      const std::string key = std::filesystem::relative(entry.path(), root).generic_string();
+      const std::string body = s3::testing::S3TestReadFile(entry.path().string());
+      ASSERT_TRUE(client_->Put(bucket_, key, body).ok()) << key;
+    }
+  }
+
+  std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
+
+  // Runs `verb_args` + the locations `rels` (relative to fixtures/) once on the local tree and
+  // once on the bucket, and expects the same exit code and the same stdout once the bucket's
+  // prefix is taken off (and, with `collapse_spaces`, the padding of columns that hold paths).
+  void ExpectSameOnS3(const std::vector<std::string>& verb_args,
+                      const std::vector<std::string>& rels, bool collapse_spaces = false) {
+    std::vector<std::string> local = verb_args, remote = verb_args;
+    for (const std::string& rel : rels) {
+      local.push_back(rel);
+      remote.push_back(Uri(rel));
+    }
+    const ToolRun want = RunTool(local, FixturePath(""));
+    const ToolRun got = RunTool(remote, FixturePath(""));
+    const std::string what = ::testing::PrintToString(remote);
+    EXPECT_EQ(want.exit_code, got.exit_code) << what << "\n" << got.err;
+    EXPECT_FALSE(want.out.empty()) << what;
+    const std::string got_out = ReplaceAllOf(got.out, "s3://" + bucket_ + "/", "");
+    if (collapse_spaces) {
+      EXPECT_EQ(CollapseSpaces(want.out), CollapseSpaces(got_out)) << what;
+    } else {
+      EXPECT_EQ(want.out, got_out) << what;
+    }
+    EXPECT_EQ(std::string::npos, got.err.find(config_.credentials.secret_access_key)) << what;
+  }
+
+  s3::S3Config config_;
+  std::unique_ptr<s3::S3Client> client_;
+  std::string bucket_;
+};
+
+TEST_F(CkptToolS3Test, LsMatchesLocalCopy) {
+  ExpectSameOnS3({"ls"}, {kSavepoint});
+  ExpectSameOnS3({"ls"}, {kChk5});
+  ExpectSameOnS3({"ls"}, {kJobRoot});
+  ExpectSameOnS3({"ls"}, {"engine-v1/checkpoints"});
+}
+
+TEST_F(CkptToolS3Test, ShowMatchesLocalCopy) {
+  ExpectSameOnS3({"show"}, {kSavepoint});
+  ExpectSameOnS3({"show"}, {kChk4});
+  ExpectSameOnS3({"--format", "json", "show"}, {kSavepoint});
+}
+
+TEST_F(CkptToolS3Test, FilesMatchesLocalCopy) {
+  ExpectSameOnS3({"files"}, {kSavepoint});
+  ExpectSameOnS3({"files"}, {kChk5});
+}
+
+TEST_F(CkptToolS3Test, DumpMatchesLocalCopy) {
+  ExpectSameOnS3({"dump"}, {kSavepoint});
+  ExpectSameOnS3({"dump"}, {kChk4});
+}
+
+TEST_F(CkptToolS3Test, DeepValidateMatchesLocalCopy) {
+  ExpectSameOnS3({"validate", "--deep"}, {kSavepoint});
+  ExpectSameOnS3({"validate", "--deep"}, {kChk5});
+  ExpectSameOnS3({"--format", "json", "validate", "--deep"}, {kSavepoint});
+}
+
+TEST_F(CkptToolS3Test, StatsMatchesLocalCopy) {
+  ExpectSameOnS3({"stats"}, {kSavepoint});
+  ExpectSameOnS3({"stats"}, {kChk4});
+}
+
+TEST_F(CkptToolS3Test, DiffMatchesLocalCopy) {
+  ExpectSameOnS3({"diff"}, {kChk4, kChk5}, /*collapse_spaces=*/true);
+  ExpectSameOnS3({"diff"}, {kSavepoint, kChk5}, /*collapse_spaces=*/true);
+  ExpectSameOnS3({"--format", "json", "diff"}, {kChk4, kChk5});
+}
+
+// Flink savepoints name their state files relative to the savepoint directory: on S3 they
+// resolve against the s3:// directory the same way.
+TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
+  for (const char* rel :
+       {"flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
+        "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-savepoint"}) {
+    ASSERT_NO_FATAL_FAILURE(Upload(rel));
+    ExpectSameOnS3({"ls"}, {rel});
+    ExpectSameOnS3({"show"}, {rel});
+    ExpectSameOnS3({"files"}, {rel});
+    ExpectSameOnS3({"dump"}, {rel});
+    ExpectSameOnS3({"validate", "--deep"}, {rel});
+    ExpectSameOnS3({"stats"}, {rel});
+  }
+}
+
+// The plan is the local one; S3 has no locks, so the report adds that executing it is refused.
+TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
+  for (const std::string& rel : {std::string("engine-v1/checkpoints"), std::string(kJobRoot)}) {
+    const ToolRun want = RunTool({"prune", "--dry-run", rel}, FixturePath(""));
+    const ToolRun got = RunTool({"prune", "--dry-run", Uri(rel)}, FixturePath(""));
+    EXPECT_EQ(0, want.exit_code) << want.err;
+    EXPECT_EQ(want.exit_code, got.exit_code) << got.err;
+    const std::string note = "note: cannot tell whether job ";
+    const size_t at = got.out.find(note);
+    ASSERT_NE(std::string::npos, at) << got.out;
+    EXPECT_NE(std::string::npos, got.out.find("no file locks; executing this plan is refused", at));
+    const std::string plan = got.out.substr(0, at) + got.out.substr(got.out.find('\n', at) + 1);
+    EXPECT_EQ(CollapseSpaces(want.out),
+              CollapseSpaces(ReplaceAllOf(plan, "s3://" + bucket_ + "/", "")));
+  }
+}
+
+// Executing a prune needs locks that S3 does not have: refused before anything is deleted.
+TEST_F(CkptToolS3Test, PruneYesIsRefusedAndDeletesNothing) {
+  const ToolRun got = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
+  EXPECT_EQ(2, got.exit_code) << got.out << got.err;
+  EXPECT_TRUE(client_->Head(bucket_, std::string(kChk4) + "/_metadata").ok());
+}
+
+// relocate reads on S3 and writes the copy to a local directory: a savepoint that shows and
+// validates as the original does.
+TEST_F(CkptToolS3Test, RelocateDownloadsASavepointToALocalDirectory) {
+  TempDir tmp;
+  const std::string to = tmp.Sub("savepoint-copy");
+  const ToolRun got = RunTool({"relocate", Uri(kSavepoint), "--to", to}, FixturePath(""));
+  ASSERT_EQ(0, got.exit_code) << got.out << got.err;
+  const ToolRun want = RunTool({"dump", kSavepoint}, FixturePath(""));
+  const ToolRun copy = RunTool({"dump", to}, FixturePath(""));
+  EXPECT_EQ(0, copy.exit_code) << copy.err;
+  EXPECT_EQ(want.out, copy.out);
+  const ToolRun check = RunTool({"validate", "--deep", to}, FixturePath(""));
+  EXPECT_EQ(0, check.exit_code) << check.out << check.err;
+  // A checkpoint becomes a self-contained savepoint the same way.
+  const std::string from_chk = tmp.Sub("from-chk-5");
+  const ToolRun chk = RunTool({"relocate", Uri(kChk5), "--to", from_chk}, FixturePath(""));
+  ASSERT_EQ(0, chk.exit_code) << chk.out << chk.err;
+  EXPECT_EQ(0, RunTool({"validate", "--deep", from_chk}, FixturePath("")).exit_code);
+}
+
+// diff reads one side on S3 and the other locally: the upload of a snapshot has its state.
+TEST_F(CkptToolS3Test, DiffOfAnUploadAndItsLocalCopyFindsTheSameState) {
+  const ToolRun got = RunTool({"diff", Uri(kSavepoint), kSavepoint}, FixturePath(""));
+  const ToolRun same = RunTool({"diff", kSavepoint, kSavepoint}, FixturePath(""));
+  EXPECT_EQ(same.exit_code, got.exit_code) << got.out << got.err;
+  EXPECT_NE(std::string::npos, got.out.find("sum")) << got.out << got.err;
+  const auto operators = [](const std::string& out) { return out.substr(0, out.find("\nfiles:")); };
+  EXPECT_EQ(CollapseSpaces(operators(same.out)),
+            CollapseSpaces(ReplaceAllOf(operators(got.out), "s3://" + bucket_ + "/", "")));
+}
+
+TEST_F(CkptToolS3Test, RelocateDryRunWritesNothing) {
+  TempDir tmp;
+  const std::string to = tmp.Sub("never");
+  const ToolRun got =
+      RunTool({"relocate", "--dry-run", Uri(kSavepoint), "--to", to}, FixturePath(""));
+  EXPECT_EQ(0, got.exit_code) << got.out << got.err;
+  EXPECT_FALSE(got.out.empty());
+  EXPECT_FALSE(std::filesystem::exists(to));
+}
+
+TEST_F(CkptToolS3Test, MissingKeyIsOneNotFoundLine) {
+  const std::string rel = "engine-v1/no-such-savepoint";
+  const ToolRun local = RunTool({"show", rel}, FixturePath(""));
+  const ToolRun got = RunTool({"show", Uri(rel)}, FixturePath(""));
+  EXPECT_EQ(local.exit_code, got.exit_code) << got.err;
+  EXPECT_EQ(2, got.exit_code);
+  EXPECT_NE(std::string::npos, got.err.find("NotFound")) << got.err;
+  EXPECT_NE(std::string::npos, got.err.find(Uri(rel))) << got.err;
+  EXPECT_EQ(1, std::count(got.err.begin(), got.err.end(), '\n')) << got.err;
+}
+
+// The first request is a HEAD, whose 403 carries no error code: the line says so, names the
+// object and the (redacted) key id, and the request was sent once, not retried.
+TEST_F(CkptToolS3Test, RefusedCredentialsAreOneLineWithoutTheSecret) {
+  const std::string wrong = "wrong/secret/key0000000000000000000000";
+  setenv("AWS_SECRET_ACCESS_KEY", wrong.c_str(), 1);
+  const ToolRun got = RunTool({"show", Uri(kSavepoint)}, FixturePath(""));
+  EXPECT_EQ(2, got.exit_code) << got.err;
+  EXPECT_EQ(1, std::count(got.err.begin(), got.err.end(), '\n')) << got.err;
+  EXPECT_NE(std::string::npos, got.err.find(Uri(kSavepoint))) << got.err;
+  EXPECT_NE(std::string::npos, got.err.find("HTTP 403")) << got.err;
+  EXPECT_NE(std::string::npos, got.err.find("credentials of key AKID")) << got.err;
+  EXPECT_EQ(std::string::npos, got.err.find("attempts")) << got.err;
+  EXPECT_EQ(std::string::npos, got.err.find(wrong)) << got.err;
+  EXPECT_EQ(std::string::npos, got.err.find(config_.credentials.secret_access_key)) << got.err;
+}
+
+}  // namespace
+}  // namespace ckpt::testing
