@@ -173,7 +173,8 @@ void StateBrowser::emitSelection(const QModelIndex& current) {
   if (!current.isValid()) return;
   if (currentRecord().file >= 0) m_recordShownRow = current.row();
   auto cell = [&](int c) { return m_model->index(current.row(), c).data().toString(); };
-  QString value = cell(StateTableModel::kValue);
+  // The whole value (its tooltip), also when it shows as one column per field.
+  QString value = m_model->index(current.row(), StateTableModel::kValue).data(Qt::ToolTipRole).toString();
   const QJsonDocument doc = QJsonDocument::fromJson(("[" + value + "]").toUtf8());
   if (doc.isArray() && doc.array().size() == 1 && (doc.array()[0].isObject() || doc.array()[0].isArray())) {
     const QJsonValue v = doc.array()[0];
@@ -184,7 +185,7 @@ void StateBrowser::emitSelection(const QModelIndex& current) {
   const int kg = cell(StateTableModel::kKeyGroup).toInt(&ok_kg);
   Q_EMIT recordSelected(m_operator->currentData().toString(), ok_sub ? sub : -1, ok_kg ? kg : -1);
   Q_EMIT entrySelected(tr("state %1, key group %2, subtask %3\nkey: %4\nnamespace: %5\nuser key: %6\nvalue:\n%7")
-                           .arg(cell(StateTableModel::kSource), cell(StateTableModel::kKeyGroup),
+                           .arg(cell(m_model->sourceColumn()), cell(StateTableModel::kKeyGroup),
                                 cell(StateTableModel::kSubtask), cell(StateTableModel::kKey),
                                 cell(StateTableModel::kNamespace), cell(StateTableModel::kUserKey), value));
 }
@@ -238,7 +239,7 @@ void StateBrowser::stateChosen() {
     m_model->clearSource();
   }
   // A chosen state fixes the State column: it would repeat one name on every row.
-  m_view->setColumnHidden(StateTableModel::kSource, !m_state->currentData().toString().isEmpty());
+  m_view->setColumnHidden(m_model->sourceColumn(), !m_state->currentData().toString().isEmpty());
   updateFilterSupport();
   m_model->setFilter(m_key->text(), m_keyGroup->value() < 0 ? std::nullopt : std::optional<uint32_t>(static_cast<uint32_t>(m_keyGroup->value())),
                      static_cast<StateTableModel::KeyMatch>(m_match->currentData().toInt()));

@@ -1,5 +1,6 @@
 #include "models/state_table_model.h"
 
+#include <QJsonArray>
 #include <QJsonDocument>
 #include <QJsonObject>
 #include <QMetaObject>
@@ -47,6 +48,27 @@ int CompareStateCells(const QVariant& a, const QVariant& b) {
   if (na && nb) return da < db ? -1 : da > db ? 1 : 0;
   if (na != nb) return na ? -1 : 1;
   return sa.compare(sb);
+}
+
+// Field `i` of `value_json` as its cell shows it: a string without its quotes, anything else as
+// compact JSON (Qt keeps integers that fit 64 bits exact); empty when the value lacks it (null,
+// an opaque value, another shape).
+QString StateFieldText(const std::string& value_json, const ops::StateValueFieldList& fields, size_t i) {
+  using Layout = ops::StateValueFieldList::Layout;
+  const QJsonDocument doc = QJsonDocument::fromJson(QByteArray::fromStdString(value_json));
+  QJsonValue v = QJsonValue::Undefined;
+  if (fields.layout == Layout::kObjectMember && doc.isObject()) {
+    v = doc.object().value(qs(fields.names[i]));
+  } else if (fields.layout == Layout::kArrayElement && doc.isArray()) {
+    v = doc.array().at(static_cast<qsizetype>(i));
+  } else if (fields.layout == Layout::kRowField && doc.isObject()) {
+    v = doc.object().value(QStringLiteral("fields")).toArray().at(static_cast<qsizetype>(i));
+  }
+  if (v.isUndefined()) return {};
+  if (v.isString()) return v.toString();
+  if (v.isObject()) return QString::fromUtf8(QJsonDocument(v.toObject()).toJson(QJsonDocument::Compact));
+  const QByteArray json = QJsonDocument(QJsonArray{v}).toJson(QJsonDocument::Compact);
+  return QString::fromUtf8(json.mid(1, json.size() - 2));
 }
 
 struct ReadOut {
@@ -129,6 +151,13 @@ void StateTableModel::setSource(base::Fs& fs, std::shared_ptr<const ops::Snapsho
   m_snapshot = std::move(snapshot);
   m_query.op = operator_ref.toStdString();
   m_query.state = state.toStdString();
+  // A state whose fields cannot be told (or an error, which the plan reports) shows one Value
+  // column.
+  m_fields = {};
+  if (m_snapshot && !m_query.op.empty()) {
+    auto fields = ops::StateValueFields(fs, *m_snapshot, m_query.op, m_query.state);
+    if (fields.ok()) m_fields = std::move(fields).value();
+  }
   rebuildPlan();
   endReset();
 }
@@ -139,6 +168,7 @@ void StateTableModel::clearSource() {
   m_snapshot.reset();
   m_query.op.clear();
   m_query.state.clear();
+  m_fields = {};
   rebuildPlan();
   endReset();
 }
@@ -373,7 +403,7 @@ void StateTableModel::pageArrived(uint64_t generation, PageKey key, std::vector<
     }
     store(key, std::move(rows));
     if (count > 0) {
-      Q_EMIT dataChanged(index(first, 0), index(first + count - 1, kColumnCount - 1));
+      Q_EMIT dataChanged(index(first, 0), index(first + count - 1, columnCount() - 1));
       Q_EMIT rowsLoaded(first, count);
     }
   }
@@ -425,7 +455,7 @@ const StateTableModel::Row* StateTableModel::rowAt(int row, bool load) const {
 }
 
 int StateTableModel::rowCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : m_rowCount; }
-int StateTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : kColumnCount; }
+int StateTableModel::columnCount(const QModelIndex& parent) const { return parent.isValid() ? 0 : sourceColumn() + 1; }
 
 QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (!checkIndex(index, CheckIndexOption::IndexIsValid)) return {};
@@ -438,7 +468,12 @@ QVariant StateTableModel::data(const QModelIndex& index, int role) const {
   if (role != Qt::DisplayRole && role != Qt::ToolTipRole) return {};
   const Row* r = rowAt(sourceRow(index.row()), false);
   if (r == nullptr) return index.column() == kKey ? QVariant(tr("reading…")) : QVariant();
-  switch (index.column()) {
+  const int column = index.column();
+  if (column >= kValue && column < sourceColumn() && !m_fields.names.empty()) {
+    if (role == Qt::ToolTipRole) return qs(r->value);
+    return StateFieldText(r->value, m_fields, static_cast<size_t>(column - kValue));
+  }
+  switch (column < kValue ? column : column == sourceColumn() ? kSource : kValue) {
     case kSubtask: return r->subtask < 0 ? QVariant() : QVariant(r->subtask);
     case kKeyGroup: return r->key_group < 0 ? QVariant() : QVariant::fromValue<qlonglong>(r->key_group);
     case kKey: return qs(r->key);
@@ -454,7 +489,7 @@ QVariant StateTableModel::data(const QModelIndex& index, int role) const {
 }
 
 void StateTableModel::sort(int column, Qt::SortOrder order) {
-  if (column < 0 || column >= kColumnCount) {
+  if (column < 0 || column >= columnCount()) {
     if (m_order.empty()) return;
     Q_EMIT layoutAboutToBeChanged();
     m_order.clear();
@@ -504,7 +539,11 @@ void StateTableModel::sort(int column, Qt::SortOrder order) {
 QVariant StateTableModel::headerData(int section, Qt::Orientation o, int role) const {
   if (o != Qt::Horizontal || role != Qt::DisplayRole) return {};
   static const char* kNames[] = {"Subtask", "Key group", "Key", "Namespace", "User key", "Value", "State"};
-  return section >= 0 && section < kColumnCount ? tr(kNames[section]) : QVariant();
+  if (section < 0 || section >= columnCount()) return {};
+  if (section >= kValue && section < sourceColumn() && !m_fields.names.empty()) {
+    return qs(m_fields.names[static_cast<size_t>(section - kValue)]);
+  }
+  return tr(kNames[section < kValue ? section : section == sourceColumn() ? kSource : kValue]);
 }
 
 QByteArray StateTableModel::rowsToJson(const QModelIndexList& indexes) {

@@ -28,6 +28,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/state_entries.h"
 
 namespace ckpt::inspector {
 
@@ -35,6 +36,10 @@ class StateTableModel : public QAbstractTableModel {
   Q_OBJECT
 
  public:
+  // The columns before the value, then the value: one "Value" column, or one column per field
+  // when ops knows the fields of the state's values (ops::StateValueFields: each cell the
+  // field's JSON, a string without its quotes; the whole value in the tooltip), then the State
+  // column (sourceColumn()). kSource and kColumnCount are their indexes without fields.
   enum Column { kSubtask, kKeyGroup, kKey, kNamespace, kUserKey, kValue, kSource, kColumnCount };
   // How the filter text matches: the key exactly (JSON; ops seeks its key group), the start or
   // a part of the key as shown, or a part of the value as shown.
@@ -71,6 +76,12 @@ class StateTableModel : public QAbstractTableModel {
   // sorts only when the row count is final and at most kMaxCachedRows (sortRefused otherwise).
   // A new source, filter or history view restores ops' order.
   void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
+  // Columns showing the value (1, or one per field) and the index of the State column after them.
+  int valueColumnCount() const { return m_fields.names.empty() ? 1 : static_cast<int>(m_fields.names.size()); }
+  int sourceColumn() const { return kValue + valueColumnCount(); }
+  // The fields of the shown state's values (ops::StateValueFields), empty without.
+  const ops::StateValueFieldList& valueFields() const { return m_fields; }
+
   // The column the rows are sorted by, -1 for ops' order.
   int sortColumn() const { return m_sortColumn; }
 
@@ -158,6 +169,7 @@ class StateTableModel : public QAbstractTableModel {
   base::Fs* m_fs = nullptr;
   Query m_query;
   std::optional<uint32_t> m_keyGroup;
+  ops::StateValueFieldList m_fields;
   std::vector<Chunk> m_chunks;
   std::vector<size_t> m_rowChunks;  // chunks with rows, in row order
   size_t m_nextChunk = 0;           // first chunk not counted yet

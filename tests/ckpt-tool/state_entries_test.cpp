@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "ckpt/base/fs.h"
 #include "ckpt/ops/dump.h"
 #include "ckpt/testing/gtest_util.h"
@@ -110,6 +112,88 @@ TEST(StateEntriesTest, UnknownOperatorOrStateIsNotFound) {
   ASSERT_FALSE(state.ok());
   EXPECT_TRUE(state.status().IsNotFound());
   EXPECT_NE(state.status().message().find("no-such-state"), std::string::npos);
+}
+
+// The engine's sequence source ("numbers") keeps its splits as tuples with named fields: each field is a
+// column, named as value_json names it, in value_json's order.
+TEST(StateEntriesTest, NamedTupleValueListsItsFieldsInJsonOrder) {
+  Snapshot s = LoadStateEntriesFixture("engine-v1/savepoint-e0e1e2-30e19071c9cd");
+  ASSERT_OK_AND_ASSIGN(StateValueFieldList fields,
+                       StateValueFields(base::Fs::Default(), s, "numbers", "splits"));
+  EXPECT_EQ(fields.layout, StateValueFieldList::Layout::kObjectMember);
+  ASSERT_EQ(fields.names, (std::vector<std::string>{"split", "next", "end"}));
+  DumpOptions options;
+  options.operator_ref = "numbers";
+  options.state = "splits";
+  std::vector<std::string> values;
+  ASSERT_OK(Dump(base::Fs::Default(), s, options, [&](const DumpEntry& e) {
+              values.push_back(e.value_json);
+              return base::Status::OK();
+            }).status());
+  ASSERT_FALSE(values.empty());
+  for (const std::string& v : values) {
+    size_t at = 0;
+    for (const std::string& name : fields.names) {
+      const size_t found = v.find("\"" + name + "\":", at);
+      ASSERT_NE(found, std::string::npos) << name << " in " << v;
+      at = found + 1;
+    }
+  }
+}
+
+TEST(StateEntriesTest, ScalarValuesAndSeveralStatesHaveNoFields) {
+  Snapshot s = LoadStateEntriesFixture("engine-v1/savepoint-e0e1e2-30e19071c9cd");
+  for (const OperatorInfo& op : s.operators) {
+    for (const StateInfo& st : op.states) {
+      if (st.name == "splits") continue;
+      ASSERT_OK_AND_ASSIGN(StateValueFieldList fields,
+                           StateValueFields(base::Fs::Default(), s, op.id_hex, st.name));
+      if (st.value_type.rfind("tuple", 0) == 0) continue;
+      EXPECT_TRUE(fields.names.empty()) << op.id_hex << " " << st.name << " " << st.value_type;
+      EXPECT_EQ(fields.layout, StateValueFieldList::Layout::kNone);
+    }
+  }
+}
+
+TEST(StateEntriesTest, ValueFieldsOfAnUndeclaredStateIsNotFound) {
+  Snapshot s = LoadStateEntriesFixture("engine-v1/savepoint-e0e1e2-30e19071c9cd");
+  EXPECT_EQ(StateValueFields(base::Fs::Default(), s, "numbers", "no-such-state")
+                .status()
+                .code(),
+            base::StatusCode::kNotFound);
+}
+
+// A Flink keyed value state of a Pojo: its fields are the Pojo's, named and ordered as the
+// decoded value_json objects name them.
+TEST(StateEntriesTest, FlinkPojoValueListsItsFields) {
+  Snapshot s = LoadStateEntriesFixture("flink/table-state");
+  ASSERT_OK_AND_ASSIGN(StateValueFieldList fields,
+                       StateValueFields(base::Fs::Default(), s, "keyed-state-process-uid",
+                                        "KeyedPojoValue"));
+  EXPECT_EQ(fields.layout, StateValueFieldList::Layout::kObjectMember);
+  ASSERT_FALSE(fields.names.empty());
+  EXPECT_NE(std::find(fields.names.begin(), fields.names.end(), "publicLong"), fields.names.end());
+  DumpOptions options;
+  options.operator_ref = "keyed-state-process-uid";
+  options.state = "KeyedPojoValue";
+  int objects = 0;
+  ASSERT_OK(Dump(base::Fs::Default(), s, options, [&](const DumpEntry& e) {
+              if (e.value_json.empty() || e.value_json.front() != '{') return base::Status::OK();
+              ++objects;
+              size_t at = 0;
+              for (const std::string& name : fields.names) {
+                const size_t found = e.value_json.find("\"" + name + "\":", at);
+                EXPECT_NE(found, std::string::npos) << name << " in " << e.value_json;
+                if (found != std::string::npos) at = found + 1;
+              }
+              return base::Status::OK();
+            }).status());
+  EXPECT_GT(objects, 0);
+  // Its primitive sibling has no fields.
+  ASSERT_OK_AND_ASSIGN(StateValueFieldList primitive,
+                       StateValueFields(base::Fs::Default(), s, "keyed-state-process-uid",
+                                        "KeyedPrimitiveValue"));
+  EXPECT_TRUE(primitive.names.empty());
 }
 
 }  // namespace

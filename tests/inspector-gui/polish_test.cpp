@@ -3,6 +3,8 @@
 // pages fit a 1024x700 window.
 #include <QFileInfo>
 #include <QImage>
+#include <QJsonDocument>
+#include <QJsonObject>
 #include <QPlainTextEdit>
 #include <QHeaderView>
 #include <QScrollBar>
@@ -205,6 +207,58 @@ class PolishTest : public QObject {
     QStringList sortedKeys = keys;
     sortedKeys.sort();
     QCOMPARE(keys, sortedKeys);
+  }
+
+  // A state whose values are tuples with named fields shows one column per field (header = the
+  // field's name, cell = the field's value, the whole value in the tooltip), and a field column
+  // sorts the rows.
+  void tupleStateShowsOneColumnPerField() {
+    TestWindow w;
+    QVERIFY(w.open(fixture("engine-v1/savepoint-e0e1e2-30e19071c9cd")));
+    auto op = w.snapshot()->FindOperator("numbers");
+    QVERIFY(op.ok());
+    StateBrowser* sb = w.stateBrowser();
+    sb->showState(QString::fromStdString((*op)->id_hex), QStringLiteral("splits"));
+    StateTableModel& m = *sb->model();
+    QVERIFY(fetchAll(m));
+    const QStringList names{QStringLiteral("split"), QStringLiteral("next"), QStringLiteral("end")};
+    QCOMPARE(m.valueColumnCount(), 3);
+    QCOMPARE(m.columnCount(), int(StateTableModel::kValue) + 3 + 1);
+    for (int i = 0; i < 3; ++i) {
+      QCOMPARE(m.headerData(StateTableModel::kValue + i, Qt::Horizontal, Qt::DisplayRole).toString(), names[i]);
+    }
+    QCOMPARE(m.headerData(m.sourceColumn(), Qt::Horizontal, Qt::DisplayRole).toString(), QStringLiteral("State"));
+    const int total = m.rowCount();
+    QVERIFY2(total >= 2, qPrintable(QString::number(total)));
+    for (int r = 0; r < total; ++r) {
+      cell(m, r, StateTableModel::kValue);
+      const QString whole = m.index(r, StateTableModel::kValue).data(Qt::ToolTipRole).toString();
+      const QJsonObject value = QJsonDocument::fromJson(whole.toUtf8()).object();
+      QCOMPARE(value.size(), 3);
+      for (int i = 0; i < 3; ++i) {
+        const QJsonValue field = value.value(names[i]);
+        const QString expected = field.isString() ? field.toString() : QString::number(field.toInteger());
+        QCOMPARE(cell(m, r, StateTableModel::kValue + i).toString(), expected);
+      }
+      QCOMPARE(cell(m, r, m.sourceColumn()).toString(), QStringLiteral("splits"));
+    }
+
+    const int next = StateTableModel::kValue + 1;
+    sb->sortRows(next, Qt::DescendingOrder);
+    QCOMPARE(m.sortColumn(), next);
+    const QStringList desc = columnOf(m, next);
+    QCOMPARE(desc.size(), total);
+    for (int r = 1; r < total; ++r) QVERIFY2(desc[r - 1].toLongLong() >= desc[r].toLongLong(), qPrintable(desc.join(u',')));
+    sb->sortRows(next, Qt::AscendingOrder);
+    const QStringList asc = columnOf(m, next);
+    for (int r = 1; r < total; ++r) QVERIFY2(asc[r - 1].toLongLong() <= asc[r].toLongLong(), qPrintable(asc.join(u',')));
+    QVERIFY2(asc.front() != asc.back(), qPrintable(asc.join(u',')));
+
+    // The value filter matches the whole value, whichever columns show it.
+    sb->applyFilter(QStringLiteral("\"next\":") + asc.back(), -1, StateTableModel::KeyMatch::kValueContains);
+    QVERIFY(fetchAll(m));
+    QVERIFY(m.rowCount() >= 1 && m.rowCount() < total);
+    for (int r = 0; r < m.rowCount(); ++r) QCOMPARE(cell(m, r, next).toString(), asc.back());
   }
 
   // Timers show their timestamp as an ISO-8601 UTC date; the milliseconds are the tooltip.

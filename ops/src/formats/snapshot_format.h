@@ -24,6 +24,7 @@
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/rescale.h"
 #include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/state_entries.h"
 #include "ckpt/ops/stats.h"
 #include "ckpt/ops/validate.h"
 
@@ -78,6 +79,11 @@ class SnapshotFormat {
                                          const StatsOptions& options,
                                          const base::Progress& progress,
                                          OperatorStats* out) const = 0;
+
+  // ops::StateValueFields of `state`, one of `op`'s declared states.
+  virtual base::Result<StateValueFieldList> ValueFields(base::Fs& fs, const Snapshot& snapshot,
+                                                        const OperatorInfo& op,
+                                                        const StateInfo& state) const = 0;
 
   // True if this format's DiffKeys compares a snapshot of this format with one of `other`.
   virtual bool DiffsKeysWith(const SnapshotFormat& other) const = 0;

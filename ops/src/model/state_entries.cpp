@@ -1,5 +1,7 @@
 #include "ckpt/ops/state_entries.h"
 
+#include "formats/snapshot_format.h"
+
 namespace ckpt::ops {
 namespace {
 
@@ -100,6 +102,22 @@ base::Result<KeyFilterSupport> KeyFilterSupportOf(const Snapshot& snapshot,
                                    : "state '" + state + "' is not keyed state";
   }
   return support;
+}
+
+base::Result<StateValueFieldList> StateValueFields(base::Fs& fs, const Snapshot& snapshot,
+                                                   const std::string& operator_ref,
+                                                   const std::string& state) {
+  CKPT_ASSIGN_OR_RETURN(const OperatorInfo* op, snapshot.FindOperator(operator_ref));
+  const StateInfo* selected = nullptr;
+  for (const StateInfo& s : op->states) {
+    if (state.empty() ? op->states.size() == 1 : s.name == state) selected = &s;
+  }
+  if (selected == nullptr) {
+    if (state.empty()) return StateValueFieldList{};
+    return base::Status::NotFound("operator " + op->id_hex + " declares no state '" + state +
+                                  "'");
+  }
+  return internal::FormatOf(snapshot).ValueFields(fs, snapshot, *op, *selected);
 }
 
 }  // namespace ckpt::ops

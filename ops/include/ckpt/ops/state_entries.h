@@ -8,7 +8,9 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <vector>
 
+#include "ckpt/base/fs.h"
 #include "ckpt/base/result.h"
 #include "ckpt/ops/snapshot.h"
 
@@ -63,5 +65,34 @@ struct KeyFilterSupport {
 base::Result<KeyFilterSupport> KeyFilterSupportOf(const Snapshot& snapshot,
                                                   const std::string& operator_ref,
                                                   const std::string& state = "");
+
+// The fields of one state's values, so a browser can show one column per field: their names
+// and where each sits in an entry's DumpEntry::value_json.
+struct StateValueFieldList {
+  // Where field i sits in a value_json.
+  enum class Layout {
+    kNone,          // not a composite with known fields: `names` is empty
+    kObjectMember,  // the member names[i] of a JSON object (our named tuples, Flink Pojos)
+    kArrayElement,  // element i of a JSON array (Flink Tuples: names f0..fN)
+    kRowField,      // element i of the array "fields" of {"kind":..,"fields":[..]} (Flink Rows,
+                    // whose snapshot holds no field names: f0..fN)
+  };
+  Layout layout = Layout::kNone;
+  // Field names in value_json order; empty when the value is not a composite with known fields.
+  std::vector<std::string> names;
+};
+
+// The fields of the values of `state` of `operator_ref` (id hex, uid or name): our format's
+// tuples whose fields are all named (rendered as JSON objects), and Flink's Pojo, Tuple and Row
+// serializers the reader decodes. An empty `state` selects the operator's one state (no fields
+// when it declares several). For list state the fields are those of one element when a Dump
+// emits one element per entry (our format, Flink operator state), none for Flink keyed list
+// state (one entry holds the whole list); for map state those of the map's values. Flink
+// keyed states read the serializers from the head of one keyed state file through `fs`; Flink
+// operator state is not read (no fields). NotFound / InvalidArgument as CountStateEntries;
+// IOError / Corruption when a Flink state file head cannot be read.
+base::Result<StateValueFieldList> StateValueFields(base::Fs& fs, const Snapshot& snapshot,
+                                                   const std::string& operator_ref,
+                                                   const std::string& state);
 
 }  // namespace ckpt::ops

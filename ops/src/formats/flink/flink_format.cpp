@@ -80,6 +80,12 @@ class FlinkFormat final : public SnapshotFormat {
     return base::Status::OK();
   }
 
+  base::Result<StateValueFieldList> ValueFields(base::Fs& fs, const Snapshot& snapshot,
+                                                const OperatorInfo& op,
+                                                const StateInfo& state) const override {
+    return ValueFieldsFlink(fs, snapshot, op, state);
+  }
+
   // Entries are read through DumpFlink, which decodes our format's snapshots too.
   bool DiffsKeysWith(const SnapshotFormat&) const override { return true; }
 

@@ -21,4 +21,10 @@ const SnapshotFormat& FlinkSnapshotFormat();
 // restore reads `_metadata` to its end); InvalidArgument if `snapshot` is not a Flink snapshot.
 base::Result<std::vector<format::ExpectedFile>> FlinkRestoreFiles(const Snapshot& snapshot);
 
+// ops::StateValueFields of the keyed state `state` of `op`: the serializers at the head of the
+// operator's first keyed handle, read through `fs` (value_fields.cpp). No fields for operator
+// state, keyed list state and values the reader cannot decode.
+base::Result<StateValueFieldList> ValueFieldsFlink(base::Fs& fs, const Snapshot& snapshot,
+                                                   const OperatorInfo& op, const StateInfo& state);
+
 }  // namespace ckpt::ops::internal

@@ -43,6 +43,12 @@ class OwnFormat final : public SnapshotFormat {
     return ScanOwnOperatorStats(fs, snapshot, state, options, progress, out);
   }
 
+  base::Result<StateValueFieldList> ValueFields(base::Fs&, const Snapshot& snapshot,
+                                                const OperatorInfo& op,
+                                                const StateInfo& state) const override {
+    return ValueFieldsOwn(snapshot, op, state);
+  }
+
   bool DiffsKeysWith(const SnapshotFormat& other) const override { return &other == this; }
 
   base::Result<KeyDiffSummary> DiffKeys(base::Fs& fs, const Snapshot& a, const Snapshot& b,

@@ -16,6 +16,7 @@
 #include "ckpt/ops/relocate.h"
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/snapshot.h"
+#include "ckpt/ops/state_entries.h"
 #include "ckpt/ops/stats.h"
 #include "formats/snapshot_format.h"
 
@@ -48,6 +49,10 @@ base::Result<std::optional<Snapshot>> CheckOwnMetadata(ValidateContext& ctx, con
 
 // validate's structure, sibling, file, --deep and --against rule groups (validate.cpp).
 base::Status ValidateOwnSnapshot(ValidateContext& ctx, const Snapshot& snapshot);
+
+// ops::StateValueFields of `state` of `op` from its declared value type (value_fields.cpp).
+base::Result<StateValueFieldList> ValueFieldsOwn(const Snapshot& snapshot, const OperatorInfo& op,
+                                                 const StateInfo& state);
 
 // ops::Remap and ops::Relocate of a snapshot of our format (remap.cpp, relocate.cpp).
 base::Result<RemapResult> RemapOwn(base::Fs& fs, const format::SnapshotLocation& location,
