@@ -13,6 +13,10 @@
 #include "ckpt/base/result.h"
 #include "ckpt/format/proto.h"
 
+namespace ckpt::engine {
+class OperatorRegistry;
+}
+
 namespace ckpt::itcase {
 
 // The binaries under test, "" when the build did not define them (the tests that need one fail,
@@ -59,6 +63,13 @@ KeyedSumJob BackendITCaseJob(const std::string& sink_dir);
 // The job as JSON: sequence-source -> [map] -> (HASH) keyed-sum(emit input-and-sum) -> file-sink.
 std::string KeyedSumJobJson(const KeyedSumJob& job);
 pb::JobSpec KeyedSumJobSpec(const KeyedSumJob& job);
+
+// The built-in operators, except that "sequence-source" holds at its end of input (idle, still
+// taking checkpoint triggers and stop requests) until the job is stopped or cancelled, instead of
+// finishing. For a first run that the test stops or cancels mid-input on purpose: on a slow
+// machine the input otherwise ran out first ("job is not running (restarting or finishing)").
+// Lives for the whole test program (JobRunnerOptions::registry).
+const engine::OperatorRegistry* HoldingSourcesRegistry();
 
 struct Verification {
   int64_t lines = 0;

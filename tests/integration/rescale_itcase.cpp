@@ -38,8 +38,10 @@ JobRunnerOptions Options(const testing::TempDir& tmp, uint32_t parallelism) {
 
 // Runs the base job at p=4 for a while, then stops it with a savepoint; returns its path.
 std::string TakeSavepointAtP4(const testing::TempDir& tmp, const KeyedSumJob& job) {
-  base::Result<std::unique_ptr<JobRunner>> runner =
-      JobRunner::Create(KeyedSumJobSpec(job), Options(tmp, 4));
+  // Stopped mid-input: the source holds at the end instead of finishing.
+  JobRunnerOptions o = Options(tmp, 4);
+  o.registry = HoldingSourcesRegistry();
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(KeyedSumJobSpec(job), o);
   EXPECT_OK(runner.status());
   if (!runner.ok()) return "";
   EXPECT_OK((*runner)->Start());
@@ -170,7 +172,10 @@ TEST_P(WindowRescaleITCase, EveryWindowOnceWithItsClosedFormAcrossTheRescale) {
   testing::TempDir tmp;
   auto first_spec = format::ParseJobSpec(WindowJobJson(tmp.Sub("before")), "w.json");
   ASSERT_OK(first_spec.status());
-  ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(*first_spec, Options(tmp, 4)));
+  // Stopped mid-input: the source holds at the end instead of finishing.
+  JobRunnerOptions first_o = Options(tmp, 4);
+  first_o.registry = HoldingSourcesRegistry();
+  ASSERT_OK_AND_ASSIGN(auto first, JobRunner::Create(*first_spec, first_o));
   ASSERT_OK(first->Start());
   // The savepoint falls in the middle of the input: once some windows are committed, and with
   // the input rate-limited to about 4 s, long before the last (waiting for two checkpoints of

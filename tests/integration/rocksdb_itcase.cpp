@@ -63,8 +63,11 @@ TEST_P(RocksDbITCase, CommittedOutputIsExactUnderAFailure) {
 TEST_P(RocksDbITCase, RetainedCheckpointRescalesFromTwoToThree) {
   testing::TempDir tmp;
   KeyedSumJob first = BackendITCaseJob(tmp.Sub("out-p2"));
+  // The first run is cancelled mid-input: its source holds at the end instead of finishing.
+  JobRunnerOptions first_o = Options(tmp, 2, GetParam());
+  first_o.registry = HoldingSourcesRegistry();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
-                       JobRunner::Create(KeyedSumJobSpec(first), Options(tmp, 2, GetParam())));
+                       JobRunner::Create(KeyedSumJobSpec(first), first_o));
   ASSERT_OK(runner->Start());
   JobRunner* r0 = runner.get();
   ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 3; }));
@@ -123,8 +126,11 @@ TEST_P(RocksDbITCase, CanonicalSavepointResumesOnTheHeapBackend) {
     KeyedSumJob first = BackendITCaseJob(tmp.Sub("out-rocksdb"));
     first.job_id = JobIdFor(std::string("switch-") + (changelog ? "c" : "h") +
                             (GetParam() ? "i" : "f"));
+    // The first run is stopped mid-input: its source holds at the end instead of finishing.
+    JobRunnerOptions first_o = Options(tmp, 2, GetParam());
+    first_o.registry = HoldingSourcesRegistry();
     ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
-                         JobRunner::Create(KeyedSumJobSpec(first), Options(tmp, 2, GetParam())));
+                         JobRunner::Create(KeyedSumJobSpec(first), first_o));
     ASSERT_OK(runner->Start());
     JobRunner* r0 = runner.get();
     ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 2; }));
