@@ -7,6 +7,7 @@
 #include "ckpt/engine/operator.h"
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/testing/gtest_util.h"
+#include "forwarding_source.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -14,21 +15,15 @@ namespace {
 
 // The wrapped source, idle once its input is exhausted (it still takes checkpoint triggers and
 // stop requests: an idle source waits for mail); after Stop it ends as the source would.
-class HeldEndSource final : public engine::SourceOperator {
+class HeldEndSource final : public ForwardingSource {
  public:
-  explicit HeldEndSource(std::unique_ptr<engine::Operator> inner)
-      : inner_(std::move(inner)), source_(dynamic_cast<engine::SourceOperator*>(inner_.get())) {}
-  base::Status InitializeState(engine::OperatorContext& ctx, bool restoring) override {
-    if (source_ == nullptr) return base::Status::Internal("sequence-source is not a source");
-    return inner_->InitializeState(ctx, restoring);
-  }
-  base::Status Open(engine::OperatorContext& ctx) override { return inner_->Open(ctx); }
+  using ForwardingSource::ForwardingSource;
   base::Result<engine::SourceStatus> PollNext() override {
     if (exhausted_) {
       return stopping_ ? engine::SourceStatus::kEndOfInput
                        : engine::SourceStatus::kNothingAvailable;
     }
-    base::Result<engine::SourceStatus> s = source_->PollNext();
+    base::Result<engine::SourceStatus> s = source().PollNext();
     if (s.ok() && *s == engine::SourceStatus::kEndOfInput && !stopping_) {
       exhausted_ = true;
       return engine::SourceStatus::kNothingAvailable;
@@ -36,27 +31,14 @@ class HeldEndSource final : public engine::SourceOperator {
     return s;
   }
   int64_t IdleWaitMicros() const override {
-    return exhausted_ ? 10000 : source_->IdleWaitMicros();
+    return exhausted_ ? 10000 : source().IdleWaitMicros();
   }
   void Stop(bool drain) override {
     stopping_ = true;
-    source_->Stop(drain);
+    source().Stop(drain);
   }
-  base::Status SnapshotState(int64_t checkpoint_id) override {
-    return inner_->SnapshotState(checkpoint_id);
-  }
-  base::Status NotifyCheckpointComplete(int64_t checkpoint_id) override {
-    return inner_->NotifyCheckpointComplete(checkpoint_id);
-  }
-  void NotifyCheckpointAborted(int64_t checkpoint_id) override {
-    inner_->NotifyCheckpointAborted(checkpoint_id);
-  }
-  base::Status Finish() override { return inner_->Finish(); }
-  void Close() override { inner_->Close(); }
 
  private:
-  std::unique_ptr<engine::Operator> inner_;
-  engine::SourceOperator* const source_;
   bool exhausted_ = false;
   bool stopping_ = false;
 };

@@ -37,6 +37,7 @@
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
+#include "forwarding_source.h"
 #include "itcase_util.h"
 
 namespace ckpt::itcase {
@@ -155,38 +156,16 @@ class FrameOp final : public engine::Operator {
 
 // The sequence source, holding back its input while Plan::HoldsInput (it still takes checkpoint
 // triggers meanwhile: an idle source waits for mail).
-class GatedSequenceSource final : public engine::SourceOperator {
+class GatedSequenceSource final : public ForwardingSource {
  public:
   GatedSequenceSource(std::unique_ptr<engine::Operator> inner, std::shared_ptr<Plan> plan)
-      : inner_(std::move(inner)),
-        source_(dynamic_cast<engine::SourceOperator*>(inner_.get())),
-        plan_(std::move(plan)) {}
-  base::Status InitializeState(engine::OperatorContext& ctx, bool restoring) override {
-    if (source_ == nullptr) return base::Status::Internal("sequence-source is not a source");
-    return inner_->InitializeState(ctx, restoring);
-  }
-  base::Status Open(engine::OperatorContext& ctx) override { return inner_->Open(ctx); }
+      : ForwardingSource(std::move(inner)), plan_(std::move(plan)) {}
   base::Result<engine::SourceStatus> PollNext() override {
     if (plan_->HoldsInput()) return engine::SourceStatus::kNothingAvailable;
-    return source_->PollNext();
+    return source().PollNext();
   }
-  int64_t IdleWaitMicros() const override { return source_->IdleWaitMicros(); }
-  void Stop(bool drain) override { source_->Stop(drain); }
-  base::Status SnapshotState(int64_t checkpoint_id) override {
-    return inner_->SnapshotState(checkpoint_id);
-  }
-  base::Status NotifyCheckpointComplete(int64_t checkpoint_id) override {
-    return inner_->NotifyCheckpointComplete(checkpoint_id);
-  }
-  void NotifyCheckpointAborted(int64_t checkpoint_id) override {
-    inner_->NotifyCheckpointAborted(checkpoint_id);
-  }
-  base::Status Finish() override { return inner_->Finish(); }
-  void Close() override { inner_->Close(); }
 
  private:
-  std::unique_ptr<engine::Operator> inner_;
-  engine::SourceOperator* const source_;
   std::shared_ptr<Plan> plan_;
 };
 
