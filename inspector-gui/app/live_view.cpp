@@ -74,6 +74,8 @@ LiveCheckpointsWindow::LiveCheckpointsWindow(const QString& address, int interva
   top->addWidget(new QLabel(tr("Job:"), this));
   m_jobs = new QComboBox(this);
   m_jobs->setMinimumWidth(420);
+  // Jobs arrive after the first show: the box follows its longest entry (name, ID and state).
+  m_jobs->setSizeAdjustPolicy(QComboBox::AdjustToContents);
   top->addWidget(m_jobs);
   top->addStretch(1);
   layout->addLayout(top);
@@ -174,6 +176,9 @@ void LiveCheckpointsWindow::showJobs(const QVector<LiveJob>& jobs) {
   for (const LiveJob& j : jobs) {
     m_jobs->addItem(QStringLiteral("%1 — %2 (%3)").arg(j.name, j.id, j.state), j.id);
   }
+  // The refilled box keeps showing the watched job (clear() left it on the first entry).
+  const int watched = m_jobs->findData(m_connection->watchedJobId());
+  if (watched >= 0) m_jobs->setCurrentIndex(watched);
   m_jobs->blockSignals(false);
 }
 

@@ -39,6 +39,7 @@ class LiveCheckpointsWindow : public QWidget {
   QTableView* historyView() const { return m_historyView; }
   QTableView* tasksView() const { return m_tasksView; }
   QTabWidget* tabs() const { return m_tabs; }
+  QComboBox* jobsBox() const { return m_jobs; }
   QString countsText() const;
   QString statusText() const;
   const LiveCheckpoints& checkpoints() const { return m_last; }

@@ -218,13 +218,20 @@ class LiveFlinkViewTest : public QObject {
     QVERIFY(savepointId > 0);
     QCOMPARE(localSnapshotPath(seen.latestSavepoint->path),
              localSnapshotPath(m_info.value(QStringLiteral("savepoint"))));
-    int compared = 0;
+    // The entries to compare are chosen first: fetching Flink's details runs the event loop, in
+    // which the live view refreshes and its rows move down as new checkpoints arrive, so each
+    // entry's row is looked up again after the fetch.
+    QList<LiveHistoryEntry> toCompare;
     for (int r = 0; r < w.historyModel()->rowCount() &&
-                    (compared < 5 || r <= rowOf(*w.historyModel(), savepointId));
+                    (toCompare.size() < 5 || r <= rowOf(*w.historyModel(), savepointId));
          ++r) {
-      const LiveHistoryEntry e = w.historyModel()->entries()[r];
-      if (e.status != QLatin1String("COMPLETED") || (compared >= 5 && e.id != savepointId))
+      const LiveHistoryEntry& e = w.historyModel()->entries()[r];
+      if (e.status != QLatin1String("COMPLETED") || (toCompare.size() >= 5 && e.id != savepointId))
         continue;
+      toCompare.append(e);
+    }
+    int compared = 0;
+    for (const LiveHistoryEntry& e : toCompare) {
       const QJsonObject d = getJson(detailsUrl(e.id), &error);
       QVERIFY2(error.isEmpty(), qPrintable(error));
       QCOMPARE(d.value(QLatin1String("status")).toString(), e.status);
@@ -238,6 +245,8 @@ class LiveFlinkViewTest : public QObject {
       QCOMPARE(num(d, "state_size"), e.stateBytes);
       QCOMPARE(num(d, "processed_data"), e.processedBytes);
       QCOMPARE(num(d, "persisted_data"), e.persistedBytes);
+      const int r = rowOf(*w.historyModel(), e.id);
+      if (r < 0) continue;  // left Flink's bounded history while its details were fetched
       const QAbstractItemModel* m = w.historyModel();
       QCOMPARE(m->index(r, LiveHistoryModel::kId).data().toLongLong(), e.id);
       QCOMPARE(m->index(r, LiveHistoryModel::kType).data().toString(),

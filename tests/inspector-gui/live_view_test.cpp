@@ -8,9 +8,11 @@
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
+#include <QComboBox>
 #include <QDir>
 #include <QFile>
 #include <QFileInfo>
+#include <QFontMetrics>
 #include <QImage>
 #include <QProcess>
 #include <QRegularExpression>
@@ -338,6 +340,46 @@ class LiveViewTest : public QObject {
     QVERIFY(QTest::qWaitFor(
         [&] { return c.watchedJobId() == QLatin1String("bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"); },
         30000));
+  }
+
+  // The job box shows the watched job after every refill of the listing, also when the
+  // listing puts another job first (checked right after each refill, before the next answer).
+  void jobBoxShowsTheWatchedJobAfterEveryListing() {
+    FakeRest rest;
+    QVERIFY(rest.listening());
+    const QByteArray a =
+        R"({"jid": "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "name": "a", "state": "RUNNING"})";
+    const QByteArray b =
+        R"({"jid": "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb", "name": "b-with-a-longer-name", "state": "RUNNING"})";
+    const QByteArray stats =
+        R"({"counts": {"restored": 0, "total": 0, "in_progress": 0, "completed": 0, "failed": 0},
+                                 "summary": {}, "latest": {}, "history": []})";
+    for (const char* job :
+         {"/jobs/aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "/jobs/bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb"}) {
+      rest.routes[QLatin1String(job)] = R"({"vertices": []})";
+      rest.routes[QLatin1String(job) + "/checkpoints/config"] = "{}";
+      rest.routes[QLatin1String(job) + "/checkpoints"] = stats;
+    }
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + a + "]}";
+    LiveCheckpointsWindow w(rest.url(), 50);
+    LiveConnection* c = w.connection();
+    QVERIFY(QTest::qWaitFor([&] { return c->polls() > 0; }, 30000));
+    QCOMPARE(c->watchedJobId(), QStringLiteral("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"));
+    int refills = 0;
+    QStringList wrong;
+    connect(c, &LiveConnection::jobsUpdated, &w, [&] {
+      ++refills;
+      if (w.jobsBox()->currentData().toString() != c->watchedJobId())
+        wrong << w.jobsBox()->currentText();
+    });
+    rest.routes[QStringLiteral("/jobs/overview")] = R"({"jobs": [)" + b + "," + a + "]}";
+    QVERIFY(QTest::qWaitFor([&] { return refills >= 3; }, 30000));
+    QVERIFY2(wrong.isEmpty(), qPrintable(wrong.join(QLatin1String("; "))));
+    QCOMPARE(w.jobsBox()->count(), 2);
+    // The box is wide enough for its longest entry.
+    QFontMetrics fm(w.jobsBox()->font());
+    QVERIFY(w.jobsBox()->sizeHint().width() >
+            fm.horizontalAdvance(w.jobsBox()->itemText(0)));
   }
 
   void reportsAnUnreachableAddress() {
