@@ -202,7 +202,7 @@ base::Status S3Fs::MoveTree(const S3Location& from, const S3Location& to, bool p
       // A publication that fails before its _metadata leaves no part of itself under the final
       // name (a retry would find it "not empty"). A _metadata another writer created first
       // means the objects there may be that writer's: they stay.
-      if (publish && copied.code() != base::StatusCode::kAlreadyExists) {
+      if (publish && !copies.empty() && copied.code() != base::StatusCode::kAlreadyExists) {
         client_->DeleteMany(to.bucket, copies).IgnoreError();
       }
       return copied;
@@ -220,7 +220,9 @@ base::Status S3Fs::CreateObjectFrom(const std::string& src_bucket, const std::st
                          ? client_->PutMultipart(dst_bucket, dst_key, bytes, true)
                          : client_->Put(dst_bucket, dst_key, bytes, true);
   // A server without conditional writes: the HEAD that Put made first found no object.
-  if (put.code() == base::StatusCode::kUnimplemented) return client_->Put(dst_bucket, dst_key, bytes);
+  if (put.code() == base::StatusCode::kUnimplemented) {
+    return client_->Put(dst_bucket, dst_key, bytes);
+  }
   return put;
 }
 

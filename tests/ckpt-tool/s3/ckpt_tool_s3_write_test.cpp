@@ -239,6 +239,18 @@ TEST_F(CkptToolS3WriteTest, OutputInsideASnapshotOrCheckpointStorageOnS3IsRefuse
   EXPECT_TRUE(ObjectsUnder(std::string(kOwnChk5) + "/nested").empty());
 }
 
+// A dry run with its output on S3 plans and writes nothing there.
+TEST_F(CkptToolS3WriteTest, DryRunToS3WritesNothing) {
+  for (const S3WriteVerb& verb : {kRelocate, kOwnRemap, kOwnRescale}) {
+    S3WriteVerb dry = verb;
+    dry.args.push_back("--dry-run");
+    const ToolRun got = RunWrite(dry, kOwnSavepoint, Uri("dry/out"));
+    EXPECT_EQ(0, got.exit_code) << verb.name << "\n" << got.out << got.err;
+    EXPECT_NE(std::string::npos, got.out.find(Uri("dry/out"))) << verb.name << "\n" << got.out;
+  }
+  EXPECT_TRUE(ObjectsUnder("dry").empty());
+}
+
 // A failing write names the bucket and key it failed on and leaves nothing behind.
 TEST_F(CkptToolS3WriteTest, WriteToAMissingBucketNamesItAndWritesNothing) {
   const std::string missing = s3::testing::S3TestBucket("ckpt-tool-missing");
