@@ -171,6 +171,7 @@ TEST_F(CkptToolS3WriteTest, RelocateFlinkSavepointsUploadAndCopy) {
   for (const char* rel : {kFlinkRocks, kFlinkHashmap}) {
     ExpectWriteMatchesLocal(kRelocate, rel, S3WriteSide::kLocal, S3WriteSide::kS3);
     ExpectWriteMatchesLocal(kRelocate, rel, S3WriteSide::kS3, S3WriteSide::kS3);
+    ExpectWriteMatchesLocal(kRelocate, rel, S3WriteSide::kS3, S3WriteSide::kLocal);
   }
 }
 
@@ -197,6 +198,7 @@ TEST_F(CkptToolS3WriteTest, RescaleOwnSavepointOnEverySide) {
 TEST_F(CkptToolS3WriteTest, RescaleFlinkSavepointsOnEverySide) {
   for (const char* rel : {kFlinkRocks, kFlinkHashmap}) {
     ExpectWriteMatchesLocal(kFlinkRescale, rel, S3WriteSide::kS3, S3WriteSide::kS3);
+    ExpectWriteMatchesLocal(kFlinkRescale, rel, S3WriteSide::kS3, S3WriteSide::kLocal);
     ExpectWriteMatchesLocal(kFlinkRescale, rel, S3WriteSide::kLocal, S3WriteSide::kS3);
   }
 }
