@@ -68,7 +68,7 @@ base::Status S3Fs::Rename(const std::string& from, const std::string& to) {
     return client_->Delete(src.bucket, src.key);
   }
   if (!info.status().IsNotFound()) return info.status();
-  return MoveTree(src, dst);
+  return MoveTree(src, dst, /*publish=*/false);
 }
 
 base::Status S3Fs::SyncDir(const std::string& dir) { return ParseS3Location(dir).status(); }
@@ -171,7 +171,7 @@ base::Status S3Fs::PublishDir(const std::string& tmp_dir, const std::string& fin
   if (!existing.objects.empty()) {
     return base::Status::AlreadyExists(final_dir + " exists and is not empty");
   }
-  return MoveTree(from, to);
+  return MoveTree(from, to, /*publish=*/true);
 }
 
 base::Result<std::vector<std::string>> S3Fs::ObjectsUnder(const S3Location& dir) {
@@ -184,19 +184,46 @@ base::Result<std::vector<std::string>> S3Fs::ObjectsUnder(const S3Location& dir)
   return rel;
 }
 
-base::Status S3Fs::MoveTree(const S3Location& from, const S3Location& to) {
+base::Status S3Fs::MoveTree(const S3Location& from, const S3Location& to, bool publish) {
   CKPT_ASSIGN_OR_RETURN(std::vector<std::string> rel, ObjectsUnder(from));
   if (rel.empty()) return base::Status::NotFound(FsLocationString(from) + ": no such object or prefix");
   // "_metadata" files last: a snapshot is visible only once everything it names is there.
   std::stable_partition(rel.begin(), rel.end(),
                         [](const std::string& r) { return !FsIsMetadata(r); });
   std::vector<std::string> sources;
+  std::vector<std::string> copies;
   for (const std::string& r : rel) {
     const std::string src_key = FsDirPrefix(from) + r;
-    CKPT_RETURN_IF_ERROR(client_->Copy(from.bucket, src_key, to.bucket, FsDirPrefix(to) + r));
+    const std::string dst_key = FsDirPrefix(to) + r;
+    base::Status copied = publish && FsIsMetadata(r)
+                              ? CreateObjectFrom(from.bucket, src_key, to.bucket, dst_key)
+                              : client_->Copy(from.bucket, src_key, to.bucket, dst_key);
+    if (!copied.ok()) {
+      // A publication that fails before its _metadata leaves no part of itself under the final
+      // name (a retry would find it "not empty"). A _metadata another writer created first
+      // means the objects there may be that writer's: they stay.
+      if (publish && !copies.empty() && copied.code() != base::StatusCode::kAlreadyExists) {
+        client_->DeleteMany(to.bucket, copies).IgnoreError();
+      }
+      return copied;
+    }
+    copies.push_back(dst_key);
     sources.push_back(src_key);
   }
   return client_->DeleteMany(from.bucket, sources);
+}
+
+base::Status S3Fs::CreateObjectFrom(const std::string& src_bucket, const std::string& src_key,
+                                    const std::string& dst_bucket, const std::string& dst_key) {
+  CKPT_ASSIGN_OR_RETURN(const std::string bytes, client_->Get(src_bucket, src_key));
+  base::Status put = bytes.size() > client_->config().part_size_bytes
+                         ? client_->PutMultipart(dst_bucket, dst_key, bytes, true)
+                         : client_->Put(dst_bucket, dst_key, bytes, true);
+  // A server without conditional writes: the HEAD that Put made first found no object.
+  if (put.code() == base::StatusCode::kUnimplemented) {
+    return client_->Put(dst_bucket, dst_key, bytes);
+  }
+  return put;
 }
 
 }  // namespace ckpt::s3

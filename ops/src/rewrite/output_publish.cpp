@@ -2,8 +2,11 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <string_view>
 #include <system_error>
+#include <vector>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/format/layout.h"
 #include "rewrite/relocate_copy.h"
 
@@ -13,8 +16,7 @@ namespace {
 namespace stdfs = std::filesystem;
 
 // `path` absolute, without `.` and `..`, the symbolic links of its existing part resolved: two
-// spellings of one directory compare equal. Resolution is a question for the local filesystem,
-// which every Fs of this project stores to.
+// spellings of one directory compare equal. For local paths only (OutputPlaceOf).
 stdfs::path Resolved(const std::string& path) {
   std::error_code ec;
   stdfs::path p = stdfs::absolute(path, ec);
@@ -26,11 +28,66 @@ stdfs::path Resolved(const std::string& path) {
   return c;
 }
 
+// A location as CheckOutputPlace compares it: a root and the components below it. A local path
+// is resolved (Resolved), its root "/"; a location with a scheme (s3://bucket/key) is taken
+// lexically, its root "scheme://authority": no local directory stands for it.
+struct OutputPlace {
+  std::string root;
+  std::vector<std::string> parts;
+  bool uri = false;
+};
+
+OutputPlace OutputPlaceOf(const std::string& location) {
+  OutputPlace place;
+  const std::string scheme = base::SchemeOf(location);
+  if (scheme.empty() || scheme == "file") {
+    auto local = base::LocalPathOf(location);
+    const stdfs::path c = Resolved(local.ok() ? *local : location);
+    place.root = c.root_path().string();
+    for (const auto& part : c.relative_path()) {
+      if (!part.empty()) place.parts.push_back(part.string());
+    }
+    return place;
+  }
+  place.uri = true;
+  std::string_view rest = std::string_view(location).substr(scheme.size() + 1);
+  place.root = scheme + ":";
+  if (rest.substr(0, 2) == "//") {
+    rest.remove_prefix(2);
+    const size_t slash = rest.find('/');
+    place.root += "//" + std::string(rest.substr(0, slash));
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash);
+  }
+  while (!rest.empty()) {
+    const size_t slash = rest.find('/');
+    const std::string_view part = rest.substr(0, slash);
+    rest = slash == std::string_view::npos ? std::string_view() : rest.substr(slash + 1);
+    if (part.empty() || part == ".") continue;
+    if (part == "..") {
+      if (!place.parts.empty()) place.parts.pop_back();
+      continue;
+    }
+    place.parts.emplace_back(part);
+  }
+  return place;
+}
+
+// The location of `place`'s first `n` components, as the Fs names it.
+std::string OutputPlacePrefix(const OutputPlace& place, size_t n) {
+  if (place.uri) {
+    std::string s = place.root;
+    for (size_t i = 0; i < n; ++i) s += "/" + place.parts[i];
+    return s;
+  }
+  stdfs::path p(place.root);
+  for (size_t i = 0; i < n; ++i) p /= place.parts[i];
+  return p.string();
+}
+
 // True if `inner` is `outer` or lies below it.
-bool IsWithin(const stdfs::path& inner, const stdfs::path& outer) {
-  auto [o, i] = std::mismatch(outer.begin(), outer.end(), inner.begin(), inner.end());
-  (void)i;
-  return o == outer.end();
+bool IsWithin(const OutputPlace& inner, const OutputPlace& outer) {
+  if (inner.root != outer.root || inner.parts.size() < outer.parts.size()) return false;
+  return std::equal(outer.parts.begin(), outer.parts.end(), inner.parts.begin());
 }
 
 bool IsFile(base::Fs& fs, const std::string& path) {
@@ -55,11 +112,12 @@ bool IsJobDir(base::Fs& fs, const std::string& dir, std::string_view except) {
   return false;
 }
 
-// Why `dir` (an existing ancestor of the output) must not receive it, or "".
-std::string Forbidden(base::Fs& fs, const stdfs::path& dir) {
-  const std::string path = dir.string();
-  const std::string name = dir.filename().string();
-  const std::string parent = dir.parent_path().string();
+// Why the directory of `place`'s first `n` components (an ancestor of the output) must not
+// receive it, or "".
+std::string Forbidden(base::Fs& fs, const OutputPlace& place, size_t n) {
+  const std::string path = OutputPlacePrefix(place, n);
+  const std::string name = n == 0 ? "" : place.parts[n - 1];
+  const std::string parent = OutputPlacePrefix(place, n == 0 ? 0 : n - 1);
   if (format::ParseCheckpointDirName(name)) {
     return "inside the checkpoint directory " + path +
            " (checkpoint storage: the engine and prune delete what no retained _metadata "
@@ -112,10 +170,12 @@ void Retarget(ValidateReport* report, const std::string& tmp_dir, const std::str
 
 base::Status CheckOutputPlace(base::Fs& fs, const std::string& input_dir,
                               const std::string& output_dir) {
-  const stdfs::path in = Resolved(input_dir);
-  const stdfs::path out = Resolved(output_dir);
+  const OutputPlace in = OutputPlaceOf(input_dir);
+  const OutputPlace out = OutputPlaceOf(output_dir);
   const std::string refuse = "refusing to write the output " + output_dir + ": ";
-  if (out == in) return base::Status::InvalidArgument(refuse + "it is the input " + input_dir);
+  if (IsWithin(out, in) && IsWithin(in, out)) {
+    return base::Status::InvalidArgument(refuse + "it is the input " + input_dir);
+  }
   if (IsWithin(out, in)) {
     return base::Status::InvalidArgument(refuse + "it is inside the input " + input_dir +
                                          ", which is never modified");
@@ -124,11 +184,11 @@ base::Status CheckOutputPlace(base::Fs& fs, const std::string& input_dir,
     return base::Status::InvalidArgument(refuse + "it contains the input " + input_dir);
   }
   // The build directory OUT.tmp is a sibling of OUT: it has the same ancestors.
-  for (stdfs::path dir = out.parent_path(); !dir.empty(); dir = dir.parent_path()) {
-    if (std::string why = Forbidden(fs, dir); !why.empty()) {
+  for (size_t n = out.parts.empty() ? 0 : out.parts.size() - 1;; --n) {
+    if (std::string why = Forbidden(fs, out, n); !why.empty()) {
       return base::Status::InvalidArgument(refuse + "it is " + why);
     }
-    if (dir == dir.root_path()) break;
+    if (n == 0) break;
   }
   return CheckOutputAbsent(fs, output_dir);
 }

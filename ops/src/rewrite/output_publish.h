@@ -14,7 +14,8 @@ namespace ckpt::ops::internal {
 
 // OK if a new snapshot made from the snapshot in `input_dir` may be written at `output_dir`.
 // Refused with InvalidArgument (naming both paths and the reason) when `output_dir`, after
-// resolving `..` and symbolic links, is the input, inside it or an ancestor of it, or lies inside
+// resolving `..` and symbolic links (lexically for a location with a scheme, such as
+// s3://bucket/key), is the input, inside it or an ancestor of it, or lies inside
 // another snapshot (a directory holding `_metadata`) or inside a job directory's chk-<n>/,
 // shared/ or taskowned/: the input must never change, and checkpoint storage belongs to the
 // engine and to prune, which delete what no retained `_metadata` references. AlreadyExists if

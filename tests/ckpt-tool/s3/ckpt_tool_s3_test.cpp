@@ -9,10 +9,9 @@
 
 #include <gtest/gtest.h>
 
-#include "ckpt/s3/s3_client.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt_tool_s3_fixture.h"
 #include "golden_util.h"
-#include "s3_test_server.h"
 
 namespace ckpt::testing {
 namespace {
@@ -21,13 +20,6 @@ constexpr char kSavepoint[] = "engine-v1/savepoint-e0e1e2-30e19071c9cd";
 constexpr char kJobRoot[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef";
 constexpr char kChk4[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef/chk-4";
 constexpr char kChk5[] = "engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef/chk-5";
-
-std::string ReplaceAllOf(std::string text, const std::string& from, const std::string& to) {
-  for (size_t at = text.find(from); at != std::string::npos; at = text.find(from, at + to.size())) {
-    text.replace(at, from.size(), to);
-  }
-  return text;
-}
 
 // `text` with every run of spaces made one: a table sized to its widest path is padded wider
 // when the paths are URIs.
@@ -40,39 +32,8 @@ std::string CollapseSpaces(const std::string& text) {
   return out;
 }
 
-class CkptToolS3Test : public ::testing::Test {
+class CkptToolS3Test : public CkptToolS3Fixture {
  protected:
-  void SetUp() override {
-    if (!s3::testing::S3TestServerConfig(config_)) GTEST_SKIP() << "no server";
-    auto client = s3::S3Client::Create(config_);
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
-    client_ = std::move(client).value();
-    bucket_ = s3::testing::S3TestBucket("ckpt-tool");
-    ASSERT_TRUE(client_->CreateBucket(bucket_).ok());
-    ASSERT_NO_FATAL_FAILURE(Upload("engine-v1"));
-    // ckpt-tool reads its S3 configuration from the environment the test runs it in.
-    setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
-    setenv("AWS_ENDPOINT_URL", config_.endpoint.c_str(), 1);
-    setenv("AWS_REGION", "us-east-1", 1);
-    unsetenv("AWS_SESSION_TOKEN");
-    unsetenv("AWS_ENDPOINT_URL_S3");
-  }
-
-  // Uploads fixtures/<rel> under the same relative keys, so s3://<bucket>/<x> mirrors
-  // fixtures/<x>.
-  void Upload(const std::string& rel) {
-    const std::filesystem::path root = FixturePath("");
-    for (const auto& entry : std::filesystem::recursive_directory_iterator(FixturePath(rel))) {
-      if (!entry.is_regular_file()) continue;
-      const std::string key = std::filesystem::relative(entry.path(), root).generic_string();
-      const std::string body = s3::testing::S3TestReadFile(entry.path().string());
-      ASSERT_TRUE(client_->Put(bucket_, key, body).ok()) << key;
-    }
-  }
-
-  std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
-
   // Runs `verb_args` + the locations `rels` (relative to fixtures/) once on the local tree and
   // once on the bucket, and expects the same exit code and the same stdout once the bucket's
   // prefix is taken off (and, with `collapse_spaces`, the padding of columns that hold paths).
@@ -88,7 +49,7 @@ class CkptToolS3Test : public ::testing::Test {
     const std::string what = ::testing::PrintToString(remote);
     EXPECT_EQ(want.exit_code, got.exit_code) << what << "\n" << got.err;
     EXPECT_FALSE(want.out.empty()) << what;
-    const std::string got_out = ReplaceAllOf(got.out, "s3://" + bucket_ + "/", "");
+    const std::string got_out = S3ToolReplaceAll(got.out, "s3://" + bucket_ + "/", "");
     if (collapse_spaces) {
       EXPECT_EQ(CollapseSpaces(want.out), CollapseSpaces(got_out)) << what;
     } else {
@@ -96,10 +57,6 @@ class CkptToolS3Test : public ::testing::Test {
     }
     EXPECT_EQ(std::string::npos, got.err.find(config_.credentials.secret_access_key)) << what;
   }
-
-  s3::S3Config config_;
-  std::unique_ptr<s3::S3Client> client_;
-  std::string bucket_;
 };
 
 TEST_F(CkptToolS3Test, LsMatchesLocalCopy) {
@@ -171,7 +128,7 @@ TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
     EXPECT_NE(std::string::npos, got.out.find("no file locks; executing this plan is refused", at));
     const std::string plan = got.out.substr(0, at) + got.out.substr(got.out.find('\n', at) + 1);
     EXPECT_EQ(CollapseSpaces(want.out),
-              CollapseSpaces(ReplaceAllOf(plan, "s3://" + bucket_ + "/", "")));
+              CollapseSpaces(S3ToolReplaceAll(plan, "s3://" + bucket_ + "/", "")));
   }
 }
 
@@ -210,7 +167,7 @@ TEST_F(CkptToolS3Test, DiffOfAnUploadAndItsLocalCopyFindsTheSameState) {
   EXPECT_NE(std::string::npos, got.out.find("sum")) << got.out << got.err;
   const auto operators = [](const std::string& out) { return out.substr(0, out.find("\nfiles:")); };
   EXPECT_EQ(CollapseSpaces(operators(same.out)),
-            CollapseSpaces(ReplaceAllOf(operators(got.out), "s3://" + bucket_ + "/", "")));
+            CollapseSpaces(S3ToolReplaceAll(operators(got.out), "s3://" + bucket_ + "/", "")));
 }
 
 TEST_F(CkptToolS3Test, RelocateDryRunWritesNothing) {

@@ -179,6 +179,53 @@ TEST_F(S3FsE2eTest, PublishAtomicReplacesAndPublishDirMovesEverything) {
   EXPECT_TRUE(fs_->Stat(root_ + "/savepoints").status().IsNotFound());
 }
 
+// A publication that fails before its _metadata is in place leaves nothing under the final name
+// (a retry is not refused as "not empty") and the build directory whole.
+TEST_F(S3FsE2eTest, PublishDirFailingAtItsMetadataLeavesNothingUnderTheFinalName) {
+  const std::string tmp = root_ + "/sp.tmp";
+  const std::string final_dir = root_ + "/sp";
+  ASSERT_TRUE(fs_->PublishAtomic(tmp + "/_metadata", "meta").ok());
+  ASSERT_TRUE(fs_->PublishAtomic(tmp + "/op/state-0", "s0").ok());
+  fs_->client().SetFaultInjector([](const S3RequestView& r) -> std::optional<long> {
+    if (r.method == "PUT" && r.key == "sp/_metadata") return 500;
+    return std::nullopt;
+  });
+  const base::Status published = fs_->PublishDir(tmp, final_dir);
+  fs_->client().SetFaultInjector(nullptr);
+  EXPECT_FALSE(published.ok());
+  EXPECT_NE(published.message().find(final_dir + "/_metadata"), std::string::npos)
+      << published.ToString();
+  EXPECT_TRUE(fs_->Stat(final_dir).status().IsNotFound());
+  EXPECT_EQ(Read(tmp + "/op/state-0"), "s0");
+  ASSERT_TRUE(fs_->PublishDir(tmp, final_dir).ok());
+  EXPECT_EQ(Read(final_dir + "/_metadata"), "meta");
+}
+
+// The _metadata of a publication is created only where none exists: one that another writer
+// put under the final name while this publication copied is kept, and the publication fails.
+TEST_F(S3FsE2eTest, PublishDirNeverReplacesAMetadataAnotherWriterCreated) {
+  const std::string tmp = root_ + "/sp.tmp";
+  const std::string final_dir = root_ + "/sp";
+  ASSERT_TRUE(fs_->PublishAtomic(tmp + "/_metadata", "mine").ok());
+  ASSERT_TRUE(fs_->PublishAtomic(tmp + "/state", "s").ok());
+  auto other = S3Client::Create(config_);
+  ASSERT_TRUE(other.ok());
+  bool raced = false;
+  fs_->client().SetFaultInjector([&](const S3RequestView& r) -> std::optional<long> {
+    if (!raced && r.key == "sp/_metadata") {
+      raced = true;
+      EXPECT_TRUE((*other)->Put(bucket_, "sp/_metadata", "theirs").ok());
+    }
+    return std::nullopt;
+  });
+  const base::Status published = fs_->PublishDir(tmp, final_dir);
+  fs_->client().SetFaultInjector(nullptr);
+  EXPECT_TRUE(raced);
+  EXPECT_EQ(published.code(), base::StatusCode::kAlreadyExists) << published.ToString();
+  EXPECT_EQ(Read(final_dir + "/_metadata"), "theirs");
+  EXPECT_EQ(Read(tmp + "/_metadata"), "mine");
+}
+
 TEST_F(S3FsE2eTest, LargeFilesUploadInParallelParts) {
   std::string body(13 << 20, '\0');
   for (size_t i = 0; i < body.size(); ++i) body[i] = static_cast<char>((i * 7919) >> 5);

@@ -9,10 +9,13 @@
 // - Written files become visible, whole, on Close() (one PUT, or a multipart upload completed
 //   then; parts are uploaded in parallel as the data comes and aborted on failure or when the
 //   file is destroyed unclosed). Sync() does nothing: nothing is visible before Close().
-// - PublishAtomic is one PUT: atomic for that object. PublishDir copies the objects under
-//   tmp_dir to final_dir server-side, files named "_metadata" last, then deletes tmp_dir's
-//   objects: a reader that waits for _metadata (as every snapshot reader does) sees all of the
-//   snapshot or none of it; one that lists the directory mid-way may see part of it.
+// - PublishAtomic is one PUT: atomic for that object. PublishDir (AlreadyExists when an object
+//   lies under final_dir) copies the objects under tmp_dir to final_dir server-side, files named
+//   "_metadata" last and created only where none exists (If-None-Match: *, so a concurrent
+//   writer of the same final_dir is caught where the server enforces it), then deletes
+//   tmp_dir's objects; a failure before the _metadata deletes what it copied. A reader that
+//   waits for _metadata (as every snapshot reader does) sees all of the snapshot or none of it;
+//   one that lists the directory mid-way may see part of it.
 // - Rename copies then deletes (not atomic). HardLink is Unimplemented (callers copy). No locks:
 //   SupportsLocks() is false, TryLockFile Unimplemented.
 #pragma once
@@ -55,7 +58,14 @@ class S3Fs : public base::Fs {
   // Every object under the directory `dir` (recursively): keys relative to it.
   base::Result<std::vector<std::string>> ObjectsUnder(const S3Location& dir);
   // Copies every object under `from` to `to` ("_metadata" last), then deletes the originals.
-  base::Status MoveTree(const S3Location& from, const S3Location& to);
+  // With `publish` each "_metadata" is created only where none exists (CreateObjectFrom), and a
+  // failure before it deletes the copies made so far.
+  base::Status MoveTree(const S3Location& from, const S3Location& to, bool publish);
+  // Creates the object dst_key with the bytes of src_key only if no object has that key: a PUT
+  // with If-None-Match: * after a HEAD (the HEAD alone on servers that refuse conditional
+  // writes). AlreadyExists when it exists.
+  base::Status CreateObjectFrom(const std::string& src_bucket, const std::string& src_key,
+                                const std::string& dst_bucket, const std::string& dst_key);
 
   std::unique_ptr<S3Client> client_;
 };
