@@ -3,6 +3,8 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -67,6 +69,35 @@ TransportFailure TransportClassify(CURLcode code) {
     case CURLE_SSL_CERTPROBLEM: return TransportFailure::kTls;
     default: return TransportFailure::kOther;
   }
+}
+
+// Why the answer's ETag shows the server did not store `request.body`, or "" when it matches or
+// is not an MD5 (multipart, SSE-KMS and SSE-C ETags are not).
+std::string TransportEtagMismatch(const S3Request& request, const S3Answer& answer) {
+  if (!request.verify_md5_etag) return "";
+  auto it = answer.headers.find("etag");
+  if (it == answer.headers.end()) return "";
+  std::string etag = it->second;
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  if (etag.size() != 32 ||
+      !std::all_of(etag.begin(), etag.end(),
+                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+    return "";
+  }
+  if (auto sse = answer.headers.find("x-amz-server-side-encryption");
+      sse != answer.headers.end() && sse->second.starts_with("aws:kms")) {
+    return "";
+  }
+  if (answer.headers.contains("x-amz-server-side-encryption-customer-algorithm")) return "";
+  std::string lower = etag;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string sent = Md5Hex(request.body);
+  if (lower == sent) return "";
+  return "HTTP " + std::to_string(answer.status) + " with ETag \"" + etag +
+         "\", not the MD5 \"" + sent + "\" of the " + std::to_string(request.body.size()) +
+         " bytes sent (the server did not store what was sent)";
 }
 
 uint64_t TransportRandom() {
@@ -232,7 +263,17 @@ base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
         return base::Status::Corruption(Describe(request) + ": answer larger than " +
                                         std::to_string(request.max_answer_bytes) + " bytes");
       }
-      return std::move(attempt.answer);
+      const std::string mismatch = TransportEtagMismatch(request, answer);
+      if (mismatch.empty()) return std::move(attempt.answer);
+      // The bytes were damaged on the way: sending them again is the cure, as for a reset.
+      if (request.idempotent && n < max_attempts) {
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(BackoffDelayMs(config.retry, n, TransportRandom())));
+        continue;
+      }
+      return base::Status::Corruption(Describe(request) + ": " + mismatch +
+                                      (n > 1 ? " (after " + std::to_string(n) + " attempts)"
+                                             : std::string()));
     }
     S3ErrorBody error = ParseErrorBody(answer.body);
     if (error.code.empty() && attempt.failure == TransportFailure::kNone) {
