@@ -102,8 +102,8 @@ std::string FaultHeaderValue(const FaultHead& head, std::string_view lower_name)
   return "";
 }
 
-// The head without Connection / Keep-Alive headers, saying Connection: close instead: one
-// request per connection on both sides, so an answer ends where the connection does.
+// The head without Connection / Keep-Alive headers, saying Connection: close instead: the
+// client opens a new connection for its next request (one request per connection).
 void FaultForceClose(FaultHead& head) {
   std::erase_if(head.headers, [](const auto& h) {
     const std::string name = FaultLower(h.first);
@@ -155,6 +155,49 @@ std::string FaultAlteredETag(std::string etag) {
     }
   }
   return "\"00000000000000000000000000000000\"";
+}
+
+// The end of a complete chunked body at the start of `data` (its last chunk and trailers
+// included), or npos while it is incomplete.
+size_t FaultChunkedEnd(std::string_view data) {
+  size_t pos = 0;
+  for (;;) {
+    const size_t line_end = data.find("\r\n", pos);
+    if (line_end == std::string_view::npos) return std::string_view::npos;
+    const size_t size = std::strtoull(std::string(data.substr(pos, line_end - pos)).c_str(),
+                                      nullptr, 16);
+    pos = line_end + 2;
+    if (size == 0) break;
+    if (data.size() < pos + size + 2) return std::string_view::npos;
+    pos += size + 2;
+  }
+  for (;;) {  // trailer lines up to an empty one
+    const size_t line_end = data.find("\r\n", pos);
+    if (line_end == std::string_view::npos) return std::string_view::npos;
+    if (line_end == pos) return pos + 2;
+    pos = line_end + 2;
+  }
+}
+
+// Whether `answer` holds one whole HTTP answer by its framing: no body after a HEAD, 204 or 304;
+// Content-Length bytes; a complete chunked body; else everything up to the server's close.
+bool FaultAnswerComplete(std::string_view answer, bool head_request) {
+  const size_t head_end = answer.find("\r\n\r\n");
+  if (head_end == std::string_view::npos) return false;
+  const FaultHead head = FaultParseHead(answer.substr(0, head_end + 2));
+  const std::string_view body = answer.substr(head_end + 4);
+  const size_t sp = head.start_line.find(' ');
+  const int status = sp == std::string::npos ? 0 : std::atoi(head.start_line.c_str() + sp + 1);
+  if (head_request || status == 204 || status == 304 || (status >= 100 && status < 200)) {
+    return true;
+  }
+  if (FaultLower(FaultHeaderValue(head, "transfer-encoding")).find("chunked") !=
+      std::string::npos) {
+    return FaultChunkedEnd(body) != std::string_view::npos;
+  }
+  const std::string length = FaultHeaderValue(head, "content-length");
+  if (!length.empty()) return body.size() >= std::strtoull(length.c_str(), nullptr, 10);
+  return false;
 }
 
 int FaultConnect(const std::string& host, int port) {
@@ -356,7 +399,8 @@ void FaultProxy::Serve(int fd) {
     }
   }
 
-  // Forward the request bytes unchanged but for the Connection header (not signed).
+  // Forward the request bytes unchanged; the answer keeps the framing the server chose
+  // (Content-Length or chunked), so a cut body stays detectable as it would be from the server.
   const int up = FaultConnect(upstream_host_, upstream_port_);
   if (up < 0) {
     FaultSendAll(fd, FaultErrorAnswer(502, "Bad Gateway", "FaultProxyUpstream",
@@ -365,10 +409,9 @@ void FaultProxy::Serve(int fd) {
     close(fd);
     return;
   }
-  FaultForceClose(head);
   std::string answer;
-  if (FaultSendAll(up, FaultJoinHead(head)) && FaultSendAll(up, request.body)) {
-    while (FaultReadSome(up, answer, stop_)) {
+  if (FaultSendAll(up, request.head + "\r\n") && FaultSendAll(up, request.body)) {
+    while (!FaultAnswerComplete(answer, head_request) && FaultReadSome(up, answer, stop_)) {
     }
   }
   close(up);

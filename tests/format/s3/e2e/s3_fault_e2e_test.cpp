@@ -161,6 +161,24 @@ TEST_F(S3FaultE2eTest, TruncatedBodyIsRetriedAndNeverReturnedShort) {
   EXPECT_EQ(proxy_->Matched(rule), 4);
 }
 
+TEST_F(S3FaultE2eTest, TruncatedListingAndResetHeadAreRetried) {
+  for (int i = 0; i < 30; ++i) {
+    ASSERT_OK(direct_->Put(bucket_, "listed/object-with-a-long-name-" + std::to_string(i), "x"));
+  }
+  const int list_rule = proxy_->AddRule(
+      FaultTestRule("GET", "/" + bucket_ + "?list-type=2", FaultAction::kTruncateBody));
+  ASSERT_OK_AND_ASSIGN(const ListPage all, client_->ListAll(bucket_, "listed/", ""));
+  EXPECT_EQ(all.objects.size(), 30u);
+  EXPECT_EQ(proxy_->Faulted(list_rule), 1);
+  EXPECT_EQ(proxy_->Matched(list_rule), 2);
+  const int head_rule = proxy_->AddRule(
+      FaultTestRule("HEAD", Target("listed/object-with-a-long-name-7"), FaultAction::kReset));
+  ASSERT_OK_AND_ASSIGN(const ObjectInfo info,
+                       client_->Head(bucket_, "listed/object-with-a-long-name-7"));
+  EXPECT_EQ(info.size_bytes, 1u);
+  EXPECT_EQ(proxy_->Matched(head_rule), 2);
+}
+
 TEST_F(S3FaultE2eTest, PersistentlyTruncatedBodyIsAnErrorNotAShortObject) {
   ASSERT_OK(direct_->Put(bucket_, "always-cut", FaultTestBody(10'000)));
   const int rule = proxy_->AddRule(
