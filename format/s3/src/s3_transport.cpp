@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <charconv>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -98,6 +99,32 @@ std::string TransportEtagMismatch(const S3Request& request, const S3Answer& answ
   return "HTTP " + std::to_string(answer.status) + " with ETag \"" + etag +
          "\", not the MD5 \"" + sent + "\" of the " + std::to_string(request.body.size()) +
          " bytes sent (the server did not store what was sent)";
+}
+
+// Why a 206 answer to a GET holds another number of bytes than its Content-Range names, or ""
+// when it holds them all (or names no range): a body cut short where no Content-Length framed it
+// (a close-delimited answer) is otherwise indistinguishable from a whole one.
+std::string TransportRangeMismatch(const S3Request& request, const S3Answer& answer) {
+  if (request.method != "GET" || answer.status != 206) return "";
+  auto it = answer.headers.find("content-range");
+  if (it == answer.headers.end()) return "";
+  std::string_view range = it->second;  // "bytes first-last/total"
+  if (!range.starts_with("bytes ")) return "";
+  range.remove_prefix(6);
+  const size_t dash = range.find('-');
+  const size_t slash = range.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) return "";
+  uint64_t first = 0;
+  uint64_t last = 0;
+  const auto [p1, e1] = std::from_chars(range.data(), range.data() + dash, first);
+  const auto [p2, e2] = std::from_chars(range.data() + dash + 1, range.data() + slash, last);
+  if (e1 != std::errc() || e2 != std::errc() || p1 != range.data() + dash ||
+      p2 != range.data() + slash || last < first) {
+    return "";
+  }
+  if (answer.body.size() == last - first + 1) return "";
+  return "HTTP 206 with " + std::to_string(answer.body.size()) + " bytes, not the " +
+         std::to_string(last - first + 1) + " its Content-Range '" + it->second + "' names";
 }
 
 uint64_t TransportRandom() {
@@ -263,9 +290,10 @@ base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
         return base::Status::Corruption(Describe(request) + ": answer larger than " +
                                         std::to_string(request.max_answer_bytes) + " bytes");
       }
-      const std::string mismatch = TransportEtagMismatch(request, answer);
+      std::string mismatch = TransportRangeMismatch(request, answer);
+      if (mismatch.empty()) mismatch = TransportEtagMismatch(request, answer);
       if (mismatch.empty()) return std::move(attempt.answer);
-      // The bytes were damaged on the way: sending them again is the cure, as for a reset.
+      // The bytes were cut or damaged on the way: sending again is the cure, as for a reset.
       if (request.idempotent && n < max_attempts) {
         std::this_thread::sleep_for(
             std::chrono::milliseconds(BackoffDelayMs(config.retry, n, TransportRandom())));

@@ -53,7 +53,8 @@ class S3Client::Impl {
   // requests. A 2xx answer is returned; otherwise the error as a Status: NotFound for 404,
   // AlreadyExists for 412, Unimplemented for 501, IOError otherwise, each naming the operation,
   // s3://bucket/key, the HTTP status and S3 error code (or the transport failure) and the
-  // attempts made; Corruption when `verify_md5_etag` and the ETag stays wrong. A refused
+  // attempts made; Corruption when `verify_md5_etag` and the ETag stays wrong, or when a 206
+  // answer keeps holding another number of bytes than its Content-Range names. A refused
   // credential is one line naming the key id (redacted) and its source.
   base::Result<S3Answer> Execute(const S3Request& request);
 

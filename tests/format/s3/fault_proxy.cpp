@@ -394,6 +394,7 @@ void FaultProxy::Serve(int fd) {
         close(fd);
         return;
       case FaultAction::kTruncateBody:
+      case FaultAction::kCutUnframed:
       case FaultAction::kAlterETag:
         break;  // forwarded, then altered below
     }
@@ -431,7 +432,12 @@ void FaultProxy::Serve(int fd) {
       if (FaultLower(name) == "etag") value = FaultAlteredETag(value);
     }
   }
-  if (fault && rule.action == FaultAction::kTruncateBody) {
+  if (fault && rule.action == FaultAction::kCutUnframed) {
+    std::erase_if(answer_head.headers,
+                  [](const auto& h) { return FaultLower(h.first) == "content-length"; });
+  }
+  if (fault && (rule.action == FaultAction::kTruncateBody ||
+                rule.action == FaultAction::kCutUnframed)) {
     answer_body.resize(answer_body.size() / 2);
   }
   if (FaultSendAll(fd, FaultJoinHead(answer_head))) FaultSendAll(fd, answer_body);

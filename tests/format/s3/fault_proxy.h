@@ -27,6 +27,9 @@ enum class FaultAction {
   kTooManyRequests,  // answer 429 TooManyRequests without forwarding
   kTruncateBody,     // forward; send the answer's head unchanged (full Content-Length), then
                      // half of its body, then close
+  kCutUnframed,      // forward; send the head without Content-Length (the body then ends
+                     // where the connection does), then half of the body, then close. For
+                     // answers framed by Content-Length; others are cut as kTruncateBody
   kAlterETag,        // forward; answer with a different (still MD5-style) ETag header
 };
 

@@ -163,6 +163,28 @@ TEST_F(S3FaultE2eTest, TruncatedBodyIsRetriedAndNeverReturnedShort) {
   EXPECT_EQ(proxy_->Matched(rule), 4);
 }
 
+TEST_F(S3FaultE2eTest, RangedAnswerCutWithoutALengthIsRetried) {
+  // No Content-Length: HTTP cannot tell the cut; the Content-Range of the 206 answer can.
+  const std::string body = FaultTestBody(100'000);
+  ASSERT_OK(direct_->Put(bucket_, "unframed", body));
+  const int rule = proxy_->AddRule(
+      FaultTestRule("GET", Target("unframed"), FaultAction::kCutUnframed, /*times=*/2));
+  ASSERT_OK_AND_ASSIGN(const std::string range,
+                       client_->GetRange(bucket_, "unframed", 10, 60'000));
+  EXPECT_TRUE(range == body.substr(10, 60'000)) << range.size() << " bytes";
+  EXPECT_EQ(proxy_->Faulted(rule), 2);
+  EXPECT_EQ(proxy_->Matched(rule), 3);
+
+  const int always = proxy_->AddRule(
+      FaultTestRule("GET", Target("unframed"), FaultAction::kCutUnframed, /*times=*/-1));
+  auto cut = client_->GetRange(bucket_, "unframed", 0, 50'000);
+  ASSERT_EQ(cut.status().code(), base::StatusCode::kCorruption) << cut.status().ToString();
+  EXPECT_NE(cut.status().message().find("s3://" + bucket_ + "/unframed"), std::string::npos);
+  EXPECT_NE(cut.status().message().find("Content-Range"), std::string::npos)
+      << cut.status().message();
+  EXPECT_EQ(proxy_->Matched(always), kFaultTestAttempts);
+}
+
 TEST_F(S3FaultE2eTest, TruncatedListingAndResetHeadAreRetried) {
   for (int i = 0; i < 30; ++i) {
     ASSERT_OK(direct_->Put(bucket_, "listed/object-with-a-long-name-" + std::to_string(i), "x"));
