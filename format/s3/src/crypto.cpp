@@ -40,6 +40,8 @@ std::string HmacSha256(std::string_view key, std::string_view data) {
   return std::string(reinterpret_cast<const char*>(out), len);
 }
 
+std::string Md5Hex(std::string_view data) { return HexEncode(CryptoDigest(EVP_md5(), data)); }
+
 std::string Md5Base64(std::string_view data) {
   const std::string digest = CryptoDigest(EVP_md5(), data);
   unsigned char out[64];

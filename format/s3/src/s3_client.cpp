@@ -108,6 +108,7 @@ base::Result<std::string> S3Client::Get(const std::string& bucket, const std::st
 base::Status S3Client::Put(const std::string& bucket, const std::string& key,
                            std::string_view body, bool if_none_match) {
   S3Request r{"PUT", bucket, key, {}, {}, body, !if_none_match};
+  r.verify_md5_etag = true;
   if (if_none_match) {
     // Servers without conditional writes ignore If-None-Match; the HEAD catches the common case
     // there (a race remains only on such servers).

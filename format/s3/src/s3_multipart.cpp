@@ -19,6 +19,7 @@ base::Result<std::string> S3Client::UploadPart(const std::string& bucket, const 
   S3Request r{"PUT", bucket, key,
               {{"partNumber", std::to_string(part_number)}, {"uploadId", upload_id}}, {}, body,
               true};
+  r.verify_md5_etag = true;
   CKPT_ASSIGN_OR_RETURN(const S3Answer answer, impl_->Execute(r));
   auto it = answer.headers.find("etag");
   if (it == answer.headers.end() || it->second.empty()) {

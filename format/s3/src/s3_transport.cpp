@@ -3,6 +3,9 @@
 
 #include <curl/curl.h>
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <chrono>
 #include <random>
 #include <thread>
@@ -67,6 +70,61 @@ TransportFailure TransportClassify(CURLcode code) {
     case CURLE_SSL_CERTPROBLEM: return TransportFailure::kTls;
     default: return TransportFailure::kOther;
   }
+}
+
+// Why the answer's ETag shows the server did not store `request.body`, or "" when it matches or
+// is not an MD5 (multipart, SSE-KMS and SSE-C ETags are not).
+std::string TransportEtagMismatch(const S3Request& request, const S3Answer& answer) {
+  if (!request.verify_md5_etag) return "";
+  auto it = answer.headers.find("etag");
+  if (it == answer.headers.end()) return "";
+  std::string etag = it->second;
+  if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+    etag = etag.substr(1, etag.size() - 2);
+  }
+  if (etag.size() != 32 ||
+      !std::all_of(etag.begin(), etag.end(),
+                   [](char c) { return std::isxdigit(static_cast<unsigned char>(c)) != 0; })) {
+    return "";
+  }
+  if (auto sse = answer.headers.find("x-amz-server-side-encryption");
+      sse != answer.headers.end() && sse->second.starts_with("aws:kms")) {
+    return "";
+  }
+  if (answer.headers.contains("x-amz-server-side-encryption-customer-algorithm")) return "";
+  std::string lower = etag;
+  for (char& c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string sent = Md5Hex(request.body);
+  if (lower == sent) return "";
+  return "HTTP " + std::to_string(answer.status) + " with ETag \"" + etag +
+         "\", not the MD5 \"" + sent + "\" of the " + std::to_string(request.body.size()) +
+         " bytes sent (the server did not store what was sent)";
+}
+
+// Why a 206 answer to a GET holds another number of bytes than its Content-Range names, or ""
+// when it holds them all (or names no range): a body cut short where no Content-Length framed it
+// (a close-delimited answer) is otherwise indistinguishable from a whole one.
+std::string TransportRangeMismatch(const S3Request& request, const S3Answer& answer) {
+  if (request.method != "GET" || answer.status != 206) return "";
+  auto it = answer.headers.find("content-range");
+  if (it == answer.headers.end()) return "";
+  std::string_view range = it->second;  // "bytes first-last/total"
+  if (!range.starts_with("bytes ")) return "";
+  range.remove_prefix(6);
+  const size_t dash = range.find('-');
+  const size_t slash = range.find('/');
+  if (dash == std::string_view::npos || slash == std::string_view::npos || slash < dash) return "";
+  uint64_t first = 0;
+  uint64_t last = 0;
+  const auto [p1, e1] = std::from_chars(range.data(), range.data() + dash, first);
+  const auto [p2, e2] = std::from_chars(range.data() + dash + 1, range.data() + slash, last);
+  if (e1 != std::errc() || e2 != std::errc() || p1 != range.data() + dash ||
+      p2 != range.data() + slash || last < first) {
+    return "";
+  }
+  if (answer.body.size() == last - first + 1) return "";
+  return "HTTP 206 with " + std::to_string(answer.body.size()) + " bytes, not the " +
+         std::to_string(last - first + 1) + " its Content-Range '" + it->second + "' names";
 }
 
 uint64_t TransportRandom() {
@@ -232,7 +290,18 @@ base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
         return base::Status::Corruption(Describe(request) + ": answer larger than " +
                                         std::to_string(request.max_answer_bytes) + " bytes");
       }
-      return std::move(attempt.answer);
+      std::string mismatch = TransportRangeMismatch(request, answer);
+      if (mismatch.empty()) mismatch = TransportEtagMismatch(request, answer);
+      if (mismatch.empty()) return std::move(attempt.answer);
+      // The bytes were cut or damaged on the way: sending again is the cure, as for a reset.
+      if (request.idempotent && n < max_attempts) {
+        std::this_thread::sleep_for(
+            std::chrono::milliseconds(BackoffDelayMs(config.retry, n, TransportRandom())));
+        continue;
+      }
+      return base::Status::Corruption(Describe(request) + ": " + mismatch +
+                                      (n > 1 ? " (after " + std::to_string(n) + " attempts)"
+                                             : std::string()));
     }
     S3ErrorBody error = ParseErrorBody(answer.body);
     if (error.code.empty() && attempt.failure == TransportFailure::kNone) {

@@ -21,6 +21,10 @@ struct S3Request {
   HeaderList headers;  // request-specific headers; all are signed
   std::string_view body;
   bool idempotent = true;
+  // A 2xx answer whose ETag is an MD5 (32 hex digits, no SSE-KMS or SSE-C, which make it
+  // something else) must be the MD5 of `body`: the server stored what was sent. A mismatch fails
+  // the attempt (retried like a reset when idempotent, else Corruption). For PUT and UploadPart.
+  bool verify_md5_etag = false;
   size_t max_answer_bytes = size_t{16} << 20;
 };
 
@@ -49,7 +53,9 @@ class S3Client::Impl {
   // requests. A 2xx answer is returned; otherwise the error as a Status: NotFound for 404,
   // AlreadyExists for 412, Unimplemented for 501, IOError otherwise, each naming the operation,
   // s3://bucket/key, the HTTP status and S3 error code (or the transport failure) and the
-  // attempts made. A refused credential is one line naming the key id (redacted) and its source.
+  // attempts made; Corruption when `verify_md5_etag` and the ETag stays wrong, or when a 206
+  // answer keeps holding another number of bytes than its Content-Range names. A refused
+  // credential is one line naming the key id (redacted) and its source.
   base::Result<S3Answer> Execute(const S3Request& request);
 
   // "S3 GET s3://bucket/key" for messages.

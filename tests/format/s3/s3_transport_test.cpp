@@ -1,6 +1,7 @@
 // The client's transport failures against local sockets that misbehave (no S3 server needed):
 // refused connections, connections closed without an answer, and stalled answers are retried for
-// idempotent requests only, and the error names bucket, key and the failure.
+// idempotent requests only, and the error names bucket, key and the failure; a PUT answered
+// with an MD5 ETag that is not the MD5 of the bytes sent is retried, then Corruption.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -8,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -58,6 +60,66 @@ class MisbehavingServer {
   std::vector<int> held_;
   std::thread thread_;
 };
+
+// A server on 127.0.0.1 that reads each request whole and answers it with `answer`.
+class CannedAnswerServer {
+ public:
+  explicit CannedAnswerServer(std::string answer) : answer_(std::move(answer)) {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof addr;
+    EXPECT_EQ(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), len), 0);
+    EXPECT_EQ(::listen(fd_, 16), 0);
+    EXPECT_EQ(::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len), 0);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      for (;;) {
+        const int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        ++accepted_;
+        std::string in;
+        char buf[4096];
+        size_t head_end = std::string::npos;
+        size_t want = 0;
+        for (;;) {
+          if (head_end == std::string::npos && (head_end = in.find("\r\n\r\n")) != in.npos) {
+            const size_t cl = in.find("Content-Length: ");
+            want = head_end + 4 + (cl < head_end ? std::stoul(in.substr(cl + 16)) : 0);
+          }
+          if (head_end != std::string::npos && in.size() >= want) break;
+          const ssize_t n = ::recv(c, buf, sizeof buf, 0);
+          if (n <= 0) break;
+          in.append(buf, static_cast<size_t>(n));
+        }
+        EXPECT_EQ(::send(c, answer_.data(), answer_.size(), MSG_NOSIGNAL),
+                  static_cast<ssize_t>(answer_.size()));
+        ::close(c);
+      }
+    });
+  }
+  ~CannedAnswerServer() {
+    ::shutdown(fd_, SHUT_RDWR);
+    thread_.join();
+    ::close(fd_);
+  }
+  int port() const { return port_; }
+  int accepted() const { return accepted_.load(); }
+
+ private:
+  const std::string answer_;
+  int fd_ = -1;
+  int port_ = 0;
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
+
+// A 200 answer to a PUT carrying `etag` and the extra header lines `extra`.
+std::string TransportPutAnswer(const std::string& etag, const std::string& extra = "") {
+  return "HTTP/1.1 200 OK\r\nETag: \"" + etag + "\"\r\n" + extra +
+         "Content-Length: 0\r\nConnection: close\r\n\r\n";
+}
 
 S3Config TransportTestConfig(int port) {
   S3Config c;
@@ -126,6 +188,46 @@ TEST(S3TransportTest, RefusedConnectionsAreRetried) {
   EXPECT_EQ(st.code(), base::StatusCode::kIOError);
   EXPECT_NE(st.message().find("connection failed"), std::string::npos) << st.message();
   EXPECT_EQ(attempts.load(), 3);
+}
+
+TEST(S3TransportTest, PutAnsweredWithAnotherMd5IsRetriedThenCorruption) {
+  // md5("abc") is 900150983cd24fb0d6963f7d28e17f72; the server claims another digest.
+  CannedAnswerServer server(TransportPutAnswer("00000000000000000000000000000000"));
+  auto client = S3Client::Create(TransportTestConfig(server.port()));
+  ASSERT_TRUE(client.ok());
+  const base::Status st = (*client)->Put("bucket", "dir/key", "abc");
+  ASSERT_EQ(st.code(), base::StatusCode::kCorruption) << st.ToString();
+  EXPECT_NE(st.message().find("s3://bucket/dir/key"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("900150983cd24fb0d6963f7d28e17f72"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("after 3 attempts"), std::string::npos) << st.message();
+  EXPECT_EQ(server.accepted(), 3);
+}
+
+TEST(S3TransportTest, PutAnsweredWithItsMd5Succeeds) {
+  CannedAnswerServer server(TransportPutAnswer("900150983CD24FB0D6963F7D28E17F72"));
+  auto client = S3Client::Create(TransportTestConfig(server.port()));
+  ASSERT_TRUE(client.ok());
+  const base::Status st = (*client)->Put("bucket", "k", "abc");
+  EXPECT_TRUE(st.ok()) << st.ToString();
+  EXPECT_EQ(server.accepted(), 1);
+}
+
+TEST(S3TransportTest, EtagsThatAreNoMd5AreNotChecked) {
+  // SSE-KMS and SSE-C objects, and multipart-style ETags, carry no MD5 of the body.
+  for (const std::string& answer :
+       {TransportPutAnswer("00000000000000000000000000000000",
+                           "x-amz-server-side-encryption: aws:kms\r\n"),
+        TransportPutAnswer("00000000000000000000000000000000",
+                           "x-amz-server-side-encryption-customer-algorithm: AES256\r\n"),
+        TransportPutAnswer("00000000000000000000000000000000-2")}) {
+    CannedAnswerServer server(answer);
+    auto client = S3Client::Create(TransportTestConfig(server.port()));
+    ASSERT_TRUE(client.ok());
+    const base::Status st = (*client)->Put("bucket", "k", "abc");
+    EXPECT_TRUE(st.ok()) << st.ToString() << " for " << answer;
+    EXPECT_EQ(server.accepted(), 1);
+  }
 }
 
 TEST(S3TransportTest, PathStyleAndVirtualHostedTargets) {

@@ -15,6 +15,9 @@ std::string HmacSha256(std::string_view key, std::string_view data);
 // MD5 of `data`, base64-encoded (the Content-MD5 header that DeleteObjects requires).
 std::string Md5Base64(std::string_view data);
 
+// MD5 of `data` as 32 lower-case hex digits (what S3 answers as the ETag of a plain PUT or part).
+std::string Md5Hex(std::string_view data);
+
 // Lower-case hex of arbitrary bytes.
 std::string HexEncode(std::string_view bytes);
 

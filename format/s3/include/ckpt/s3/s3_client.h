@@ -2,7 +2,8 @@
 // idempotent requests (retry.h) and errors that name bucket, key, HTTP status and S3 error code.
 // Errors of every operation: NotFound for HTTP 404, AlreadyExists for 412, Unimplemented for 501,
 // FailedPrecondition when the credentials are refused (one line, never retried), Corruption for
-// an answer that does not parse, IOError otherwise (after the retries).
+// an answer that does not parse or a PUT / UploadPart answered with an MD5 ETag that is not the
+// MD5 of the bytes sent (after the retries), IOError otherwise (after the retries).
 // Thread-safe: one client serves every thread (connections are pooled).
 #pragma once
 
