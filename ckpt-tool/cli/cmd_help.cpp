@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "ckpt/cli_support/cli_help.h"
+#include "ckpt/cli_support/style.h"
 #include "ckpt/version.h"
 #include "cli_common.h"
 
@@ -125,9 +126,8 @@ clihelp::ExtraSection GlobalOptionsSection(const CLI::App* verb) {
   }
   s.options.push_back({"-o, --output FILE", "Write the report to FILE instead of stdout"});
   s.options.push_back({"-q, --quiet", "No progress bar or logs on stderr"});
-  s.options.push_back({"--color WHEN",
-                       "Colour text output and errors: auto (on a terminal unless NO_COLOR is "
-                       "set), always, never. Default: auto"});
+  s.options.push_back(
+      {"--color WHEN", std::string(ckpt::clistyle::kColorOptionHelp) + ". Default: auto"});
   s.options.push_back(
       {"--bytes", "Sizes in text output as exact byte counts instead of KiB/MiB/GiB"});
   return s;

@@ -115,9 +115,7 @@ int main(int argc, char** argv) {
       ->default_str("text");
   app.add_option("-o,--output", ctx.global.output, "Write the report to FILE instead of stdout");
   app.add_flag("-q,--quiet", ctx.global.quiet, "No progress bar or logs on stderr");
-  app.add_option("--color", ctx.global.color,
-                 "Colour text output and errors: auto (on a terminal unless NO_COLOR is set), "
-                 "always, never")
+  app.add_option("--color", ctx.global.color, std::string(clistyle::kColorOptionHelp))
       ->check(CLI::IsMember({"auto", "always", "never"}))
       ->default_str("auto");
   app.add_flag("--bytes", ctx.global.bytes,

@@ -12,6 +12,7 @@
 #include "ckpt/base/fs_resolver.h"
 #include "ckpt/ops/live.h"
 #include "engine_state_file.h"
+#include "engine_text_style.h"
 #include "run_command.h"
 
 namespace ckpt::engine::cli {
@@ -58,7 +59,8 @@ std::string Bytes(uint64_t n) {
 }
 
 int Fail(const std::string& verb, const base::Status& st) {
-  std::cerr << "ckpt-engine " << verb << ": " << st.ToString() << "\n";
+  std::cerr << StyledErr("ckpt-engine " + verb + ": " + st.ToString(), clistyle::Tone::kError)
+            << "\n";
   const bool unreachable = st.code() == base::StatusCode::kIOError ||
                            st.code() == base::StatusCode::kNotFound;
   return unreachable && st.message().find("HTTP") == std::string::npos ? 2 : 1;
@@ -66,9 +68,11 @@ int Fail(const std::string& verb, const base::Status& st) {
 
 void PrintResume(const Target& t, const std::string& savepoint) {
   if (!t.engine_argv.empty()) {
-    std::cout << "Resume with: " << ResumeCommand(t.engine_argv, savepoint) << "\n";
+    std::cout << StyledOut("Resume with:", clistyle::Tone::kHint) << " "
+              << ResumeCommand(t.engine_argv, savepoint) << "\n";
   } else {
-    std::cout << "Resume with: ckpt-engine run JOB.json -s " << savepoint << "\n";
+    std::cout << StyledOut("Resume with:", clistyle::Tone::kHint)
+              << " ckpt-engine run JOB.json -s " << savepoint << "\n";
   }
 }
 
@@ -85,8 +89,8 @@ int List(const ClientArgs& a) {
         .push_back(j);
   }
   auto print = [](const ops::LiveJob& j) {
-    std::cout << Time(j.start_time_ms) << " : " << j.id << " : " << j.name << " (" << j.state
-              << ")\n";
+    std::cout << Time(j.start_time_ms) << " : " << j.id << " : " << j.name << " ("
+              << StyledStatus(j.state) << ")\n";
   };
   if (running.empty()) {
     std::cout << "No running jobs.\n";
@@ -116,7 +120,9 @@ int Checkpoints(const ClientArgs& a) {
             << "TYPE" << std::setw(21) << "TRIGGERED" << std::setw(10) << "DURATION"
             << std::setw(14) << "CHECKPOINTED" << std::setw(12) << "FULL SIZE" << "PATH\n";
   for (const ops::LiveCheckpoint& h : st->history) {
-    std::cout << std::left << std::setw(6) << h.id << std::setw(12) << h.status << std::setw(22)
+    // The status padded by hand: the escapes of a coloured word take no columns.
+    const std::string pad(h.status.size() < 12 ? 12 - h.status.size() : 0, ' ');
+    std::cout << std::left << std::setw(6) << h.id << StyledStatus(h.status) << pad << std::setw(22)
               << h.type << std::setw(21) << Time(h.trigger_ms) << std::setw(10)
               << (std::to_string(h.duration_ms) + " ms") << std::setw(14)
               << Bytes(static_cast<uint64_t>(h.checkpointed_bytes)) << std::setw(12)
@@ -138,7 +144,7 @@ int Checkpoint(const ClientArgs& a) {
   base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail("checkpoint", op.status());
   std::cout << "Checkpoint(" << type << ") " << op->checkpoint_id << " for job " << a.job_id
-            << " completed.\n";
+            << " " << StyledOut("completed", clistyle::Tone::kGood) << ".\n";
   return 0;
 }
 
@@ -176,7 +182,8 @@ int SavepointOrStop(const ClientArgs& a, bool stop) {
   std::cout << "Waiting for response..." << std::endl;
   base::Result<ops::LiveOperation> op = t->client->AwaitOperation(*status_path, a.timeout_s);
   if (!op.ok()) return Fail(verb, op.status());
-  std::cout << "Savepoint completed. Path: " << op->location << "\n";
+  std::cout << "Savepoint " << StyledOut("completed", clistyle::Tone::kGood)
+            << ". Path: " << op->location << "\n";
   PrintResume(*t, op->location);
   return 0;
 }

@@ -13,6 +13,7 @@
 #include "ckpt/engine/operator_registry.h"
 #include "ckpt/version.h"
 #include "client_commands.h"
+#include "engine_text_style.h"
 #include "run_command.h"
 
 namespace {
@@ -48,6 +49,16 @@ std::vector<std::string> KnownParams(const ckpt::engine::OperatorRegistry& regis
     if (s != std::string::npos) out.push_back(name.substr(s));
   }
   return out;
+}
+
+// The root's options a verb accepts too (before or after it): its help and man page list them.
+ckpt::clihelp::ExtraSection EngineGlobalOptionsSection(const CLI::App* verb) {
+  ckpt::clihelp::ExtraSection s;
+  if (verb->get_parent() == nullptr) return s;
+  s.title = "Global options (before or after the command)";
+  s.options.push_back(
+      {"--color WHEN", std::string(ckpt::clistyle::kColorOptionHelp) + ". Default: auto"});
+  return s;
 }
 
 ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
@@ -108,7 +119,9 @@ void PrintKindsTable(const ckpt::engine::OperatorRegistry& registry, std::ostrea
 
 std::string ManPage(const CLI::App& root, const CLI::App* sub) {
   std::ostringstream out;
-  ckpt::clihelp::WriteManPage(sub == nullptr ? root : *sub, ManInfoFor(root, sub), nullptr, out);
+  const ckpt::clihelp::ExtraSection globals =
+      sub == nullptr ? ckpt::clihelp::ExtraSection{} : EngineGlobalOptionsSection(sub);
+  ckpt::clihelp::WriteManPage(sub == nullptr ? root : *sub, ManInfoFor(root, sub), &globals, out);
   return out.str();
 }
 
@@ -126,7 +139,9 @@ int WriteManDir(const CLI::App& root, const std::string& dir) {
     st = write(dir + "/ckpt-engine-" + sub->get_name() + ".1", ManPage(root, sub));
   }
   if (!st.ok()) {
-    std::cerr << "ckpt-engine: " << st.ToString() << "\n";
+    std::cerr << ckpt::engine::cli::StyledErr("ckpt-engine: " + st.ToString(),
+                                              ckpt::clistyle::Tone::kError)
+              << "\n";
     return 2;
   }
   return 0;
@@ -137,9 +152,18 @@ int WriteManDir(const CLI::App& root, const std::string& dir) {
 int main(int argc, char** argv) {
   CLI::App app{"ckpt-engine: the reference stream-processing engine of the checkpoint toolchain",
                "ckpt-engine"};
-  app.formatter(std::make_shared<ckpt::clihelp::HelpFormatter>());
+  // Set before the commands are added: they copy the formatter and fall through to the root
+  // for its options (--color before or after the command).
+  auto formatter = std::make_shared<ckpt::clihelp::HelpFormatter>();
+  formatter->set_extra_section(EngineGlobalOptionsSection);
+  app.formatter(formatter);
   app.require_subcommand(1);
+  app.fallthrough();
   app.set_version_flag("--version", std::string("ckpt-engine ") + ckpt::kVersion);
+  std::string color = "auto";
+  app.add_option("--color", color, std::string(ckpt::clistyle::kColorOptionHelp))
+      ->check(CLI::IsMember({"auto", "always", "never"}))
+      ->default_str("auto");
   ckpt::engine::cli::RunArgs run_args;
   CLI::App* run = ckpt::engine::cli::AddRunCommand(app, run_args);
   ckpt::engine::cli::ClientArgs client_args;
@@ -169,6 +193,8 @@ int main(int argc, char** argv) {
     int code = app.exit(e);
     return code == 0 ? 0 : 2;
   }
+  ckpt::engine::cli::SetEngineColor(
+      ckpt::clistyle::ParseColorMode(color).value_or(ckpt::clistyle::ColorMode::kAuto));
   if (kinds->parsed()) {
     const auto& registry = ckpt::engine::OperatorRegistry::Builtin();
     if (!with_params) {
@@ -188,7 +214,10 @@ int main(int argc, char** argv) {
         if (s->get_name() == help_cmd) sub = s;
       }
       if (sub == nullptr) {
-        std::cerr << "ckpt-engine help: no command '" << help_cmd << "'\n";
+        std::cerr << ckpt::engine::cli::StyledErr(
+                         "ckpt-engine help: no command '" + help_cmd + "'",
+                         ckpt::clistyle::Tone::kError)
+                  << "\n";
         return 2;
       }
     }

@@ -6,6 +6,7 @@
 #include <iostream>
 
 #include "engine_state_file.h"
+#include "engine_text_style.h"
 
 namespace ckpt::engine::cli {
 
@@ -34,7 +35,9 @@ base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
   r.argv = argv;
   if (base::Status st = WriteEngineState(r); !st.ok()) {
     // Client verbs then need --address; the endpoint itself works.
-    std::cerr << "ckpt-engine run: cannot write the engine state file: " << st.ToString()
+    std::cerr << StyledErr("ckpt-engine run: cannot write the engine state file: " +
+                               st.ToString(),
+                           clistyle::Tone::kWarning)
               << std::endl;
   }
   return e;

@@ -18,6 +18,7 @@
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/job_spec.h"
+#include "engine_text_style.h"
 #include "rest_endpoint.h"
 
 namespace ckpt::engine::cli {
@@ -31,14 +32,14 @@ std::string Quote(const std::string& s) {
 }
 
 int Usage(const std::string& message) {
-  std::cerr << "ckpt-engine run: " << message << "\n";
+  std::cerr << StyledErr("ckpt-engine run: " + message, clistyle::Tone::kError) << "\n";
   return 2;
 }
 
 // Exit code for errors found before the job runs: the user's input is wrong (2) unless the
 // failure is I/O or internal.
 int SetupError(const base::Status& st) {
-  std::cerr << "ckpt-engine run: " << st.ToString() << "\n";
+  std::cerr << StyledErr("ckpt-engine run: " + st.ToString(), clistyle::Tone::kError) << "\n";
   return st.code() == base::StatusCode::kInternal ? 1 : 2;
 }
 
@@ -338,7 +339,9 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
   if (!runner.ok() && RestorePlan::IsRestoreRefusal(runner.status())) {
     // The snapshot does not fit the job: the job fails (exit 1) before it starts, as it would
     // on every attempt.
-    std::cerr << "ckpt-engine run: " << runner.status().ToString() << "\n";
+    std::cerr << StyledErr("ckpt-engine run: " + runner.status().ToString(),
+                           clistyle::Tone::kError)
+              << "\n";
     return 1;
   }
   if (!runner.ok()) return SetupError(runner.status());
@@ -367,24 +370,31 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     if (!job.running()) {
       // Restarting after a failure (or already finishing): no savepoint can be taken, and
       // waiting for one could be forever. Stop now, keeping the checkpoints.
-      std::cerr << why << ": the job is not running (restarting or finishing), so no savepoint "
-                << "can be taken: cancelling it; its checkpoints are kept (resume with "
-                << "--from-latest)" << std::endl;
+      std::cerr << StyledErr(std::string(why) +
+                                 ": the job is not running (restarting or finishing), so no "
+                                 "savepoint can be taken: cancelling it; its checkpoints are kept "
+                                 "(resume with --from-latest)",
+                             clistyle::Tone::kWarning)
+                << std::endl;
       cancelled_by_signal = true;
       job.Suspend();
       return;
     }
     base::Result<std::string> sp = job.StopWithSavepoint(a.drain);
     if (!sp.ok()) {
-      std::cerr << "Stop-with-savepoint failed: " << sp.status().ToString()
-                << "; cancelling the job, its checkpoints are kept (resume with --from-latest)"
+      std::cerr << StyledErr("Stop-with-savepoint failed: " + sp.status().ToString() +
+                                 "; cancelling the job, its checkpoints are kept (resume with "
+                                 "--from-latest)",
+                             clistyle::Tone::kError)
                 << std::endl;
       cancelled_by_signal = true;
       job.Suspend();
       return;
     }
-    std::cout << "Savepoint completed. Path: " << *sp << "\n"
-              << "Resume with: " << ResumeCommand(argv, *sp) << std::endl;
+    std::cout << "Savepoint " << StyledOut("completed", clistyle::Tone::kGood) << ". Path: " << *sp
+              << "\n"
+              << StyledOut("Resume with:", clistyle::Tone::kHint) << " " << ResumeCommand(argv, *sp)
+              << std::endl;
   };
   // One stop at a time, on its own thread so a second signal can still cancel; joined before the
   // final report so the savepoint lines always come first.
@@ -402,8 +412,9 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     while (sigwait(&signals, &sig) == 0) {
       if (sig == SIGUSR2) return;
       if (stopping.load()) {
-        std::cerr << "Second signal: cancelling the job; its checkpoints are kept (resume with "
-                     "--from-latest)"
+        std::cerr << StyledErr("Second signal: cancelling the job; its checkpoints are kept "
+                               "(resume with --from-latest)",
+                               clistyle::Tone::kWarning)
                   << std::endl;
         cancelled_by_signal = true;
         job.Suspend();
@@ -436,14 +447,17 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
   signal_thread.join();
 
   std::cout << "Job finished: "
-            << (r.outcome == JobOutcome::kFinished   ? "FINISHED"
-                : r.outcome == JobOutcome::kStopped  ? "STOPPED with savepoint " + r.savepoint_path
-                : r.outcome == JobOutcome::kCancelled ? "CANCELED"
-                                                      : "FAILED")
+            << (r.outcome == JobOutcome::kFinished ? StyledStatus("FINISHED")
+                : r.outcome == JobOutcome::kStopped
+                    ? StyledOut("STOPPED", clistyle::Tone::kGood) + " with savepoint " +
+                          r.savepoint_path
+                : r.outcome == JobOutcome::kCancelled ? StyledStatus("CANCELED")
+                                                      : StyledStatus("FAILED"))
             << "; restarts " << r.restarts << "; checkpoints completed "
             << r.checkpoints.completed << ", failed " << r.checkpoints.failed << std::endl;
   if (r.outcome == JobOutcome::kFailed) {
-    std::cerr << "ckpt-engine run: " << r.status.ToString() << "\n";
+    std::cerr << StyledErr("ckpt-engine run: " + r.status.ToString(), clistyle::Tone::kError)
+              << "\n";
     return 1;
   }
   if (r.outcome == JobOutcome::kCancelled) return cancelled_by_signal ? 130 : 1;

@@ -8,7 +8,8 @@
 #   snapshot, a file of a snapshot): exit 2 and a line naming what was found and what was meant,
 #   while an incomplete checkpoint stays a finding (CKPT-M001, exit 1);
 #   colour (--color, NO_COLOR): ANSI escapes in text output and errors with --color=always or on
-#   a terminal, none with --color=never, NO_COLOR, in a pipe or in JSON;
+#   a terminal, none with --color=never, NO_COLOR, in a pipe or in JSON; the same for
+#   ckpt-engine's status words and errors, with --color before or after the command;
 #   sizes: text shows KiB/B, --bytes the exact counts JSON has;
 #   progress: one updating line on stderr when it is a terminal (fitted to COLUMNS, a long path
 #   elided in its middle), nothing in a pipe, with --format json or -q.
@@ -149,6 +150,42 @@ for fmt in json junit github-actions sarif; do
     { echo "FAIL: --color=always coloured --format $fmt (or no output): $out" >&2; fail=1; }
 done
 
+# ckpt-engine's colour: a bounded word count (finishes at once) and a job spec that is missing.
+sed -e "s|examples/data/words.txt|$src/examples/data/words.txt|" \
+    -e "s|out/examples/word-count|$scratch/engine-out|" "$src/examples/word_count.json" \
+    >"$scratch/word_count.json"
+job="$scratch/word_count.json"
+out=$("$engine" --color=always run "$job" 2>/dev/null)
+[[ $out == *$'Job finished: \e[32mFINISHED\e[0m;'* ]] ||
+  { echo "FAIL: ckpt-engine --color=always run has no green FINISHED: $out" >&2; fail=1; }
+err=$("$engine" run --color=always "$scratch/none.json" 2>&1 >/dev/null)
+[[ $err == $'\e[31m'"ckpt-engine run: "*"$scratch/none.json"* ]] ||
+  { echo "FAIL: ckpt-engine run --color=always error is not red: $err" >&2; fail=1; }
+out=$("$engine" --color=never run "$job" 2>&1)
+[[ $out == *"FINISHED"* ]] && ! has_esc "$out" ||
+  { echo "FAIL: ckpt-engine --color=never printed escapes (or no status): $out" >&2; fail=1; }
+err=$("$engine" --color=never run "$scratch/none.json" 2>&1 >/dev/null)
+[[ -n $err ]] && ! has_esc "$err" ||
+  { echo "FAIL: ckpt-engine --color=never error has escapes: $err" >&2; fail=1; }
+out=$(unset NO_COLOR; tty_run stdout "$engine" run "$job")
+[[ $out == *$'\e[32mFINISHED'* ]] ||
+  { echo "FAIL: ckpt-engine on a terminal is not coloured: $out" >&2; fail=1; }
+out=$(NO_COLOR=1 tty_run stdout "$engine" --color=auto run "$job")
+[[ $out == *"FINISHED"* ]] && ! has_esc "$out" ||
+  { echo "FAIL: ckpt-engine with NO_COLOR=1 on a terminal still coloured (or no output): $out" >&2; fail=1; }
+err=$(NO_COLOR=1 tty_run stderr "$engine" run "$scratch/none.json")
+[[ $err == *"ckpt-engine run: "* ]] && ! has_esc "$err" ||
+  { echo "FAIL: ckpt-engine error with NO_COLOR=1 on a terminal still coloured: $err" >&2; fail=1; }
+out=$(NO_COLOR=1 tty_run stdout "$engine" --color=always run "$job")
+[[ $out == *$'\e[32mFINISHED'* ]] ||
+  { echo "FAIL: ckpt-engine --color=always lost to NO_COLOR: $out" >&2; fail=1; }
+out=$(env -u NO_COLOR "$engine" run "$job" 2>&1 | cat)
+[[ $out == *"FINISHED"* ]] && ! has_esc "$out" ||
+  { echo "FAIL: ckpt-engine piped output is coloured (or empty): $out" >&2; fail=1; }
+err=$(env -u NO_COLOR "$engine" run "$scratch/none.json" 2>&1 >/dev/null | cat)
+[[ -n $err ]] && ! has_esc "$err" ||
+  { echo "FAIL: ckpt-engine piped error is coloured: $err" >&2; fail=1; }
+
 # Sizes: human units in text, exact counts with --bytes, the same exact counts as JSON.
 out=$("$tool" show "$sp")
 [[ $out == *"_metadata           2.2 KiB besides 0 B of inline state"* ]] ||
@@ -200,6 +237,17 @@ done
 man=$("$tool" help --man validate)
 [[ $man == *'\-\-color'* && $man == *'\-\-bytes'* ]] ||
   { echo "FAIL: the validate man page does not list --color and --bytes" >&2; fail=1; }
+for c in "" run kinds list savepoint stop; do
+  # shellcheck disable=SC2086
+  help=$("$engine" $c --help)
+  [[ $help == *"--color"*"auto"*"always"*"never"* ]] ||
+    { echo "FAIL: 'ckpt-engine $c --help' does not list --color" >&2; fail=1; }
+done
+for c in "" run; do
+  # shellcheck disable=SC2086
+  man=$("$engine" help --man $c)
+  [[ $man == *'\-\-color'* ]] || { echo "FAIL: the ckpt-engine $c man page does not list --color" >&2; fail=1; }
+done
 completion=$("$tool" completion bash)
 [[ $completion == *"--color) "*"auto always never"* && $completion == *"--bytes"* ]] ||
   { echo "FAIL: bash completion lacks --color/--bytes" >&2; fail=1; }

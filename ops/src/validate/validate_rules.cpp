@@ -181,7 +181,7 @@ const std::vector<RuleCatalogueRow>& RuleCatalogue() {
       {"CKPT-A003", Severity::kError,
        "An operator has subtask state but no coordinator state although it should have one "
        "(operators of the same kind keep coordinator state, or coordinator-only state is left "
-       "under an unmapped ID: the FLINK-40837 signature of an ID change that lost it)",
+       "under an unmapped ID: the signature of an ID change that lost it)",
        "The coordinator (e.g. a source's split assignment) would restart empty while its "
        "subtasks restore state; move the coordinator state with `ckpt-tool remap`, which keeps "
        "it with the operator."},

@@ -13,6 +13,10 @@ namespace ckpt::clistyle {
 // --color: kAuto colours a terminal unless NO_COLOR is set, kAlways always, kNever never.
 enum class ColorMode { kAuto, kAlways, kNever };
 
+// The help line of the --color option, the same in every front-end.
+inline constexpr std::string_view kColorOptionHelp =
+    "Colour text output and errors: auto (on a terminal unless NO_COLOR is set), always, never";
+
 // "auto", "always", "never" as a ColorMode; nullopt for anything else.
 std::optional<ColorMode> ParseColorMode(std::string_view name);
 
