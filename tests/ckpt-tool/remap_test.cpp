@@ -1,5 +1,5 @@
 // remap: operator IDs rewritten with every kind of state moved (coordinator state included:
-// the FLINK-40837 regression), refusal of ambiguous/chained/conflicting mappings, unmatched
+// the lost-coordinator-state regression), refusal of ambiguous/chained/conflicting mappings, unmatched
 // mappings reported, input never modified, output self-contained; plus the CLI plan output.
 #include "ckpt/ops/remap.h"
 

@@ -495,7 +495,7 @@ TEST(ValidateTest, AgainstUnalignedRescaleOverPointwiseEdgeIsA004) {
 TEST(ValidateTest, AgainstLostCoordinatorStateIsA003) {
   TempDir tmp;
   ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
-  // What an ID change that forgets the coordinator leaves behind (FLINK-40837): the subtask
+  // What an ID change that forgets the coordinator leaves behind: the subtask
   // state under the operator, the coordinator state alone under another ID.
   ASSERT_OK(testing::RewriteMetadata(tmp.Sub("sp"), [](pb::CheckpointMetadata& m) {
     pb::OperatorState orphan;

@@ -186,7 +186,7 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
         why = "other '" + op.kind + "' operators of this snapshot keep coordinator state";
       } else if (!orphan_coordinators.empty()) {
         why = "coordinator-only state is left under unmapped ID " + orphan_coordinators.front() +
-              " (the signature of an operator-ID change that lost it, FLINK-40837)";
+              " (the signature of an operator-ID change that lost it)";
       }
       if (!why.empty()) {
         ctx.Add("CKPT-A003", loc,

@@ -1,6 +1,6 @@
 // Remap: writes a NEW self-contained savepoint whose operator IDs match a new job version, moving
 // every kind of an operator's state with it — keyed, operator, channel state, sink committables
-// AND coordinator state (which Flink's changeOperatorIdentifier drops, FLINK-40837). The input is
+// AND coordinator state (which an ID change that rewrites only subtask state drops). The input is
 // never modified; `_metadata` is written last, atomically. Stateless; thread-safe.
 #pragma once
 
