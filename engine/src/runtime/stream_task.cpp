@@ -293,7 +293,7 @@ base::Status StreamTask::SourceLoop() {
     CKPT_RETURN_IF_ERROR(FireProcessingTimers());
     if (source_active_) {
       if (!OutputAvailable()) {
-        // Backpressured: emit nothing until a buffer is free (the legacy-source fix,
+        // Backpressured: emit nothing until a buffer is free (as Flink's non-blocking output,
         // FLINK-14396), but keep running mails: a checkpoint trigger is served at once. A consumer
         // with nothing queued gets the partly filled buffer now, or as soon as its queue drains
         // (the wait ends then): it may hold the rest of a record the consumer has begun, and
