@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -137,6 +138,31 @@ TEST(FrameReaderTest, HeadOfAFrameWhoseBufferIsUsedUpIsUnconsumed) {
     EXPECT_FALSE(reader.has_buffer());
     EXPECT_EQ(reader.UnconsumedBytes(), stream.substr(second, head));
   }
+}
+
+// The error of a damaged frame names where it began and what it spanned.
+TEST(FrameReaderTest, DescribesWhereTheLastFrameCameFrom) {
+  const std::vector<std::string> elements = FrameReaderTestElements(3);  // 1, 2, 3 bytes
+  const std::string stream = FrameReaderTestStream(elements);
+  BufferPool pool(2, 64);
+  FrameReader reader;
+  NetworkBuffer* first = pool.TryRequest();
+  const size_t cut = 5 + 6 + 2;  // two bytes into the third frame
+  std::memcpy(first->data.get(), stream.data(), cut);
+  first->size = cut;
+  reader.SetBuffer(first);
+  std::string_view element;
+  ASSERT_TRUE(reader.Next(&element));
+  EXPECT_EQ(reader.DescribeLastFrame(), "frame began at byte 0 of a 13-byte buffer and spanned 1 buffer(s)");
+  ASSERT_TRUE(reader.Next(&element));
+  EXPECT_EQ(reader.DescribeLastFrame(), "frame began at byte 5 of a 13-byte buffer and spanned 1 buffer(s)");
+  EXPECT_FALSE(reader.Next(&element));
+  reader.SetBuffer(NewUnpooledBuffer(stream.substr(cut)));
+  ASSERT_TRUE(reader.Next(&element));
+  EXPECT_EQ(element, elements[2]);
+  EXPECT_EQ(reader.DescribeLastFrame(),
+            "frame began at byte 11 of a 13-byte buffer and spanned 2 buffer(s), replayed channel "
+            "state among them");
 }
 
 }  // namespace
