@@ -177,7 +177,9 @@ base::Status S3Client::DeleteMany(const std::string& bucket, const std::vector<s
   for (; start < keys.size() && !impl_->batch_delete_refused; start += kBatch) {
     std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>";
     const size_t end = std::min(keys.size(), start + kBatch);
-    for (size_t i = start; i < end; ++i) body += "<Object><Key>" + XmlEscape(keys[i]) + "</Key></Object>";
+    for (size_t i = start; i < end; ++i) {
+      body += "<Object><Key>" + XmlEscape(keys[i]) + "</Key></Object>";
+    }
     body += "</Delete>";
     S3Request r{"POST", bucket, "", {{"delete", ""}}, {}, body, true};
     r.headers.emplace_back("content-md5", Md5Base64(body));

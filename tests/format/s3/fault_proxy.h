@@ -1,9 +1,10 @@
 // FaultProxy (test-only): a plain HTTP/1.1 proxy on 127.0.0.1 in front of a local S3 server that
 // forwards each request byte for byte (SigV4 signatures stay valid: the client signs the proxy's
 // host:port, and the server checks the Host header as received) unless a programmed rule answers
-// it with a fault: a reset, a held answer, a 500/503/429/501 S3 error, a truncated body, an altered
-// ETag, an answer dropped after the server acted, or a 200 carrying an <Error>. One request per connection (every answer says Connection: close), one thread per
-// connection. Thread-safe: rules may be added and counts read while requests run.
+// it with a fault: a reset, a held answer, a 500/503/429/501 S3 error, a truncated body, an
+// altered ETag, an answer dropped after the server acted, or a 200 carrying an <Error>. One
+// request per connection (every answer says Connection: close), one thread per connection.
+// Thread-safe: rules may be added and counts read while requests run.
 #pragma once
 
 #include <atomic>
