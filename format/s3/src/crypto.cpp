@@ -4,6 +4,8 @@
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 
+#include <cctype>
+
 namespace ckpt::s3 {
 
 std::string HexEncode(std::string_view bytes) {
@@ -48,6 +50,28 @@ std::string Md5Base64(std::string_view data) {
   const int n = EVP_EncodeBlock(out, reinterpret_cast<const unsigned char*>(digest.data()),
                                 static_cast<int>(digest.size()));
   return std::string(reinterpret_cast<const char*>(out), static_cast<size_t>(n));
+}
+
+std::string MultipartETag(const std::vector<std::string>& part_etags) {
+  if (part_etags.empty()) return "";
+  std::string digests;
+  for (std::string_view etag : part_etags) {
+    if (etag.size() >= 2 && etag.front() == '"' && etag.back() == '"') {
+      etag = etag.substr(1, etag.size() - 2);
+    }
+    if (etag.size() != 32) return "";
+    for (size_t i = 0; i < 32; i += 2) {
+      int byte = 0;
+      for (size_t j = i; j < i + 2; ++j) {
+        const char c = static_cast<char>(std::tolower(static_cast<unsigned char>(etag[j])));
+        const int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        if (v < 0) return "";
+        byte = byte * 16 + v;
+      }
+      digests.push_back(static_cast<char>(byte));
+    }
+  }
+  return Md5Hex(digests) + "-" + std::to_string(part_etags.size());
 }
 
 }  // namespace ckpt::s3

@@ -17,7 +17,9 @@ FailureClass ClassifyFailure(TransportFailure transport, long http_status,
   if (transport != TransportFailure::kNone) {
     transient = transport != TransportFailure::kOther;
   } else {
-    transient = http_status >= 500 || http_status == 429 || s3_code == "SlowDown" ||
+    // 501 Not Implemented names a request the server will never serve, not a passing state.
+    transient = (http_status >= 500 && http_status != 501) || http_status == 429 ||
+                s3_code == "SlowDown" ||
                 s3_code == "RequestTimeout" || s3_code == "InternalError" ||
                 s3_code == "ServiceUnavailable";
   }

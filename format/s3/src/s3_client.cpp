@@ -7,6 +7,27 @@
 #include "s3_transport.h"
 
 namespace ckpt::s3 {
+namespace {
+
+// Whether a failed DeleteObjects says the store does not serve batch deletes at all (GCS's XML
+// API and other partial S3 implementations), rather than that this request failed: the keys
+// can then be deleted one DELETE each.
+bool ClientBatchDeleteRefused(const S3Failure& failure) {
+  switch (failure.http_status) {
+    case 501:  // NotImplemented
+    case 405:  // MethodNotAllowed
+    case 415:  // Unsupported Media Type (the XML body is not understood)
+      return true;
+    case 400:
+      return failure.s3_code.empty() || failure.s3_code == "NotImplemented" ||
+             failure.s3_code == "InvalidArgument" || failure.s3_code == "InvalidRequest" ||
+             failure.s3_code == "MalformedXML" || failure.s3_code == "MethodNotAllowed";
+    default:
+      return false;
+  }
+}
+
+}  // namespace
 
 S3Client::S3Client(std::unique_ptr<Impl> impl) : impl_(std::move(impl)) {}
 S3Client::~S3Client() = default;
@@ -152,26 +173,50 @@ base::Status S3Client::Delete(const std::string& bucket, const std::string& key)
 base::Status S3Client::DeleteMany(const std::string& bucket, const std::vector<std::string>& keys) {
   constexpr size_t kBatch = 1000;
   std::vector<std::string> failed;
-  for (size_t start = 0; start < keys.size(); start += kBatch) {
+  size_t start = 0;
+  for (; start < keys.size() && !impl_->batch_delete_refused; start += kBatch) {
     std::string body = "<?xml version=\"1.0\" encoding=\"UTF-8\"?><Delete><Quiet>true</Quiet>";
     const size_t end = std::min(keys.size(), start + kBatch);
-    for (size_t i = start; i < end; ++i) body += "<Object><Key>" + XmlEscape(keys[i]) + "</Key></Object>";
+    for (size_t i = start; i < end; ++i) {
+      body += "<Object><Key>" + XmlEscape(keys[i]) + "</Key></Object>";
+    }
     body += "</Delete>";
     S3Request r{"POST", bucket, "", {{"delete", ""}}, {}, body, true};
     r.headers.emplace_back("content-md5", Md5Base64(body));
     r.headers.emplace_back("content-type", "application/xml");
-    CKPT_ASSIGN_OR_RETURN(const S3Answer answer, impl_->Execute(r));
+    S3Failure failure;
+    base::Result<S3Answer> answer = impl_->Execute(r, &failure);
+    if (!answer.ok()) {
+      if (!ClientBatchDeleteRefused(failure)) return answer.status();
+      impl_->batch_delete_refused = true;  // this batch and every later one go key by key
+      break;
+    }
     CKPT_ASSIGN_OR_RETURN(std::vector<std::string> batch_failed,
-                          ParseDeleteResult(answer.body, Impl::Describe(r)));
+                          ParseDeleteResult(answer->body, Impl::Describe(r)));
     failed.insert(failed.end(), batch_failed.begin(), batch_failed.end());
+  }
+  const bool per_key = start < keys.size();
+  for (size_t i = start; i < keys.size(); ++i) {
+    const base::Status st = Delete(bucket, keys[i]);
+    if (st.ok()) continue;
+    // Refused credentials refuse every key alike: one line, as from the batch request.
+    if (st.code() == base::StatusCode::kFailedPrecondition) return st;
+    // "key (HTTP 500 InternalError: ...)", as the batch answer's "key (Code: Message)".
+    const std::string prefix = "S3 DELETE s3://" + bucket + "/" + keys[i] + ": ";
+    const std::string& m = st.message();
+    failed.push_back(keys[i] + " (" + (m.starts_with(prefix) ? m.substr(prefix.size()) : m) + ")");
   }
   if (failed.empty()) return base::Status::OK();
   std::string list;
   for (size_t i = 0; i < failed.size() && i < 10; ++i) list += (i ? "; " : "") + failed[i];
-  return base::Status::IOError("S3 DeleteObjects s3://" + bucket + "/: " +
-                               std::to_string(failed.size()) + " of " +
-                               std::to_string(keys.size()) + " keys not deleted: " + list);
+  return base::Status::IOError(
+      "S3 DeleteObjects s3://" + bucket + "/" +
+      (per_key ? " (one DELETE per key: the store refused batch deletes)" : "") + ": " +
+      std::to_string(failed.size()) + " of " + std::to_string(keys.size()) +
+      " keys not deleted: " + list);
 }
+
+bool S3Client::BatchDeleteRefused() const { return impl_->batch_delete_refused; }
 
 base::Result<ListPage> S3Client::ListPageOf(const std::string& bucket, const std::string& prefix,
                                             const std::string& delimiter,

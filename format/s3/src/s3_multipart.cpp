@@ -1,6 +1,8 @@
 // S3Client's multipart upload: see s3_client.h.
+#include <cctype>
 #include <future>
 
+#include "ckpt/s3/crypto.h"
 #include "ckpt/s3/s3_client.h"
 #include "s3_transport.h"
 
@@ -39,17 +41,46 @@ base::Status S3Client::CompleteMultipartUpload(const std::string& bucket, const 
             XmlEscape(part_etags[i]) + "</ETag></Part>";
   }
   body += "</CompleteMultipartUpload>";
-  S3Request r{"POST", bucket, key, {{"uploadId", upload_id}}, {}, body, false};
+  // Completing the same parts again publishes the same object: the request may be repeated.
+  S3Request r{"POST", bucket, key, {{"uploadId", upload_id}}, {}, body, true};
   r.headers.emplace_back("content-type", "application/xml");
   if (if_none_match) r.headers.emplace_back("if-none-match", "*");
-  CKPT_ASSIGN_OR_RETURN(const S3Answer answer, impl_->Execute(r));
   // S3 may fail a completion after sending 200: the body is then an <Error>.
-  const S3ErrorBody error = ParseErrorBody(answer.body);
-  if (!error.code.empty()) {
-    return base::Status::IOError(Impl::Describe(r) + ": HTTP 200 " + error.code + ": " +
-                                 error.message);
+  r.error_body_fails_2xx = true;
+  S3Failure failure;
+  const base::Result<S3Answer> answer = impl_->Execute(r, &failure);
+  if (answer.ok()) return base::Status::OK();
+  const base::Status& error = answer.status();
+  const std::string what = error.message() + " (upload id " + upload_id + ")";
+  // An earlier attempt may have completed the upload before its answer was lost. AWS answers a
+  // repeated completion 200; other stores answer NoSuchUpload (the upload is gone), InvalidPart
+  // (its parts are gone) or, with If-None-Match, 412 (the object now exists). The object is
+  // then ours when its ETag is the one these parts give.
+  const bool maybe_completed =
+      failure.attempts > 1 &&
+      (failure.s3_code == "NoSuchUpload" || failure.s3_code == "InvalidPart" ||
+       (if_none_match && failure.http_status == 412));
+  if (!maybe_completed) return base::Status(error.code(), what);
+  const std::string expected = MultipartETag(part_etags);
+  const base::Result<ObjectInfo> object = Head(bucket, key);
+  if (object.ok() && !expected.empty()) {
+    std::string etag = object->etag;
+    for (char& c : etag) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (etag == expected) return base::Status::OK();
   }
-  return base::Status::OK();
+  std::string why;
+  if (!object.ok()) {
+    why = "checking the object: " + object.status().message();
+  } else if (expected.empty()) {
+    why = "the object's ETag \"" + object->etag +
+          "\" cannot be checked: the part ETags are not MD5s";
+  } else {
+    why = "the object's ETag is \"" + object->etag + "\", not \"" + expected + "\" of the " +
+          std::to_string(part_etags.size()) + " parts sent";
+  }
+  return base::Status(failure.http_status == 412 ? base::StatusCode::kAlreadyExists
+                                                 : base::StatusCode::kIOError,
+                      what + "; the upload may not have been completed: " + why);
 }
 
 base::Status S3Client::AbortMultipartUpload(const std::string& bucket, const std::string& key,

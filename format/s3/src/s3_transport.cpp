@@ -262,9 +262,10 @@ S3Client::Impl::Attempt S3Client::Impl::Send(const S3Request& request) {
   return attempt;
 }
 
-base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
+base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request, S3Failure* failure) {
   const int max_attempts = std::max(1, config.retry.max_attempts);
   for (int n = 1;; ++n) {
+    if (failure != nullptr) *failure = S3Failure{0, "", n};
     Attempt attempt;
     std::optional<long> injected;
     if (fault_injector) {
@@ -284,8 +285,10 @@ base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
                                       std::to_string(request.max_answer_bytes) + " bytes");
     }
     const S3Answer& answer = attempt.answer;
-    if (attempt.failure == TransportFailure::kNone && answer.status >= 200 &&
-        answer.status < 300) {
+    const bool answered_2xx = attempt.failure == TransportFailure::kNone &&
+                              answer.status >= 200 && answer.status < 300;
+    if (answered_2xx &&
+        !(request.error_body_fails_2xx && !ParseErrorBody(answer.body).code.empty())) {
       if (answer.body.size() > request.max_answer_bytes) {
         return base::Status::Corruption(Describe(request) + ": answer larger than " +
                                         std::to_string(request.max_answer_bytes) + " bytes");
@@ -309,6 +312,10 @@ base::Result<S3Answer> S3Client::Impl::Execute(const S3Request& request) {
       if (answer.status == 404) error.code = "NotFound";
       else if (answer.status == 403) error.code = "Forbidden";
       else if (answer.status == 412) error.code = "PreconditionFailed";
+    }
+    if (failure != nullptr && attempt.failure == TransportFailure::kNone) {
+      failure->http_status = answer.status;
+      failure->s3_code = error.code;
     }
     const FailureClass cls =
         ClassifyFailure(attempt.failure, answer.status, error.code, request.idempotent);

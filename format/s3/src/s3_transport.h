@@ -1,6 +1,7 @@
 // S3Client::Impl: one signed S3 request over libcurl, with retries (private to ckpt::s3).
 #pragma once
 
+#include <atomic>
 #include <map>
 #include <mutex>
 #include <string>
@@ -25,7 +26,19 @@ struct S3Request {
   // something else) must be the MD5 of `body`: the server stored what was sent. A mismatch fails
   // the attempt (retried like a reset when idempotent, else Corruption). For PUT and UploadPart.
   bool verify_md5_etag = false;
+  // A 2xx answer whose body is an S3 <Error> failed: it is classified by its error code like an
+  // error answer (retried for InternalError, SlowDown, ... when idempotent). For
+  // CompleteMultipartUpload, which S3 may fail after its 200 status line was sent.
+  bool error_body_fails_2xx = false;
   size_t max_answer_bytes = size_t{16} << 20;
+};
+
+// How a request that Execute returned an error for last failed, for callers that react to a
+// particular answer (a refused batch delete, a repeated CompleteMultipartUpload).
+struct S3Failure {
+  long http_status = 0;  // 0 when the transport failed (or the answer was not checked)
+  std::string s3_code;   // the S3 error code of the last answer, "" when none
+  int attempts = 0;      // attempts sent, the last included
 };
 
 struct S3Answer {
@@ -55,14 +68,18 @@ class S3Client::Impl {
   // s3://bucket/key, the HTTP status and S3 error code (or the transport failure) and the
   // attempts made; Corruption when `verify_md5_etag` and the ETag stays wrong, or when a 206
   // answer keeps holding another number of bytes than its Content-Range names. A refused
-  // credential is one line naming the key id (redacted) and its source.
-  base::Result<S3Answer> Execute(const S3Request& request);
+  // credential is one line naming the key id (redacted) and its source. On an error, `failure`
+  // (when not null) receives the last answer's HTTP status and S3 error code and the attempts.
+  base::Result<S3Answer> Execute(const S3Request& request, S3Failure* failure = nullptr);
 
   // "S3 GET s3://bucket/key" for messages.
   static std::string Describe(const S3Request& request);
 
   const S3Config config;
   S3FaultInjector fault_injector;
+  // Set once the store refused a batch delete (DeleteObjects): DeleteMany then sends one DELETE
+  // per key for the rest of the client's life.
+  std::atomic<bool> batch_delete_refused{false};
 
  private:
   struct Attempt {

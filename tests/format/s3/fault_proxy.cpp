@@ -393,6 +393,20 @@ void FaultProxy::Serve(int fd) {
                                           head_request));
         close(fd);
         return;
+      case FaultAction::kNotImplemented:
+        FaultSendAll(fd, FaultErrorAnswer(501, "Not Implemented", "NotImplemented",
+                                          "A header or query you provided implies functionality "
+                                          "that is not implemented.",
+                                          request.target, head_request));
+        close(fd);
+        return;
+      case FaultAction::kErrorIn200:
+        FaultSendAll(fd, FaultErrorAnswer(200, "OK", rule.error_code,
+                                          "fault proxy: an error after the 200 status line",
+                                          request.target, head_request));
+        close(fd);
+        return;
+      case FaultAction::kDropAnswer:
       case FaultAction::kTruncateBody:
       case FaultAction::kCutUnframed:
       case FaultAction::kAlterETag:
@@ -416,6 +430,12 @@ void FaultProxy::Serve(int fd) {
     }
   }
   close(up);
+  if (fault && rule.action == FaultAction::kDropAnswer) {
+    const linger hard{1, 0};  // the server has acted; the client sees only a reset
+    setsockopt(fd, SOL_SOCKET, SO_LINGER, &hard, sizeof hard);
+    close(fd);
+    return;
+  }
   const size_t answer_head_end = answer.find("\r\n\r\n");
   if (answer_head_end == std::string::npos) {
     FaultSendAll(fd, FaultErrorAnswer(502, "Bad Gateway", "FaultProxyUpstream",

@@ -1,9 +1,10 @@
 // FaultProxy (test-only): a plain HTTP/1.1 proxy on 127.0.0.1 in front of a local S3 server that
 // forwards each request byte for byte (SigV4 signatures stay valid: the client signs the proxy's
 // host:port, and the server checks the Host header as received) unless a programmed rule answers
-// it with a fault: a reset, a held answer, a 500/503/429 S3 error, a truncated body or an altered
-// ETag. One request per connection (every answer says Connection: close), one thread per
-// connection. Thread-safe: rules may be added and counts read while requests run.
+// it with a fault: a reset, a held answer, a 500/503/429/501 S3 error, a truncated body, an
+// altered ETag, an answer dropped after the server acted, or a 200 carrying an <Error>. One
+// request per connection (every answer says Connection: close), one thread per connection.
+// Thread-safe: rules may be added and counts read while requests run.
 #pragma once
 
 #include <atomic>
@@ -31,6 +32,11 @@ enum class FaultAction {
                      // where the connection does), then half of the body, then close. For
                      // answers framed by Content-Length; others are cut as kTruncateBody
   kAlterETag,        // forward; answer with a different (still MD5-style) ETag header
+  kNotImplemented,   // answer 501 NotImplemented without forwarding (an unsupported request)
+  kDropAnswer,       // forward, let the server act on the request, then close the connection
+                     // with a TCP reset instead of sending its answer
+  kErrorIn200,       // answer 200 OK whose body is an S3 <Error> with FaultRule::error_code,
+                     // without forwarding (how S3 fails a completion after its status line)
 };
 
 struct FaultRule {
@@ -47,6 +53,8 @@ struct FaultRule {
   // kDelay: how long the request is held (longer than the client's stall timeout). The proxy's
   // destructor cuts it short. Default: 30 s.
   int64_t delay_ms = 30'000;
+  // kErrorIn200: the S3 error code in the body. Default: "InternalError".
+  std::string error_code = "InternalError";
 };
 
 class FaultProxy {

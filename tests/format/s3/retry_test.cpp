@@ -25,6 +25,21 @@ TEST(RetryTest, NonIdempotentRequestsAreNeverRetried) {
   EXPECT_EQ(ClassifyFailure(T::kConnectionReset, 0, "", false), FailureClass::kFinal);
 }
 
+TEST(RetryTest, NotImplementedIsFinalUnlikeOtherServerErrors) {
+  using T = TransportFailure;
+  EXPECT_EQ(ClassifyFailure(T::kNone, 501, "NotImplemented", true), FailureClass::kFinal);
+  EXPECT_EQ(ClassifyFailure(T::kNone, 501, "", true), FailureClass::kFinal);
+  EXPECT_EQ(ClassifyFailure(T::kNone, 502, "", true), FailureClass::kRetryable);
+  EXPECT_EQ(ClassifyFailure(T::kNone, 504, "", true), FailureClass::kRetryable);
+}
+
+TEST(RetryTest, AnErrorBodyInA200AnswerIsClassifiedByItsCode) {
+  using T = TransportFailure;
+  EXPECT_EQ(ClassifyFailure(T::kNone, 200, "InternalError", true), FailureClass::kRetryable);
+  EXPECT_EQ(ClassifyFailure(T::kNone, 200, "SlowDown", true), FailureClass::kRetryable);
+  EXPECT_EQ(ClassifyFailure(T::kNone, 200, "AccessDenied", true), FailureClass::kFinal);
+}
+
 TEST(RetryTest, ClientErrorsAndTlsAreFinal) {
   using T = TransportFailure;
   EXPECT_EQ(ClassifyFailure(T::kNone, 404, "NoSuchKey", true), FailureClass::kFinal);

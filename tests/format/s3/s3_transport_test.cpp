@@ -1,7 +1,9 @@
 // The client's transport failures against local sockets that misbehave (no S3 server needed):
 // refused connections, connections closed without an answer, and stalled answers are retried for
 // idempotent requests only, and the error names bucket, key and the failure; a PUT answered
-// with an MD5 ETag that is not the MD5 of the bytes sent is retried, then Corruption.
+// with an MD5 ETag that is not the MD5 of the bytes sent is retried, then Corruption; a store
+// that refuses batch deletes gets one DELETE per key; a completion answered 200 with an <Error>
+// is retried, then named.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
@@ -252,6 +254,44 @@ TEST(S3TransportTest, EndpointMustBeHttpHostPort) {
   EXPECT_EQ(S3Client::Create(c).status().code(), base::StatusCode::kInvalidArgument);
   c.endpoint = "http://host/path";
   EXPECT_EQ(S3Client::Create(c).status().code(), base::StatusCode::kInvalidArgument);
+}
+
+// An S3 error answer with `status` and S3 error `code`.
+std::string TransportErrorAnswer(const std::string& status, const std::string& code) {
+  const std::string body = "<Error><Code>" + code + "</Code><Message>canned</Message></Error>";
+  return "HTTP/1.1 " + status + "\r\nContent-Type: application/xml\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\nConnection: close\r\n\r\n" + body;
+}
+
+TEST(S3TransportTest, BatchDeleteRefusedAsGcsDoesFallsBackToOneDeletePerKeyForGood) {
+  // Every request is refused: the batch once, then each key's DELETE once (400 is final).
+  CannedAnswerServer server(TransportErrorAnswer("400 Bad Request", "InvalidArgument"));
+  auto client = S3Client::Create(TransportTestConfig(server.port()));
+  ASSERT_TRUE(client.ok());
+  const base::Status st = (*client)->DeleteMany("bucket", {"dir/a", "dir/b"});
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("one DELETE per key"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("2 of 2 keys not deleted: dir/a (HTTP 400 InvalidArgument"),
+            std::string::npos)
+      << st.message();
+  EXPECT_TRUE((*client)->BatchDeleteRefused());
+  EXPECT_EQ(server.accepted(), 3);
+  EXPECT_FALSE((*client)->DeleteMany("bucket", {"dir/c"}).ok());
+  EXPECT_EQ(server.accepted(), 4);  // no second batch request
+}
+
+TEST(S3TransportTest, CompleteAnswered200WithAnInternalErrorIsRetriedThenNamed) {
+  CannedAnswerServer server(TransportErrorAnswer("200 OK", "InternalError"));
+  auto client = S3Client::Create(TransportTestConfig(server.port()));
+  ASSERT_TRUE(client.ok());
+  const base::Status st = (*client)->CompleteMultipartUpload(
+      "bucket", "dir/key", "upload-7", {"\"900150983cd24fb0d6963f7d28e17f72\""});
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  const std::string& m = st.message();
+  EXPECT_NE(m.find("s3://bucket/dir/key: HTTP 200 InternalError"), std::string::npos) << m;
+  EXPECT_NE(m.find("after 3 attempts"), std::string::npos) << m;
+  EXPECT_NE(m.find("upload id upload-7"), std::string::npos) << m;
+  EXPECT_EQ(server.accepted(), 3);
 }
 
 }  // namespace

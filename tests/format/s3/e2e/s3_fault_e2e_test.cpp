@@ -7,6 +7,7 @@
 #include <string>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/s3/crypto.h"
 #include "ckpt/s3/s3_client.h"
 #include "ckpt/s3/s3_fs.h"
 #include "ckpt/testing/gtest_util.h"
@@ -255,15 +256,103 @@ TEST_F(S3FaultE2eTest, PersistentlyWrongPartETagAbortsTheUpload) {
   ExpectNothingLeft("etag-mp-bad");
 }
 
-TEST_F(S3FaultE2eTest, CompleteMultipartUploadIsNotRetried) {
-  const int rule = proxy_->AddRule(FaultTestRule("POST", Target("no-retry?uploadId="),
+TEST_F(S3FaultE2eTest, CompleteMultipartUploadIsRetriedAfterA503) {
+  const std::string body = FaultTestBody(6 << 20);
+  const int rule = proxy_->AddRule(
+      FaultTestRule("POST", Target("complete-503?uploadId="), FaultAction::kSlowDown));
+  ASSERT_OK(client_->PutMultipart(bucket_, "complete-503", body));
+  EXPECT_EQ(proxy_->Faulted(rule), 1);
+  EXPECT_EQ(proxy_->Matched(rule), 2);
+  ASSERT_OK_AND_ASSIGN(const std::string got, direct_->Get(bucket_, "complete-503"));
+  EXPECT_TRUE(got == body);
+}
+
+TEST_F(S3FaultE2eTest, PersistentlyFailingCompleteGivesUpNamingTheUploadAndAborts) {
+  const int rule = proxy_->AddRule(FaultTestRule("POST", Target("complete-fails?uploadId="),
                                                  FaultAction::kSlowDown, /*times=*/-1));
-  const base::Status st = client_->PutMultipart(bucket_, "no-retry", FaultTestBody(6 << 20));
+  const base::Status st = client_->PutMultipart(bucket_, "complete-fails", FaultTestBody(6 << 20));
   ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
   EXPECT_NE(st.message().find("HTTP 503 SlowDown"), std::string::npos) << st.message();
-  EXPECT_NE(st.message().find("s3://" + bucket_ + "/no-retry"), std::string::npos);
+  EXPECT_NE(st.message().find("s3://" + bucket_ + "/complete-fails"), std::string::npos);
+  EXPECT_NE(st.message().find("upload id "), std::string::npos) << st.message();
+  EXPECT_EQ(proxy_->Matched(rule), kFaultTestAttempts);
+  ExpectNothingLeft("complete-fails");
+}
+
+TEST_F(S3FaultE2eTest, CompleteWhoseAnswerIsLostIsAcceptedByTheObjectsMultipartETag) {
+  // The server completes the upload, the answer never arrives; the retry finds the upload gone
+  // (s3proxy answers InvalidPart, other stores NoSuchUpload) and the object's ETag settles it.
+  const std::string body = FaultTestBody((5 << 20) + 777);
+  const int rule = proxy_->AddRule(
+      FaultTestRule("POST", Target("complete-lost?uploadId="), FaultAction::kDropAnswer));
+  ASSERT_OK(client_->PutMultipart(bucket_, "complete-lost", body));
+  EXPECT_EQ(proxy_->Faulted(rule), 1);
+  EXPECT_EQ(proxy_->Matched(rule), 2);
+  ASSERT_OK_AND_ASSIGN(const std::string got, direct_->Get(bucket_, "complete-lost"));
+  EXPECT_TRUE(got == body);
+  ASSERT_OK_AND_ASSIGN(const ObjectInfo info, direct_->Head(bucket_, "complete-lost"));
+  EXPECT_TRUE(info.etag.ends_with("-2")) << info.etag;
+}
+
+TEST_F(S3FaultE2eTest, FsWriteWhoseCompleteAnswerIsLostStillSucceeds) {
+  ASSERT_OK_AND_ASSIGN(auto proxied, S3Client::Create(ProxiedConfig()));
+  S3Fs fs(std::move(proxied));
+  const std::string body = FaultTestBody(11 << 20);
+  const int rule = proxy_->AddRule(
+      FaultTestRule("POST", Target("fs-complete-lost?uploadId="), FaultAction::kDropAnswer));
+  ASSERT_OK_AND_ASSIGN(auto w, fs.OpenWrite("s3://" + bucket_ + "/fs-complete-lost"));
+  ASSERT_OK(w->Append(body));
+  ASSERT_OK(w->Close());
+  EXPECT_EQ(proxy_->Faulted(rule), 1);
+  ASSERT_OK_AND_ASSIGN(const std::string got, direct_->Get(bucket_, "fs-complete-lost"));
+  EXPECT_TRUE(got == body);
+}
+
+TEST_F(S3FaultE2eTest, LostCompleteAnswerWithAnotherObjectETagFailsNamingTheUpload) {
+  // The HEAD after the retry shows another ETag than the parts give: not provably ours.
+  const int complete = proxy_->AddRule(
+      FaultTestRule("POST", Target("complete-other?uploadId="), FaultAction::kDropAnswer));
+  const int head = proxy_->AddRule(
+      FaultTestRule("HEAD", Target("complete-other"), FaultAction::kAlterETag, /*times=*/-1));
+  ASSERT_OK_AND_ASSIGN(const std::string upload_id,
+                       client_->CreateMultipartUpload(bucket_, "complete-other"));
+  ASSERT_OK_AND_ASSIGN(const std::string etag,
+                       client_->UploadPart(bucket_, "complete-other", upload_id, 1, "one part"));
+  const base::Status st =
+      client_->CompleteMultipartUpload(bucket_, "complete-other", upload_id, {etag});
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("s3://" + bucket_ + "/complete-other"), std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("upload id " + upload_id), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("not \"" + MultipartETag({etag}) + "\""), std::string::npos)
+      << st.message();
+  EXPECT_EQ(proxy_->Matched(complete), 2);
+  EXPECT_EQ(proxy_->Matched(head), 1);
+}
+
+TEST_F(S3FaultE2eTest, CompleteAnswered200WithATransientErrorIsRetried) {
+  const std::string body = FaultTestBody(6 << 20);
+  const int rule = proxy_->AddRule(
+      FaultTestRule("POST", Target("complete-200?uploadId="), FaultAction::kErrorIn200));
+  ASSERT_OK(client_->PutMultipart(bucket_, "complete-200", body));
+  EXPECT_EQ(proxy_->Faulted(rule), 1);
+  EXPECT_EQ(proxy_->Matched(rule), 2);
+  ASSERT_OK_AND_ASSIGN(const std::string got, direct_->Get(bucket_, "complete-200"));
+  EXPECT_TRUE(got == body);
+}
+
+TEST_F(S3FaultE2eTest, CompleteAnswered200WithAnotherErrorFailsAndAborts) {
+  FaultRule rule_spec =
+      FaultTestRule("POST", Target("complete-200-final?uploadId="), FaultAction::kErrorIn200);
+  rule_spec.error_code = "AccessDenied";
+  const int rule = proxy_->AddRule(rule_spec);
+  const base::Status st =
+      client_->PutMultipart(bucket_, "complete-200-final", FaultTestBody(6 << 20));
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("HTTP 200 AccessDenied"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("s3://" + bucket_ + "/complete-200-final"), std::string::npos);
   EXPECT_EQ(proxy_->Matched(rule), 1);
-  ExpectNothingLeft("no-retry");
+  ExpectNothingLeft("complete-200-final");
 }
 
 TEST_F(S3FaultE2eTest, CreateMultipartUploadIsNotRetriedAfterAReset) {
@@ -328,6 +417,67 @@ TEST_F(S3FaultE2eTest, FsReadWithTheConnectionDroppedMidBodyGetsTheRightBytes) {
   }
   EXPECT_TRUE(back == body) << back.size() << " of " << body.size() << " bytes";
   EXPECT_EQ(proxy_->Faulted(second), 1);
+}
+
+TEST_F(S3FaultE2eTest, FsFallsBackToOneDeletePerKeyWhenBatchDeleteIsNotImplemented) {
+  for (const char* rel : {"a", "sub/b", "_metadata"}) {
+    ASSERT_OK(direct_->Put(bucket_, std::string("pub.tmp/") + rel, rel));
+  }
+  ASSERT_OK_AND_ASSIGN(auto proxied, S3Client::Create(ProxiedConfig()));
+  S3Fs fs(std::move(proxied));
+  const int batch = proxy_->AddRule(FaultTestRule("POST", "/" + bucket_ + "?delete",
+                                                  FaultAction::kNotImplemented, /*times=*/-1));
+  FaultRule count_deletes = FaultTestRule("DELETE", Target(""), FaultAction::kReset);
+  count_deletes.times = 0;  // counts, never faults
+  const int deletes = proxy_->AddRule(count_deletes);
+  const std::string root = "s3://" + bucket_ + "/";
+  ASSERT_OK(fs.PublishDir(root + "pub.tmp", root + "pub"));
+  EXPECT_TRUE(fs.client().BatchDeleteRefused());
+  EXPECT_EQ(proxy_->Matched(batch), 1);
+  EXPECT_EQ(proxy_->Matched(deletes), 3);
+  ASSERT_OK_AND_ASSIGN(const ListPage left, direct_->ListAll(bucket_, "pub.tmp/", ""));
+  EXPECT_TRUE(left.objects.empty()) << left.objects.size() << " objects left under pub.tmp/";
+  ASSERT_OK_AND_ASSIGN(const ListPage published, direct_->ListAll(bucket_, "pub/", ""));
+  EXPECT_EQ(published.objects.size(), 3u);
+
+  // The refusal is remembered: the next move deletes key by key without asking again.
+  ASSERT_OK(fs.Rename(root + "pub", root + "moved"));
+  EXPECT_EQ(proxy_->Matched(batch), 1);
+  EXPECT_EQ(proxy_->Matched(deletes), 6);
+  ASSERT_OK_AND_ASSIGN(const ListPage moved_from, direct_->ListAll(bucket_, "pub/", ""));
+  EXPECT_TRUE(moved_from.objects.empty());
+  ASSERT_OK_AND_ASSIGN(const std::string meta, direct_->Get(bucket_, "moved/_metadata"));
+  EXPECT_EQ(meta, "_metadata");
+}
+
+TEST_F(S3FaultE2eTest, PerKeyDeleteFailuresAreReportedLikeTheBatchOnes) {
+  for (const char* key : {"gone/a", "gone/b", "gone/c"}) ASSERT_OK(direct_->Put(bucket_, key, key));
+  proxy_->AddRule(FaultTestRule("POST", "/" + bucket_ + "?delete", FaultAction::kNotImplemented,
+                                /*times=*/-1));
+  const int stuck = proxy_->AddRule(
+      FaultTestRule("DELETE", Target("gone/b"), FaultAction::kInternalError, /*times=*/-1));
+  const base::Status st = client_->DeleteMany(bucket_, {"gone/a", "gone/b", "gone/c"});
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("1 of 3 keys not deleted: gone/b (HTTP 500 InternalError"),
+            std::string::npos)
+      << st.message();
+  EXPECT_NE(st.message().find("s3://" + bucket_ + "/"), std::string::npos) << st.message();
+  EXPECT_EQ(proxy_->Matched(stuck), kFaultTestAttempts);
+  EXPECT_TRUE(direct_->Head(bucket_, "gone/a").status().IsNotFound());
+  EXPECT_OK(direct_->Head(bucket_, "gone/b").status());
+  EXPECT_TRUE(direct_->Head(bucket_, "gone/c").status().IsNotFound());
+}
+
+TEST_F(S3FaultE2eTest, BatchDeleteThatFailsOtherwiseIsNotTakenForARefusal) {
+  ASSERT_OK(direct_->Put(bucket_, "kept", "x"));
+  const int rule = proxy_->AddRule(FaultTestRule("POST", "/" + bucket_ + "?delete",
+                                                 FaultAction::kSlowDown, /*times=*/-1));
+  const base::Status st = client_->DeleteMany(bucket_, {"kept"});
+  ASSERT_EQ(st.code(), base::StatusCode::kIOError) << st.ToString();
+  EXPECT_NE(st.message().find("HTTP 503 SlowDown"), std::string::npos) << st.message();
+  EXPECT_FALSE(client_->BatchDeleteRefused());
+  EXPECT_EQ(proxy_->Matched(rule), kFaultTestAttempts);
+  EXPECT_OK(direct_->Head(bucket_, "kept").status());
 }
 
 }  // namespace

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ckpt::s3 {
 
@@ -20,5 +21,11 @@ std::string Md5Hex(std::string_view data);
 
 // Lower-case hex of arbitrary bytes.
 std::string HexEncode(std::string_view bytes);
+
+// The ETag S3 gives an object completed from parts whose ETags are `part_etags` (in part order,
+// each the part's MD5 in hex, quoted or not, either case): the MD5 of the parts' binary MD5s
+// concatenated, in lower-case hex, then "-" and the part count ("…-3"). "" when there are no
+// parts or an ETag is not an MD5 (parts stored with SSE-KMS or SSE-C have other ETags).
+std::string MultipartETag(const std::vector<std::string>& part_etags);
 
 }  // namespace ckpt::s3

@@ -24,9 +24,10 @@ struct RetryPolicy {
 };
 
 enum class FailureClass {
-  kRetryable,    // transient: 5xx, 429, SlowDown, timeouts, resets (idempotent requests only)
+  kRetryable,    // transient: 5xx but 501, 429, SlowDown, InternalError, timeouts, resets
+                 // (idempotent requests only)
   kCredentials,  // the key pair or token was refused: one clear error, never retried
-  kFinal,        // anything else (404, 412, 400, AccessDenied, a non-idempotent request)
+  kFinal,        // anything else (404, 412, 400, 501, AccessDenied, a non-idempotent request)
 };
 
 // Classifies one failed attempt: `transport` (kNone when `http_status` is meaningful), the HTTP

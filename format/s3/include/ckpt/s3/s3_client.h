@@ -73,9 +73,14 @@ class S3Client {
                     const std::string& dst_bucket, const std::string& dst_key);
   // Deletes one object; OK when it is absent (S3's DELETE is idempotent).
   base::Status Delete(const std::string& bucket, const std::string& key);
-  // Deletes `keys` with batch DeleteObjects (1000 per request). IOError naming the keys that
-  // failed.
+  // Deletes `keys` with batch DeleteObjects (1000 per request). A store that refuses batch
+  // deletes (HTTP 501, 405, 415, or 400 NotImplemented / InvalidArgument / InvalidRequest /
+  // MalformedXML, as GCS's XML API answers) gets one DELETE per key instead, in order, from
+  // then on for the client's life (BatchDeleteRefused()). IOError naming the keys that failed
+  // and why, either way; FailedPrecondition when the credentials are refused.
   base::Status DeleteMany(const std::string& bucket, const std::vector<std::string>& keys);
+  // Whether the store refused a batch delete: DeleteMany deletes key by key from then on.
+  bool BatchDeleteRefused() const;
   // One ListObjectsV2 page under `prefix` ("" for the whole bucket), grouping by `delimiter`
   // when non-empty, continuing after `continuation_token` when non-empty.
   base::Result<ListPage> ListPageOf(const std::string& bucket, const std::string& prefix,
@@ -85,10 +90,16 @@ class S3Client {
   base::Result<ListPage> ListAll(const std::string& bucket, const std::string& prefix,
                                  const std::string& delimiter, size_t max_objects = 10'000'000);
 
-  // Multipart upload. Create returns the upload id; UploadPart the part's ETag (parts are
-  // numbered from 1; every part but the last at least 5 MiB on AWS); Complete publishes the
-  // object from the parts (with `if_none_match`: only when absent, AlreadyExists otherwise);
-  // Abort discards the parts (OK when the upload is already gone).
+  // Multipart upload. Create returns the upload id (sent once); UploadPart the part's ETag
+  // (parts are numbered from 1; every part but the last at least 5 MiB on AWS); Complete
+  // publishes the object from the parts (with `if_none_match`: only when absent, AlreadyExists
+  // otherwise); Abort discards the parts (OK when the upload is already gone).
+  // Complete is retried as idempotent requests are, and also after a 200 answer whose body is
+  // an <Error> of a transient code (InternalError, SlowDown); a 200 with another <Error> is an
+  // IOError. When a retry finds the upload gone (NoSuchUpload, InvalidPart, or 412 with
+  // `if_none_match`) because an earlier attempt completed it, the object is accepted if its ETag
+  // is the multipart ETag of `part_etags` (MultipartETag in crypto.h); otherwise IOError
+  // (AlreadyExists for the 412) naming bucket, key and upload id, as every Complete error does.
   base::Result<std::string> CreateMultipartUpload(const std::string& bucket,
                                                   const std::string& key);
   base::Result<std::string> UploadPart(const std::string& bucket, const std::string& key,

@@ -15,7 +15,8 @@
 //   writer of the same final_dir is caught where the server enforces it), then deletes
 //   tmp_dir's objects; a failure before the _metadata deletes what it copied. A reader that
 //   waits for _metadata (as every snapshot reader does) sees all of the snapshot or none of it;
-//   one that lists the directory mid-way may see part of it.
+//   one that lists the directory mid-way may see part of it. The objects of a tree are deleted
+//   with batch DeleteObjects, or one DELETE each from the first time the store refuses it.
 // - Rename copies then deletes (not atomic). HardLink is Unimplemented (callers copy). No locks:
 //   SupportsLocks() is false, TryLockFile Unimplemented.
 #pragma once
