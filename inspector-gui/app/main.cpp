@@ -237,10 +237,16 @@ int main(int argc, char** argv) {
       });
       wait->start(50);
     });
-    QObject::connect(&window, &ckpt::inspector::MainWindow::openFailed, &window, [](const QString& m) {
-      std::fprintf(stderr, "ckpt-inspector: %s\n", qPrintable(m));
-      QApplication::exit(2);
-    });
+    // Queued: a location that does not resolve (an unknown scheme, no S3 credentials) fails inside
+    // openPath, before exec() runs, and an exit() asked for then would be lost.
+    const QString location = args.front();
+    QObject::connect(
+        &window, &ckpt::inspector::MainWindow::openFailed, &window,
+        [location](const QString& m) {
+          std::fprintf(stderr, "ckpt-inspector: cannot open %s: %s\n", qPrintable(location), qPrintable(m));
+          QApplication::exit(2);
+        },
+        Qt::QueuedConnection);
   }
   if (!args.isEmpty()) window.openPath(args.front());
   return QApplication::exec();
