@@ -301,7 +301,7 @@ class S3OpenTest : public QObject {
 
   // Opens `location`, which must fail, in a shown window and returns the Summary page's text:
   // "Cannot open <location>" in the title, the status line and on the page, with the error under
-  // it; nothing modal is left open and nothing keeps running.
+  // it and the listing's outcome; nothing modal is left open and nothing keeps running.
   static QString cannotOpenText(const QString& location) {
     TestWindow w;
     QSignalSpy failed(&w, &MainWindow::openFailed);
@@ -315,6 +315,9 @@ class S3OpenTest : public QObject {
         !w.windowTitle().contains(cannot) || QApplication::activeModalWidget() != nullptr || !w.isVisible()) {
       return QStringLiteral("<not shown as unopenable: status '%1', title '%2'>").arg(w.statusMessage(), w.windowTitle());
     }
+    // The diagnosis that follows (what lies at the location) finished: its outcome replaced the
+    // page's "listing…".
+    if (w.summaryText().contains(QStringLiteral("listing…"))) return QStringLiteral("<still listing>");
     return w.summaryText();
   }
 
@@ -324,6 +327,7 @@ class S3OpenTest : public QObject {
     const QString text = cannotOpenText(location);
     QVERIFY2(text.startsWith(QStringLiteral("Cannot open %1\n").arg(location)), qPrintable(text));
     QVERIFY2(text.contains(QStringLiteral("NotFound: %1: no such object or prefix").arg(location)), qPrintable(text));
+    QVERIFY2(text.contains(QStringLiteral("cannot be listed: NotFound")), qPrintable(text));
   }
 
   // A bucket that does not exist: the error names it.
