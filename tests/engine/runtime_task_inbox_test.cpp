@@ -7,6 +7,7 @@
 
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/wait_until.h"
+#include "runtime/barrier_handler.h"
 #include "runtime/result_subpartition.h"
 
 namespace ckpt::engine::runtime {
@@ -79,6 +80,46 @@ TEST(TaskInboxTest, BlockedChannelIsSkippedUntilUnblocked) {
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
   EXPECT_EQ(p.channel, 0u);
   pool.Recycle(p.event.buffer);
+}
+
+// Aligned (with or without timeout): channel 0 delivered checkpoint 1's barrier and is blocked;
+// channel 1 then delivers checkpoint 2's. The handler abandons checkpoint 1 (every channel
+// unblocked) and blocks channel 1: applied to the inbox, channel 1 must stay blocked, so the
+// data behind its barrier waits for checkpoint 2's snapshot. (Unblocking after blocking let
+// the task process it first; a switch to unaligned then persisted post-barrier bytes as
+// in-flight data, replayed on restore as a frame joined to the wrong bytes.)
+TEST(TaskInboxTest, NewerBarrierKeepsItsChannelBlockedWhenTheOlderAlignmentIsAbandoned) {
+  for (BarrierHandler::Mode mode :
+       {BarrierHandler::Mode::kAligned, BarrierHandler::Mode::kAlignedWithTimeout}) {
+    TaskInbox inbox({0, 0, 0}, 2);
+    BufferPool pool(4, 64);
+    ResultSubpartition sp0, sp1;
+    sp0.Connect(&inbox, 0);
+    sp1.Connect(&inbox, 1);
+    BarrierHandler handler(3, mode, /*alignment_timeout_ms=*/1000);
+    auto barrier = [](int64_t id) {
+      auto o = std::make_shared<CheckpointOptions>();
+      o->checkpoint_id = id;
+      o->trigger_timestamp_ms = 0;
+      return std::shared_ptr<const CheckpointOptions>(o);
+    };
+    BarrierHandler::Decision d = handler.OnBarrier(0, barrier(1), /*now_ms=*/0);
+    inbox.UpdateBlocked(d.unblock_all, d.block);
+    d = handler.OnBarrier(1, barrier(2), /*now_ms=*/0);
+    ASSERT_EQ(d.aborted, std::optional<int64_t>(1));
+    inbox.UpdateBlocked(d.unblock_all, d.block);
+    sp1.Add(Buffer(pool, 'b'));  // after checkpoint 2's barrier on channel 1
+    EXPECT_EQ(inbox.Poll(Now()).what, TaskInbox::Polled::What::kTimeout)
+        << "a buffer behind checkpoint 2's barrier was handed out before its snapshot";
+    sp0.Add(Buffer(pool, 'a'));  // channel 0 was released with checkpoint 1
+    TaskInbox::Polled p = inbox.Poll(Now());
+    ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+    EXPECT_EQ(p.channel, 0u);
+    pool.Recycle(p.event.buffer);
+    TaskTestDrain(inbox, pool);
+    inbox.UpdateBlocked(true, {});
+    TaskTestDrain(inbox, pool);
+  }
 }
 
 TEST(TaskInboxTest, SubpartitionIsDrainedByCreditAndNeverBlocksTheProducer) {

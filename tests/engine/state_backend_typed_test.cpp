@@ -397,6 +397,32 @@ TYPED_TEST(StateBackendTest, CheckpointRestoresExactly) {
   EXPECT_EQ(this->Dump(*restored->Snapshot()), expected);
 }
 
+// A subtask that has seen no key yet records its states with the placeholder key type (bytes).
+// Restoring that must not fix the key type to bytes: the keys that arrive later are int64, and
+// the next checkpoint must record them (and their timers) as int64, or it cannot be restored.
+TYPED_TEST(StateBackendTest, KeyTypeIsLearntAfterRestoringASnapshotThatSawNoKey) {
+  auto idle = this->Make();
+  ASSERT_OK(RegisterTyped(idle.get()).status());
+  const std::string dir1 = this->tmp_.Sub("job/chk-1");
+  pb::CheckpointMetadata md1 = this->SnapshotAll({idle.get()}, this->Checkpoint(1), dir1);
+
+  auto resumed = this->Make();
+  ASSERT_OK(this->RestoreInto(resumed.get(), md1, dir1));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h1, RegisterTyped(resumed.get()));
+  ASSERT_OK(Fill(resumed.get(), h1, 40));
+  const std::string dir2 = this->tmp_.Sub("job/chk-2");
+  pb::CheckpointMetadata md2 = this->SnapshotAll({resumed.get()}, this->Checkpoint(2), dir2);
+  for (const pb::StateDescriptor& d : md2.operators(0).states()) {
+    EXPECT_EQ(d.key_type().kind(), pb::TypeDescriptor::INT64) << d.name();
+  }
+
+  auto again = this->Make();
+  ASSERT_OK(this->RestoreInto(again.get(), md2, dir2));
+  ASSERT_OK_AND_ASSIGN(TypedHandles h2, RegisterTyped(again.get()));
+  EXPECT_EQ(Check(again.get(), h2, 40), 40);
+  EXPECT_EQ(again->timer_service()->NumEventTimers(), 40u);
+}
+
 TYPED_TEST(StateBackendTest, CanonicalSavepointRestoresIntoEveryBackend) {
   auto b = this->Make();
   ASSERT_OK_AND_ASSIGN(TypedHandles h, RegisterTyped(b.get()));

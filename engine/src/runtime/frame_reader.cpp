@@ -29,6 +29,24 @@ void FrameReader::Reset() {
 void FrameReader::SetBuffer(NetworkBuffer* buffer) {
   buffer_ = buffer;
   pos_ = 0;
+  if (!partial_.empty()) {
+    ++gathering_.buffers;
+    gathering_.restored = gathering_.restored || buffer->pool == nullptr;
+  }
+}
+
+void FrameReader::NoteFrameStart() {
+  gathering_.offset = pos_;
+  gathering_.buffer_size = buffer_->size;
+  gathering_.buffers = 1;
+  gathering_.restored = buffer_->pool == nullptr;
+}
+
+std::string FrameReader::DescribeLastFrame() const {
+  return "frame began at byte " + std::to_string(last_.offset) + " of a " +
+         std::to_string(last_.buffer_size) + "-byte buffer and spanned " +
+         std::to_string(last_.buffers) + " buffer(s)" +
+         (last_.restored ? ", replayed channel state among them" : "");
 }
 
 bool FrameReader::Next(std::string_view* element) {
@@ -38,6 +56,8 @@ bool FrameReader::Next(std::string_view* element) {
   if (partial_.empty() && size - pos_ >= kFrameHeaderBytes) {
     const uint32_t len = ReadLength(data + pos_);
     if (size - pos_ - kFrameHeaderBytes >= len) {
+      NoteFrameStart();
+      last_ = gathering_;
       *element = std::string_view(data + pos_ + kFrameHeaderBytes, len);
       pos_ += kFrameHeaderBytes + len;
       consumed_ += kFrameHeaderBytes + len;
@@ -61,11 +81,13 @@ bool FrameReader::Next(std::string_view* element) {
       need = kFrameHeaderBytes + ReadLength(partial_.data()) - partial_.size();
     }
     const size_t n = std::min(need, size - pos_);
+    if (partial_.empty()) NoteFrameStart();
     partial_.append(data + pos_, n);
     pos_ += n;
     if (partial_.size() >= kFrameHeaderBytes &&
         partial_.size() == kFrameHeaderBytes + ReadLength(partial_.data())) {
       frame_.assign(partial_, kFrameHeaderBytes, std::string::npos);
+      last_ = gathering_;
       consumed_ += partial_.size();
       partial_.clear();
       if (pos_ == size) {

@@ -30,6 +30,10 @@ class FrameReader {
   std::string UnconsumedBytes() const;
   // Bytes handed out as elements so far (processed in-flight data).
   uint64_t consumed_bytes() const { return consumed_; }
+  // Where the frame of the last element Next returned came from, for error messages: its
+  // length, the byte of its first buffer it began at and that buffer's size, how many buffers
+  // it spanned, and whether any of them was replayed channel state (an unpooled buffer).
+  std::string DescribeLastFrame() const;
   // Releases the current buffer and forgets the partial frame.
   void Reset();
 
@@ -39,6 +43,16 @@ class FrameReader {
   std::string partial_;
   std::string frame_;
   uint64_t consumed_ = 0;
+  struct Origin {
+    size_t offset = 0;       // in its first buffer
+    size_t buffer_size = 0;  // of its first buffer
+    uint32_t buffers = 0;
+    bool restored = false;
+  };
+  // NoteFrameStart: the frame being gathered; `last_`: the one Next returned last.
+  void NoteFrameStart();
+  Origin gathering_;
+  Origin last_;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -293,7 +293,7 @@ base::Status StreamTask::SourceLoop() {
     CKPT_RETURN_IF_ERROR(FireProcessingTimers());
     if (source_active_) {
       if (!OutputAvailable()) {
-        // Backpressured: emit nothing until a buffer is free (the legacy-source fix,
+        // Backpressured: emit nothing until a buffer is free (as Flink's non-blocking output,
         // FLINK-14396), but keep running mails: a checkpoint trigger is served at once. A consumer
         // with nothing queued gets the partly filled buffer now, or as soon as its queue drains
         // (the wait ends then): it may hold the rest of a record the consumer has begun, and
@@ -420,12 +420,26 @@ base::Status StreamTask::ProcessOneElement() {
   }
   if (!reader.has_buffer()) current_channel_ = -1;
   int64_t watermark = 0;
-  CKPT_ASSIGN_OR_RETURN(uint8_t tag, DecodeElement(&element, &scratch_record_, &watermark));
-  if (!element.empty()) {
-    return base::Status::Internal("input channel " + std::to_string(channel) + ": frame has " +
-                                  std::to_string(element.size()) + " bytes after its element");
+  const size_t frame_bytes = element.size();
+  base::Result<uint8_t> tag = DecodeElement(&element, &scratch_record_, &watermark);
+  if (!tag.ok() || !element.empty()) {
+    // Damaged in-flight data: say where the frame came from, so that the capture or replay
+    // that cut it can be found.
+    const std::string what = tag.ok() ? "has " + std::to_string(element.size()) +
+                                            " bytes after its element"
+                                      : "does not decode (" + tag.status().message() + ")";
+    return base::Status::Internal(
+        "input channel " + std::to_string(channel) + ": frame of " +
+        std::to_string(frame_bytes) + " bytes " + what + "; " + reader.DescribeLastFrame() +
+        "; " + (env_->restore != nullptr
+                    ? "restored from checkpoint " +
+                          std::to_string(env_->restore->metadata().checkpoint_id())
+                    : std::string("not restored")) +
+        (barriers_->pending() ? "; checkpoint " + std::to_string(barriers_->pending_id()) +
+                                    " pending"
+                              : std::string()));
   }
-  if (tag == kRecordTag) {
+  if (*tag == kRecordTag) {
     return drivers_.front()->ProcessRecord(scratch_record_, inbox_->channel_input(channel));
   }
   return AdvanceChannelWatermark(channel, watermark);

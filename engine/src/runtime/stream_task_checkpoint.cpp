@@ -197,10 +197,10 @@ base::Status StreamTask::ApplyBarrierDecision(const BarrierHandler::Decision& d,
   const int64_t ended = std::max<int64_t>(d.trigger ? d.trigger->checkpoint_id : -1,
                                           d.aborted.value_or(-1));
   alignment_timers_.erase(alignment_timers_.begin(), alignment_timers_.upper_bound(ended));
-  for (uint32_t c : d.block) inbox_->SetBlocked(c, true);
-  if (d.unblock_all) {
-    for (uint32_t c = 0; c < inbox_->num_channels(); ++c) inbox_->SetBlocked(c, false);
-  }
+  // The first barrier of a newer checkpoint abandons the pending alignment (unblock_all) and
+  // blocks its own channel: that channel must stay blocked, or the task processes what follows
+  // the barrier before the snapshot (and an unaligned switch persists it as in-flight data).
+  inbox_->UpdateBlocked(d.unblock_all, d.block);
   if (d.aborted) {
     DropUnaligned(*d.aborted);
     if (env_->coordinator != nullptr) {

@@ -330,6 +330,14 @@ void TaskInbox::AnnounceBufferSize(size_t bytes) {
   }
 }
 
+void TaskInbox::UpdateBlocked(bool unblock_all, const std::vector<uint32_t>& block) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (unblock_all) {
+    for (Channel& c : channels_) c.blocked = false;
+  }
+  for (uint32_t c : block) channels_[c].blocked = true;
+}
+
 void TaskInbox::SetBlocked(uint32_t channel, bool blocked) {
   std::lock_guard<std::mutex> lock(mu_);
   channels_[channel].blocked = blocked;

@@ -90,6 +90,9 @@ class TaskInbox {
   bool HasMail() const { return has_mail_.load(std::memory_order_relaxed); }
 
   void SetBlocked(uint32_t channel, bool blocked);
+  // Unblocks every channel if `unblock_all`, then blocks the channels of `block` (a barrier
+  // decision: an abandoned alignment releases its channels, the newer barrier's stay blocked).
+  void UpdateBlocked(bool unblock_all, const std::vector<uint32_t>& block);
   // Buffer debloating: announces the buffer size to every channel's upstream subpartition.
   void AnnounceBufferSize(size_t bytes);
   uint32_t num_channels() const { return static_cast<uint32_t>(channels_.size()); }

@@ -10,6 +10,17 @@ namespace ckpt::engine::state_internal {
 
 uint64_t HashBytes(std::string_view bytes) { return base::Xxh3(bytes); }
 
+bool IsKeyTypePlaceholder(const pb::TypeDescriptor& t) {
+  return t.kind() == pb::TypeDescriptor::KIND_UNSPECIFIED ||
+         t.kind() == pb::TypeDescriptor::BYTES;
+}
+
+void BackendCore::LearnKeyType(const pb::TypeDescriptor& t) {
+  if (key_type_known || IsKeyTypePlaceholder(t)) return;
+  key_type = t;
+  key_type_known = true;
+}
+
 base::Status BackendCore::NotOwned() const {
   return base::Status::FailedPrecondition(
       owner + ": key group " + std::to_string(current_key_group) + " of the current key is not in " +
@@ -51,6 +62,8 @@ base::Result<uint32_t> BackendCore::Declare(const pb::StateDescriptor& descripto
                                          "' is not a keyed state kind");
   }
   pb::StateDescriptor d = descriptor;
+  // A restored placeholder key type is dropped, so that snapshots record the learnt one.
+  if (!registered && IsKeyTypePlaceholder(d.key_type())) d.clear_key_type();
   if (d.namespace_type().kind() == pb::TypeDescriptor::KIND_UNSPECIFIED) {
     *d.mutable_namespace_type() = format::types::Void();
   }

@@ -82,9 +82,13 @@ struct BackendCore {
   // them (RocksDB's key prefix) rebuilds those only when this moved.
   uint64_t key_version = 0;
 
-  // Key type declared for states that did not declare one: learned from the first key.
+  // Key type declared for states that did not declare one: learned from the first key, or from
+  // a restored or declared state that names a real key type. A snapshot taken before any key
+  // records the placeholder bytes (see IsKeyTypePlaceholder), which teaches nothing.
   pb::TypeDescriptor key_type;
   bool key_type_known = false;
+  // Learns `t` as the key type unless one is known or `t` is a placeholder.
+  void LearnKeyType(const pb::TypeDescriptor& t);
 
   std::string scratch;  // reusable encoding buffer (map user keys)
   CowStats cow;
@@ -163,5 +167,10 @@ class HeapKeyedStateSnapshot : public KeyedStateSnapshot {
 
 // Hash of an encoded key or namespace (XXH3-64).
 uint64_t HashBytes(std::string_view bytes);
+
+// Whether a restored descriptor's key type says nothing about the keys: unset, or bytes, which
+// a snapshot records for states of a subtask that had seen no key yet. (A job keyed by bytes
+// loses nothing: its first key teaches bytes again, and its restored timers decode as bytes.)
+bool IsKeyTypePlaceholder(const pb::TypeDescriptor& t);
 
 }  // namespace ckpt::engine::state_internal
