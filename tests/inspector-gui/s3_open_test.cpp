@@ -1,17 +1,18 @@
 // QTest of ckpt-inspector on S3 (offscreen): snapshots uploaded to the local s3proxy of the
 // s3proxy_server ctest fixture open from their s3:// locations (File > Open Location…, the
 // command line, MainWindow::openPath) and show what the same window shows for the local copy,
-// which is the oracle: operators, states, a state's entries, validate's findings and verdict, a
-// checkpoint root's listing and History page. A missing s3:// location is a clear "Cannot open".
+// which is the oracle: operators, states, every keyed state's entries, validate's findings and
+// verdict, a checkpoint root's listing and History page. A missing key, a wrong bucket, a prefix
+// without a snapshot and missing credentials each give a message naming the location.
 #include <QApplication>
 #include <QDir>
 #include <QFile>
 #include <QInputDialog>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QTableView>
 #include <QTimer>
 #include <QTreeView>
 #include <filesystem>
@@ -28,9 +29,9 @@
 #include "gui_test_util.h"
 #include "models/detail_tree_model.h"
 #include "models/display.h"
-#include "models/table_models.h"
 #include "models/snapshot_list_model.h"
 #include "models/state_table_model.h"
+#include "models/table_models.h"
 
 using namespace ckpt;
 using namespace ckpt::inspector;
