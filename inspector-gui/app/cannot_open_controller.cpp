@@ -47,7 +47,7 @@ CannotOpenController::CannotOpenController(OpenSession& session, SummaryControll
 // knows, and the files on disk.
 QString CannotOpenController::pageHtml(const QString& path, const QString& error,
                                        const std::optional<ops::SnapshotEntry>& e,
-                                       const ops::SnapshotDiagnosis* diagnosis) const {
+                                       const ops::SnapshotDiagnosis* diagnosis, const QString& listingError) const {
   QString html = QStringLiteral("<h2>%1</h2><p>%2</p>").arg(tr("Cannot open %1").arg(path).toHtmlEscaped(), error.toHtmlEscaped());
   if (diagnosis != nullptr) {
     for (const ops::Finding& f : diagnosis->findings) {
@@ -74,7 +74,7 @@ QString CannotOpenController::pageHtml(const QString& path, const QString& error
     for (const std::string& m : diagnosis->missing) missing << qs(m);
     if (!missing.isEmpty()) html += row(tr("Missing"), missing.join(QStringLiteral(", ")));
   } else {
-    html += row(tr("Files on disk"), tr("listing…"));
+    html += row(tr("Files on disk"), listingError.isEmpty() ? tr("listing…") : tr("cannot be listed: %1").arg(listingError));
   }
   html += QStringLiteral("</table>");
   return html;
@@ -98,6 +98,8 @@ void CannotOpenController::show(const QString& path, const QString& error,
       m_summary.setHtml(pageHtml(path, error, entry, r.value.get()));
       m_files.showOnDisk(cannotOpenFileRows(*r.value));
       m_validate.setDiagnosisFindings(r.value->findings);
+    } else {
+      m_summary.setHtml(pageHtml(path, error, entry, nullptr, r.error));
     }
     Q_EMIT cannotOpenShown(path);
   });

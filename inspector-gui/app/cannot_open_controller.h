@@ -36,8 +36,10 @@ class CannotOpenController : public QObject {
   void cannotOpenShown(const QString& path);
 
  private:
+  // The page for `path`; without a `diagnosis` its files show as still being listed, or as
+  // `listingError` once the listing failed.
   QString pageHtml(const QString& path, const QString& error, const std::optional<ops::SnapshotEntry>& entry,
-                   const ops::SnapshotDiagnosis* diagnosis) const;
+                   const ops::SnapshotDiagnosis* diagnosis, const QString& listingError = {}) const;
 
   OpenSession& m_session;
   SummaryController& m_summary;

@@ -69,7 +69,7 @@ struct CommandLine {
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("path"),
-                                 QStringLiteral("snapshot directory, _metadata or checkpoint root"),
+                                 QStringLiteral("snapshot directory, _metadata or checkpoint root (a path or s3://bucket/key)"),
                                  QStringLiteral("[path]"));
     parser.addOption(screenshot);
     parser.addOption(size);
@@ -105,7 +105,8 @@ void printManPage(const CommandLine& cl) {
                              "hex view and a key-value browser; validates, diffs and, with confirmation, remaps "
                              "and prunes in the background. Every operation goes through the same library as "
                              "ckpt-tool.")) + QStringLiteral("\n");
-  out += QStringLiteral(".SH ARGUMENTS\n.TP\n.B PATH\n") + roff(QStringLiteral("Snapshot directory, _metadata or checkpoint root to open.")) + QStringLiteral("\n");
+  out += QStringLiteral(".SH ARGUMENTS\n.TP\n.B PATH\n") + roff(QStringLiteral("Snapshot directory, _metadata or checkpoint root to open: a path, a file: URI or "
+                                  "s3://bucket/key (S3 is configured as for ckpt-tool).")) + QStringLiteral("\n");
   out += QStringLiteral(".SH OPTIONS\n");
   const QList<QPair<QString, QString>> options = {
       {QStringLiteral("-h, --help"), QStringLiteral("Print a short help text and exit (needs no display).")},
@@ -123,6 +124,7 @@ void printManPage(const CommandLine& cl) {
   out += QStringLiteral(".SH EXAMPLES\n");
   for (const QString& e : {QStringLiteral("ckpt-inspector /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b"),
                            QStringLiteral("ckpt-inspector /tmp/ckpt/<job-id>/chk-42/_metadata"),
+                           QStringLiteral("ckpt-inspector s3://my-bucket/savepoints/savepoint-1"),
                            QStringLiteral("ckpt-inspector fixtures/v1/savepoint --screenshot shots")}) {
     out += QStringLiteral(".PP\n.nf\n.RS 4\n") + roff(e) + QStringLiteral("\n.RE\n.fi\n");
   }
@@ -237,10 +239,16 @@ int main(int argc, char** argv) {
       });
       wait->start(50);
     });
-    QObject::connect(&window, &ckpt::inspector::MainWindow::openFailed, &window, [](const QString& m) {
-      std::fprintf(stderr, "ckpt-inspector: %s\n", qPrintable(m));
-      QApplication::exit(2);
-    });
+    // Queued: a location that does not resolve (an unknown scheme, no S3 credentials) fails inside
+    // openPath, before exec() runs, and an exit() asked for then would be lost.
+    const QString location = args.front();
+    QObject::connect(
+        &window, &ckpt::inspector::MainWindow::openFailed, &window,
+        [location](const QString& m) {
+          std::fprintf(stderr, "ckpt-inspector: cannot open %s: %s\n", qPrintable(location), qPrintable(m));
+          QApplication::exit(2);
+        },
+        Qt::QueuedConnection);
   }
   if (!args.isEmpty()) window.openPath(args.front());
   return QApplication::exec();

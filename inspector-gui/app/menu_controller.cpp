@@ -22,6 +22,9 @@ MenuController::MenuController(const WindowShell& shell, QObject* parent) : QObj
   QAction* open = file->addAction(tr("&Open…"), this, &MenuController::openDialog);
   open->setShortcut(QKeySequence::Open);
   open->setToolTip(tr("Open a snapshot directory, its _metadata, or a checkpoint root"));
+  QAction* location = file->addAction(tr("Open &Location…"), this, &MenuController::openLocationDialog);
+  location->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O));
+  location->setToolTip(tr("Open a location typed as a path or URI (s3://bucket/key, file:/path)"));
   m_recentMenu = file->addMenu(tr("Open &Recent"));
   rebuildRecentMenu();
   file->addSeparator();
@@ -92,6 +95,20 @@ void MenuController::openDialog() {
   dialog.setOption(QFileDialog::ShowDirsOnly, false);
   dialog.setNameFilter(tr("Checkpoint metadata (_metadata);;All files (*)"));
   if (dialog.exec() == QDialog::Accepted && !dialog.selectedFiles().isEmpty()) Q_EMIT openRequested(dialog.selectedFiles().front());
+}
+
+void MenuController::openLocationDialog() {
+  QInputDialog dialog(m_shell.window);
+  dialog.setObjectName(QStringLiteral("openLocationDialog"));
+  dialog.setWindowTitle(tr("Open location"));
+  dialog.setLabelText(tr("Snapshot, _metadata or checkpoint root (a path, file:/path or s3://bucket/key):"));
+  dialog.setInputMode(QInputDialog::TextInput);
+  dialog.setTextValue(QSettings().value(QStringLiteral("open/location")).toString());
+  if (dialog.exec() != QDialog::Accepted) return;
+  const QString location = dialog.textValue().trimmed();
+  if (location.isEmpty()) return;
+  QSettings().setValue(QStringLiteral("open/location"), location);
+  Q_EMIT openRequested(location);
 }
 
 QStringList MenuController::recentFiles() const {

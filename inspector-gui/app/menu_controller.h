@@ -26,6 +26,9 @@ class MenuController : public QObject {
   void setTheme(Theme theme);
   // File > Open…: asks for a snapshot or root and emits openRequested.
   void openDialog();
+  // File > Open Location…: asks for a location as text (a path or a URI such as s3://bucket/key,
+  // for stores a file dialog cannot browse) and emits openRequested with it, trimmed.
+  void openLocationDialog();
   // Open Recent, newest first (at most 8).
   QStringList recentFiles() const;
   void addRecent(const QString& path);

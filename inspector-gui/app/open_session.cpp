@@ -91,7 +91,7 @@ void OpenSession::openPath(const QString& location) {
     return;
   }
   base::Fs* fs = resolved.fs;
-  const QString clean = QDir::cleanPath(resolved.path);
+  const QString clean = cleanLocation(resolved.path);
   m_shell.status(tr("Opening %1…").arg(clean));
   const uint64_t generation = ++m_generation;
   whenReady(this, inspector::openPath(*fs, clean), [this, fs, clean, generation](const Loaded<Opened>& r) {
@@ -148,9 +148,9 @@ void OpenSession::openListedSnapshot(const QModelIndex& index) {
   const ops::SnapshotEntry* e = m_listModel->entry(index);
   if (e == nullptr || m_fs == nullptr) return;
   const QString path = index.siblingAtColumn(0).data(SnapshotListModel::kAbsolutePathRole).toString();
-  if (m_snapshot && QDir::cleanPath(qs(m_snapshot->dir)) == QDir::cleanPath(path)) return;
+  if (m_snapshot && cleanLocation(qs(m_snapshot->dir)) == cleanLocation(path)) return;
   Q_EMIT historyJobChosen(e->job_id_hex, false);
-  if (m_cannotOpen && QDir::cleanPath(m_shownPath) == QDir::cleanPath(path)) return;
+  if (m_cannotOpen && cleanLocation(m_shownPath) == cleanLocation(path)) return;
   if (e->health != ops::SnapshotHealth::kComplete) {
     m_shell.status(tr("%1 is %2: %3").arg(path, qs(ops::SnapshotHealthName(e->health)), qs(e->problem)));
   } else {

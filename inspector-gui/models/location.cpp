@@ -1,5 +1,7 @@
 #include "models/location.h"
 
+#include <QDir>
+
 #include "ckpt/base/fs_resolver.h"
 #include "models/display.h"
 
@@ -14,6 +16,15 @@ OpenedLocation resolveLocation(const QString& location) {
   }
   out.fs = resolved->fs;
   out.path = qs(resolved->path);
+  return out;
+}
+
+QString cleanLocation(const QString& path) {
+  if (base::SchemeOf(path.toStdString()).empty()) return QDir::cleanPath(path);
+  QString out = path;
+  const qsizetype authority = out.indexOf(QStringLiteral("://"));
+  const qsizetype keep = authority < 0 ? 0 : authority + 3;
+  while (out.size() > keep + 1 && out.endsWith(QLatin1Char('/'))) out.chop(1);
   return out;
 }
 

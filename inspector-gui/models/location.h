@@ -23,4 +23,9 @@ struct OpenedLocation {
 // bare path; an unknown scheme or a malformed file: URI yields `error`.
 OpenedLocation resolveLocation(const QString& location);
 
+// `path` (an OpenedLocation::path) in the one spelling the window compares and shows: a local
+// path through QDir::cleanPath; a location with a scheme ("s3://bucket/key") as it is, without
+// trailing '/' after the key, since cleaning would fold its "//" and name another location.
+QString cleanLocation(const QString& path);
+
 }  // namespace ckpt::inspector

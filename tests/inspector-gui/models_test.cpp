@@ -17,6 +17,7 @@
 #include "models/diff_models.h"
 #include "models/display.h"
 #include "models/loaders.h"
+#include "models/location.h"
 #include "models/snapshot_list_model.h"
 #include "models/state_table_model.h"
 #include "models/table_models.h"
@@ -41,6 +42,8 @@ class ModelsTest : public QObject {
   void progressReachesTheTaskState();
   void cancelledValidateReportsCancelled();
   void unknownValuesShowAsDashes();
+  void cleanLocationKeepsUriSpelling_data();
+  void cleanLocationKeepsUriSpelling();
 };
 
 namespace {
@@ -453,6 +456,25 @@ void ModelsTest::unknownValuesShowAsDashes() {
     }
   }
   QVERIFY(unreadable > 0);
+}
+
+// A local path is cleaned as QDir::cleanPath cleans it; a location with a scheme keeps its "//"
+// and loses only the trailing '/' after its key.
+void ModelsTest::cleanLocationKeepsUriSpelling_data() {
+  QTest::addColumn<QString>("path");
+  QTest::addColumn<QString>("clean");
+  QTest::newRow("local") << QStringLiteral("/a//b/./c/") << QStringLiteral("/a/b/c");
+  QTest::newRow("relative") << QStringLiteral("a/../b/") << QStringLiteral("b");
+  QTest::newRow("s3") << QStringLiteral("s3://bucket/sp-1") << QStringLiteral("s3://bucket/sp-1");
+  QTest::newRow("s3 trailing") << QStringLiteral("s3://bucket/sp-1//") << QStringLiteral("s3://bucket/sp-1");
+  QTest::newRow("s3 bucket") << QStringLiteral("s3://bucket/") << QStringLiteral("s3://bucket");
+  QTest::newRow("s3a") << QStringLiteral("s3a://bucket/a/b/") << QStringLiteral("s3a://bucket/a/b");
+}
+
+void ModelsTest::cleanLocationKeepsUriSpelling() {
+  QFETCH(QString, path);
+  QFETCH(QString, clean);
+  QCOMPARE(cleanLocation(path), clean);
 }
 
 QTEST_GUILESS_MAIN(ModelsTest)
