@@ -159,6 +159,46 @@ TEST_F(CkptToolS3AbsoluteTest, AbsoluteS3HandlesReadAsTheLocalOriginal) {
   }
 }
 
+// A checkpoint's incremental state lies in its job's shared/ directory, named by absolute URI
+// (s3://bucket/<root>/<job>/shared/<uuid>): listed as SHARED files, read there.
+TEST_F(CkptToolS3AbsoluteTest, CheckpointReadsItsJobsSharedObjects) {
+  const std::string job = "flink-chk/0123456789abcdef0123456789abcdef";
+  const std::string rel = std::string("flink/") + kRocksdb;
+  for (const auto& entry : std::filesystem::directory_iterator(FixturePath(rel))) {
+    const std::string file = entry.path().filename().string();
+    if (file == "_metadata") continue;
+    ASSERT_TRUE(
+        client_->Put(bucket_, job + "/shared/" + file, s3::testing::S3TestReadFile(entry.path().string()))
+            .ok());
+  }
+  ASSERT_TRUE(client_->Put(bucket_, job + "/chk-2/_metadata",
+                           AbsoluteMetadata(kRocksdb, Uri(job + "/shared")))
+                  .ok());
+  const std::string chk = Uri(job + "/chk-2");
+
+  const ToolRun v = RunTool({"validate", "--deep", chk}, FixturePath(""));
+  EXPECT_EQ(0, v.exit_code) << v.out << v.err;
+  const ToolRun files = RunTool({"files", chk}, FixturePath(""));
+  EXPECT_EQ(0, files.exit_code) << files.err;
+  const ToolRun local_files = RunTool({"files", rel}, FixturePath(""));
+  // Every file of the original, each now shared by checkpoint 2, each there.
+  auto count = [](const std::string& text, const std::string& word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_GT(count(local_files.out, "exclusive"), 0u) << local_files.out;
+  EXPECT_EQ(count(local_files.out, "\n"), count(files.out, "\n")) << files.out;
+  EXPECT_EQ(count(local_files.out, "exclusive"), count(files.out, "../shared/")) << files.out;
+  EXPECT_EQ(count(local_files.out, "exclusive"), count(files.out, "shared (chk-2)")) << files.out;
+  EXPECT_EQ(count(local_files.out, " ok "), count(files.out, " ok ")) << files.out;
+
+  const ToolRun want = RunTool({"dump", rel}, FixturePath(""));
+  const ToolRun got = RunTool({"dump", chk}, FixturePath(""));
+  EXPECT_EQ(0, got.exit_code) << got.err;
+  EXPECT_EQ(want.out, got.out);
+}
+
 // s3a:// (and s3p://) spell the same objects as s3://: a snapshot opened as s3:// finds its
 // s3a:// handles inside its own directory.
 TEST_F(CkptToolS3AbsoluteTest, AbsoluteS3aHandlesReadTheSameObjects) {

@@ -319,13 +319,18 @@ class ModelBuilder {
   }
 
   // Where `f` lives: format::ResolveFile's layout, except that an EXTERNAL file named by a
-  // location of another scheme than file: (an absolute s3:// handle) is that location, when
-  // base::ResolveFs resolves it (its error, naming the scheme, otherwise).
+  // location of a registered scheme other than file: (an absolute s3:// handle) is that
+  // location (base::ResolveFs's error, e.g. no credentials, when it cannot be resolved). A
+  // scheme with no filesystem stays format::ResolveFile's error, as the protobuf translation
+  // of the same metadata has it; validate's F004 for its handles names the scheme.
   base::Result<std::string> ResolveFlinkModelFile(const SnapshotFile& f) const {
     const std::string scheme = base::SchemeOf(f.path);
     if (f.scope == FileScope::kExternal && !scheme.empty() && scheme != "file") {
-      CKPT_RETURN_IF_ERROR(base::ResolveFs(f.path).status());
-      return f.path;
+      const std::vector<std::string> registered = base::BuiltInSchemes();
+      if (std::find(registered.begin(), registered.end(), scheme) != registered.end()) {
+        CKPT_RETURN_IF_ERROR(base::ResolveFs(f.path).status());
+        return f.path;
+      }
     }
     return format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
   }
