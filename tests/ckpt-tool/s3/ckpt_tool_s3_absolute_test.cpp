@@ -101,7 +101,8 @@ class CkptToolS3AbsoluteTest : public CkptToolS3Fixture {
   // fixtures/flink/<name>'s `_metadata` with every relative handle made absolute under
   // `prefix`.
   std::string AbsoluteMetadata(const std::string& name, const std::string& prefix) {
-    auto md = flink::ReadFlinkMetadata(base::Fs::Default(), FixturePath("flink/" + name + "/_metadata"));
+    auto md = flink::ReadFlinkMetadata(base::Fs::Default(),
+                                       FixturePath("flink/" + name + "/_metadata"));
     EXPECT_TRUE(md.ok()) << md.status().ToString();
     if (!md.ok()) return {};
     AbsoluteHandles rewrite(prefix);
@@ -167,9 +168,8 @@ TEST_F(CkptToolS3AbsoluteTest, CheckpointReadsItsJobsSharedObjects) {
   for (const auto& entry : std::filesystem::directory_iterator(FixturePath(rel))) {
     const std::string file = entry.path().filename().string();
     if (file == "_metadata") continue;
-    ASSERT_TRUE(
-        client_->Put(bucket_, job + "/shared/" + file, s3::testing::S3TestReadFile(entry.path().string()))
-            .ok());
+    const std::string body = s3::testing::S3TestReadFile(entry.path().string());
+    ASSERT_TRUE(client_->Put(bucket_, job + "/shared/" + file, body).ok()) << file;
   }
   ASSERT_TRUE(client_->Put(bucket_, job + "/chk-2/_metadata",
                            AbsoluteMetadata(kRocksdb, Uri(job + "/shared")))

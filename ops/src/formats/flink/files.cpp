@@ -45,7 +45,9 @@ uint32_t FlinkFileTable::Add(const flink::StreamHandle& h, FileKind kind) {
       const uint64_t size =
           h.type == flink::StreamHandle::Type::kSegmentFile ? 0 : static_cast<uint64_t>(h.size);
       // An EXTERNAL file keeps its location as written.
-      return Insert(scope, scope == FileScope::kExternal ? std::string_view(path) : rel, kind, size);
+      const std::string_view recorded =
+          scope == FileScope::kExternal ? std::string_view(path) : rel;
+      return Insert(scope, recorded, kind, size);
     }
     case flink::StreamHandle::Type::kKeyGroups:
       if (h.nested) return Add(h.nested->delegate, kind);
