@@ -343,6 +343,18 @@ base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& h) {
   }
 }
 
+base::Result<std::string> HandleLocation(const Metadata& md, const StreamHandle& h) {
+  if (h.type == StreamHandle::Type::kFile || h.type == StreamHandle::Type::kSegmentFile) {
+    const std::string scheme = base::SchemeOf(h.path);
+    if (!scheme.empty() && scheme != "file") {
+      // The resolver decides whether the scheme has a filesystem and the location is well-formed.
+      CKPT_RETURN_IF_ERROR(base::ResolveFs(h.path).status());
+      return h.path;
+    }
+  }
+  return LocalPath(md, h);
+}
+
 }  // namespace ckpt::flink
 
 // Vectors of these grow by moving, never copying.

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "ckpt/format/layout.h"
+#include "model/file_fs.h"
 
 namespace ckpt::ops {
 namespace {
@@ -66,7 +67,7 @@ base::Result<std::vector<FileRow>> ListFiles(base::Fs& fs, const Snapshot& snaps
     r.checksum_xxh3 = f.checksum_xxh3;
     r.created_by_checkpoint_id = f.created_by_checkpoint_id;
     if (!f.resolved_path.empty()) {
-      auto info = fs.Stat(f.resolved_path);
+      auto info = FsOfSnapshotFile(fs, snapshot.dir, f.resolved_path).Stat(f.resolved_path);
       if (info.ok() && !info->is_dir) {
         r.exists = true;
         r.actual_size = static_cast<int64_t>(info->size_bytes);

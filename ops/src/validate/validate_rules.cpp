@@ -82,7 +82,8 @@ const std::vector<RuleCatalogueRow>& RuleCatalogue() {
        "The file's bytes changed after the snapshot was taken; restore it from a good copy."},
       {"CKPT-F004", Severity::kError,
        "A file reference escapes its directory or cannot be resolved (\"..\", empty or absolute "
-       "paths where a relative one is required, unknown scope)",
+       "paths where a relative one is required, unknown scope, a URI of a scheme no filesystem "
+       "is registered for)",
        "The metadata is damaged or hostile; never follow such a reference."},
       {"CKPT-F005", Severity::kError,
        "A state-file container's header, footer or index is invalid",

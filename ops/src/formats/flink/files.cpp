@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/base/prefault.h"
 #include "ckpt/flink/metadata_reader.h"
 
@@ -36,13 +37,17 @@ uint32_t FlinkFileTable::Add(const flink::StreamHandle& h, FileKind kind) {
       return Insert(FileScope::kExclusive, h.path, kind, static_cast<uint64_t>(h.size));
     case flink::StreamHandle::Type::kFile:
     case flink::StreamHandle::Type::kSegmentFile: {
-      auto local = flink::LocalPath(md_, h);
+      auto local = flink::HandleLocation(md_, h);
       const std::string path = local.ok() ? std::move(local).value() : h.path;
-      const auto [scope, rel] = Place(path);
+      const std::string same = SpeltAsSnapshotDir(path);
+      const auto [scope, rel] = Place(same.empty() ? path : same);
       // A segment's physical file holds other segments too: its size is unknown.
       const uint64_t size =
           h.type == flink::StreamHandle::Type::kSegmentFile ? 0 : static_cast<uint64_t>(h.size);
-      return Insert(scope, rel, kind, size);
+      // An EXTERNAL file keeps its location as written.
+      const std::string_view recorded =
+          scope == FileScope::kExternal ? std::string_view(path) : rel;
+      return Insert(scope, recorded, kind, size);
     }
     case flink::StreamHandle::Type::kKeyGroups:
       if (h.nested) return Add(h.nested->delegate, kind);
@@ -54,6 +59,21 @@ uint32_t FlinkFileTable::Add(const flink::StreamHandle& h, FileKind kind) {
       return index;
     }
   }
+}
+
+std::string FlinkFileTable::SpeltAsSnapshotDir(const std::string& path) const {
+  const std::string scheme = base::SchemeOf(path);
+  const std::string dir_scheme = base::SchemeOf(dir_);
+  if (scheme.empty() || dir_scheme.empty() || scheme == dir_scheme || scheme == "file" ||
+      dir_scheme == "file") {
+    return {};
+  }
+  // Schemes the resolver serves with one Fs (s3, s3a, s3p) spell one location: that Fs names
+  // its files by whole location, the scheme apart.
+  auto at = base::ResolveFs(path);
+  auto dir_at = base::ResolveFs(dir_);
+  if (!at.ok() || !dir_at.ok() || at->fs != dir_at->fs) return {};
+  return dir_scheme + path.substr(scheme.size());
 }
 
 std::pair<FileScope, std::string_view> FlinkFileTable::Place(std::string_view path) const {

@@ -43,6 +43,10 @@ class FlinkFileTable {
   // Scope and path of an absolute local path: inside the snapshot directory → EXCLUSIVE, in the
   // job's shared/ or taskowned/ → SHARED / TASK_OWNED, otherwise EXTERNAL.
   std::pair<FileScope, std::string_view> Place(std::string_view path) const;
+  // `path`, an absolute location of another scheme than the snapshot directory's but on the same
+  // Fs (s3a://b/k in a snapshot opened as s3://b/...), spelt with the directory's scheme, so
+  // Place finds it under the snapshot; "" for any other path.
+  std::string SpeltAsSnapshotDir(const std::string& path) const;
   uint32_t Insert(FileScope scope, std::string_view path, FileKind kind, uint64_t size_bytes);
   static size_t Hash(FileScope scope, std::string_view path);
   void Rehash(size_t slots);

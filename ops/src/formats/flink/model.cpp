@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "ckpt/base/fs_resolver.h"
 #include "ckpt/base/prefault.h"
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/format/layout.h"
@@ -21,6 +22,7 @@
 #include "formats/flink/flink_format.h"
 #include "formats/flink/keyed_states.h"
 #include "formats/flink/translate.h"
+#include "model/file_fs.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops::internal {
@@ -299,11 +301,11 @@ class ModelBuilder {
       f.size_bytes = e.size_bytes;
       f.created_by_checkpoint_id = checkpoint_id;
       f.is_metadata = e.is_metadata;
-      auto resolved = format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
+      auto resolved = ResolveFlinkModelFile(f);
       if (resolved.ok()) {
         f.resolved_path = std::move(resolved).value();
         if (f.kind == FileKind::kChangelog) {
-          auto info = fs_.Stat(f.resolved_path);
+          auto info = FsOfSnapshotFile(fs_, dir_, f.resolved_path).Stat(f.resolved_path);
           if (info.ok() && info->size_bytes >= f.size_bytes) {
             f.size_bytes = info->size_bytes;
             changelog_sizes->emplace_back(f.index, f.size_bytes);
@@ -314,6 +316,23 @@ class ModelBuilder {
       }
       s->total_file_bytes += f.size_bytes;
     }
+  }
+
+  // Where `f` lives: format::ResolveFile's layout, except that an EXTERNAL file named by a
+  // location of a registered scheme other than file: (an absolute s3:// handle) is that
+  // location (base::ResolveFs's error, e.g. no credentials, when it cannot be resolved). A
+  // scheme with no filesystem stays format::ResolveFile's error, as the protobuf translation
+  // of the same metadata has it; validate's F004 for its handles names the scheme.
+  base::Result<std::string> ResolveFlinkModelFile(const SnapshotFile& f) const {
+    const std::string scheme = base::SchemeOf(f.path);
+    if (f.scope == FileScope::kExternal && !scheme.empty() && scheme != "file") {
+      const std::vector<std::string> registered = base::BuiltInSchemes();
+      if (std::find(registered.begin(), registered.end(), scheme) != registered.end()) {
+        CKPT_RETURN_IF_ERROR(base::ResolveFs(f.path).status());
+        return f.path;
+      }
+    }
+    return format::ResolveFile(dir_, static_cast<pb::FileScope>(f.scope), f.path);
   }
 
   base::Fs& fs_;

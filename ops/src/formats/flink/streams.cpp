@@ -7,6 +7,7 @@
 
 #include "ckpt/flink/changelog.h"
 #include "ckpt/flink/metadata_reader.h"
+#include "model/file_fs.h"
 
 namespace ckpt::ops::internal {
 
@@ -65,7 +66,7 @@ std::string StreamName(const flink::Metadata& md, const flink::StreamHandle& h) 
   if (h.type == flink::StreamHandle::Type::kByteStream) {
     return md.path + " (inline state at byte " + std::to_string(h.metadata_offset) + ")";
   }
-  auto p = flink::LocalPath(md, h);
+  auto p = flink::HandleLocation(md, h);
   return p.ok() ? *p : h.path;
 }
 
@@ -78,8 +79,8 @@ base::Result<std::string> ReadStreamBytes(base::Fs& fs, const flink::Metadata& m
     return ReadStreamBytes(fs, md, h.nested->delegate, max_bytes);
   }
   if (!h.is_file()) return Status::NotFound("state handle has no bytes");
-  CKPT_ASSIGN_OR_RETURN(std::string path, flink::LocalPath(md, h));
-  CKPT_ASSIGN_OR_RETURN(auto file, fs.OpenRead(path));
+  CKPT_ASSIGN_OR_RETURN(std::string path, flink::HandleLocation(md, h));
+  CKPT_ASSIGN_OR_RETURN(auto file, FsOfSnapshotFile(fs, md.dir, path).OpenRead(path));
   const uint64_t start = h.type == flink::StreamHandle::Type::kSegmentFile
                              ? static_cast<uint64_t>(h.start_pos)
                              : 0;

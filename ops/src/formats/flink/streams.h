@@ -13,7 +13,9 @@
 namespace ckpt::ops::internal {
 
 // The bytes of `h` (inline data, a whole file, or a segment of one), at most `max_bytes`.
-// NotFound / IOError from the Fs (naming the path); InvalidArgument for remote files.
+// A file named by absolute URI (s3://...) is read on the Fs of its scheme (FsOfSnapshotFile).
+// NotFound / IOError from the Fs (naming the path); InvalidArgument for a file on a filesystem
+// with no Fs registered (naming its scheme).
 base::Result<std::string> ReadStreamBytes(base::Fs& fs, const flink::Metadata& md,
                                           const flink::StreamHandle& h,
                                           uint64_t max_bytes = UINT64_MAX);

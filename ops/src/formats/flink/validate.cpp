@@ -8,6 +8,7 @@
 #include "ckpt/flink/metadata_reader.h"
 #include "formats/flink/dump.h"
 #include "formats/flink/model.h"
+#include "model/file_fs.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -87,7 +88,7 @@ Status CheckFlinkFiles(ValidateContext& ctx, const Snapshot& s, const flink::Met
   for (const FlinkFileRef& r : CollectFiles(md)) {
     if (ctx.progress().cancelled()) return Status::Cancelled("validate cancelled");
     const flink::StreamHandle& h = *r.handle;
-    auto local = flink::LocalPath(md, h);
+    auto local = flink::HandleLocation(md, h);
     if (!local.ok()) {
       ctx.Add("CKPT-F004", RefLocation(s, r, h.path), local.status().message());
       continue;
@@ -96,7 +97,7 @@ Status CheckFlinkFiles(ValidateContext& ctx, const Snapshot& s, const flink::Met
     const Location loc = RefLocation(s, r, shown);
     const bool first = std::find(seen.begin(), seen.end(), *local) == seen.end();
     if (first) seen.push_back(*local);
-    auto info = ctx.fs().Stat(*local);
+    auto info = FsOfSnapshotFile(ctx.fs(), s.dir, *local).Stat(*local);
     if (!info.ok()) {
       if (!info.status().IsNotFound()) return info.status();
       if (first) ctx.Add("CKPT-F001", loc, *local + " does not exist");

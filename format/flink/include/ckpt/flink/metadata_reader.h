@@ -59,6 +59,13 @@ std::string FlinkMetadataDir(const std::string& metadata_path);
 // not absolute, or a non-file handle.
 base::Result<std::string> LocalPath(const Metadata& md, const StreamHandle& handle);
 
+// Where the file behind a file handle lives, as base::ResolveFs takes it: LocalPath's answer for
+// a relative handle and for a local absolute one (a bare path or a file: URI); an absolute
+// handle of another scheme (s3://bucket/key, s3a://, ...) as written, when base::ResolveFs
+// resolves it. InvalidArgument as LocalPath, and base::ResolveFs's error (which names the
+// scheme and the registered ones) for a scheme no filesystem is registered for.
+base::Result<std::string> HandleLocation(const Metadata& md, const StreamHandle& handle);
+
 // Corruption unless `path` is a non-empty relative path without "", "." or ".." components,
 // backslashes or NUL: what a RelativeFileStateHandle may hold.
 base::Status CheckRelativeHandlePath(std::string_view path);
