@@ -6,6 +6,7 @@
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/diff.h"
 #include "ckpt/ops/open.h"
+#include "ckpt/ops/operator_label.h"
 #include "cli_common.h"
 #include "render.h"
 
@@ -27,7 +28,7 @@ std::string Delta(uint64_t a, uint64_t b) {
 
 // The operator of a diff row as OperatorLabel names it, by its newer side when it has one.
 std::string DiffOperatorLabel(const ops::OperatorDiff& d) {
-  return OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
+  return ops::OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
                        d.id_b.empty() ? d.id_a : d.id_b);
 }
 
