@@ -29,7 +29,7 @@ std::string Delta(uint64_t a, uint64_t b) {
 // The operator of a diff row as OperatorLabel names it, by its newer side when it has one.
 std::string DiffOperatorLabel(const ops::OperatorDiff& d) {
   return ops::OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
-                       d.id_b.empty() ? d.id_a : d.id_b);
+                            d.id_b.empty() ? d.id_a : d.id_b);
 }
 
 std::string Both(const std::string& a, const std::string& b) {
@@ -99,7 +99,7 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
     const std::string& operator_id = d.id_b.empty() ? d.id_a : d.id_b;
     out << JsonLine()
                .Str("operator_id", operator_id)
-               .Str("operator", d.name)
+               .Str("operator", DiffOperatorLabel(d))
                .Str("change", ops::DiffChangeName(d.change))
                .Str("matched_by", d.matched_by)
                .Str("id_a", d.id_a)
@@ -118,7 +118,7 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
     for (const auto& s : d.states) {
       out << JsonLine()
                  .Str("operator_id", operator_id)
-                 .Str("operator", d.name)
+                 .Str("operator", DiffOperatorLabel(d))
                  .Str("state", s.name)
                  .Str("change", ops::DiffChangeName(s.change))
                  .Str("kind_a", s.kind_a)
