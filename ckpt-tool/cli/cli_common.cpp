@@ -89,12 +89,6 @@ std::string Join(const std::vector<std::string>& v, std::string_view sep) {
   return out;
 }
 
-std::string OperatorLabel(const std::string& name, const std::string& uid, const std::string& id) {
-  if (!name.empty()) return name;
-  if (!uid.empty()) return uid;
-  return id.empty() ? "-" : id;
-}
-
 std::string_view OutputFormatName(OutputFormat f) {
   switch (f) {
     case OutputFormat::kText: return "text";

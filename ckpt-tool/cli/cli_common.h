@@ -159,10 +159,6 @@ void SetExamples(CLI::App* sub, std::vector<std::string> examples);
 
 std::string_view OutputFormatName(OutputFormat f);
 
-// How text output names an operator, the same in every verb: its name, else its uid, else its
-// operator ID (any of them may be empty; "-" when all are).
-std::string OperatorLabel(const std::string& name, const std::string& uid, const std::string& id);
-
 // Table cells: `s`, or `fallback` when it is empty.
 inline std::string OrDash(const std::string& s, const char* fallback = "-") {
   return s.empty() ? fallback : s;

@@ -6,6 +6,7 @@
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/diff.h"
 #include "ckpt/ops/open.h"
+#include "ckpt/ops/operator_label.h"
 #include "cli_common.h"
 #include "render.h"
 
@@ -27,8 +28,8 @@ std::string Delta(uint64_t a, uint64_t b) {
 
 // The operator of a diff row as OperatorLabel names it, by its newer side when it has one.
 std::string DiffOperatorLabel(const ops::OperatorDiff& d) {
-  return OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
-                       d.id_b.empty() ? d.id_a : d.id_b);
+  return ops::OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b,
+                            d.id_b.empty() ? d.id_a : d.id_b);
 }
 
 std::string Both(const std::string& a, const std::string& b) {
@@ -98,7 +99,7 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
     const std::string& operator_id = d.id_b.empty() ? d.id_a : d.id_b;
     out << JsonLine()
                .Str("operator_id", operator_id)
-               .Str("operator", d.name)
+               .Str("operator", DiffOperatorLabel(d))
                .Str("change", ops::DiffChangeName(d.change))
                .Str("matched_by", d.matched_by)
                .Str("id_a", d.id_a)
@@ -117,7 +118,7 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
     for (const auto& s : d.states) {
       out << JsonLine()
                  .Str("operator_id", operator_id)
-                 .Str("operator", d.name)
+                 .Str("operator", DiffOperatorLabel(d))
                  .Str("state", s.name)
                  .Str("change", ops::DiffChangeName(s.change))
                  .Str("kind_a", s.kind_a)

@@ -5,6 +5,7 @@
 #include "cli_common.h"
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/ls.h"
+#include "ckpt/ops/operator_label.h"
 #include "render.h"
 
 namespace ckpt::cli {
@@ -105,7 +106,7 @@ void PrintOperators(const std::vector<ops::OperatorRow>& rows, const ops::Metada
   bool not_recorded = false;
   for (const auto& r : rows) {
     not_recorded |= r.uid_origin == ops::UidOrigin::kNotRecorded;
-    t.AddRow({std::to_string(r.checkpoint_id), OperatorLabel(r.operator_name, r.uid, r.uid_hash),
+    t.AddRow({std::to_string(r.checkpoint_id), ops::OperatorLabel(r.operator_name, r.uid, r.uid_hash),
               UidCell(r.uid, r.uid_origin), r.uid_hash, std::to_string(r.parallelism),
               std::to_string(r.max_parallelism), std::to_string(r.subtask_state_count),
               SizeText(r.coordinator_state_bytes), SizeText(r.total_bytes)});

@@ -6,6 +6,7 @@
 
 #include "ckpt/base/text_escape.h"
 #include "ckpt/ops/mapping.h"
+#include "ckpt/ops/operator_label.h"
 #include "ckpt/ops/remap.h"
 #include "cli_common.h"
 #include "render.h"
@@ -84,7 +85,8 @@ void Print(const ops::RemapResult& r, OutputFormat format, std::ostream& out) {
                "COORDINATOR", "BYTES", "WHY"},
               {false, false, false, false, false, false, true, false, true, false});
   for (const auto& e : r.operators) {
-    t.AddRow({std::string(ops::RemapActionName(e.action)), OrDash(e.name), e.old_id_hex,
+    t.AddRow({std::string(ops::RemapActionName(e.action)),
+              ops::OperatorLabel(e.name, e.old_uid, e.old_id_hex), e.old_id_hex,
               OrDash(e.old_uid), OrDash(e.new_id_hex), OrDash(e.new_uid),
               std::to_string(e.subtasks_with_state), e.has_coordinator_state ? "yes" : "no",
               SizeText(e.state_bytes), OrDash(e.reason)});

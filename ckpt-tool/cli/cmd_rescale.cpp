@@ -3,6 +3,7 @@
 #include <CLI/CLI.hpp>
 #include <memory>
 
+#include "ckpt/ops/operator_label.h"
 #include "ckpt/ops/rescale.h"
 #include "cli_common.h"
 #include "render.h"
@@ -54,7 +55,7 @@ void PrintRescaleResult(const ops::RescaleResult& r, OutputFormat format, std::o
                "MOVED SUBTASK"},
               {false, false, false, true, false, false, true, true});
   for (const auto& o : r.operators) {
-    t.AddRow({OperatorLabel(o.name, o.uid, o.operator_id), o.operator_id,
+    t.AddRow({ops::OperatorLabel(o.name, o.uid, o.operator_id), o.operator_id,
               o.uid.empty() ? "-" : o.uid, std::to_string(o.parallelism),
               std::to_string(o.old_max_parallelism) + " -> " + std::to_string(o.new_max_parallelism),
               o.key_serializer.empty() ? "-" : o.key_serializer, std::to_string(o.keyed_entries),

@@ -9,6 +9,7 @@
 #include "ckpt/base/text_escape.h"
 #include "ckpt/base/checksum.h"
 #include "ckpt/ops/in_flight.h"
+#include "ckpt/ops/operator_label.h"
 #include "ckpt/ops/show.h"
 #include "ckpt/ops/snapshot.h"
 #include "render.h"
@@ -119,7 +120,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
   if (!s.edges.empty()) {
     auto label = [&s](const std::string& id) {
       for (const auto& op : s.operators) {
-        if (op.id_hex == id) return OperatorLabel(op.name, op.uid, id);
+        if (op.id_hex == id) return ops::OperatorLabel(op.name, op.uid, id);
       }
       return id;
     };
@@ -150,7 +151,7 @@ void PrintJobGraph(const ops::Snapshot& s, std::ostream& out) {
 }
 
 void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
-  out << "\nOperator " << base::EscapeForText(OperatorLabel(op.name, op.uid, op.id_hex)) << " ["
+  out << "\nOperator " << base::EscapeForText(ops::OperatorLabel(op.name, op.uid, op.id_hex)) << " ["
       << op.id_hex << "]"
       << (op.fully_finished ? " (fully finished)" : "") << ": " << SizeText(op.total_bytes) << " ("
       << SizeText(op.checkpointed_bytes) << " checkpointed)\n";

@@ -5,6 +5,7 @@
 #include <memory>
 
 #include "cli_common.h"
+#include "ckpt/ops/operator_label.h"
 #include "ckpt/ops/stats.h"
 #include "render.h"
 
@@ -43,7 +44,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
             ? "-"
             : std::to_string(op.largest_key_groups.front().key_group) + " (" +
                   SizeText(op.largest_key_groups.front().bytes) + ")";
-    ops_table.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(op.parallelism),
+    ops_table.AddRow({ops::OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(op.parallelism),
                       std::to_string(op.max_parallelism), SizeText(op.file_bytes),
                       SizeText(op.keyed_logical_bytes), std::to_string(op.key_groups.size()),
                       SizeText(op.median_key_group_bytes), largest,
@@ -57,7 +58,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
                    {false, false, false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& st : op.states) {
-      states.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), st.name,
+      states.AddRow({ops::OperatorLabel(op.name, op.uid, op.id_hex), st.name,
                      std::string(ops::StateKindName(st.kind)), std::to_string(st.entries),
                      st.bytes_known ? SizeText(st.bytes) : kUnknownText,
                      st.bytes_known ? SizeText(st.file_bytes) : kUnknownText});
@@ -70,7 +71,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   TextTable top({"OPERATOR", "KEY GROUP", "BYTES", "RECORDS"}, {false, true, true, true});
   for (const auto& op : r.operators) {
     for (const auto& g : op.largest_key_groups) {
-      top.AddRow({OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(g.key_group),
+      top.AddRow({ops::OperatorLabel(op.name, op.uid, op.id_hex), std::to_string(g.key_group),
                   SizeText(g.bytes), std::to_string(g.records)});
     }
   }

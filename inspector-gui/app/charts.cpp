@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <algorithm>
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 #include "models/tone.h"
 
@@ -70,7 +71,7 @@ void ChartBase::drawLegend(QPainter& p, const QRectF& plot, const QStringList& n
 QString KeyGroupChart::title() const {
   if (!m_stats || m_op < 0) return tr("Size per key group");
   const ops::OperatorStats& o = m_stats->operators[static_cast<size_t>(m_op)];
-  return tr("Size per key group: %1 (skew %2x median)").arg(qs(o.name)).arg(o.skew, 0, 'f', 1);
+  return tr("Size per key group: %1 (skew %2x median)").arg(qs(ops::OperatorLabel(o.name, o.uid, o.id_hex))).arg(o.skew, 0, 'f', 1);
 }
 
 void KeyGroupChart::setStats(std::shared_ptr<const ops::StatsReport> stats, int operatorIndex) {
@@ -431,7 +432,8 @@ QStringList HistoryChart::headerLegend() const {
 
 QString SubtaskBarsChart::title() const {
   if (!m_snapshot || m_op < 0) return tr("Per-subtask checkpoint timings");
-  const QString t = tr("Per-subtask checkpoint timings: %1").arg(qs(m_snapshot->operators[static_cast<size_t>(m_op)].name));
+  const ops::OperatorInfo& o = m_snapshot->operators[static_cast<size_t>(m_op)];
+  const QString t = tr("Per-subtask checkpoint timings: %1").arg(qs(ops::OperatorLabel(o.name, o.uid, o.id_hex)));
   return m_unaligned > 0 ? t + tr(" (%1 unaligned, marked U)").arg(m_unaligned) : t;
 }
 

@@ -9,6 +9,7 @@
 #include <cmath>
 #include <map>
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -164,7 +165,7 @@ QString JobGraphView::tooltipFor(int op) const {
   size_t pending = 0;
   for (const auto& st : o.subtasks) pending += st.committables.size();
   QString text = tr("%1\nID %2\nuid %3\nkind %4\nparallelism %5 (max %6), chain %7.%8\nstate %9 (%10 subtasks with state)")
-                     .arg(qs(o.name.empty() ? o.id_hex : o.name), qs(o.id_hex),
+                     .arg(qs(ops::OperatorLabel(o.name, o.uid, o.id_hex)), qs(o.id_hex),
                           o.uid.empty() ? tr("none (ID from the topology)") : qs(o.uid), qs(o.kind))
                      .arg(o.parallelism).arg(o.max_parallelism).arg(o.chain_index).arg(o.position_in_chain)
                      .arg(humanBytes(o.total_bytes)).arg(o.subtasks.size());
@@ -272,7 +273,7 @@ void JobGraphView::paintEvent(QPaintEvent*) {
     QFont bold = font();
     bold.setBold(true);
     p.setFont(bold);
-    const QString name = qs(o.name.empty() ? (o.uid.empty() ? o.id_hex : o.uid) : o.name);
+    const QString name = qs(ops::OperatorLabel(o.name, o.uid, o.id_hex));
     p.drawText(inner, Qt::AlignLeft | Qt::AlignTop, QFontMetricsF(bold).elidedText(name, Qt::ElideMiddle, inner.width()));
     p.setFont(font());
     // Flink's `_metadata` does not say whether an ID came from a uid: never "no uid" there.

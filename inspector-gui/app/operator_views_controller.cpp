@@ -6,6 +6,7 @@
 #include "app/job_graph_view.h"
 #include "app/open_session.h"
 #include "app/treemap_view.h"
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -77,7 +78,7 @@ void OperatorViewsController::showOperatorState(int op) {
   if (!snapshot || op < 0 || static_cast<size_t>(op) >= snapshot->operators.size()) return;
   const ops::OperatorInfo& info = snapshot->operators[static_cast<size_t>(op)];
   if (info.has_state) m_state->showState(qs(info.id_hex), QString());
-  m_shell.status(tr("%1: %2").arg(qs(info.name.empty() ? info.id_hex : info.name), qs(info.id_hex)), 5000);
+  m_shell.status(tr("%1: %2").arg(qs(ops::OperatorLabel(info.name, info.uid, info.id_hex)), qs(info.id_hex)), 5000);
 }
 
 }  // namespace ckpt::inspector

@@ -21,6 +21,7 @@
 #include <QTableView>
 #include <QVBoxLayout>
 
+#include "ckpt/ops/operator_label.h"
 #include "ckpt/ops/state_entries.h"
 #include "models/display.h"
 
@@ -211,7 +212,7 @@ void StateBrowser::setSnapshot(base::Fs& fs, std::shared_ptr<const ops::Snapshot
       const bool hasBytes = std::any_of(op.subtasks.begin(), op.subtasks.end(),
                                         [](const ops::SubtaskInfo& s) { return s.state_bytes > 0; });
       if (hasBytes && withBytes < 0) withBytes = m_operator->count();
-      m_operator->addItem(qs(op.name.empty() ? op.id_hex : op.name), qs(op.id_hex));
+      m_operator->addItem(qs(ops::OperatorLabel(op.name, op.uid, op.id_hex)), qs(op.id_hex));
     }
   }
   if (withBytes > 0) m_operator->setCurrentIndex(withBytes);

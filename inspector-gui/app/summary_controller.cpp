@@ -9,6 +9,7 @@
 #include "app/open_session.h"
 #include "app/task_progress.h"
 #include "app/validate_controller.h"
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 #include "models/loaders.h"
 
@@ -182,7 +183,7 @@ void SummaryController::update() {
     const auto* op = ops_by_size[i];
     const int w = static_cast<int>(200.0 * static_cast<double>(op->total_bytes) / static_cast<double>(top));
     html += QStringLiteral("<tr><td>%1</td><td>%2</td><td><table cellspacing=0 cellpadding=0><tr><td width=%3 bgcolor=%4>&nbsp;</td></tr></table></td><td>p=%5</td></tr>")
-                .arg(qs(op->name.empty() ? op->id_hex : op->name).toHtmlEscaped(), humanBytes(op->total_bytes))
+                .arg(qs(ops::OperatorLabel(op->name, op->uid, op->id_hex)).toHtmlEscaped(), humanBytes(op->total_bytes))
                 .arg(std::max(1, w)).arg(bar).arg(op->parallelism);
   }
   html += QStringLiteral("</table>");

@@ -9,6 +9,7 @@
 #include <map>
 #include <numeric>
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -64,7 +65,7 @@ void TreemapView::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot) {
       }
       if (op.coordinator && op.coordinator->file_index) groups[tr("coordinator")].first.push_back(*op.coordinator->file_index);
       Node on;
-      on.label = qs(op.name.empty() ? op.id_hex : op.name);
+      on.label = qs(ops::OperatorLabel(op.name, op.uid, op.id_hex));
       on.parent = 0;
       on.op = static_cast<int>(oi);
       const int op_node = add(on);

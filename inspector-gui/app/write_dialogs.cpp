@@ -19,6 +19,7 @@
 
 #include "app/task_progress.h"
 #include "ckpt/ops/mapping.h"
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 #include "models/tone.h"
 
@@ -180,7 +181,7 @@ void RemapDialog::showOutcome(const RemapOutcome& outcome) {
   const ops::RemapResult& r = outcome.result;
   m_plan->clear();
   for (const ops::RemapEntry& e : r.operators) {
-    auto* item = new QTreeWidgetItem(m_plan, {qs(e.name), qs(ops::RemapActionName(e.action)), qs(e.old_id_hex),
+    auto* item = new QTreeWidgetItem(m_plan, {qs(ops::OperatorLabel(e.name, e.old_uid, e.old_id_hex)), qs(ops::RemapActionName(e.action)), qs(e.old_id_hex),
                                               qs(e.new_id_hex) + (e.new_uid.empty() ? QString() : QStringLiteral(" (%1)").arg(qs(e.new_uid))),
                                               qs(e.reason), tr("%1 states, %2").arg(e.states).arg(humanBytes(e.state_bytes))});
     if (e.action != ops::RemapAction::kKeep) {

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <set>
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -63,7 +64,7 @@ void DetailTreeModel::setSnapshot(std::shared_ptr<const ops::Snapshot> snapshot)
       on.kind = kOperator;
       on.parent = 0;
       on.op = static_cast<int>(oi);
-      on.label = qs(op.name.empty() ? op.id_hex : op.name);
+      on.label = qs(ops::OperatorLabel(op.name, op.uid, op.id_hex));
       on.kindText = qs(op.kind);
       // The size model of ops (docs/sizes.md): shared files once.
       on.full = op.total_bytes;
@@ -344,7 +345,7 @@ QString DetailTreeModel::describe(const QModelIndex& index) const {
   const Node& n = nodeAt(index);
   const ops::OperatorInfo& op = m_snapshot->operators[static_cast<size_t>(n.op)];
   QStringList lines;
-  lines << tr("operator: %1").arg(qs(op.name)) << tr("uid: %1").arg(op.uid.empty() ? tr("(none: ID from the topology)") : qs(op.uid))
+  lines << tr("operator: %1").arg(qs(ops::OperatorLabel(op.name, op.uid, op.id_hex))) << tr("uid: %1").arg(op.uid.empty() ? tr("(none: ID from the topology)") : qs(op.uid))
         << tr("uid hash: %1").arg(qs(op.id_hex))
         << tr("parallelism %1, max parallelism %2").arg(op.parallelism).arg(op.max_parallelism);
   if (n.state >= 0) {

@@ -4,6 +4,7 @@
 #include <QColor>
 #include "models/tone.h"
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -76,7 +77,8 @@ QVariant DiffTreeModel::data(const QModelIndex& index, int role) const {
   } else if (index.internalId() == 0) {
     const ops::OperatorDiff& d = m_result->operators[static_cast<size_t>(index.row())];
     change = d.change;
-    name = qs(d.name);
+    // As the CLI's diff names it: by the newer side when it has one.
+    name = qs(ops::OperatorLabel(d.name, d.uid_b.empty() ? d.uid_a : d.uid_b, d.id_b.empty() ? d.id_a : d.id_b));
     a = d.bytes_a;
     b = d.bytes_b;
     QStringList parts;

@@ -5,6 +5,7 @@
 #include "models/tone.h"
 #include <QCoreApplication>
 
+#include "ckpt/ops/operator_label.h"
 #include "models/display.h"
 
 namespace ckpt::inspector {
@@ -33,7 +34,7 @@ QVariant OperatorTableModel::data(const QModelIndex& index, int role) const {
   if (role == kSortRole && index.column() == kTotalBytes) return QVariant::fromValue<qulonglong>(r.total_bytes);
   if (role != Qt::DisplayRole) return {};
   switch (index.column()) {
-    case kName: return qs(r.operator_name);
+    case kName: return qs(ops::OperatorLabel(r.operator_name, r.uid, r.uid_hash));
     case kUid: return qs(r.uid);
     case kUidHash: return qs(r.uid_hash);
     case kParallelism: return r.parallelism;

@@ -151,7 +151,7 @@ TEST(DumpTest, SinkCommittablesAreDumped) {
   ASSERT_EQ(entries.size(), 2u);
   for (const auto& e : entries) {
     EXPECT_EQ(e.source, "committable");
-    EXPECT_EQ(e.operator_name, "file-sink");
+    EXPECT_EQ(e.operator_name, "File sink");
     EXPECT_NE(e.value_json.find("\"pending_path\":"), std::string::npos) << e.value_json;
     EXPECT_NE(e.value_json.find("\"checksum_xxh3\":\""), std::string::npos) << e.value_json;
   }

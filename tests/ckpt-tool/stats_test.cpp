@@ -49,8 +49,8 @@ TEST(StatsTest, InFlightDataByEdge) {
   ASSERT_OK_AND_ASSIGN(StatsReport r, ComputeStats(base::Fs::Default(), s));
   ASSERT_EQ(r.in_flight.size(), 1u);
   const EdgeInFlightStats& e = r.in_flight[0];
-  EXPECT_EQ(e.source, "events-source");
-  EXPECT_EQ(e.target, "window-sum");
+  EXPECT_EQ(e.source, "source");
+  EXPECT_EQ(e.target, "window");
   EXPECT_EQ(e.partitioning, Partitioning::kRebalance);
   EXPECT_EQ(e.output_bytes, 2u * (36 + 84 + 36 + 84 + 36 + 84));
   EXPECT_EQ(e.output_buffers, 2u * 9);
@@ -71,10 +71,10 @@ TEST(StatsTest, SkewAndUnionFindingsFollowThresholds) {
   ASSERT_OK_AND_ASSIGN(StatsReport r, ComputeStats(base::Fs::Default(), s, o));
   ASSERT_EQ(r.findings.size(), 2u);
   EXPECT_EQ(r.findings[0].rule_id, "CKPT-S001");
-  EXPECT_EQ(r.findings[0].location.operator_name, "per-user-aggregate");
+  EXPECT_EQ(r.findings[0].location.operator_name, "Per-user aggregate");
   EXPECT_TRUE(r.findings[0].location.key_group.has_value());
   EXPECT_EQ(r.findings[1].rule_id, "CKPT-S002");
-  EXPECT_EQ(r.findings[1].location.operator_name, "watermark-tracker");
+  EXPECT_EQ(r.findings[1].location.operator_name, "Watermark tracker");
 }
 
 TEST(StatsTest, WithoutPerStateScanOnlyFootersAreRead) {

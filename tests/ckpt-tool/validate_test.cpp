@@ -199,7 +199,7 @@ TEST(ValidateTest, MissingSubtaskLeavesKeyGroupGap) {
     if (f.rule_id != "CKPT-K001") continue;
     EXPECT_EQ(f.location.key_group, 64u);
     EXPECT_NE(f.message.find("[64, 127]"), std::string::npos) << f.message;
-    EXPECT_EQ(f.location.operator_name, "per-user-aggregate");
+    EXPECT_EQ(f.location.operator_name, "Per-user aggregate");
   }
   // The now unreferenced container is reported too.
   EXPECT_TRUE(HasRule(r, "CKPT-F008")) << Dump(r);
@@ -336,7 +336,7 @@ TEST(ValidateTest, DeepFindsKeyStoredInWrongKeyGroup) {
   ValidateReport r = MustValidate(tmp.Sub("sp"), o);
   ASSERT_EQ(Rules(r), std::vector<std::string>{"CKPT-K005"}) << Dump(r);
   EXPECT_TRUE(r.findings[0].location.key_group.has_value());
-  EXPECT_EQ(r.findings[0].location.operator_name, "counter");
+  EXPECT_EQ(r.findings[0].location.operator_name, "Counter");
 }
 
 TEST(ValidateTest, SavepointWithSharedFileIsNotSelfContained) {

@@ -205,7 +205,7 @@ class JobViewsTest : public QObject {
     QAbstractItemModelTester tester(m, QAbstractItemModelTester::FailureReportingMode::QtTest);
     QCOMPARE(m->rowCount(), 2);
     for (const ops::PendingFile& f : m->rows()) {
-      QCOMPARE(f.operator_name, std::string("file-sink"));
+      QCOMPARE(f.operator_name, std::string("File sink"));
       QCOMPARE(f.pending_exists, QFileInfo::exists(qs(f.committable.pending_path)));
       QCOMPARE(f.final_exists, QFileInfo::exists(qs(f.committable.final_path)));
     }

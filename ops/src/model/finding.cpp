@@ -1,8 +1,11 @@
-// Deterministic ordering of findings, so every renderer's output is stable across runs.
+// Deterministic ordering of findings, so every renderer's output is stable across runs, and the
+// location of a finding about an operator.
 #include "ckpt/ops/finding.h"
 
 #include <algorithm>
 #include <tuple>
+
+#include "ckpt/ops/operator_label.h"
 
 namespace ckpt::ops {
 
@@ -23,6 +26,13 @@ void SortFindings(std::vector<Finding>* findings) {
   std::stable_sort(findings->begin(), findings->end(),
                    [&](const Finding& a, const Finding& b) { return key(a) < key(b); });
   findings->erase(std::unique(findings->begin(), findings->end()), findings->end());
+}
+
+Location OperatorLocationOf(const std::string& name, const std::string& uid, const std::string& id_hex) {
+  Location l;
+  l.operator_id = id_hex;
+  if (!name.empty() || !uid.empty()) l.operator_name = OperatorLabel(name, uid, id_hex);
+  return l;
 }
 
 bool HasErrors(const std::vector<Finding>& findings) {

@@ -7,6 +7,7 @@
 #include "ckpt/format/channel_layout.h"
 #include "ckpt/format/key_groups.h"
 #include "ckpt/format/operator_id.h"
+#include "ckpt/ops/operator_label.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -15,7 +16,7 @@ namespace {
 std::string Label(const Snapshot& snapshot, const std::string& id_hex) {
   for (const OperatorInfo& info : snapshot.operators) {
     if (info.id_hex != id_hex) continue;
-    return !info.uid.empty() ? info.uid : !info.name.empty() ? info.name : id_hex;
+    return OperatorLabel(info.name, info.uid, id_hex);
   }
   return id_hex;
 }

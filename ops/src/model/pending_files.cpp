@@ -1,5 +1,7 @@
 #include "ckpt/ops/pending_files.h"
 
+#include "ckpt/ops/operator_label.h"
+
 namespace ckpt::ops {
 
 using base::Status;
@@ -36,7 +38,7 @@ base::Result<std::vector<PendingFile>> ListPendingFiles(base::Fs& fs, const Snap
         if (progress.cancelled()) return Status::Cancelled("listing pending files cancelled");
         PendingFile f;
         f.operator_id_hex = op.id_hex;
-        f.operator_name = !op.uid.empty() ? op.uid : !op.name.empty() ? op.name : op.id_hex;
+        f.operator_name = OperatorLabel(op.name, op.uid, op.id_hex);
         f.subtask = st.index;
         f.committable = c;
         CKPT_ASSIGN_OR_RETURN(std::optional<uint64_t> pending, SizeIfPresent(fs, c.pending_path));

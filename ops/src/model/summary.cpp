@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "ckpt/ops/validate.h"
+#include "ckpt/ops/operator_label.h"
 
 namespace ckpt::ops {
 
@@ -31,14 +32,14 @@ base::Result<SummaryReport> Summarize(base::Fs& fs, const Snapshot& snapshot,
   for (const auto& op : snapshot.operators) {
     // Only where the metadata says so (Flink's does not record whether an ID came from a uid).
     if (op.uid.empty() && op.has_state && op.uid_origin == UidOrigin::kRecorded) {
-      r.notes.push_back("operator " + (op.name.empty() ? op.id_hex : op.name) +
+      r.notes.push_back("operator " + OperatorLabel(op.name, op.uid, op.id_hex) +
                         " has no uid: its ID comes from the topology and changes with the job's "
                         "structure");
     }
   }
   for (const auto& op : snapshot.operators) {
     r.largest_operators.push_back({op.id_hex,
-                                   !op.name.empty() ? op.name : !op.uid.empty() ? op.uid : op.id_hex,
+                                   OperatorLabel(op.name, op.uid, op.id_hex),
                                    op.total_bytes, op.checkpointed_bytes, op.parallelism});
   }
   std::stable_sort(r.largest_operators.begin(), r.largest_operators.end(),

@@ -37,6 +37,8 @@ void NameFindingsByUids(const std::vector<std::string>& uids, std::vector<Findin
   std::map<std::string, const std::string*> by_hash;
   for (const auto& uid : uids) by_hash.emplace(format::OperatorId::FromUid(uid).ToHex(), &uid);
   for (auto& f : *findings) {
+    // A display name comes first (OperatorLabel); the uid names only what has no name.
+    if (!f.location.operator_name.empty()) continue;
     auto it = by_hash.find(f.location.operator_id);
     if (it != by_hash.end()) f.location.operator_name = *it->second;
   }

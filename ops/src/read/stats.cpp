@@ -14,9 +14,7 @@ namespace {
 
 void Summarize(const StatsOptions& options, const OperatorInfo& info, OperatorStats* op,
                std::vector<Finding>* findings) {
-  Location loc;
-  loc.operator_id = op->id_hex;
-  loc.operator_name = op->uid.empty() ? op->name : op->uid;
+  const Location loc = OperatorLocationOf(op->name, op->uid, op->id_hex);
   if (!op->key_groups.empty()) {
     std::vector<uint64_t> sizes;
     for (const auto& kg : op->key_groups) sizes.push_back(kg.bytes);

@@ -44,12 +44,7 @@ void ValidateContext::NotChecked(const std::string& rule, Location location, std
   report_->not_checked.push_back(UncheckedRule{rule, std::move(location), std::move(reason)});
 }
 
-Location OperatorLocation(const OperatorInfo& op) {
-  Location l;
-  l.operator_id = op.id_hex;
-  l.operator_name = op.uid.empty() ? op.name : op.uid;
-  return l;
-}
+Location OperatorLocation(const OperatorInfo& op) { return OperatorLocationOf(op.name, op.uid, op.id_hex); }
 
 std::string PathFromSnapshot(const SnapshotFile& f) {
   switch (f.scope) {

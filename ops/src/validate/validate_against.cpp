@@ -9,6 +9,7 @@
 #include "ckpt/format/job_graph.h"
 #include "ckpt/format/job_spec.h"
 #include "ckpt/format/operator_id.h"
+#include "ckpt/ops/operator_label.h"
 #include "formats/snapshot_format.h"
 #include "model/snapshot_raw.h"
 #include "validate/validate_internal.h"
@@ -20,8 +21,9 @@ std::string Hex(const std::string& bytes) {
   return format::OperatorId::FromBytes(bytes).ValueOr(format::OperatorId()).ToHex();
 }
 
-std::string Label(const pb::OperatorInfo& op) {
-  return op.uid().empty() ? (op.name().empty() ? op.spec_id() : op.name()) : op.uid();
+// A job spec's operator as OperatorLabel names it; the spec id stands in for the ID.
+std::string SpecOperatorLabel(const pb::OperatorInfo& op) {
+  return OperatorLabel(op.name(), op.uid(), op.spec_id());
 }
 
 bool HasChannelState(const OperatorInfo& op, bool input) {
@@ -215,7 +217,8 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
       }
     }
     const auto now = static_cast<Partitioning>(e.partitioning());
-    const std::string edge = "edge " + Label(*new_ops[src]) + " -> " + Label(*new_ops[dst]);
+    const std::string edge =
+        "edge " + SpecOperatorLabel(*new_ops[src]) + " -> " + SpecOperatorLabel(*new_ops[dst]);
     const OperatorInfo& at = old_dst != old_ops.end() ? *old_dst->second : *old_src->second;
     if (was != nullptr && was->partitioning != now) {
       ctx.Add("CKPT-A004", OperatorLocation(at),
@@ -245,7 +248,7 @@ base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& s) {
   for (const auto& op : graph->operators()) {
     Location loc;
     loc.operator_id = Hex(op.operator_id());
-    loc.operator_name = Label(op);
+    loc.operator_name = SpecOperatorLabel(op);
     if (op.uid().empty()) {
       ctx.Add("CKPT-A006", loc,
               "operator '" + op.spec_id() + "' (" + op.kind() +

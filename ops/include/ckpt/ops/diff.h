@@ -86,7 +86,7 @@ base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::str
 // One keyed entry that differs. JSON renderings decoded through the state's declared types.
 struct KeyDiff {
   DiffChange change = DiffChange::kAdded;
-  std::string operator_name;
+  std::string operator_name;  // B's, as OperatorLabel names it: name, else uid, else the ID
   std::string operator_id;  // B's ID (A's for removed operators never reach here)
   std::string state;
   uint32_t key_group = 0;
@@ -101,7 +101,7 @@ struct KeyDiff {
 // The verdict on one keyed state of a paired operator: compared entry by entry (counts), or not
 // compared at all (native RocksDB handles in a build without RocksDB, a max-parallelism change) and then never "same".
 struct StateComparison {
-  std::string operator_name;
+  std::string operator_name;  // B's, as OperatorLabel names it
   std::string state;
   bool compared = false;
   uint64_t added = 0, removed = 0, changed = 0, same = 0;

@@ -45,7 +45,7 @@ struct DumpOptions {
 // One decoded entry, valid only during the sink call.
 struct DumpEntry {
   std::string operator_id;    // 32 hex digits
-  std::string operator_name;  // uid, else name, else the ID
+  std::string operator_name;  // OperatorLabel: name, else uid, else the ID
   std::string state;          // state entries only
   StateKind kind = StateKind::kUnspecified;
   std::optional<uint32_t> subtask;    // which subtask's handle it came from

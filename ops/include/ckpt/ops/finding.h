@@ -19,7 +19,9 @@ std::string_view SeverityName(Severity s);
 struct Location {
   std::string file;           // path relative to the snapshot directory where possible
   std::string operator_id;    // 32 hex digits
-  std::string operator_name;  // display name or uid, for humans
+  // The operator for humans, as OperatorLabel (ckpt/ops/operator_label.h) names it: its name,
+  // else its uid; empty when it has neither (readers then show operator_id, the rule's last step).
+  std::string operator_name;
   std::optional<uint32_t> subtask;
   std::optional<uint32_t> key_group;
 
@@ -42,5 +44,10 @@ void SortFindings(std::vector<Finding>* findings);
 
 // True if any finding has severity kError.
 bool HasErrors(const std::vector<Finding>& findings);
+
+// The location of a finding about an operator as a whole: operator_id = `id_hex`, and
+// operator_name = OperatorLabel(name, uid, id_hex) when the operator has a name or a uid (empty
+// when it has neither, so the ID is not repeated).
+Location OperatorLocationOf(const std::string& name, const std::string& uid, const std::string& id_hex);
 
 }  // namespace ckpt::ops

@@ -16,8 +16,8 @@ namespace ckpt::ops {
 struct EdgeInFlight {
   std::string source_id_hex;  // the edge's ends: the producing chain's tail operator...
   std::string target_id_hex;  // ...and the consuming chain's head operator
-  std::string source;         // uid, else name, else the ID
-  std::string target;
+  std::string source;         // OperatorLabel: name, else uid, else the ID
+  std::string target;         // the same for the target
   Partitioning partitioning = Partitioning::kUnspecified;
   uint32_t target_input = 0;
   uint64_t input_bytes = 0;  // persisted by the consumers

@@ -26,7 +26,7 @@ std::string_view PendingFileStateName(PendingFileState s);  // "pending", "commi
 
 struct PendingFile {
   std::string operator_id_hex;
-  std::string operator_name;  // uid, else name, else the ID
+  std::string operator_name;  // OperatorLabel: name, else uid, else the ID
   uint32_t subtask = 0;
   Committable committable;    // as recorded (paths as the sink wrote them)
   bool pending_exists = false;

@@ -344,12 +344,13 @@ struct LoadOptions {
   bool state_meta = true;
   // Uids the user's job sets (ckpt-tool --uids): an operator whose metadata records no uid and
   // whose ID is the uid hash of one of them (format::OperatorId::FromUid, Flink's
-  // StreamGraphHasherV2: murmur3_x64_128 of the UTF-8 uid, seed 0) is named by it
-  // (UidOrigin::kUserUids). Uids matching no operator are ignored.
+  // StreamGraphHasherV2: murmur3_x64_128 of the UTF-8 uid, seed 0) gets it as its uid
+  // (UidOrigin::kUserUids), which OperatorLabel shows when the operator has no name. Uids
+  // matching no operator are ignored.
   std::vector<std::string> uids;
 };
 
-// Names the operators of `snapshot` by `uids` as LoadOptions::uids does.
+// Gives the operators of `snapshot` their uids from `uids` as LoadOptions::uids does.
 void NameOperatorsByUids(const std::vector<std::string>& uids, Snapshot* snapshot);
 
 // The uids in `text`: a job spec (JSON, docs/job-spec.md: every operator's "uid") or one uid per

@@ -19,7 +19,7 @@ namespace ckpt::ops {
 // One of the largest operators (by full size).
 struct OperatorSizeRow {
   std::string id_hex;
-  std::string label;  // name, else uid, else the ID
+  std::string label;  // OperatorLabel: name, else uid, else the ID
   uint64_t full_bytes = 0;
   uint64_t checkpointed_bytes = 0;
   uint32_t parallelism = 0;

@@ -9,8 +9,9 @@
 
 namespace ckpt::ops {
 
-// Sets the operator name of every finding whose operator ID is the uid hash of one of `uids`
-// (format::OperatorId::FromUid) to that uid. Findings of other operators are left alone.
+// Sets the operator name of every finding that has none (no display name, no recorded uid) and
+// whose operator ID is the uid hash of one of `uids` (format::OperatorId::FromUid) to that uid,
+// as OperatorLabel would name it. Other findings are left alone.
 void NameFindingsByUids(const std::vector<std::string>& uids, std::vector<Finding>* findings);
 
 }  // namespace ckpt::ops

@@ -6,6 +6,7 @@
 #include <set>
 #include <tuple>
 
+#include "ckpt/ops/operator_label.h"
 #include "read/diff_pairing.h"
 #include "formats/flink/dump.h"
 #include "formats/flink/model.h"
@@ -45,7 +46,7 @@ base::Result<KeyDiffSummary> DiffKeysFlink(base::Fs& fs, const Snapshot& a, cons
   KeyDiffSummary summary;
   for (const auto& pair : PairOperators(a, b)) {
     if (pair.a == nullptr || pair.b == nullptr) continue;
-    const std::string& name = pair.b->name.empty() ? pair.b->id_hex : pair.b->name;
+    const std::string name = OperatorLabel(pair.b->name, pair.b->uid, pair.b->id_hex);
     std::set<std::string> states;
     for (const auto* op : {pair.a, pair.b}) {
       for (const auto& st : op->states) {

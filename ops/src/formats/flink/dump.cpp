@@ -18,6 +18,7 @@
 #include "ckpt/flink/rocksdb_snapshot.h"
 #endif
 #include "ckpt/flink/value_decoder.h"
+#include "ckpt/ops/operator_label.h"
 #include "formats/flink/changelog_replay.h"
 #include "formats/flink/model.h"
 #include "formats/flink/streams.h"
@@ -79,7 +80,7 @@ class FlinkDumper {
  private:
   void Label(DumpEntry* d) const {
     d->operator_id = op_.IdHex();
-    d->operator_name = !op_.uid.empty() ? op_.uid : !op_.name.empty() ? op_.name : d->operator_id;
+    d->operator_name = OperatorLabel(op_.name, op_.uid, d->operator_id);
   }
 
   Status Keyed(const flink::KeyedHandle& h) {

@@ -155,9 +155,7 @@ Status DecodeFlinkState(ValidateContext& ctx, const Snapshot& s) {
       ++entries;
       return Status::OK();
     }, ctx.progress());
-    Location loc;
-    loc.operator_id = op.id_hex;
-    loc.operator_name = !op.uid.empty() ? op.uid : op.name;
+    const Location loc = OperatorLocation(op);
     if (n.ok()) {
       ctx.report().records_checked += entries;
       continue;

@@ -12,6 +12,7 @@
 #include "ckpt/format/state_file_reader.h"
 #include "ckpt/format/value_json.h"
 #include "ckpt/ops/diff.h"
+#include "ckpt/ops/operator_label.h"
 #include "read/diff_pairing.h"
 #include "formats/own/own_format.h"
 #include "formats/own/keyed_replay.h"
@@ -130,7 +131,7 @@ base::Result<KeyDiffSummary> internal::DiffKeysOwn(base::Fs& fs, const Snapshot&
     static const pb::OperatorState kEmpty;
     Side side_a(fs, sa, oa ? *oa : kEmpty);
     Side side_b(fs, sb, ob ? *ob : kEmpty);
-    const std::string& name = pair.b->name.empty() ? pair.b->id_hex : pair.b->name;
+    const std::string name = OperatorLabel(pair.b->name, pair.b->uid, pair.b->id_hex);
     if (side_a.states().empty() && side_b.states().empty()) continue;
     // Every keyed state of this operator, compared or not: "same" is only ever said of a state
     // whose entries were compared.

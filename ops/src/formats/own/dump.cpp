@@ -22,6 +22,7 @@
 #include "ckpt/format/stream_element.h"
 #include "ckpt/format/value_codec.h"
 #include "ckpt/format/value_json.h"
+#include "ckpt/ops/operator_label.h"
 #include "model/json_writer.h"
 #include "model/key_parse.h"
 #include "formats/own/channel_peers.h"
@@ -170,7 +171,7 @@ class Dumper {
   DumpEntry Base(std::string source) const {
     DumpEntry e;
     e.operator_id = info_.id_hex;
-    e.operator_name = !info_.uid.empty() ? info_.uid : !info_.name.empty() ? info_.name : info_.id_hex;
+    e.operator_name = OperatorLabel(info_.name, info_.uid, info_.id_hex);
     e.source = std::move(source);
     return e;
   }
