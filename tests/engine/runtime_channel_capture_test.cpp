@@ -19,6 +19,7 @@
 #include "runtime/record_writer.h"
 #include "runtime/stream_element_codec.h"
 #include "runtime/task_inbox.h"
+#include "runtime_test_events.h"
 
 namespace ckpt::engine::runtime {
 namespace {
@@ -36,15 +37,6 @@ std::vector<std::string> ChannelCaptureTestElements(size_t from, size_t count) {
     out.push_back(std::move(e));
   }
   return out;
-}
-
-StreamEvent ChannelCaptureTestBarrier(int64_t id) {
-  StreamEvent e;
-  e.kind = StreamEvent::Kind::kBarrier;
-  auto o = std::make_shared<CheckpointOptions>();
-  o->checkpoint_id = id;
-  e.barrier = o;
-  return e;
 }
 
 enum class BarrierPath {
@@ -75,7 +67,7 @@ TEST_P(ChannelCaptureTest, CapturedBytesReplayExactlyTheUnprocessedFrames) {
     for (const std::string& e : before) ASSERT_OK(w.Write(Record(), e));
     w.Flush();  // the buffer timeout: the last one goes out partly filled
     if (param.path == BarrierPath::kPromoted || param.path == BarrierPath::kPromotedAfterSwitch) {
-      w.BroadcastEvent(ChannelCaptureTestBarrier(7));
+      w.BroadcastEvent(TestBarrierEvent(7));
     }
 
     // The consumer processes `processed` elements; it may stop mid-buffer or with a frame's head.
@@ -102,7 +94,7 @@ TEST_P(ChannelCaptureTest, CapturedBytesReplayExactlyTheUnprocessedFrames) {
       ASSERT_TRUE(inbox.StartCapture(0, 7));
     }
     if (param.path == BarrierPath::kPriority || param.path == BarrierPath::kSwitchedEarlier) {
-      output = std::move(w.BroadcastPriorityEvent(ChannelCaptureTestBarrier(7))[0]);
+      output = std::move(w.BroadcastPriorityEvent(TestBarrierEvent(7))[0]);
     } else {
       std::optional<std::vector<CapturedBuffer>> promoted = w.subpartition(0)->PromoteBarrier(7);
       if (!promoted) {

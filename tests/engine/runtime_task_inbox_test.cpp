@@ -9,6 +9,7 @@
 #include "ckpt/testing/wait_until.h"
 #include "runtime/barrier_handler.h"
 #include "runtime/result_subpartition.h"
+#include "runtime_test_events.h"
 
 namespace ckpt::engine::runtime {
 namespace {
@@ -30,15 +31,6 @@ void TaskTestDrain(TaskInbox& inbox, BufferPool& pool) {
     if (p.what != TaskInbox::Polled::What::kEvent) return;
     if (p.event.buffer != nullptr) pool.Recycle(p.event.buffer);
   }
-}
-
-StreamEvent BarrierEvent(int64_t id) {
-  StreamEvent e;
-  e.kind = StreamEvent::Kind::kBarrier;
-  auto o = std::make_shared<CheckpointOptions>();
-  o->checkpoint_id = id;
-  e.barrier = o;
-  return e;
 }
 
 TEST(TaskInboxTest, MailsComeBeforeData) {
@@ -151,7 +143,7 @@ TEST(TaskInboxTest, PriorityBarrierOvertakesQueuedBuffersOnBothSides) {
   ResultSubpartition sp;
   sp.Connect(&inbox, 0);
   for (char c = 'a'; c < 'e'; ++c) sp.Add(Buffer(*pool, c));  // a b queued at the consumer
-  std::vector<CapturedBuffer> overtaken = sp.AddPriority(BarrierEvent(7));
+  std::vector<CapturedBuffer> overtaken = sp.AddPriority(TestBarrierEvent(7));
   // The producer side captured what it still held (c, d), in order, by reference.
   ASSERT_EQ(overtaken.size(), 2u);
   EXPECT_EQ(overtaken[0].bytes(), "c");
@@ -181,7 +173,7 @@ TEST(TaskInboxTest, TimeoutableBarrierQueuedBehindBuffersIsAnnouncedAheadOfThem)
   ResultSubpartition sp;
   sp.Connect(&inbox, 0);
   sp.Add(Buffer(pool, 'a'));
-  StreamEvent barrier = BarrierEvent(5);
+  StreamEvent barrier = TestBarrierEvent(5);
   auto o = std::make_shared<CheckpointOptions>(*barrier.barrier);
   o->mode = pb::ALIGNED_WITH_TIMEOUT;
   barrier.barrier = o;
@@ -204,11 +196,11 @@ TEST(TaskInboxTest, TimeoutableBarrierQueuedBehindBuffersIsAnnouncedAheadOfThem)
   EXPECT_FALSE(p.event.priority);
   // A plain aligned barrier, or one with nothing ahead of it, is not announced.
   sp.Add(Buffer(pool, 'b'));
-  sp.Add(BarrierEvent(6));
+  sp.Add(TestBarrierEvent(6));
   sp.Add(Buffer(pool, 'c'));
   EXPECT_EQ(inbox.pending_announcements(), 0u);
   TaskTestDrain(inbox, pool);
-  StreamEvent alone = BarrierEvent(7);
+  StreamEvent alone = TestBarrierEvent(7);
   auto o7 = std::make_shared<CheckpointOptions>(*o);
   o7->checkpoint_id = 7;
   alone.barrier = o7;
@@ -223,7 +215,7 @@ TEST(TaskInboxTest, MidRecordFilterTakesOnlyPriorityEventsAndMails) {
   sp0.Connect(&inbox, 0);
   sp1.Connect(&inbox, 1);
   sp0.Add(Buffer(pool, 'a'));
-  sp1.AddPriority(BarrierEvent(3));
+  sp1.AddPriority(TestBarrierEvent(3));
   TaskInbox::PollFilter only_priority;
   only_priority.normal = false;
   TaskInbox::Polled p = inbox.Poll(Now(), only_priority);
@@ -348,10 +340,10 @@ TEST(TaskInboxTest, CaptureTakesQueuedBuffersThenArrivalsUntilTheBarrier) {
   std::vector<CapturedBuffer> got;
   EXPECT_FALSE(inbox.TakeCapture(0, &got));  // barrier 7 not queued yet
   sp.Add(Buffer(pool, 'c'));
-  sp.Add(BarrierEvent(6));  // an older barrier does not end it
+  sp.Add(TestBarrierEvent(6));  // an older barrier does not end it
   sp.Add(Buffer(pool, 'd'));
   EXPECT_FALSE(inbox.TakeCapture(0, &got));
-  sp.Add(BarrierEvent(7));
+  sp.Add(TestBarrierEvent(7));
   sp.Add(Buffer(pool, 'e'));  // after the barrier: not in-flight data of checkpoint 7
   ASSERT_TRUE(inbox.TakeCapture(0, &got));
   EXPECT_EQ(Tags(got), "abcd");
@@ -380,7 +372,7 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   // Channel 1: its barrier is already queued, ahead of two buffers it overtook.
   sp1.Add(Buffer(pool, 'x'));
   sp1.Add(Buffer(pool, 'y'));
-  StreamEvent b = BarrierEvent(3);
+  StreamEvent b = TestBarrierEvent(3);
   sp1.AddPriority(b);
   ASSERT_TRUE(inbox.StartCapture(1, 3));
   std::vector<CapturedBuffer> got;
@@ -391,7 +383,7 @@ TEST(TaskInboxTest, CaptureOfAPriorityBarrierTakesTheBuffersItOvertook) {
   ASSERT_TRUE(inbox.StartCapture(0, 3));
   sp0.Add(Buffer(pool, 'p'));
   sp0.Add(Buffer(pool, 'q'));
-  sp0.AddPriority(BarrierEvent(3));
+  sp0.AddPriority(TestBarrierEvent(3));
   sp0.Add(Buffer(pool, 'r'));
   got.clear();
   ASSERT_TRUE(inbox.TakeCapture(0, &got));
@@ -417,7 +409,7 @@ TEST(TaskInboxTest, NoCaptureOfACancelledInboxLooksComplete) {
   sp0.Connect(&inbox, 0);
   sp1.Connect(&inbox, 1);
   sp0.Add(Buffer(pool, 'a'));
-  sp0.AddPriority(BarrierEvent(4));
+  sp0.AddPriority(TestBarrierEvent(4));
   sp1.Add(Buffer(pool, 'b'));
   TaskInbox::Polled p = inbox.Poll(Now());
   ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);

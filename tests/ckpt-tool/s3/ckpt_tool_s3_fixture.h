@@ -5,8 +5,10 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -58,6 +60,28 @@ class CkptToolS3Fixture : public ::testing::Test {
   }
 
   std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
+
+  // Runs `verb_args` + the locations `rels` (relative to fixtures/) once on the local tree and
+  // once on the bucket, and expects the same exit code, a non-empty stdout and the same stdout
+  // once the bucket's prefix is taken off and both sides pass through `normalize`; the secret
+  // key never appears on stderr.
+  void ExpectSameOnS3(const std::vector<std::string>& verb_args,
+                      const std::vector<std::string>& rels,
+                      const std::function<std::string(const std::string&)>& normalize) {
+    std::vector<std::string> local = verb_args, remote = verb_args;
+    for (const std::string& rel : rels) {
+      local.push_back(rel);
+      remote.push_back(Uri(rel));
+    }
+    const ToolRun want = RunTool(local, FixturePath(""));
+    const ToolRun got = RunTool(remote, FixturePath(""));
+    const std::string what = ::testing::PrintToString(remote);
+    EXPECT_EQ(want.exit_code, got.exit_code) << what << "\n" << got.err;
+    EXPECT_FALSE(want.out.empty()) << what;
+    EXPECT_EQ(normalize(want.out), normalize(S3ToolReplaceAll(got.out, "s3://" + bucket_ + "/", "")))
+        << what;
+    EXPECT_EQ(std::string::npos, got.err.find(config_.credentials.secret_access_key)) << what;
+  }
 
   s3::S3Config config_;
   std::unique_ptr<s3::S3Client> client_;

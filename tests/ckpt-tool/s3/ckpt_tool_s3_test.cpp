@@ -34,28 +34,13 @@ std::string CollapseSpaces(const std::string& text) {
 
 class CkptToolS3Test : public CkptToolS3Fixture {
  protected:
-  // Runs `verb_args` + the locations `rels` (relative to fixtures/) once on the local tree and
-  // once on the bucket, and expects the same exit code and the same stdout once the bucket's
-  // prefix is taken off (and, with `collapse_spaces`, the padding of columns that hold paths).
+  // ExpectSameOnS3 with the output compared as printed, or with `collapse_spaces` the padding of
+  // columns that hold paths (sized to the widest, wider for URIs) ignored.
   void ExpectSameOnS3(const std::vector<std::string>& verb_args,
                       const std::vector<std::string>& rels, bool collapse_spaces = false) {
-    std::vector<std::string> local = verb_args, remote = verb_args;
-    for (const std::string& rel : rels) {
-      local.push_back(rel);
-      remote.push_back(Uri(rel));
-    }
-    const ToolRun want = RunTool(local, FixturePath(""));
-    const ToolRun got = RunTool(remote, FixturePath(""));
-    const std::string what = ::testing::PrintToString(remote);
-    EXPECT_EQ(want.exit_code, got.exit_code) << what << "\n" << got.err;
-    EXPECT_FALSE(want.out.empty()) << what;
-    const std::string got_out = S3ToolReplaceAll(got.out, "s3://" + bucket_ + "/", "");
-    if (collapse_spaces) {
-      EXPECT_EQ(CollapseSpaces(want.out), CollapseSpaces(got_out)) << what;
-    } else {
-      EXPECT_EQ(want.out, got_out) << what;
-    }
-    EXPECT_EQ(std::string::npos, got.err.find(config_.credentials.secret_access_key)) << what;
+    CkptToolS3Fixture::ExpectSameOnS3(verb_args, rels, [collapse_spaces](const std::string& t) {
+      return collapse_spaces ? CollapseSpaces(t) : t;
+    });
   }
 };
 
