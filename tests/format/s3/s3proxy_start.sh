@@ -4,7 +4,9 @@
 # endpoint to <state-dir>/endpoint and the server's pid to <state-dir>/pid; its output goes to
 # <state-dir>/s3proxy.log. Exits non-zero saying why when the jar cannot be fetched or the
 # server does not come up. Maven's local repository is $CKPT_MAVEN_REPO when set (scripts/test.sh
-# names the real one before it gives the tests a fresh HOME), else Maven's default.
+# names the real one before it gives the tests a fresh HOME), else Maven's default. With
+# S3PROXY_BLOBSTORE_DIR set, objects are kept on disk there instead of in memory (benchmarks
+# with more data than the server's heap).
 #   s3proxy_start.sh <state-dir>
 set -euo pipefail
 state=${1:?usage: s3proxy_start.sh <state-dir>}
@@ -30,11 +32,19 @@ s3proxy.endpoint=http://127.0.0.1:${port}
 s3proxy.authorization=aws-v4
 s3proxy.identity=AKIDCKPTS3TEST000001
 s3proxy.credential=ckpt/s3+test/SECRETkey0000000000000000
-jclouds.provider=transient
 jclouds.identity=unused
 jclouds.credential=unused
 CONF
-nohup java -Xmx384m -jar "$jar" --properties "$state/s3proxy.conf" >"$state/s3proxy.log" 2>&1 &
+heap=384m
+if [[ -n ${S3PROXY_BLOBSTORE_DIR:-} ]]; then
+  mkdir -p "$S3PROXY_BLOBSTORE_DIR"
+  printf 'jclouds.provider=filesystem\njclouds.filesystem.basedir=%s\n' "$S3PROXY_BLOBSTORE_DIR" \
+    >>"$state/s3proxy.conf"
+  heap=1g
+else
+  echo "jclouds.provider=transient" >>"$state/s3proxy.conf"
+fi
+nohup java -Xmx$heap -jar "$jar" --properties "$state/s3proxy.conf" >"$state/s3proxy.log" 2>&1 &
 pid=$!
 echo "$pid" >"$state/pid"
 deadline=$((SECONDS + 120))

@@ -4,11 +4,13 @@
 #include "formats/flink/validate.h"
 
 #include <algorithm>
+#include <vector>
 
 #include "ckpt/flink/metadata_reader.h"
 #include "formats/flink/dump.h"
 #include "formats/flink/model.h"
 #include "model/file_fs.h"
+#include "validate/parallel_checks.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -141,35 +143,43 @@ Status CheckFlinkFiles(ValidateContext& ctx, const Snapshot& s, const flink::Met
 }
 
 // --deep: every operator's state decoded as dump decodes it (key-group streams, heap key groups,
-// RocksDB instances with their SST checksums, operator state). A decoding error is CKPT-D001 at
-// the operator; a layout this reader cannot decode is recorded as not checked, never as passed.
+// RocksDB instances with their SST checksums, operator state), the operators on several threads
+// (RunParallelChecks). A decoding error is CKPT-D001 at the operator; a layout this reader cannot
+// decode is recorded as not checked, never as passed.
 Status DecodeFlinkState(ValidateContext& ctx, const Snapshot& s) {
   ctx.Checked("CKPT-D001");
+  std::vector<const OperatorInfo*> with_state;
   for (const auto& op : s.operators) {
-    if (!op.has_state) continue;
-    if (ctx.progress().cancelled()) return Status::Cancelled("validate cancelled");
+    if (op.has_state) with_state.push_back(&op);
+  }
+  SharedProgress progress(ctx.progress(), 0);
+  const base::Progress for_threads = progress.ForThreads();
+  return RunParallelChecks(ctx, with_state.size(), for_threads, [&](ValidateContext& op_ctx,
+                                                                     size_t i) {
+    const OperatorInfo& op = *with_state[i];
+    if (op_ctx.progress().cancelled()) return Status::Cancelled("validate cancelled");
     DumpOptions options;
     options.operator_ref = op.id_hex;
     uint64_t entries = 0;
-    auto n = DumpFlink(ctx.fs(), s, options, [&](const DumpEntry&) {
+    auto n = DumpFlink(op_ctx.fs(), s, options, [&](const DumpEntry&) {
       ++entries;
       return Status::OK();
-    }, ctx.progress());
+    }, op_ctx.progress());
     const Location loc = OperatorLocation(op);
     if (n.ok()) {
-      ctx.report().records_checked += entries;
-      continue;
+      op_ctx.report().records_checked += entries;
+      return Status::OK();
     }
     const Status& st = n.status();
     if (st.code() == base::StatusCode::kCancelled || st.code() == base::StatusCode::kIOError) return st;
-    if (st.IsNotFound()) continue;  // a missing file: CKPT-F001 already names it
+    if (st.IsNotFound()) return Status::OK();  // a missing file: CKPT-F001 already names it
     if (st.code() == base::StatusCode::kUnimplemented) {
-      ctx.NotChecked("CKPT-D001", loc, st.message());
+      op_ctx.NotChecked("CKPT-D001", loc, st.message());
     } else {
-      ctx.Add("CKPT-D001", loc, st.message());
+      op_ctx.Add("CKPT-D001", loc, st.message());
     }
-  }
-  return Status::OK();
+    return Status::OK();
+  });
 }
 
 }  // namespace

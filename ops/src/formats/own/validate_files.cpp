@@ -11,6 +11,7 @@
 #include "ckpt/format/state_file_reader.h"
 #include "model/snapshot_raw.h"
 #include "formats/own/validate_groups.h"
+#include "validate/parallel_checks.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -22,12 +23,11 @@ bool IsContainer(FileKind k) {
 
 // The file's XXH3-64, reporting progress and honouring cancellation chunk by chunk.
 base::Result<base::FileDigest> ChecksumFile(const base::RandomAccessFile& file,
-                                            ValidateContext& ctx, uint64_t* progress_done,
-                                            uint64_t progress_total, std::string* buffer) {
+                                            ValidateContext& ctx, SharedProgress& progress,
+                                            std::string* buffer) {
   return base::Xxh3OfFile(file, buffer, [&](size_t n) {
     if (ctx.progress().cancelled()) return base::Status::Cancelled("validate cancelled");
-    *progress_done += n;
-    ctx.progress().Report(*progress_done, progress_total, file.path());
+    progress.Add(n, file.path());
     return base::Status::OK();
   });
 }
@@ -170,6 +170,87 @@ void CheckContainerAgainstHandles(ValidateContext& ctx, const SnapshotFile& f,
 
 }  // namespace
 
+namespace {
+
+// One file of the file table: presence, size, checksum, container and handles, and with --deep
+// its records. Findings go to `ctx`; non-OK only when cancelled or on an I/O error other than
+// absence.
+base::Status CheckFile(ValidateContext& ctx, const Snapshot& s, const SnapshotFile& f,
+                       const std::multimap<uint32_t, FileUse>& uses, SharedProgress& progress,
+                       std::string* buffer) {
+  if (f.resolved_path.empty()) return base::Status::OK();  // CKPT-F004 already reported
+  base::Fs& fs = ctx.fs();
+  const Location loc = FileLocation(f);
+  auto file = fs.OpenRead(f.resolved_path);
+  if (!file.ok()) {
+    if (file.status().code() == base::StatusCode::kFailedPrecondition) {
+      // A symbolic link, FIFO, socket or device: reported, never followed or read.
+      ctx.Add("CKPT-F011", loc, "file #" + std::to_string(f.index) + ": " +
+                                    file.status().message());
+      return base::Status::OK();
+    }
+    if (!file.status().IsNotFound()) return file.status();
+    ctx.Add("CKPT-F001", loc, "file #" + std::to_string(f.index) + " (" +
+                                  std::string(FileKindName(f.kind)) + ", " +
+                                  std::to_string(f.size_bytes) + " bytes) does not exist");
+    return base::Status::OK();
+  }
+  ++ctx.report().files_checked;
+  const uint64_t size = (*file)->Size();
+  if (size != f.size_bytes) {
+    ctx.Add("CKPT-F002", loc,
+            "size is " + std::to_string(size) + " bytes, the metadata records " +
+                std::to_string(f.size_bytes));
+  }
+  bool checksum_ok = true;
+  if (ctx.options().verify_checksums) {
+    CKPT_ASSIGN_OR_RETURN(base::FileDigest c, ChecksumFile(**file, ctx, progress, buffer));
+    ctx.report().bytes_checked += c.bytes;
+    // A size mismatch already explains a checksum mismatch; report the checksum only when
+    // the sizes agree.
+    if (size == f.size_bytes && (!c.complete || c.checksum != f.checksum_xxh3)) {
+      checksum_ok = false;
+      ctx.Add("CKPT-F003", loc,
+              "XXH3 is " + (c.complete ? base::ChecksumHex(c.checksum) : "unreadable") +
+                  ", the metadata records " + base::ChecksumHex(f.checksum_xxh3));
+    }
+  } else {
+    progress.Add(f.size_bytes, f.resolved_path);
+  }
+  if (!IsContainer(f.kind)) return base::Status::OK();
+  auto reader = format::StateFileReader::Open(fs, f.resolved_path);
+  if (!reader.ok()) {
+    if (reader.status().code() == base::StatusCode::kIOError) return reader.status();
+    ctx.Add("CKPT-F005", loc, reader.status().message());
+    return base::Status::OK();
+  }
+  if (static_cast<int>((*reader)->index().kind) != static_cast<int>(f.kind)) {
+    ctx.Add("CKPT-F009", loc,
+            "the container holds " +
+                std::string(FileKindName(static_cast<FileKind>((*reader)->index().kind))) +
+                ", the file table says " + std::string(FileKindName(f.kind)));
+  }
+  bool block_damage = false;
+  if (!checksum_ok || size != f.size_bytes) {
+    // Locate the damage: which block fails its own checksum.
+    base::Status blocks = (*reader)->VerifyChecksums(ctx.progress());
+    if (blocks.code() == base::StatusCode::kCancelled) return blocks;
+    if (!blocks.ok()) {
+      ctx.Add("CKPT-F006", loc, blocks.message());
+      block_damage = true;
+    }
+  }
+  CheckContainerAgainstHandles(ctx, f, **reader, uses);
+  if (ctx.options().deep) {
+    CKPT_RETURN_IF_ERROR(DeepCheckContainer(ctx, s, f, **reader, uses, block_damage));
+    progress.Add(f.size_bytes, f.resolved_path);
+  }
+  return base::Status::OK();
+}
+
+}  // namespace
+
+// The files are checked on several threads (RunParallelChecks: the answer is one thread's).
 base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
   for (const char* r : {"CKPT-F001", "CKPT-F002", "CKPT-F003", "CKPT-F005", "CKPT-F006",
                         "CKPT-F010", "CKPT-F011", "CKPT-K006"}) {
@@ -182,79 +263,13 @@ base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
   uint64_t total = 0;
   for (const auto& f : s.files) total += f.size_bytes;
   if (ctx.options().deep) total *= 2;
-  uint64_t done = 0;
-  std::string buffer;
-  base::Fs& fs = ctx.fs();
-  for (const auto& f : s.files) {
-    if (f.resolved_path.empty()) continue;  // CKPT-F004 already reported
-    const Location loc = FileLocation(f);
-    auto file = fs.OpenRead(f.resolved_path);
-    if (!file.ok()) {
-      if (file.status().code() == base::StatusCode::kFailedPrecondition) {
-        // A symbolic link, FIFO, socket or device: reported, never followed or read.
-        ctx.Add("CKPT-F011", loc, "file #" + std::to_string(f.index) + ": " +
-                                      file.status().message());
-        continue;
-      }
-      if (!file.status().IsNotFound()) return file.status();
-      ctx.Add("CKPT-F001", loc, "file #" + std::to_string(f.index) + " (" +
-                                    std::string(FileKindName(f.kind)) + ", " +
-                                    std::to_string(f.size_bytes) + " bytes) does not exist");
-      continue;
-    }
-    ++ctx.report().files_checked;
-    const uint64_t size = (*file)->Size();
-    if (size != f.size_bytes) {
-      ctx.Add("CKPT-F002", loc,
-              "size is " + std::to_string(size) + " bytes, the metadata records " +
-                  std::to_string(f.size_bytes));
-    }
-    bool checksum_ok = true;
-    if (ctx.options().verify_checksums) {
-      CKPT_ASSIGN_OR_RETURN(base::FileDigest c, ChecksumFile(**file, ctx, &done, total, &buffer));
-      ctx.report().bytes_checked += c.bytes;
-      // A size mismatch already explains a checksum mismatch; report the checksum only when
-      // the sizes agree.
-      if (size == f.size_bytes && (!c.complete || c.checksum != f.checksum_xxh3)) {
-        checksum_ok = false;
-        ctx.Add("CKPT-F003", loc,
-                "XXH3 is " + (c.complete ? base::ChecksumHex(c.checksum) : "unreadable") +
-                    ", the metadata records " + base::ChecksumHex(f.checksum_xxh3));
-      }
-    } else {
-      done += f.size_bytes;
-    }
-    if (!IsContainer(f.kind)) continue;
-    auto reader = format::StateFileReader::Open(fs, f.resolved_path);
-    if (!reader.ok()) {
-      if (reader.status().code() == base::StatusCode::kIOError) return reader.status();
-      ctx.Add("CKPT-F005", loc, reader.status().message());
-      continue;
-    }
-    if (static_cast<int>((*reader)->index().kind) != static_cast<int>(f.kind)) {
-      ctx.Add("CKPT-F009", loc,
-              "the container holds " +
-                  std::string(FileKindName(static_cast<FileKind>((*reader)->index().kind))) +
-                  ", the file table says " + std::string(FileKindName(f.kind)));
-    }
-    bool block_damage = false;
-    if (!checksum_ok || size != f.size_bytes) {
-      // Locate the damage: which block fails its own checksum.
-      base::Status blocks = (*reader)->VerifyChecksums(ctx.progress());
-      if (blocks.code() == base::StatusCode::kCancelled) return blocks;
-      if (!blocks.ok()) {
-        ctx.Add("CKPT-F006", loc, blocks.message());
-        block_damage = true;
-      }
-    }
-    CheckContainerAgainstHandles(ctx, f, **reader, uses);
-    if (ctx.options().deep) {
-      CKPT_RETURN_IF_ERROR(DeepCheckContainer(ctx, s, f, **reader, uses, block_damage));
-      done += f.size_bytes;
-      ctx.progress().Report(done, total, f.resolved_path);
-    }
-  }
-  return base::Status::OK();
+  SharedProgress progress(ctx.progress(), total);
+  const base::Progress for_threads = progress.ForThreads();
+  return RunParallelChecks(ctx, s.files.size(), for_threads,
+                           [&](ValidateContext& file_ctx, size_t i) {
+                             std::string buffer;
+                             return CheckFile(file_ctx, s, s.files[i], uses, progress, &buffer);
+                           });
 }
 
 }  // namespace ckpt::ops::internal
