@@ -1,0 +1,330 @@
+// The engine on S3: the keyed-sum job (sequence source -> keyed sum -> two-phase-commit file
+// sink) checkpoints to a bucket on the local s3proxy with each state backend (heap, RocksDB full
+// and incremental, changelog) and unaligned; the retained checkpoints are exactly num_retained,
+// each validates --deep on S3 (ckpt-tool, as a user runs it), and --from-latest on S3 continues
+// with exactly-once output equal to the same job's local run. A savepoint on S3 restores (at
+// another parallelism), and `ckpt-engine run --checkpoint-dir s3://...` works end to end.
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "ckpt/base/fs.h"
+#include "ckpt/engine/job_runner.h"
+#include "ckpt/format/layout.h"
+#include "ckpt/s3/s3_client.h"
+#include "ckpt/s3/s3_fs.h"
+#include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
+#include "itcase_util.h"
+#include "s3_test_server.h"
+
+namespace ckpt::itcase {
+namespace {
+
+using engine::JobOutcome;
+using engine::JobResult;
+using engine::JobRunner;
+using engine::JobRunnerOptions;
+
+// A fresh bucket on the fixture's server, an S3Fs over it for the engine in process, and the
+// environment ckpt-engine and ckpt-tool read their S3 configuration from.
+class EngineS3Test : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!s3::testing::S3TestServerConfig(config_)) GTEST_SKIP() << "no local S3 server";
+    auto client = s3::S3Client::Create(config_);
+    ASSERT_TRUE(client.ok()) << client.status().ToString();
+    bucket_ = s3::testing::S3TestBucket("engine");
+    ASSERT_OK((*client)->CreateBucket(bucket_));
+    fs_ = std::make_unique<s3::S3Fs>(std::move(client).value());
+    setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
+    setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
+    setenv("AWS_ENDPOINT_URL", config_.endpoint.c_str(), 1);
+    setenv("AWS_REGION", "us-east-1", 1);
+    unsetenv("AWS_SESSION_TOKEN");
+    unsetenv("AWS_ENDPOINT_URL_S3");
+  }
+
+  std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
+
+  // The chk-<n> names under `job_dir` on S3, and how many of them have a `_metadata`.
+  std::vector<std::string> CheckpointDirs(const std::string& job_dir, size_t* complete) {
+    std::vector<std::string> out;
+    *complete = 0;
+    base::Result<std::vector<base::DirEntry>> entries = fs_->ListDir(job_dir);
+    if (!entries.ok()) return out;
+    for (const base::DirEntry& e : *entries) {
+      if (!format::ParseCheckpointDirName(e.name)) continue;
+      out.push_back(e.name);
+      const std::string md = base::JoinPath(base::JoinPath(job_dir, e.name),
+                                            format::kMetadataFileName);
+      if (fs_->Stat(md).ok()) ++*complete;
+    }
+    return out;
+  }
+
+  s3::S3Config config_;
+  std::string bucket_;
+  std::unique_ptr<s3::S3Fs> fs_;
+};
+
+// Runs ckpt-tool (or ckpt-engine) with `args`: its exit code, and its output in `*out`.
+int RunBinary(const std::string& binary, std::vector<std::string> args, const std::string& log,
+              std::string* out) {
+  args.insert(args.begin(), binary);
+  std::filesystem::remove(log);
+  const int code = WaitExit(Spawn(args, log));
+  *out = ReadFile(log);
+  return code;
+}
+
+// `ckpt-tool validate --deep LOCATION` is clean (exit 0).
+void ExpectValidDeep(const std::string& location, const std::string& log) {
+  ASSERT_NE(std::string(kTool), "") << "ckpt-tool was not built";
+  std::string out;
+  EXPECT_EQ(RunBinary(kTool, {"validate", "--deep", location}, log, &out), 0)
+      << location << ":\n" << out;
+}
+
+// What a run committed, order aside: per key, the count of lines and the final (largest) sum.
+std::map<int64_t, std::pair<int64_t, int64_t>> CommittedByKey(const std::string& sink_dir) {
+  std::map<int64_t, std::pair<int64_t, int64_t>> out;
+  for (const auto& e : std::filesystem::directory_iterator(sink_dir)) {
+    const std::string name = e.path().filename().string();
+    if (!e.is_regular_file() || name.rfind("part-", 0) != 0) continue;
+    std::ifstream in(e.path());
+    std::string line;
+    while (std::getline(in, line)) {
+      int64_t key = 0, input = 0, sum = 0;
+      char c1 = 0, c2 = 0;
+      std::istringstream ls(line);
+      if (!(ls >> key >> c1 >> input >> c2 >> sum)) continue;
+      auto& [count, final_sum] = out[key];
+      ++count;
+      final_sum = std::max(final_sum, sum);
+    }
+  }
+  return out;
+}
+
+// The same job, uninterrupted, with local checkpoints: the reference its S3 runs are compared
+// with.
+std::map<int64_t, std::pair<int64_t, int64_t>> LocalReference(const testing::TempDir& tmp,
+                                                              KeyedSumJob job) {
+  job.sink_dir = tmp.Sub("out-local");
+  job.rate_per_second = 0;
+  JobRunnerOptions o;
+  o.checkpoint_dir = tmp.Sub("checkpoints-local");
+  o.interval_ms = 100;
+  o.parallelism = 2;
+  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(KeyedSumJobSpec(job), o);
+  EXPECT_TRUE(runner.ok()) << runner.status().ToString();
+  if (!runner.ok()) return {};
+  EXPECT_OK((*runner)->Start());
+  JobResult r = (*runner)->Wait();
+  EXPECT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
+  return CommittedByKey(job.sink_dir);
+}
+
+struct Backend {
+  const char* name;
+  const char* state_backend;
+  bool incremental;
+  bool changelog;
+  pb::CheckpointingMode mode;
+};
+
+class EngineS3BackendTest : public EngineS3Test, public ::testing::WithParamInterface<Backend> {
+ protected:
+  JobRunnerOptions Options(const testing::TempDir& tmp) {
+    JobRunnerOptions o;
+    o.fs = fs_.get();
+    o.checkpoint_dir = Uri("checkpoints");
+    o.savepoint_dir = Uri("savepoints");
+    o.interval_ms = 100;
+    o.parallelism = 2;
+    o.num_retained = 2;
+    o.retention = pb::RETAIN_ON_CANCELLATION;
+    o.state_backend = GetParam().state_backend;
+    o.incremental = GetParam().incremental;
+    o.changelog = GetParam().changelog;
+    o.changelog_materialization_interval_ms = 300;
+    o.mode = GetParam().mode;
+    o.state_local_dir = tmp.Sub("local");
+    return o;
+  }
+};
+
+// Checkpoints to S3, cancel (checkpoints retained), then resume --from-latest on S3: exactly-once
+// output across both runs, the same as the job's uninterrupted local run.
+TEST_P(EngineS3BackendTest, CheckpointsRetainValidateAndResumeExactlyOnce) {
+  testing::TempDir tmp;
+  KeyedSumJob job = BackendITCaseJob(tmp.Sub("out"));
+  JobRunnerOptions first_o = Options(tmp);
+  first_o.registry = HoldingSourcesRegistry();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
+                       JobRunner::Create(KeyedSumJobSpec(job), first_o));
+  ASSERT_OK(runner->Start());
+  JobRunner* r0 = runner.get();
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 4; }));
+  runner->Cancel();
+  JobResult r = runner->Wait();
+  ASSERT_EQ(r.outcome, JobOutcome::kCancelled) << r.status.ToString();
+  runner.reset();  // releases the job directory's lease
+
+  // Retention: exactly the two newest completed checkpoints are left, nothing incomplete.
+  const std::string job_dir = base::JoinPath(Uri("checkpoints"), job.job_id);
+  size_t complete = 0;
+  const std::vector<std::string> dirs = CheckpointDirs(job_dir, &complete);
+  EXPECT_EQ(dirs.size(), 2u) << ::testing::PrintToString(dirs);
+  EXPECT_EQ(complete, dirs.size()) << ::testing::PrintToString(dirs);
+  EXPECT_FALSE(fs_->Stat(base::JoinPath(job_dir, format::kJobLockFileName)).ok())
+      << "the lease outlived its engine";
+  for (const std::string& d : dirs) {
+    ExpectValidDeep(base::JoinPath(job_dir, d), tmp.Sub("validate.log"));
+  }
+
+  JobRunnerOptions o = Options(tmp);
+  o.job_id_hex = job.job_id;
+  o.restore_from_latest = true;
+  KeyedSumJob second = job;
+  second.rate_per_second = 0;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> resumed,
+                       JobRunner::Create(KeyedSumJobSpec(second), o));
+  EXPECT_NE(resumed->restore_path().find(job_dir + "/chk-"), std::string::npos)
+      << resumed->restore_path();
+  ASSERT_OK(resumed->Start());
+  JobResult r2 = resumed->Wait();
+  ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
+  ExpectExact(VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true));
+  EXPECT_EQ(CommittedByKey(job.sink_dir), LocalReference(tmp, job));
+  // The finished run's retained checkpoints validate too (incremental ones share files with
+  // the first run's).
+  const std::vector<std::string> after = CheckpointDirs(job_dir, &complete);
+  EXPECT_LE(after.size(), 2u) << ::testing::PrintToString(after);
+  for (const std::string& d : after) {
+    ExpectValidDeep(base::JoinPath(job_dir, d), tmp.Sub("validate.log"));
+  }
+}
+
+// A savepoint on S3 validates and restores at parallelism 3 with exactly-once output.
+TEST_P(EngineS3BackendTest, SavepointOnS3RestoresAtAnotherParallelism) {
+  testing::TempDir tmp;
+  KeyedSumJob job = BackendITCaseJob(tmp.Sub("out"));
+  JobRunnerOptions first_o = Options(tmp);
+  first_o.registry = HoldingSourcesRegistry();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
+                       JobRunner::Create(KeyedSumJobSpec(job), first_o));
+  ASSERT_OK(runner->Start());
+  JobRunner* r0 = runner.get();
+  ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 2; }));
+  ASSERT_OK_AND_ASSIGN(std::string savepoint, runner->StopWithSavepoint(/*drain=*/false));
+  JobResult r = runner->Wait();
+  ASSERT_EQ(r.outcome, JobOutcome::kStopped) << r.status.ToString();
+  runner.reset();
+  EXPECT_EQ(savepoint.rfind(Uri("savepoints/savepoint-"), 0), 0u) << savepoint;
+  ExpectValidDeep(savepoint, tmp.Sub("validate.log"));
+
+  KeyedSumJob second = job;
+  second.sink_dir = tmp.Sub("out-p3");
+  second.rate_per_second = 0;
+  JobRunnerOptions o = Options(tmp);
+  o.parallelism = 3;
+  o.restore_path = savepoint;
+  o.job_id_hex = "";
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> resumed,
+                       JobRunner::Create(KeyedSumJobSpec(second), o));
+  ASSERT_OK(resumed->Start());
+  JobResult r2 = resumed->Wait();
+  ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
+  ExpectExact(VerifyCommitted({job.sink_dir, second.sink_dir}, second, /*check_sums=*/true));
+  // NO_CLAIM: the savepoint is the user's and stays whole.
+  ExpectValidDeep(savepoint, tmp.Sub("validate.log"));
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Backends, EngineS3BackendTest,
+    ::testing::Values(Backend{"heap", "heap", false, false, pb::ALIGNED_EXACTLY_ONCE},
+                      Backend{"rocksdb_full", "rocksdb", false, false, pb::ALIGNED_EXACTLY_ONCE},
+                      Backend{"rocksdb_incremental", "rocksdb", true, false,
+                              pb::ALIGNED_EXACTLY_ONCE},
+                      Backend{"changelog", "heap", false, true, pb::ALIGNED_EXACTLY_ONCE},
+                      Backend{"heap_unaligned", "heap", false, false, pb::UNALIGNED}),
+    [](const ::testing::TestParamInfo<Backend>& info) { return std::string(info.param.name); });
+
+// A second engine on the same job directory is refused while the first holds its lease.
+TEST_F(EngineS3Test, ASecondEngineOnTheJobDirectoryIsRefusedWhileTheLeaseIsHeld) {
+  testing::TempDir tmp;
+  KeyedSumJob job = BackendITCaseJob(tmp.Sub("out"));
+  JobRunnerOptions o;
+  o.fs = fs_.get();
+  o.checkpoint_dir = Uri("checkpoints");
+  o.interval_ms = 100;
+  o.parallelism = 1;
+  o.registry = HoldingSourcesRegistry();
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
+                       JobRunner::Create(KeyedSumJobSpec(job), o));
+  ASSERT_OK(runner->Start());
+  JobRunnerOptions second = o;
+  second.job_id_hex = job.job_id;
+  second.restore_from_latest = true;
+  second.allow_empty_start = true;
+  second.lock_wait_ms = 100;
+  base::Result<std::unique_ptr<JobRunner>> other =
+      JobRunner::Create(KeyedSumJobSpec(job), second);
+  ASSERT_FALSE(other.ok());
+  EXPECT_EQ(other.status().code(), base::StatusCode::kFailedPrecondition)
+      << other.status().ToString();
+  EXPECT_NE(other.status().message().find("in use"), std::string::npos)
+      << other.status().ToString();
+  runner->Cancel();
+  runner->Wait();
+}
+
+// `ckpt-engine run --checkpoint-dir s3://...`: checkpoints and the stop-with-savepoint land on
+// S3 and validate there; `-s s3://...savepoint` resumes with exactly-once output.
+TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromASavepointOnS3) {
+  ASSERT_NE(std::string(kEngine), "") << "ckpt-engine was not built";
+  testing::TempDir tmp;
+  KeyedSumJob job = PacedJob(tmp.Sub("out"), 40000, 16);
+  job.job_id = JobIdFor("EngineS3Test.Cli");
+  const std::string spec = tmp.Sub("job.json");
+  std::ofstream(spec) << KeyedSumJobJson(job);
+  std::string out;
+  const int first =
+      RunBinary(kEngine,
+                {"run", spec, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
+                 "--state-backend", "rocksdb", "--incremental", "true", "--state-local-dir",
+                 tmp.Sub("local"), "--stop-with-savepoint-after", "0.5"},
+                tmp.Sub("run1.log"), &out);
+  ASSERT_EQ(first, 0) << out;
+  const std::string marker = "Savepoint completed. Path: ";
+  const size_t at = out.find(marker);
+  ASSERT_NE(at, std::string::npos) << out;
+  const std::string savepoint = out.substr(at + marker.size(), out.find('\n', at) - at -
+                                                                   marker.size());
+  EXPECT_EQ(savepoint.rfind(Uri("cli/checkpoints/savepoints/savepoint-"), 0), 0u) << out;
+  ExpectValidDeep(savepoint, tmp.Sub("validate.log"));
+
+  // Resume through s3a:// (the same objects), as Flink's Hadoop filesystem names them.
+  const std::string s3a = "s3a://" + savepoint.substr(5);
+  const int second = RunBinary(
+      kEngine,
+      {"run", spec, "-s", s3a, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
+       "--state-local-dir", tmp.Sub("local")},
+      tmp.Sub("run2.log"), &out);
+  ASSERT_EQ(second, 0) << out;
+  EXPECT_NE(out.find("Restoring from " + s3a), std::string::npos) << out;
+  ExpectExact(VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true));
+}
+
+}  // namespace
+}  // namespace ckpt::itcase
