@@ -17,7 +17,9 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/job_runner.h"
+#include "ckpt/format/job_spec.h"
 #include "ckpt/format/layout.h"
+#include "ckpt/format/metadata_codec.h"
 #include "ckpt/s3/s3_client.h"
 #include "ckpt/s3/s3_fs.h"
 #include "ckpt/testing/gtest_util.h"
@@ -115,17 +117,33 @@ std::map<int64_t, std::pair<int64_t, int64_t>> CommittedByKey(const std::string&
   return out;
 }
 
+// The job's spec; `backpressured`: a slow pass-through behind a HASH edge of its own, so the
+// channels into it are full when a barrier comes (an unaligned checkpoint persists them).
+pb::JobSpec BackendSpec(KeyedSumJob job, bool backpressured) {
+  if (!backpressured) return KeyedSumJobSpec(job);
+  job.map_kind = "slow";
+  job.map_params_json = R"({"delay_us": 50, "every": 1})";
+  std::string json = KeyedSumJobJson(job);
+  const std::string forward = R"("to": "map", "partitioning": "FORWARD")";
+  json.replace(json.find(forward), forward.size(), R"("to": "map", "partitioning": "HASH")");
+  base::Result<pb::JobSpec> spec = format::ParseJobSpec(json, "s3-itcase.json");
+  EXPECT_TRUE(spec.ok()) << spec.status().ToString();
+  return spec.ok() ? *spec : pb::JobSpec();
+}
+
 // The same job, uninterrupted, with local checkpoints: the reference its S3 runs are compared
 // with.
 std::map<int64_t, std::pair<int64_t, int64_t>> LocalReference(const testing::TempDir& tmp,
-                                                              KeyedSumJob job) {
+                                                              KeyedSumJob job,
+                                                              bool backpressured) {
   job.sink_dir = tmp.Sub("out-local");
   job.rate_per_second = 0;
   JobRunnerOptions o;
   o.checkpoint_dir = tmp.Sub("checkpoints-local");
   o.interval_ms = 100;
   o.parallelism = 2;
-  base::Result<std::unique_ptr<JobRunner>> runner = JobRunner::Create(KeyedSumJobSpec(job), o);
+  base::Result<std::unique_ptr<JobRunner>> runner =
+      JobRunner::Create(BackendSpec(job, backpressured), o);
   EXPECT_TRUE(runner.ok()) << runner.status().ToString();
   if (!runner.ok()) return {};
   EXPECT_OK((*runner)->Start());
@@ -161,6 +179,48 @@ class EngineS3BackendTest : public EngineS3Test, public ::testing::WithParamInte
     o.state_local_dir = tmp.Sub("local");
     return o;
   }
+
+  // The checkpoint `dir` on S3 holds what its backend writes: RocksDB SSTs (re-referenced from
+  // shared/ exactly when the checkpoint is INCREMENTAL), changelog segments, an unaligned
+  // checkpoint's mode and metrics.
+  void ExpectBackendFiles(const std::string& dir) {
+    const std::string md_path = base::JoinPath(dir, format::kMetadataFileName);
+    base::Result<std::string> bytes = base::ReadFileToString(*fs_, md_path);
+    ASSERT_TRUE(bytes.ok()) << bytes.status().ToString();
+    base::Result<pb::CheckpointMetadata> md = format::DecodeMetadata(*bytes, md_path);
+    ASSERT_TRUE(md.ok()) << md.status().ToString();
+    std::map<int, int> kinds;
+    bool reuses = false;
+    for (const pb::FileEntry& f : md->files()) {
+      ++kinds[f.kind()];
+      reuses = reuses ||
+               (f.scope() == pb::SHARED && f.created_by_checkpoint_id() != md->checkpoint_id());
+    }
+    const Backend& b = GetParam();
+    if (std::string(b.state_backend) == "rocksdb") {
+      EXPECT_GT(kinds[pb::ROCKSDB_SST], 0) << md_path;
+      EXPECT_EQ(md->checkpoint_type(), reuses ? pb::INCREMENTAL : pb::FULL) << md_path;
+      if (!b.incremental) {
+        EXPECT_FALSE(reuses) << md_path;
+      }
+    }
+    if (b.changelog) {
+      EXPECT_GT(kinds[pb::CHANGELOG], 0) << md_path;
+    }
+    if (b.mode == pb::UNALIGNED) {
+      EXPECT_EQ(md->mode(), pb::UNALIGNED) << md_path;
+      EXPECT_TRUE(md->metrics().is_unaligned()) << md_path;
+      persisted_ += md->metrics().persisted_data();
+      channel_state_files_ += kinds[pb::CHANNEL_STATE];
+    }
+  }
+
+  pb::JobSpec Spec(const KeyedSumJob& job) {
+    return BackendSpec(job, GetParam().mode == pb::UNALIGNED);
+  }
+
+  uint64_t persisted_ = 0;        // in-flight bytes the checked unaligned checkpoints persisted
+  int channel_state_files_ = 0;  // and the channel-state files they wrote
 };
 
 // Checkpoints to S3, cancel (checkpoints retained), then resume --from-latest on S3: exactly-once
@@ -171,7 +231,7 @@ TEST_P(EngineS3BackendTest, CheckpointsRetainValidateAndResumeExactlyOnce) {
   JobRunnerOptions first_o = Options(tmp);
   first_o.registry = HoldingSourcesRegistry();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
-                       JobRunner::Create(KeyedSumJobSpec(job), first_o));
+                       JobRunner::Create(Spec(job), first_o));
   ASSERT_OK(runner->Start());
   JobRunner* r0 = runner.get();
   ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 4; }));
@@ -190,6 +250,12 @@ TEST_P(EngineS3BackendTest, CheckpointsRetainValidateAndResumeExactlyOnce) {
       << "the lease outlived its engine";
   for (const std::string& d : dirs) {
     ExpectValidDeep(base::JoinPath(job_dir, d), tmp.Sub("validate.log"));
+    ExpectBackendFiles(base::JoinPath(job_dir, d));
+  }
+  if (GetParam().mode == pb::UNALIGNED) {
+    // The retained unaligned checkpoints persisted in-flight data, as channel-state files on S3.
+    EXPECT_GT(persisted_, 0u);
+    EXPECT_GT(channel_state_files_, 0);
   }
 
   JobRunnerOptions o = Options(tmp);
@@ -198,14 +264,15 @@ TEST_P(EngineS3BackendTest, CheckpointsRetainValidateAndResumeExactlyOnce) {
   KeyedSumJob second = job;
   second.rate_per_second = 0;
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> resumed,
-                       JobRunner::Create(KeyedSumJobSpec(second), o));
+                       JobRunner::Create(Spec(second), o));
   EXPECT_NE(resumed->restore_path().find(job_dir + "/chk-"), std::string::npos)
       << resumed->restore_path();
   ASSERT_OK(resumed->Start());
   JobResult r2 = resumed->Wait();
   ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
   ExpectExact(VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true));
-  EXPECT_EQ(CommittedByKey(job.sink_dir), LocalReference(tmp, job));
+  EXPECT_EQ(CommittedByKey(job.sink_dir),
+            LocalReference(tmp, job, GetParam().mode == pb::UNALIGNED));
   // The finished run's retained checkpoints validate too (incremental ones share files with
   // the first run's).
   const std::vector<std::string> after = CheckpointDirs(job_dir, &complete);
@@ -222,7 +289,7 @@ TEST_P(EngineS3BackendTest, SavepointOnS3RestoresAtAnotherParallelism) {
   JobRunnerOptions first_o = Options(tmp);
   first_o.registry = HoldingSourcesRegistry();
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> runner,
-                       JobRunner::Create(KeyedSumJobSpec(job), first_o));
+                       JobRunner::Create(Spec(job), first_o));
   ASSERT_OK(runner->Start());
   JobRunner* r0 = runner.get();
   ASSERT_TRUE(ckpt::testing::WaitUntil([&] { return r0->checkpoint_counts().completed >= 2; }));
@@ -241,7 +308,7 @@ TEST_P(EngineS3BackendTest, SavepointOnS3RestoresAtAnotherParallelism) {
   o.restore_path = savepoint;
   o.job_id_hex = "";
   ASSERT_OK_AND_ASSIGN(std::unique_ptr<JobRunner> resumed,
-                       JobRunner::Create(KeyedSumJobSpec(second), o));
+                       JobRunner::Create(Spec(second), o));
   ASSERT_OK(resumed->Start());
   JobResult r2 = resumed->Wait();
   ASSERT_EQ(r2.outcome, JobOutcome::kFinished) << r2.status.ToString();
@@ -258,7 +325,7 @@ INSTANTIATE_TEST_SUITE_P(
                               pb::ALIGNED_EXACTLY_ONCE},
                       Backend{"changelog", "heap", false, true, pb::ALIGNED_EXACTLY_ONCE},
                       Backend{"heap_unaligned", "heap", false, false, pb::UNALIGNED}),
-    [](const ::testing::TestParamInfo<Backend>& info) { return std::string(info.param.name); });
+    [](const ::testing::TestParamInfo<Backend>& p) { return std::string(p.param.name); });
 
 // A second engine on the same job directory is refused while the first holds its lease.
 TEST_F(EngineS3Test, ASecondEngineOnTheJobDirectoryIsRefusedWhileTheLeaseIsHeld) {
@@ -294,16 +361,22 @@ TEST_F(EngineS3Test, ASecondEngineOnTheJobDirectoryIsRefusedWhileTheLeaseIsHeld)
 TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromASavepointOnS3) {
   ASSERT_NE(std::string(kEngine), "") << "ckpt-engine was not built";
   testing::TempDir tmp;
-  KeyedSumJob job = PacedJob(tmp.Sub("out"), 40000, 16);
+  // Five seconds of input, stopped with a savepoint after one; the resumed run is unpaced.
+  KeyedSumJob job = PacedJob(tmp.Sub("out"), 100000, 16);
+  job.rate_per_second = 20000;
   job.job_id = JobIdFor("EngineS3Test.Cli");
   const std::string spec = tmp.Sub("job.json");
   std::ofstream(spec) << KeyedSumJobJson(job);
+  KeyedSumJob rest = job;
+  rest.rate_per_second = 0;
+  const std::string rest_spec = tmp.Sub("job-unpaced.json");
+  std::ofstream(rest_spec) << KeyedSumJobJson(rest);
   std::string out;
   const int first =
       RunBinary(kEngine,
                 {"run", spec, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
                  "--state-backend", "rocksdb", "--incremental", "true", "--state-local-dir",
-                 tmp.Sub("local"), "--stop-with-savepoint-after", "0.5"},
+                 tmp.Sub("local"), "--stop-with-savepoint-after", "1"},
                 tmp.Sub("run1.log"), &out);
   ASSERT_EQ(first, 0) << out;
   const std::string marker = "Savepoint completed. Path: ";
@@ -318,7 +391,7 @@ TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromASavepointOnS3) {
   const std::string s3a = "s3a://" + savepoint.substr(5);
   const int second = RunBinary(
       kEngine,
-      {"run", spec, "-s", s3a, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
+      {"run", rest_spec, "-s", s3a, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
        "--state-local-dir", tmp.Sub("local")},
       tmp.Sub("run2.log"), &out);
   ASSERT_EQ(second, 0) << out;
