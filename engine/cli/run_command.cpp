@@ -138,7 +138,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--checkpoint-dir", a.checkpoint_dir,
                   "Checkpoint storage root (<dir>/<job id>/chk-<n>)");
   run->add_option("--savepoint-dir", a.savepoint_dir,
-                  "Where savepoints go (default: <checkpoint-dir>/savepoints, else ./savepoints)");
+                  "Where savepoints go (default: <checkpoint-dir>/savepoints; else, restoring from "
+                  "S3, beside the restored snapshot; else ./savepoints)");
   run->add_option("--interval", a.interval_ms, "Checkpoint interval in ms (0 = off)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--mode", a.mode, "Checkpointing mode")
@@ -326,10 +327,16 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     if (o.checkpoint_dir.empty()) o.checkpoint_dir = job->first;
     o.restore_from_latest = true;
   }
-  if (o.savepoint_dir.empty()) {
-    o.savepoint_dir = o.checkpoint_dir.empty()
-                          ? "savepoints"
-                          : base::JoinPath(o.checkpoint_dir, "savepoints");
+  if (o.savepoint_dir.empty() && !o.checkpoint_dir.empty()) {
+    o.savepoint_dir = base::JoinPath(o.checkpoint_dir, "savepoints");
+  } else if (o.savepoint_dir.empty() && &fs != &base::Fs::Default() && !o.restore_path.empty()) {
+    // Restoring from an object store without a checkpoint directory: a local ./savepoints would
+    // be on another filesystem than the snapshot, so savepoints go beside the restored one.
+    std::string snapshot = NormalDir(o.restore_path);
+    if (base::BaseName(snapshot) == "_metadata") snapshot = base::DirName(snapshot);
+    o.savepoint_dir = base::DirName(snapshot);
+  } else if (o.savepoint_dir.empty()) {
+    o.savepoint_dir = "savepoints";
   }
 
   // Signals go to one waiting thread only (blocked before any engine thread starts).

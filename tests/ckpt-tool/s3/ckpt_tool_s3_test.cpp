@@ -114,23 +114,27 @@ TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
   }
 }
 
-// An unexpired lease on the job's _job.lock (a running engine's) makes prune --yes refuse before
-// anything is deleted; once it expired the prune runs (and takes the lease while it deletes).
+// An unexpired lease on the job's _job.lock (a running engine's) makes prune --yes treat the job
+// as running, as a held flock does locally: nothing in it is deleted and the lease is left
+// alone. Once the lease expired the job is not running: the prune takes the lease while it
+// works and drops it after.
 TEST_F(CkptToolS3Test, PruneYesHonoursAnUnexpiredLease) {
   const std::string lock_key = std::string(kJobRoot) + "/_job.lock";
   const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                              std::chrono::system_clock::now().time_since_epoch())
                              .count();
-  ASSERT_TRUE(client_->Put(bucket_, lock_key,
-                           "owner=engine-host:42:00000000000000aa\nexpires_ms=" +
-                               std::to_string(now_ms + 600'000) + "\n")
-                  .ok());
-  const ToolRun dry = RunTool({"prune", "--dry-run", Uri(kJobRoot)}, FixturePath(""));
-  EXPECT_NE(std::string::npos, dry.out.find("running")) << dry.out << dry.err;
-  const ToolRun refused = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
-  EXPECT_EQ(2, refused.exit_code) << refused.out << refused.err;
+  const std::string live = "owner=engine-host:42:00000000000000aa\nexpires_ms=" +
+                           std::to_string(now_ms + 600'000) + "\n";
+  ASSERT_TRUE(client_->Put(bucket_, lock_key, live).ok());
+  const ToolRun held = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
+  EXPECT_EQ(0, held.exit_code) << held.out << held.err;
+  EXPECT_NE(std::string::npos, held.out.find("kept: its job is running")) << held.out;
+  EXPECT_NE(std::string::npos, held.out.find("_job.lock is held): nothing in it is deleted"))
+      << held.out;
   EXPECT_TRUE(client_->Head(bucket_, std::string(kChk4) + "/_metadata").ok());
-  EXPECT_TRUE(client_->Head(bucket_, lock_key).ok());  // the holder's lease is left alone
+  base::Result<std::string> still = client_->Get(bucket_, lock_key);
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(*still, live);  // the holder's lease is left alone
 
   ASSERT_TRUE(client_->Put(bucket_, lock_key,
                            "owner=engine-host:42:00000000000000aa\nexpires_ms=" +
@@ -138,6 +142,7 @@ TEST_F(CkptToolS3Test, PruneYesHonoursAnUnexpiredLease) {
                   .ok());
   const ToolRun ran = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
   EXPECT_EQ(0, ran.exit_code) << ran.out << ran.err;
+  EXPECT_EQ(std::string::npos, ran.out.find("is running")) << ran.out;
   EXPECT_TRUE(client_->Head(bucket_, std::string(kChk5) + "/_metadata").ok());  // the newest
   EXPECT_TRUE(client_->Head(bucket_, lock_key).status().IsNotFound());
 }

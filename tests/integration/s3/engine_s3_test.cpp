@@ -356,12 +356,22 @@ TEST_F(EngineS3Test, ASecondEngineOnTheJobDirectoryIsRefusedWhileTheLeaseIsHeld)
   runner->Wait();
 }
 
-// `ckpt-engine run --checkpoint-dir s3://...`: checkpoints and the stop-with-savepoint land on
-// S3 and validate there; `-s s3://...savepoint` resumes with exactly-once output.
-TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromASavepointOnS3) {
+// The savepoint path a `ckpt-engine run` printed ("Savepoint completed. Path: ..."), "" if none.
+std::string PrintedSavepoint(const std::string& out) {
+  const std::string marker = "Savepoint completed. Path: ";
+  const size_t at = out.find(marker);
+  if (at == std::string::npos) return "";
+  const size_t from = at + marker.size();
+  return out.substr(from, out.find('\n', from) - from);
+}
+
+// `ckpt-engine run --checkpoint-dir s3://...`: checkpoints and a stop-with-savepoint land on S3
+// and validate there; `--from-latest s3://.../<job-id>` resumes from that savepoint (and stops
+// with another); `-s s3a://...savepoint` resumes from it with exactly-once output.
+TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromS3) {
   ASSERT_NE(std::string(kEngine), "") << "ckpt-engine was not built";
   testing::TempDir tmp;
-  // Five seconds of input, stopped with a savepoint after one; the resumed run is unpaced.
+  // Five seconds of input, stopped with a savepoint after one (twice); the last run is unpaced.
   KeyedSumJob job = PacedJob(tmp.Sub("out"), 100000, 16);
   job.rate_per_second = 20000;
   job.job_id = JobIdFor("EngineS3Test.Cli");
@@ -371,30 +381,42 @@ TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromASavepointOnS3) {
   rest.rate_per_second = 0;
   const std::string rest_spec = tmp.Sub("job-unpaced.json");
   std::ofstream(rest_spec) << KeyedSumJobJson(rest);
+  const std::string job_dir = Uri("cli/checkpoints/" + job.job_id);
   std::string out;
-  const int first =
-      RunBinary(kEngine,
-                {"run", spec, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
-                 "--state-backend", "rocksdb", "--incremental", "true", "--state-local-dir",
-                 tmp.Sub("local"), "--stop-with-savepoint-after", "1"},
-                tmp.Sub("run1.log"), &out);
-  ASSERT_EQ(first, 0) << out;
-  const std::string marker = "Savepoint completed. Path: ";
-  const size_t at = out.find(marker);
-  ASSERT_NE(at, std::string::npos) << out;
-  const std::string savepoint = out.substr(at + marker.size(), out.find('\n', at) - at -
-                                                                   marker.size());
-  EXPECT_EQ(savepoint.rfind(Uri("cli/checkpoints/savepoints/savepoint-"), 0), 0u) << out;
-  ExpectValidDeep(savepoint, tmp.Sub("validate.log"));
+  ASSERT_EQ(RunBinary(kEngine,
+                      {"run", spec, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
+                       "--state-backend", "rocksdb", "--incremental", "true",
+                       "--state-local-dir", tmp.Sub("local"), "--stop-with-savepoint-after", "1"},
+                      tmp.Sub("run1.log"), &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("checkpoints in " + job_dir), std::string::npos) << out;
+  const std::string first = PrintedSavepoint(out);
+  EXPECT_EQ(first.rfind(Uri("cli/checkpoints/savepoints/savepoint-"), 0), 0u) << out;
+  ExpectValidDeep(first, tmp.Sub("validate.log"));
+
+  // The job directory on S3 names the checkpoint root and the job: the newest snapshot is the
+  // savepoint the first run stopped with.
+  ASSERT_EQ(RunBinary(kEngine,
+                      {"run", spec, "--from-latest", job_dir + "/", "--interval", "100",
+                       "--state-backend", "rocksdb", "--state-local-dir", tmp.Sub("local"),
+                       "--stop-with-savepoint-after", "1"},
+                      tmp.Sub("run2.log"), &out),
+            0)
+      << out;
+  EXPECT_NE(out.find("Restoring from " + first), std::string::npos) << out;
+  const std::string second = PrintedSavepoint(out);
+  ASSERT_FALSE(second.empty()) << out;
+  ExpectValidDeep(second, tmp.Sub("validate.log"));
 
   // Resume through s3a:// (the same objects), as Flink's Hadoop filesystem names them.
-  const std::string s3a = "s3a://" + savepoint.substr(5);
-  const int second = RunBinary(
-      kEngine,
-      {"run", rest_spec, "-s", s3a, "--checkpoint-dir", Uri("cli/checkpoints"), "--interval", "100",
-       "--state-local-dir", tmp.Sub("local")},
-      tmp.Sub("run2.log"), &out);
-  ASSERT_EQ(second, 0) << out;
+  const std::string s3a = "s3a://" + second.substr(5);
+  ASSERT_EQ(RunBinary(kEngine,
+                      {"run", rest_spec, "-s", s3a, "--checkpoint-dir", Uri("cli/checkpoints"),
+                       "--interval", "100", "--state-local-dir", tmp.Sub("local")},
+                      tmp.Sub("run3.log"), &out),
+            0)
+      << out;
   EXPECT_NE(out.find("Restoring from " + s3a), std::string::npos) << out;
   ExpectExact(VerifyCommitted({job.sink_dir}, job, /*check_sums=*/true));
 }
