@@ -41,7 +41,17 @@ using engine::JobRunnerOptions;
 class EngineS3Test : public ::testing::Test {
  protected:
   void SetUp() override {
-    if (!s3::testing::S3TestServerConfig(config_)) GTEST_SKIP() << "no local S3 server";
+    // Skipped, saying why, only when the s3proxy_start fixture could not start the server (no
+    // Java or Maven Central unreachable); any later failure fails the test.
+    const std::string state = CKPT_S3PROXY_STATE;
+    if (s3::testing::S3TestReadFile(state + "/endpoint").empty()) {
+      GTEST_SKIP() << "no local S3 server: " << state << "/endpoint is missing: the "
+                   << "s3proxy_start fixture (tests/format/s3/s3proxy_start.sh) could not start "
+                   << "s3proxy or was not run. Its logs:\n"
+                   << s3::testing::S3TestReadFile(state + "/mvn.log")
+                   << s3::testing::S3TestReadFile(state + "/s3proxy.log");
+    }
+    ASSERT_TRUE(s3::testing::S3TestServerConfig(config_));
     auto client = s3::S3Client::Create(config_);
     ASSERT_TRUE(client.ok()) << client.status().ToString();
     bucket_ = s3::testing::S3TestBucket("engine");
@@ -159,6 +169,9 @@ struct Backend {
   bool changelog;
   pb::CheckpointingMode mode;
 };
+
+// A test's name and its ctest name say the backend (not the struct's bytes).
+void PrintTo(const Backend& b, std::ostream* os) { *os << b.name; }
 
 class EngineS3BackendTest : public EngineS3Test, public ::testing::WithParamInterface<Backend> {
  protected:
