@@ -293,6 +293,12 @@ TEST_P(EngineS3BackendTest, CheckpointsRetainValidateAndResumeExactlyOnce) {
   for (const std::string& d : after) {
     ExpectValidDeep(base::JoinPath(job_dir, d), tmp.Sub("validate.log"));
   }
+  // Nothing is left behind: no subsumed checkpoint, no shared file that no retained checkpoint
+  // references (prune would delete those).
+  std::string plan;
+  EXPECT_EQ(RunBinary(kTool, {"prune", "--dry-run", job_dir}, tmp.Sub("prune.log"), &plan), 0)
+      << plan;
+  EXPECT_NE(plan.find("would free 0 files"), std::string::npos) << plan;
 }
 
 // A savepoint on S3 validates and restores at parallelism 3 with exactly-once output.
