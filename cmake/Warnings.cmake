@@ -78,3 +78,5 @@ ckpt_silence_false_warnings(TARGET ckpt_tool_s3_test WARNINGS null-dereference
   REASON "GCC 12 -O2: std::basic_streambuf pointers inlined from std::ifstream (streambuf:490/493) in ExpectGolden of ../golden_util.cpp, which the unity build compiles into the target's one translation unit")
 ckpt_silence_false_warnings(TARGET integration_test FILES itcase_util.cpp WARNINGS null-dereference
   REASON "GCC 12 -O2: std::basic_streambuf pointers inlined from std::ifstream (streambuf:490/493) in the ITCase file readers")
+ckpt_silence_false_warnings(TARGET engine_s3_test WARNINGS null-dereference
+  REASON "GCC 12 -O2: std::basic_streambuf pointers inlined from std::ifstream (streambuf:490/493) in ../itcase_util.cpp's file readers, which the unity build compiles into the target's one translation unit")

@@ -11,6 +11,7 @@
 #include "ckpt/cli_support/cli_help.h"
 #include "ckpt/cli_support/suggest.h"
 #include "ckpt/engine/operator_registry.h"
+#include "ckpt/s3/s3_fs.h"
 #include "ckpt/version.h"
 #include "client_commands.h"
 #include "engine_text_style.h"
@@ -150,6 +151,7 @@ int WriteManDir(const CLI::App& root, const std::string& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
+  ckpt::s3::RegisterS3Schemes();  // s3://, s3a://, s3p:// checkpoint and savepoint locations
   CLI::App app{"ckpt-engine: the reference stream-processing engine of the checkpoint toolchain",
                "ckpt-engine"};
   // Set before the commands are added: they copy the formatter and fall through to the root

@@ -84,6 +84,16 @@ base::Result<EngineRunFs> EngineRunResolveLocations(RunArgs* a) {
   return out;
 }
 
+// `dir` without a trailing '/' and, for a local path, lexically normal; a URI (s3://bucket/key,
+// as the storage Fs takes it) is kept as written: normalizing would fold its "//".
+std::string NormalDir(const std::string& dir) {
+  std::string out = dir.find("://") != std::string::npos
+                        ? dir
+                        : std::filesystem::path(dir).lexically_normal().string();
+  while (out.size() > 1 && out.back() == '/' && !out.ends_with("://")) out.pop_back();
+  return out;
+}
+
 bool IsHex32(const std::string& s) {
   if (s.size() != 32) return false;
   for (char c : s) {
@@ -106,21 +116,17 @@ base::Result<std::pair<std::string, std::string>> ResolveFromLatest(const RunArg
     }
     return std::make_pair(a.checkpoint_dir, a.from_latest);
   }
-  std::filesystem::path job_dir = std::filesystem::path(a.from_latest).lexically_normal();
-  if (job_dir.filename().empty()) job_dir = job_dir.parent_path();
-  const std::string id = job_dir.filename().string();
+  const std::string job_dir = NormalDir(a.from_latest);
+  const std::string id = base::BaseName(job_dir);
   if (!IsHex32(id)) {
     return base::Status::InvalidArgument(
         "'" + a.from_latest + "' is neither a job id (32 hex digits) nor a job directory " +
         "<checkpoint-dir>/<job-id>");
   }
-  std::string root = job_dir.parent_path().string();
-  if (root.empty()) root = ".";
-  if (!a.checkpoint_dir.empty() &&
-      std::filesystem::path(a.checkpoint_dir).lexically_normal() !=
-          std::filesystem::path(root).lexically_normal()) {
+  std::string root = job_dir.find('/') == std::string::npos ? "." : base::DirName(job_dir);
+  if (!a.checkpoint_dir.empty() && NormalDir(a.checkpoint_dir) != NormalDir(root)) {
     // Checkpoints continue where the job's are; a different --checkpoint-dir would split them.
-    return base::Status::InvalidArgument("job directory " + job_dir.string() +
+    return base::Status::InvalidArgument("job directory " + job_dir +
                                          " is not under --checkpoint-dir " + a.checkpoint_dir);
   }
   return std::make_pair(root, id);
@@ -132,7 +138,8 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
   run->add_option("--checkpoint-dir", a.checkpoint_dir,
                   "Checkpoint storage root (<dir>/<job id>/chk-<n>)");
   run->add_option("--savepoint-dir", a.savepoint_dir,
-                  "Where savepoints go (default: <checkpoint-dir>/savepoints, else ./savepoints)");
+                  "Where savepoints go (default: <checkpoint-dir>/savepoints; else, restoring from "
+                  "S3, beside the restored snapshot; else ./savepoints)");
   run->add_option("--interval", a.interval_ms, "Checkpoint interval in ms (0 = off)")
       ->check(CLI::NonNegativeNumber);
   run->add_option("--mode", a.mode, "Checkpointing mode")
@@ -320,10 +327,16 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     if (o.checkpoint_dir.empty()) o.checkpoint_dir = job->first;
     o.restore_from_latest = true;
   }
-  if (o.savepoint_dir.empty()) {
-    o.savepoint_dir = o.checkpoint_dir.empty()
-                          ? "savepoints"
-                          : (std::filesystem::path(o.checkpoint_dir) / "savepoints").string();
+  if (o.savepoint_dir.empty() && !o.checkpoint_dir.empty()) {
+    o.savepoint_dir = base::JoinPath(o.checkpoint_dir, "savepoints");
+  } else if (o.savepoint_dir.empty() && &fs != &base::Fs::Default() && !o.restore_path.empty()) {
+    // Restoring from an object store without a checkpoint directory: a local ./savepoints would
+    // be on another filesystem than the snapshot, so savepoints go beside the restored one.
+    std::string snapshot = NormalDir(o.restore_path);
+    if (base::BaseName(snapshot) == "_metadata") snapshot = base::DirName(snapshot);
+    o.savepoint_dir = base::DirName(snapshot);
+  } else if (o.savepoint_dir.empty()) {
+    o.savepoint_dir = "savepoints";
   }
 
   // Signals go to one waiting thread only (blocked before any engine thread starts).

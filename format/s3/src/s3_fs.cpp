@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "s3_files.h"
+#include "s3_lease.h"
 
 namespace ckpt::s3 {
 namespace {
@@ -173,6 +174,13 @@ base::Status S3Fs::PublishDir(const std::string& tmp_dir, const std::string& fin
   }
   return MoveTree(from, to, /*publish=*/true);
 }
+
+base::Result<std::unique_ptr<base::FileLock>> S3Fs::TryLockFile(const std::string& path) {
+  CKPT_ASSIGN_OR_RETURN(S3Location loc, ParseS3Location(path));
+  return TryTakeS3Lease(*client_, std::move(loc), path, client_->config().lease_ttl_ms);
+}
+
+bool S3Fs::SupportsLocks() const { return true; }
 
 base::Result<std::vector<std::string>> S3Fs::ObjectsUnder(const S3Location& dir) {
   const std::string prefix = FsDirPrefix(dir);

@@ -2,6 +2,7 @@
 // print what they print on the local copy, with s3://<bucket>/ where the local run has a
 // relative path; a missing key and refused credentials are one clear line each.
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <string>
@@ -100,28 +101,50 @@ TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
   }
 }
 
-// The plan is the local one; S3 has no locks, so the report adds that executing it is refused.
+// The plan is the local one: S3 locks are leases, and no engine holds this job's.
 TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
   for (const std::string& rel : {std::string("engine-v1/checkpoints"), std::string(kJobRoot)}) {
     const ToolRun want = RunTool({"prune", "--dry-run", rel}, FixturePath(""));
     const ToolRun got = RunTool({"prune", "--dry-run", Uri(rel)}, FixturePath(""));
     EXPECT_EQ(0, want.exit_code) << want.err;
     EXPECT_EQ(want.exit_code, got.exit_code) << got.err;
-    const std::string note = "note: cannot tell whether job ";
-    const size_t at = got.out.find(note);
-    ASSERT_NE(std::string::npos, at) << got.out;
-    EXPECT_NE(std::string::npos, got.out.find("no file locks; executing this plan is refused", at));
-    const std::string plan = got.out.substr(0, at) + got.out.substr(got.out.find('\n', at) + 1);
+    EXPECT_EQ(std::string::npos, got.out.find("cannot tell whether job")) << got.out;
     EXPECT_EQ(CollapseSpaces(want.out),
-              CollapseSpaces(S3ToolReplaceAll(plan, "s3://" + bucket_ + "/", "")));
+              CollapseSpaces(S3ToolReplaceAll(got.out, "s3://" + bucket_ + "/", "")));
   }
 }
 
-// Executing a prune needs locks that S3 does not have: refused before anything is deleted.
-TEST_F(CkptToolS3Test, PruneYesIsRefusedAndDeletesNothing) {
-  const ToolRun got = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
-  EXPECT_EQ(2, got.exit_code) << got.out << got.err;
+// An unexpired lease on the job's _job.lock (a running engine's) makes prune --yes treat the job
+// as running, as a held flock does locally: nothing in it is deleted and the lease is left
+// alone. Once the lease expired the job is not running: the prune takes the lease while it
+// works and drops it after.
+TEST_F(CkptToolS3Test, PruneYesHonoursAnUnexpiredLease) {
+  const std::string lock_key = std::string(kJobRoot) + "/_job.lock";
+  const int64_t now_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::system_clock::now().time_since_epoch())
+                             .count();
+  const std::string live = "owner=engine-host:42:00000000000000aa\nexpires_ms=" +
+                           std::to_string(now_ms + 600'000) + "\n";
+  ASSERT_TRUE(client_->Put(bucket_, lock_key, live).ok());
+  const ToolRun held = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
+  EXPECT_EQ(0, held.exit_code) << held.out << held.err;
+  EXPECT_NE(std::string::npos, held.out.find("kept: its job is running")) << held.out;
+  EXPECT_NE(std::string::npos, held.out.find("_job.lock is held): nothing in it is deleted"))
+      << held.out;
   EXPECT_TRUE(client_->Head(bucket_, std::string(kChk4) + "/_metadata").ok());
+  base::Result<std::string> still = client_->Get(bucket_, lock_key);
+  ASSERT_TRUE(still.ok()) << still.status().ToString();
+  EXPECT_EQ(*still, live);  // the holder's lease is left alone
+
+  ASSERT_TRUE(client_->Put(bucket_, lock_key,
+                           "owner=engine-host:42:00000000000000aa\nexpires_ms=" +
+                               std::to_string(now_ms - 600'000) + "\n")
+                  .ok());
+  const ToolRun ran = RunTool({"prune", "--yes", Uri(kJobRoot)}, FixturePath(""));
+  EXPECT_EQ(0, ran.exit_code) << ran.out << ran.err;
+  EXPECT_EQ(std::string::npos, ran.out.find("is running")) << ran.out;
+  EXPECT_TRUE(client_->Head(bucket_, std::string(kChk5) + "/_metadata").ok());  // the newest
+  EXPECT_TRUE(client_->Head(bucket_, lock_key).status().IsNotFound());
 }
 
 // relocate reads on S3 and writes the copy to a local directory: a savepoint that shows and

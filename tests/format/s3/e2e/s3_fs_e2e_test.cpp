@@ -153,8 +153,6 @@ TEST_F(S3FsE2eTest, ExclusiveCreateRemoveAndRename) {
   EXPECT_TRUE(fs_->RemoveFile(root_ + "/x/renamed").IsNotFound());
   EXPECT_TRUE(fs_->RemoveDir(root_ + "/x").ok());
   EXPECT_TRUE(fs_->SyncDir(root_ + "/x").ok());
-  EXPECT_FALSE(fs_->SupportsLocks());
-  EXPECT_EQ(fs_->TryLockFile(root_ + "/lock").status().code(), base::StatusCode::kUnimplemented);
   EXPECT_EQ(fs_->HardLink(root_ + "/a", root_ + "/b").code(), base::StatusCode::kUnimplemented);
 }
 

@@ -42,6 +42,9 @@ struct S3Config {
   // Default: 10 s to connect; a transfer slower than 1 byte/s for 60 s is a timeout.
   int64_t connect_timeout_ms = 10'000;
   int64_t stall_timeout_ms = 60'000;
+  // How long a lock (S3Fs::TryLockFile, a lease object) holds without renewal; its holder renews
+  // it every third of that. Default: 30 s.
+  int64_t lease_ttl_ms = 30'000;
 
   // "region us-east-1, endpoint http://127.0.0.1:9000 (path-style), key AKIA…MPLE from
   // environment": what a log or error may say about the configuration. Never a secret.

@@ -17,8 +17,12 @@
 //   waits for _metadata (as every snapshot reader does) sees all of the snapshot or none of it;
 //   one that lists the directory mid-way may see part of it. The objects of a tree are deleted
 //   with batch DeleteObjects, or one DELETE each from the first time the store refuses it.
-// - Rename copies then deletes (not atomic). HardLink is Unimplemented (callers copy). No locks:
-//   SupportsLocks() is false, TryLockFile Unimplemented.
+// - Rename copies then deletes (not atomic). HardLink is Unimplemented (callers copy).
+// - Locks are leases (s3_lease.h): TryLockFile writes a small object at `path` naming its holder
+//   and an expiry config().lease_ttl_ms ahead, renewed while the lock lives and deleted when it
+//   is dropped; FailedPrecondition while another holder's lease is unexpired. A holder killed
+//   without dropping it blocks the key until its expiry passes. It assumes the clocks of the
+//   processes sharing a lock agree to within two thirds of the time to live.
 #pragma once
 
 #include <memory>
@@ -54,6 +58,8 @@ class S3Fs : public base::Fs {
   base::Result<base::FileInfo> Stat(const std::string& path) override;
   base::Status PublishAtomic(const std::string& path, std::string_view bytes) override;
   base::Status PublishDir(const std::string& tmp_dir, const std::string& final_dir) override;
+  base::Result<std::unique_ptr<base::FileLock>> TryLockFile(const std::string& path) override;
+  bool SupportsLocks() const override;
 
  private:
   // Every object under the directory `dir` (recursively): keys relative to it.
