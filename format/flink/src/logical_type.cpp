@@ -56,7 +56,12 @@ std::string Text(const LogicalType& t, bool summary) {
     return std::string(name) + P(t.length);
   };
   auto kind_suffix = [&]() {
-    return summary && !t.kind.empty() && t.kind != "REGULAR" ? " *" + t.kind + "*" : std::string();
+    // TimestampType / LocalZonedTimestampType: a time attribute shows its kind in the summary.
+    const bool timestamp = t.root == LogicalTypeRoot::kTimestampWithoutTimeZone ||
+                           t.root == LogicalTypeRoot::kTimestampWithLocalTimeZone ||
+                           t.root == LogicalTypeRoot::kTimestampWithTimeZone;
+    return summary && timestamp && !t.kind.empty() && t.kind != "REGULAR" ? " *" + t.kind + "*"
+                                                                         : std::string();
   };
   std::string s;
   switch (t.root) {
