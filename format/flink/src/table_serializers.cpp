@@ -20,7 +20,8 @@
 // i64 millis (precision <= 3) or i64 millis + i32 nano of milli; ArrayData / MapData i32 length +
 // BinaryArrayData / BinaryMapData; RawValueData i32 length + the inner serializer's bytes;
 // ExternalSerializer its internal serializer's value; SortedMap i32 n + (key, bool isNull,
-// value); CountWindow i64 id.
+// value); LinkedList i32 n + [null mask, MaskUtils bits] + the non-null elements; CountWindow
+// i64 id.
 #include "table_serializers.h"
 
 #include "builtin_serializers.h"
@@ -36,6 +37,8 @@ using base::Status;
 using TypePtr = std::shared_ptr<const LogicalType>;
 
 constexpr int32_t kCompositeSnapshotMagic = 0x000DE704;
+// LinkedListSerializerSnapshot's `outer` when its lists carry a null mask.
+constexpr const char* kNullMask = "null mask";
 
 enum class Table {
   kNone, kRowData, kBinaryRowData, kStringData, kDecimal, kTimestamp, kArrayData, kMapData,
@@ -144,8 +147,13 @@ base::Status ReadTableSnapshot(DataInput& in, SerializerSnapshot* s,
       CKPT_RETURN_IF_ERROR(table_snapshots::Composite(in, s));
       return read_nested(s);
     case Table::kLinkedList: {
+      // hasNullMask: not before outer version 2, always at 2, its own boolean from 3 on.
       CKPT_RETURN_IF_ERROR(table_snapshots::Composite(in, s));
-      if (s->outer_version >= 3) CKPT_RETURN_IF_ERROR(in.ReadBool().status());
+      bool null_mask = s->outer_version >= 2;
+      if (s->outer_version >= 3) {
+        CKPT_ASSIGN_OR_RETURN(null_mask, in.ReadBool());
+      }
+      if (null_mask) s->outer = table_snapshots::kNullMask;
       return read_nested(s);
     }
     case Table::kSortedMap: {
@@ -215,7 +223,8 @@ bool CanDecodeTable(const SerializerSnapshot& s) {
     case Table::kArrayData:
     case Table::kMapData:
       return s.decoded && s.logical_types.size() == 1;
-    case Table::kExternal: return s.decoded && s.nested.size() == 1 && CanDecode(s.nested[0]);
+    case Table::kExternal:
+    case Table::kLinkedList: return s.decoded && s.nested.size() == 1 && CanDecode(s.nested[0]);
     case Table::kSortedMap:
       return s.decoded && s.nested.size() == 2 && CanDecode(s.nested[0]) && CanDecode(s.nested[1]);
     default: return false;
@@ -330,6 +339,29 @@ base::Status DecodeTableValueJson(const SerializerSnapshot& s, DataInput& in, st
           CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[1], in, json));
         }
         *json += "]";
+      }
+      *json += "]";
+      return base::Status::OK();
+    }
+    case Table::kLinkedList: {
+      // i32 n; with a null mask, MaskUtils.writeMask (n bits, most significant first, set = null);
+      // the non-null elements.
+      CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("linked list size", 0));
+      std::string_view mask;
+      if (s.outer == table_snapshots::kNullMask) {
+        CKPT_ASSIGN_OR_RETURN(mask, in.ReadBytes((uint64_t{n} + 7) / 8));
+      } else if (n > in.remaining()) {
+        return in.Error("linked list size " + std::to_string(n) + " cannot fit in the " +
+                        std::to_string(in.remaining()) + " bytes left");
+      }
+      *json += "[";
+      for (uint32_t i = 0; i < n; ++i) {
+        if (i) *json += ",";
+        if (!mask.empty() && ((static_cast<uint8_t>(mask[i / 8]) >> (7 - i % 8)) & 1)) {
+          *json += "null";
+          continue;
+        }
+        CKPT_RETURN_IF_ERROR(DecodeValueJson(s.nested[0], in, json));
       }
       *json += "]";
       return base::Status::OK();

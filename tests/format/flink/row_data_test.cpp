@@ -150,6 +150,8 @@ TEST(FlinkRowDataTest, TruncatedAndFlippedBytesNameTheOffset) {
 
 // ---- standalone table serializers ----------------------------------------------------------
 
+std::string RdStateWithValueSerializer(const std::string& snapshot);
+
 SerializerSnapshot RdSnap(const std::string& cls, std::vector<TypePtr> types) {
   SerializerSnapshot s;
   s.class_name = "org.apache.flink.table.runtime.typeutils." + cls;
@@ -192,6 +194,35 @@ TEST(FlinkRowDataTest, StandaloneTableSerializers) {
   // 2^64 = 18446744073709551616 as BigInteger bytes 01 00 .. 00 (9 bytes), scale 3.
   EXPECT_EQ(RdDecode(dec, I32(9) + "\x01" + std::string(8, '\0')), "18446744073709551.616");
   EXPECT_EQ(RdDecode(dec, I32(9)), "Corruption: value.bin: at byte 0: length 9 exceeds the 0 bytes left");
+}
+
+TEST(FlinkRowDataTest, LinkedListsWithAndWithoutANullMask) {
+  // LinkedListSerializerSnapshot, outer version 3: boolean hasNullMask; one LongSerializer.
+  const std::string longs =
+      Utf("org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot") + I32(3);
+  auto snapshot = [&](bool mask) {
+    return RdStateWithValueSerializer(
+        Utf("org.apache.flink.table.runtime.typeutils.LinkedListSerializer$"
+            "LinkedListSerializerSnapshot") +
+        I32(3) + I32(0x000DE704) + I32(3) + std::string(1, mask ? '\1' : '\0') + I32(0x001457FD) +
+        I32(1) + I32(1) + longs);
+  };
+  for (bool mask : {true, false}) {
+    const std::string bytes = snapshot(mask);
+    DataInput in(bytes, "meta.bin");
+    ASSERT_OK_AND_ASSIGN(StateMetaInfo st, ReadStateMetaInfo(in, bytes, 0));
+    const SerializerSnapshot& list = *st.Serializer("VALUE_SERIALIZER");
+    ASSERT_TRUE(CanDecode(list));
+    if (mask) {
+      // Three elements, the second null: mask 0b010 most significant bit first = 0x40.
+      EXPECT_EQ(RdDecode(list, I32(3) + "\x40" + I64(7) + I64(9)), "[7,null,9]");
+    } else {
+      EXPECT_EQ(RdDecode(list, I32(2) + I64(7) + I64(9)), "[7,9]");
+      EXPECT_EQ(RdDecode(list, I32(1000) + I64(7)),
+                "Corruption: value.bin: at byte 4: linked list size 1000 cannot fit in the 8 "
+                "bytes left");
+    }
+  }
 }
 
 // ---- snapshot grammars -------------------------------------------------------------------
