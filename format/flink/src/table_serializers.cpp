@@ -21,7 +21,7 @@
 // BinaryArrayData / BinaryMapData; RawValueData i32 length + the inner serializer's bytes;
 // ExternalSerializer its internal serializer's value; SortedMap i32 n + (key, bool isNull,
 // value); LinkedList i32 n + [null mask, MaskUtils bits] + the non-null elements; CountWindow
-// i64 id.
+// i64 id; NullSerializer one byte.
 #include "table_serializers.h"
 
 #include "builtin_serializers.h"
@@ -217,6 +217,7 @@ bool CanDecodeTable(const SerializerSnapshot& s) {
     case Table::kStringData:
     case Table::kRawValue:
     case Table::kCountWindow:
+    case Table::kNullSer:
       return s.decoded;
     case Table::kDecimal:
     case Table::kTimestamp:
@@ -366,6 +367,10 @@ base::Status DecodeTableValueJson(const SerializerSnapshot& s, DataInput& in, st
       *json += "]";
       return base::Status::OK();
     }
+    case Table::kNullSer:  // one byte (0), read and ignored
+      CKPT_RETURN_IF_ERROR(in.ReadU8().status());
+      *json += "null";
+      return base::Status::OK();
     case Table::kCountWindow: {
       CKPT_ASSIGN_OR_RETURN(int64_t id, in.ReadI64());
       *json += "{\"id\":" + std::to_string(id) + "}";

@@ -189,6 +189,11 @@ TEST(FlinkRowDataTest, StandaloneTableSerializers) {
   EXPECT_EQ(RdDecode(ts6, I64(0) + I32(1000000)),
             "Corruption: value.bin: at byte 8: nano of millisecond 1000000 out of range");
 
+  const SerializerSnapshot null_ser = RdSnap("NullSerializer$NullSerializerSnapshot", {});
+  EXPECT_EQ(RdDecode(null_ser, std::string(1, '\0')), "null");
+  const SerializerSnapshot count = RdSnap("CountWindow$Serializer$CountWindowSerializerSnapshot", {});
+  EXPECT_EQ(RdDecode(count, I64(17)), R"({"id":17})");
+
   const SerializerSnapshot dec = RdSnap("DecimalDataSerializer$DecimalSerializerSnapshot",
                                       {RdT(R::kDecimal, 25, 3)});
   // 2^64 = 18446744073709551616 as BigInteger bytes 01 00 .. 00 (9 bytes), scale 3.
