@@ -97,7 +97,10 @@ std::string Text(const LogicalType& t, bool summary) {
     case LogicalTypeRoot::kRow:
     case LogicalTypeRoot::kStructuredType: {
       if (t.root == LogicalTypeRoot::kStructuredType) {
-        s = summary ? t.class_name : EscapeIdentifier(t.class_name);
+        // StructuredType: a registered one prints its identifier; an inline one "*class*" (no
+        // nullability: Flink's asSummaryString; it has no serializable form).
+        if (t.kind == "ANONYMOUS") return "*" + t.class_name + "*";
+        s = t.class_name;
         break;
       }
       s = "ROW<";
@@ -110,9 +113,7 @@ std::string Text(const LogicalType& t, bool summary) {
       s += ">";
       break;
     }
-    case LogicalTypeRoot::kDistinctType:
-      s = summary ? t.class_name : EscapeIdentifier(t.class_name);
-      break;
+    case LogicalTypeRoot::kDistinctType: s = t.class_name; break;
     case LogicalTypeRoot::kNull: s = "NULL"; break;
     case LogicalTypeRoot::kRaw: s = "RAW(" + EscapeLiteral(t.class_name) + ", ?)"; break;
     case LogicalTypeRoot::kSymbol: s = "SYMBOL(" + EscapeLiteral(t.class_name) + ")"; break;

@@ -93,8 +93,8 @@ Result<TypePtr> TypeField(const JavaValue& v, const char* name, int depth) {
   return FromJava(*f, depth + 1);
 }
 
-// ObjectIdentifier.asSummaryString: catalog.database.object (the catalog and database may be
-// null for an inline type).
+// ObjectIdentifier.asSerializableString: `catalog`.`database`.`object`, each part escaped (the
+// catalog and database are absent for an inline identifier). "" if the type has none.
 std::string Identifier(const JavaValue& v) {
   const JavaValue* id = v.Field("objectIdentifier");
   if (id == nullptr || id->kind != JavaValue::Kind::kObject) return "";
@@ -103,7 +103,12 @@ std::string Identifier(const JavaValue& v) {
     const std::string p = StringField(*id, part);
     if (p.empty()) continue;
     if (!s.empty()) s += ".";
-    s += p;
+    s += "`";
+    for (char c : p) {
+      s += c;
+      if (c == '`') s += '`';
+    }
+    s += "`";
   }
   return s;
 }
@@ -241,7 +246,11 @@ Result<TypePtr> FromJava(const JavaValue& v, int depth) {
       t->class_name = Identifier(v);
       if (t->class_name.empty()) {
         const JavaValue* impl = v.Field("implementationClass");
-        if (impl != nullptr) t->class_name = impl->class_name();
+        if (impl == nullptr || impl->kind != JavaValue::Kind::kClass) {
+          return Bad(v, "structured type with neither identifier nor implementation class");
+        }
+        t->class_name = impl->class_name();
+        t->kind = "ANONYMOUS";
       }
       CKPT_ASSIGN_OR_RETURN(t->fields, Fields(v, "attributes", depth));
       break;

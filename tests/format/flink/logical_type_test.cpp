@@ -95,6 +95,14 @@ TEST(FlinkLogicalTypeTest, CompositeTypesPrintTheirChildren) {
   EXPECT_EQ(row->SummaryString(), "ROW<`a` INT NOT NULL, `we``ird` STRING 'it''s'>");
   EXPECT_EQ(row->SerializableString(),
             "ROW<`a` INT NOT NULL, `we``ird` VARCHAR(2147483647) 'it''s'>");
+  auto structured = std::make_shared<LogicalType>(*T(R::kStructuredType, false));
+  structured->class_name = "com.example.User";
+  structured->kind = "ANONYMOUS";
+  EXPECT_EQ(structured->SummaryString(), "*com.example.User*");
+  auto distinct = std::make_shared<LogicalType>(*T(R::kDistinctType, false));
+  distinct->class_name = "`cat`.`db`.`Money`";
+  distinct->children = {T(R::kDecimal, true, 0, 10, 2)};
+  EXPECT_EQ(distinct->SummaryString(), "`cat`.`db`.`Money` NOT NULL");
   auto raw = std::make_shared<LogicalType>(*T(R::kRaw));
   raw->class_name = "java.time.Duration";
   EXPECT_EQ(raw->SummaryString(), "RAW('java.time.Duration', ?)");

@@ -41,12 +41,14 @@ struct LogicalType {
   int32_t precision = 0;  // DECIMAL, TIME, TIMESTAMP*, INTERVAL (year / day precision)
   int32_t scale = 0;      // DECIMAL; INTERVAL DAY TO SECOND: the fractional precision
   // TIMESTAMP kinds: "REGULAR", "ROWTIME", "PROCTIME"; INTERVAL: the resolution constant
-  // ("YEAR_TO_MONTH", "DAY_TO_SECOND", ...).
+  // ("YEAR_TO_MONTH", "DAY_TO_SECOND", ...); STRUCTURED: "ANONYMOUS" for an inline type (known by
+  // its implementation class only).
   std::string kind;
   std::vector<std::shared_ptr<const LogicalType>> children;  // ARRAY/MULTISET elem, MAP key+value, DISTINCT source
   std::vector<Field> fields;                                 // ROW, STRUCTURED
-  // RAW: the class; STRUCTURED/DISTINCT: the object identifier (catalog.database.object) or, for
-  // an anonymous structured type, the implementation class; SYMBOL: the enum class.
+  // RAW: the class; STRUCTURED/DISTINCT: the object identifier as Flink serializes it
+  // (`catalog`.`database`.`object`) or, for an anonymous structured type, the implementation
+  // class; SYMBOL: the enum class.
   std::string class_name;
 
   // "INT NOT NULL", "STRING", "DECIMAL(10, 2)", "TIMESTAMP(3) *ROWTIME*", "TIMESTAMP_LTZ(3)",
