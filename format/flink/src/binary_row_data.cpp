@@ -133,9 +133,14 @@ Status ValueJson(const LogicalType& type0, const Segment& seg, uint64_t at, int 
     case LogicalTypeRoot::kFloat: AppendFloating(seg.Load<float>(at), json); return Status::OK();
     case LogicalTypeRoot::kDouble: AppendFloating(seg.Load<double>(at), json); return Status::OK();
     case LogicalTypeRoot::kDate: base::AppendJsonQuoted(FormatDate(seg.Load<int32_t>(at)), json); return Status::OK();
-    case LogicalTypeRoot::kTimeWithoutTimeZone:
-      base::AppendJsonQuoted(FormatTime(seg.Load<int32_t>(at), t.precision), json);
+    case LogicalTypeRoot::kTimeWithoutTimeZone: {
+      const int32_t millis = seg.Load<int32_t>(at);
+      if (millis < 0 || millis >= 86400000) {
+        return seg.Error(at, "TIME value " + std::to_string(millis) + " ms is not a time of day");
+      }
+      base::AppendJsonQuoted(FormatTime(millis, t.precision), json);
       return Status::OK();
+    }
     case LogicalTypeRoot::kTimestampWithoutTimeZone:
     case LogicalTypeRoot::kTimestampWithLocalTimeZone: {
       const std::string zone = t.root == LogicalTypeRoot::kTimestampWithLocalTimeZone ? "Z" : "";

@@ -142,6 +142,9 @@ TEST(FlinkRowDataTest, TruncatedAndFlippedBytesNameTheOffset) {
   flipped[0] = 9;  // not a RowKind
   EXPECT_EQ(RdRowJson(types, flipped, 100),
             "Corruption: row.bin: at byte 100: row kind byte 9 is not a RowKind");
+  const std::string time = RdHeader(0, 1, {}) + RdSlot(86400000, 4);
+  EXPECT_EQ(RdRowJson({RdT(R::kTimeWithoutTimeZone)}, time, 100),
+            "Corruption: row.bin: at byte 108: TIME value 86400000 ms is not a time of day");
   flipped = good;
   flipped[23] = static_cast<char>(0x8F);  // inline mark with length 15
   EXPECT_EQ(RdRowJson(types, flipped, 100),
