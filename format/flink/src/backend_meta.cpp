@@ -3,6 +3,7 @@
 #include "ckpt/flink/backend_meta.h"
 
 #include "ckpt/flink/data_input.h"
+#include "table_serializers.h"
 
 namespace ckpt::flink {
 namespace {
@@ -84,6 +85,12 @@ class MetaReader {
     CKPT_ASSIGN_OR_RETURN(s.class_name, in_.ReadUtf());
     CKPT_ASSIGN_OR_RETURN(s.version, in_.ReadI32());
     if (IsEmptySnapshot(s.class_name)) {
+      --depth_;
+      return s;
+    }
+    if (internal::IsTableSnapshot(s.class_name)) {  // before the suffix tests below
+      CKPT_RETURN_IF_ERROR(internal::ReadTableSnapshot(
+          in_, &s, [this](SerializerSnapshot* o) { return Nested(o); }));
       --depth_;
       return s;
     }
@@ -260,6 +267,7 @@ base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::stri
 }  // namespace
 
 std::string SerializerSnapshot::DisplayName() const {
+  if (internal::IsTableSerializer(*this)) return internal::TableDisplayName(*this);
   std::string n = class_name;
   const size_t dot = n.find_last_of('.');
   if (dot != std::string::npos) n = n.substr(dot + 1);

@@ -3,10 +3,13 @@
 
 #include <string>
 
+#include "table_serializers.h"
+
 namespace ckpt::flink::internal {
 
 SerializerKind SerializerKindOf(const SerializerSnapshot& s) {
   const std::string& c = s.class_name;
+  if (IsTableSerializer(s)) return SerializerKind::kTable;
   if (c.ends_with("base.LongSerializer$LongSerializerSnapshot")) return SerializerKind::kLong;
   if (c.ends_with("base.IntSerializer$IntSerializerSnapshot")) return SerializerKind::kInt;
   if (c.ends_with("base.ShortSerializer$ShortSerializerSnapshot")) return SerializerKind::kShort;

@@ -11,6 +11,7 @@
 
 #include "builtin_serializers.h"
 #include "ckpt/base/json_quote.h"
+#include "table_serializers.h"
 
 namespace ckpt::flink {
 namespace {
@@ -50,6 +51,7 @@ void AppendCodeUnitUtf8(uint32_t c, std::string* out) {
 bool CanDecode(const SerializerSnapshot& s) {
   const SerializerKind k = SerializerKindOf(s);
   if (k == SerializerKind::kUnknown) return false;
+  if (k == SerializerKind::kTable) return internal::CanDecodeTable(s);
   for (const auto& n : s.nested) {
     if (!CanDecode(n)) return false;
   }
@@ -271,6 +273,8 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "}";
       return Status::OK();
     }
+    case SerializerKind::kTable:
+      return internal::DecodeTableValueJson(s, in, json);
     case SerializerKind::kUnknown:
       break;
   }

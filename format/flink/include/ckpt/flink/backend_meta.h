@@ -14,6 +14,8 @@
 
 namespace ckpt::flink {
 
+struct LogicalType;
+
 // A TypeSerializerSnapshot as written by TypeSerializerSnapshotSerializationUtil: its class and
 // version, and the nested snapshots of composite serializers (tuple fields, list element, map
 // key and value, TTL wrapper, ...). `decoded` is false when the class's own bytes are not
@@ -33,6 +35,9 @@ struct SerializerSnapshot {
   // instances are serialized by other serializers).
   std::vector<std::string> field_names = {};
   int32_t pojo_subclasses = 0;
+  // Table runtime serializers (logical_type.h): RowDataSerializer's field types; the data type of
+  // ExternalSerializer, DecimalData, TimestampData, ArrayData and MapData serializers.
+  std::vector<std::shared_ptr<const LogicalType>> logical_types = {};
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;
