@@ -3,6 +3,8 @@
 
 #include <string>
 
+#include "extra_serializers.h"
+
 namespace ckpt::flink::internal {
 
 SerializerKind SerializerKindOf(const SerializerSnapshot& s) {
@@ -36,7 +38,7 @@ SerializerKind SerializerKindOf(const SerializerSnapshot& s) {
       s.field_names.size() == s.nested.size()) {
     return SerializerKind::kPojo;
   }
-  return SerializerKind::kUnknown;
+  return ExtraSerializerKind(s);
 }
 
 base::Result<uint32_t> ReadStringValueVarint(DataInput& in, const char* what) {

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "builtin_serializers.h"
+#include "extra_serializers.h"
 #include "ckpt/base/json_quote.h"
 
 namespace ckpt::flink {
@@ -271,6 +272,10 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
       *json += "}";
       return Status::OK();
     }
+    case SerializerKind::kStreamElement:
+    case SerializerKind::kJava:
+    case SerializerKind::kAvro:
+      return internal::DecodeExtraValueJson(s, in, json);
     case SerializerKind::kUnknown:
       break;
   }

@@ -149,7 +149,12 @@ class FlinkDumper {
     if (h.states.empty()) return Status::OK();
     const std::string file = StreamName(md_, h.delegate);
     CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, h.delegate));
-    CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta, flink::ReadOperatorBackendMeta(bytes, file));
+    // The meta information ends where the first state entry starts: that bounds an unknown
+    // serializer snapshot of its last state.
+    std::vector<int64_t> entry_offsets;
+    for (const auto& e : h.states) entry_offsets.insert(entry_offsets.end(), e.offsets.begin(), e.offsets.end());
+    CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta,
+                          flink::ReadOperatorBackendMeta(flink::StreamMetaBytes(bytes, entry_offsets), file));
     // Snapshot compression (proxy v6, compressed): each state is its own Snappy-framed stream
     // (DefaultOperatorStateBackendSnapshotStrategy opens one per state) and every entry offset is
     // a chunk boundary (CompressibleFSDataOutputStream flushes the compressor before it reports a
@@ -252,7 +257,8 @@ class FlinkDumper {
                                 " bytes, the handle records " + std::to_string(kg.delegate.size) +
                                 " (truncated key-group stream)");
     }
-    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, flink::ReadKeyedBackendMeta(bytes, file));
+    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta,
+                          flink::ReadKeyedBackendMeta(flink::StreamMetaBytes(bytes, kg.offsets), file));
     // A key group's section ends where the next one starts (or at the stream's end).
     std::set<uint64_t> starts;
     for (int64_t off : kg.offsets) {
