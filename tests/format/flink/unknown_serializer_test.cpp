@@ -180,9 +180,9 @@ TEST(FlinkUnknownSerializerTest, OperatorStatesAroundAUserSerializer) {
 TEST(FlinkUnknownSerializerTest, RenamedSerializerInARealSavepoint) {
   const std::string rel =
       "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint/82c5b6d4-4e5a-42c3-8fe0-070dcc8a702c";
-  auto read = base::ReadFileToString(base::Fs::Default(), testing::FixturePath(rel));
-  ASSERT_OK(read);
-  std::string bytes = *read;
+  auto file = base::ReadFileToString(base::Fs::Default(), testing::FixturePath(rel));
+  ASSERT_OK(file);
+  std::string bytes = *file;
   const size_t meta_end = 0x1f9;  // the first key group's offset
   const std::string meta_text = bytes.substr(0, meta_end);
   const size_t value = meta_text.rfind(kLong);
