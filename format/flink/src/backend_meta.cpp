@@ -5,6 +5,7 @@
 #include "ckpt/flink/data_input.h"
 #include "extra_serializers.h"
 #include "meta_resync.h"
+#include "old_meta.h"
 
 namespace ckpt::flink {
 namespace {
@@ -313,11 +314,16 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
   DataInput in(bytes, file, base_offset);
   KeyedBackendMeta meta;
   CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version >= 3 && meta.version < 6) {  // Flink 1.4-1.6: old_meta.h
+    CKPT_RETURN_IF_ERROR(internal::ReadLegacyKeyedBackendMeta(in, meta.version, &meta));
+    meta.size_bytes = in.offset() - base_offset;
+    return meta;
+  }
   if (meta.version < 6) {
     return Status::Unimplemented(file + ": at byte " + std::to_string(base_offset) +
                                  ": keyed backend meta information version " +
                                  std::to_string(meta.version) +
-                                 " (Flink before 1.8) is not decoded");
+                                 " (Flink before 1.4) is not decoded");
   }
   if (meta.version > 6) {
     return in.Error(base_offset, "unknown keyed backend meta information version " +

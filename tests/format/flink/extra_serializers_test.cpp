@@ -22,9 +22,9 @@ using java_bytes::I32;
 using java_bytes::I64;
 using java_bytes::Utf;
 
-std::string Byte(uint8_t b) { return std::string(1, static_cast<char>(b)); }
+std::string XByte(uint8_t b) { return std::string(1, static_cast<char>(b)); }
 
-const char kLong[] = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
+const char kExtraLong[] = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 const char kStreamElement[] =
     "org.apache.flink.streaming.runtime.streamrecord.StreamElementSerializer$StreamElementSerializerSnapshot";
 const char kKryo[] = "org.apache.flink.api.java.typeutils.runtime.kryo.KryoSerializerSnapshot";
@@ -40,7 +40,7 @@ std::string OperatorMeta(const std::string& snapshot) {
     return Utf(name) + I32(1) + I32(1) + Utf("OPERATOR_STATE_DISTRIBUTION_MODE") + Utf("SPLIT_DISTRIBUTE") + I32(1) +
            Utf("VALUE_SERIALIZER") + I32(2) + snap;
   };
-  return I32(6) + Byte(0) + I16(2) + state("queue", snapshot) + state("after", Utf(kLong) + I32(3)) + I16(0);
+  return I32(6) + XByte(0) + I16(2) + state("queue", snapshot) + state("after", Utf(kExtraLong) + I32(3)) + I16(0);
 }
 
 base::Result<SerializerSnapshot> ValueSerializerOf(const std::string& snapshot) {
@@ -64,24 +64,24 @@ base::Result<std::string> Decode(const SerializerSnapshot& s, const std::string&
 // snapshots' delegate: magic, version, count, each nested snapshot (class, version, bytes).
 std::string StreamElementSnapshot() {
   return Utf(kStreamElement) + I32(2) + I32(0x000DE704) + I32(2) + I32(0x001457FD) + I32(1) + I32(1) +
-         Utf(kLong) + I32(3);
+         Utf(kExtraLong) + I32(3);
 }
 
 TEST(FlinkStreamElementTest, RecordsWatermarksAndMarkersByTag) {
   ASSERT_OK_AND_ASSIGN(SerializerSnapshot s, ValueSerializerOf(StreamElementSnapshot()));
   EXPECT_EQ(s.DisplayName(), "StreamElementSerializer<LongSerializer>");
   ASSERT_TRUE(CanDecode(s));
-  EXPECT_EQ(*Decode(s, Byte(0) + I64(1700) + I64(42)), "{\"record\":42,\"timestamp\":1700}");
-  EXPECT_EQ(*Decode(s, Byte(1) + I64(-5)), "{\"record\":-5}");
-  EXPECT_EQ(*Decode(s, Byte(2) + I64(999)), "{\"watermark\":999}");
-  EXPECT_EQ(*Decode(s, Byte(3) + I64(10) + I64(0x22) + I64(0x11) + I32(3)),
+  EXPECT_EQ(*Decode(s, XByte(0) + I64(1700) + I64(42)), "{\"record\":42,\"timestamp\":1700}");
+  EXPECT_EQ(*Decode(s, XByte(1) + I64(-5)), "{\"record\":-5}");
+  EXPECT_EQ(*Decode(s, XByte(2) + I64(999)), "{\"watermark\":999}");
+  EXPECT_EQ(*Decode(s, XByte(3) + I64(10) + I64(0x22) + I64(0x11) + I32(3)),
             "{\"latency_marker\":{\"marked_time\":10,\"operator_id\":"
             "\"00000000000000110000000000000022\",\"subtask\":3}}");
-  EXPECT_EQ(*Decode(s, Byte(4) + I32(-1)), "{\"watermark_status\":\"IDLE\"}");
-  EXPECT_EQ(*Decode(s, Byte(5) + Byte(1)), "{\"record_attributes\":{\"backlog\":true}}");
-  EXPECT_EQ(*Decode(s, Byte(6) + I32(2) + I64(77)), "{\"watermark\":77,\"subpartition\":2}");
-  ASSERT_STATUS(Decode(s, Byte(9)), kCorruption, "value: at byte 100: stream element tag 9");
-  ASSERT_STATUS(Decode(s, Byte(0) + I64(1)), kCorruption, "value: at byte 109");  // value cut
+  EXPECT_EQ(*Decode(s, XByte(4) + I32(-1)), "{\"watermark_status\":\"IDLE\"}");
+  EXPECT_EQ(*Decode(s, XByte(5) + XByte(1)), "{\"record_attributes\":{\"backlog\":true}}");
+  EXPECT_EQ(*Decode(s, XByte(6) + I32(2) + I64(77)), "{\"watermark\":77,\"subpartition\":2}");
+  ASSERT_STATUS(Decode(s, XByte(9)), kCorruption, "value: at byte 100: stream element tag 9");
+  ASSERT_STATUS(Decode(s, XByte(0) + I64(1)), kCorruption, "value: at byte 109");  // value cut
 }
 
 TEST(FlinkKryoSnapshotTest, TypeClassAndRegistrationsAreReadThroughTheirFrames) {
@@ -90,10 +90,10 @@ TEST(FlinkKryoSnapshotTest, TypeClassAndRegistrationsAreReadThroughTheirFrames) 
   const std::string registration = Utf("com.example.Event") + I32(0);
   const std::string snapshot = Utf(kKryo) + I32(2) + Utf("com.example.Event") +          //
                                I64(kOptionalMapHeader) + I32(1) + Utf("com.example.Event") +  //
-                               Byte(1) + Frame(Utf("com.example.Event")) + Byte(1) + Frame(registration) +
+                               XByte(1) + Frame(Utf("com.example.Event")) + XByte(1) + Frame(registration) +
                                I64(kOptionalMapHeader) + I32(0) +  //
-                               I64(kOptionalMapHeader) + I32(1) + Utf("java.util.UUID") + Byte(1) +
-                               Frame(Utf("java.util.UUID")) + Byte(0);
+                               I64(kOptionalMapHeader) + I32(1) + Utf("java.util.UUID") + XByte(1) +
+                               Frame(Utf("java.util.UUID")) + XByte(0);
   ASSERT_OK_AND_ASSIGN(SerializerSnapshot s, ValueSerializerOf(snapshot));
   EXPECT_TRUE(s.decoded);
   EXPECT_EQ(s.outer, "com.example.Event");
@@ -139,15 +139,15 @@ std::string ZigZag(int64_t v) {
   uint64_t z = (static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63);
   std::string out;
   while (z >= 0x80) {
-    out += Byte(static_cast<uint8_t>(z | 0x80));
+    out += XByte(static_cast<uint8_t>(z | 0x80));
     z >>= 7;
   }
-  return out + Byte(static_cast<uint8_t>(z));
+  return out + XByte(static_cast<uint8_t>(z));
 }
 std::string AvroStr(const std::string& s) { return ZigZag(static_cast<int64_t>(s.size())) + s; }
 
 std::string ReadingDatum(bool with_next) {
-  std::string d = ZigZag(-300) + ZigZag(150) + Byte(1) +
+  std::string d = ZigZag(-300) + ZigZag(150) + XByte(1) +
                   std::string("\x00\x00\xc0\x3f", 4) +                  // 1.5f little-endian
                   std::string("\x00\x00\x00\x00\x00\x00\x04\xc0", 8) +  // -2.5
                   AvroStr(std::string("\x01\xff", 2)) + ZigZag(1) + AvroStr("hi") + ZigZag(1) +
@@ -188,7 +188,7 @@ TEST(FlinkAvroTest, DamagedDatumsNameTheOffset) {
   ASSERT_STATUS(Decode(s, flipped), kCorruption,
                 "value: at byte " + std::to_string(100 + union_at) + ": Avro union branch 7 of 2");
   // A string length beyond the bytes left.
-  ASSERT_STATUS(Decode(s, ZigZag(1) + ZigZag(1) + Byte(1) + std::string(12, '\0') + ZigZag(1000)), kCorruption,
+  ASSERT_STATUS(Decode(s, ZigZag(1) + ZigZag(1) + XByte(1) + std::string(12, '\0') + ZigZag(1000)), kCorruption,
                 "value: at byte 115: Avro bytes length 1000 exceeds");
 }
 

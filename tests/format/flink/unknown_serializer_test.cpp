@@ -28,7 +28,7 @@ using java_bytes::Utf;
 const char kLong[] = "org.apache.flink.api.common.typeutils.base.LongSerializer$LongSerializerSnapshot";
 const char kString[] =
     "org.apache.flink.api.common.typeutils.base.StringSerializer$StringSerializerSnapshot";
-const char kVoid[] =
+const char kUnkVoid[] =
     "org.apache.flink.runtime.state.VoidNamespaceSerializer$VoidNamespaceSerializerSnapshot";
 const char kMine[] = "com.example.MySerializer$Snapshot";
 const char kOther[] = "com.example.OtherSerializer$Snapshot";
@@ -52,11 +52,11 @@ std::string State(const std::string& name, const std::string& kind,
 // the very last snapshot of the meta information.
 std::string KeyedMeta(const std::string& key_serializer) {
   return I32(6) + std::string(1, '\0') + key_serializer + I16(3) +
-         State("counts", "VALUE", {{"NAMESPACE_SERIALIZER", Snap(kVoid)}, {"VALUE_SERIALIZER", Snap(kLong)}}) +
+         State("counts", "VALUE", {{"NAMESPACE_SERIALIZER", Snap(kUnkVoid)}, {"VALUE_SERIALIZER", Snap(kLong)}}) +
          State("mine", "VALUE",
-               {{"VALUE_SERIALIZER", Snap(kMine, UserContent(), 1)}, {"NAMESPACE_SERIALIZER", Snap(kVoid)}}) +
+               {{"VALUE_SERIALIZER", Snap(kMine, UserContent(), 1)}, {"NAMESPACE_SERIALIZER", Snap(kUnkVoid)}}) +
          State("last", "VALUE",
-               {{"NAMESPACE_SERIALIZER", Snap(kVoid)}, {"VALUE_SERIALIZER", Snap(kOther, UserContent(), 2)}});
+               {{"NAMESPACE_SERIALIZER", Snap(kUnkVoid)}, {"VALUE_SERIALIZER", Snap(kOther, UserContent(), 2)}});
 }
 
 TEST(FlinkUnknownSerializerTest, ListsEveryStateAroundUserSerializers) {
@@ -130,7 +130,7 @@ TEST(FlinkUnknownSerializerTest, OtherStatesStillDumpWithTheirValues) {
 TEST(FlinkUnknownSerializerTest, UnboundedLastSnapshotNamesClassStateAndOffset) {
   // A changelog METADATA change goes on after the state: the last serializer cannot be bounded.
   const std::string state =
-      State("last", "VALUE", {{"NAMESPACE_SERIALIZER", Snap(kVoid)}, {"VALUE_SERIALIZER", Snap(kOther, UserContent())}});
+      State("last", "VALUE", {{"NAMESPACE_SERIALIZER", Snap(kUnkVoid)}, {"VALUE_SERIALIZER", Snap(kOther, UserContent())}});
   DataInput in(state, "change");
   const auto st = ReadStateMetaInfo(in, state, 0);
   ASSERT_STATUS(st, kUnimplemented, kOther);

@@ -35,9 +35,11 @@ using Tag = flink::KeyedHandle::Tag;
 std::string OpaqueNote(const SerializerSnapshot* s) {
   if (s == nullptr) return "";
   if (s->class_name.find("kryo.Kryo") != std::string::npos) {
-    return "Kryo: the bytes depend on the job's Kryo registrations and classes (class ids, field "
+    return "Kryo" + (s->outer.empty() ? std::string() : " (" + s->outer + ")") +
+           ": the bytes depend on the job's Kryo registrations and classes (class ids, field "
            "order), which the snapshot does not hold";
   }
+  if (!s->decoded) return "serializer snapshot not understood (a user's own serializer)";
   if (s->class_name.find("PojoSerializerSnapshot") != std::string::npos) {
     return "Pojo with a field whose serializer is not built in";
   }
