@@ -39,7 +39,7 @@ std::string OpaqueNote(const SerializerSnapshot* s) {
            ": the bytes depend on the job's Kryo registrations and classes (class ids, field "
            "order), which the snapshot does not hold";
   }
-  if (!s->decoded) return "serializer snapshot not understood (a user's own serializer)";
+  if (!s->decoded) return "serializer snapshot not understood by this reader; the bytes as written";
   if (s->class_name.find("PojoSerializerSnapshot") != std::string::npos) {
     return "Pojo with a field whose serializer is not built in";
   }
