@@ -3,6 +3,7 @@
 #include "ckpt/flink/backend_meta.h"
 
 #include "ckpt/flink/data_input.h"
+#include "cep_serializers.h"
 #include "extra_serializers.h"
 #include "meta_resync.h"
 #include "old_meta.h"
@@ -58,7 +59,8 @@ Outer CompositeOuter(const std::string& c) {
       c.ends_with("TimerSerializerSnapshot") || c.ends_with("EitherSerializerSnapshot") ||
       c.ends_with("NullableSerializerSnapshot") || c.ends_with("RowSerializerSnapshot") ||
       c.ends_with("OptionalSerializerSnapshot") || c.ends_with("ValueWithTsSerializerSnapshot") ||
-      c.ends_with("StreamElementSerializer$StreamElementSerializerSnapshot")) {
+      c.ends_with("StreamElementSerializer$StreamElementSerializerSnapshot") ||
+      internal::IsCepComposite(c)) {
     return Outer::kNone;
   }
   return Outer::kUnknown;
@@ -104,6 +106,11 @@ class MetaReader {
         return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
       }
       CKPT_ASSIGN_OR_RETURN(s.outer_version, in_.ReadI32());  // outer snapshot version
+      if (!internal::CepOuterVersionKnown(s.class_name, s.outer_version)) {
+        s.decoded = false;  // outer bytes of a version this reader does not know: resynchronised
+        --depth_;
+        return s;
+      }
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }

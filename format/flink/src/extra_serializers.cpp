@@ -13,6 +13,7 @@
 #include "extra_serializers.h"
 
 #include "avro_decoder.h"
+#include "cep_serializers.h"
 #include "ckpt/base/json_quote.h"
 #include "ckpt/flink/java_serialization.h"
 #include "ckpt/flink/value_decoder.h"
@@ -110,6 +111,7 @@ Status StreamElement(const SerializerSnapshot& s, DataInput& in, std::string* js
 }  // namespace
 
 base::Result<bool> ReadExtraSnapshot(DataInput& in, SerializerSnapshot* s) {
+  if (IsCepSimple(s->class_name)) return true;  // EventId, DeweyNumber: nothing of their own
   if (IsKryo(s->class_name)) {
     CKPT_ASSIGN_OR_RETURN(s->outer, in.ReadUtf());
     CKPT_RETURN_IF_ERROR(SkipOptionalMaps(in, 3, s->class_name + " of " + s->outer));
@@ -137,6 +139,7 @@ SerializerKind ExtraSerializerKind(const SerializerSnapshot& s) {
   }
   if (c.ends_with("JavaSerializer$JavaSerializerSnapshot")) return SerializerKind::kJava;
   if (IsAvro(c) && !s.schema.empty() && CachedAvroSchema(s.schema).ok()) return SerializerKind::kAvro;
+  if (IsCepDecodable(s)) return SerializerKind::kCep;
   return SerializerKind::kUnknown;
 }
 
@@ -157,6 +160,8 @@ Status DecodeExtraValueJson(const SerializerSnapshot& s, DataInput& in, std::str
       }
       return DecodeAvroJson((*schema)->root(), in, json);
     }
+    case SerializerKind::kCep:
+      return DecodeCepValueJson(s, in, json);
     default:
       return in.Error("serializer " + s.class_name + " is not decodable");
   }

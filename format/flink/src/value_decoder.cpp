@@ -275,6 +275,7 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
     case SerializerKind::kStreamElement:
     case SerializerKind::kJava:
     case SerializerKind::kAvro:
+    case SerializerKind::kCep:
       return internal::DecodeExtraValueJson(s, in, json);
     case SerializerKind::kUnknown:
       break;

@@ -52,7 +52,7 @@ base::Result<SerializerSnapshot> ValueSerializerOf(const std::string& snapshot) 
   return *meta.states[0].Serializer("VALUE_SERIALIZER");
 }
 
-base::Result<std::string> Decode(const SerializerSnapshot& s, const std::string& bytes) {
+base::Result<std::string> DecodeExtra(const SerializerSnapshot& s, const std::string& bytes) {
   DataInput in(bytes, "value", 100);
   std::string json;
   CKPT_RETURN_IF_ERROR(DecodeValueJson(s, in, &json));
@@ -71,17 +71,17 @@ TEST(FlinkStreamElementTest, RecordsWatermarksAndMarkersByTag) {
   ASSERT_OK_AND_ASSIGN(SerializerSnapshot s, ValueSerializerOf(StreamElementSnapshot()));
   EXPECT_EQ(s.DisplayName(), "StreamElementSerializer<LongSerializer>");
   ASSERT_TRUE(CanDecode(s));
-  EXPECT_EQ(*Decode(s, XByte(0) + I64(1700) + I64(42)), "{\"record\":42,\"timestamp\":1700}");
-  EXPECT_EQ(*Decode(s, XByte(1) + I64(-5)), "{\"record\":-5}");
-  EXPECT_EQ(*Decode(s, XByte(2) + I64(999)), "{\"watermark\":999}");
-  EXPECT_EQ(*Decode(s, XByte(3) + I64(10) + I64(0x22) + I64(0x11) + I32(3)),
+  EXPECT_EQ(*DecodeExtra(s, XByte(0) + I64(1700) + I64(42)), "{\"record\":42,\"timestamp\":1700}");
+  EXPECT_EQ(*DecodeExtra(s, XByte(1) + I64(-5)), "{\"record\":-5}");
+  EXPECT_EQ(*DecodeExtra(s, XByte(2) + I64(999)), "{\"watermark\":999}");
+  EXPECT_EQ(*DecodeExtra(s, XByte(3) + I64(10) + I64(0x22) + I64(0x11) + I32(3)),
             "{\"latency_marker\":{\"marked_time\":10,\"operator_id\":"
             "\"00000000000000110000000000000022\",\"subtask\":3}}");
-  EXPECT_EQ(*Decode(s, XByte(4) + I32(-1)), "{\"watermark_status\":\"IDLE\"}");
-  EXPECT_EQ(*Decode(s, XByte(5) + XByte(1)), "{\"record_attributes\":{\"backlog\":true}}");
-  EXPECT_EQ(*Decode(s, XByte(6) + I32(2) + I64(77)), "{\"watermark\":77,\"subpartition\":2}");
-  ASSERT_STATUS(Decode(s, XByte(9)), kCorruption, "value: at byte 100: stream element tag 9");
-  ASSERT_STATUS(Decode(s, XByte(0) + I64(1)), kCorruption, "value: at byte 109");  // value cut
+  EXPECT_EQ(*DecodeExtra(s, XByte(4) + I32(-1)), "{\"watermark_status\":\"IDLE\"}");
+  EXPECT_EQ(*DecodeExtra(s, XByte(5) + XByte(1)), "{\"record_attributes\":{\"backlog\":true}}");
+  EXPECT_EQ(*DecodeExtra(s, XByte(6) + I32(2) + I64(77)), "{\"watermark\":77,\"subpartition\":2}");
+  ASSERT_STATUS(DecodeExtra(s, XByte(9)), kCorruption, "value: at byte 100: stream element tag 9");
+  ASSERT_STATUS(DecodeExtra(s, XByte(0) + I64(1)), kCorruption, "value: at byte 109");  // value cut
 }
 
 TEST(FlinkKryoSnapshotTest, TypeClassAndRegistrationsAreReadThroughTheirFrames) {
@@ -115,11 +115,11 @@ TEST(FlinkJavaSerializerTest, ValuesAreJavaObjectsWithClassAndFields) {
   const std::string desc = ClassDesc("com.example.Reading", 1, 0x02,
                                      {PrimField('I', "count"), ObjField("label", Str("Ljava/lang/String;"))});
   const std::string value = StreamHeader() + Object(desc, I32(7) + Str("north"));
-  ASSERT_OK_AND_ASSIGN(std::string json, Decode(s, value));
+  ASSERT_OK_AND_ASSIGN(std::string json, DecodeExtra(s, value));
   EXPECT_NE(json.find("\"class\":\"com.example.Reading\""), std::string::npos) << json;
   EXPECT_NE(json.find("\"count\":7"), std::string::npos) << json;
   EXPECT_NE(json.find("\"label\":\"north\""), std::string::npos) << json;
-  ASSERT_STATUS(Decode(s, value.substr(0, value.size() - 3)), kCorruption, "value: at byte");
+  ASSERT_STATUS(DecodeExtra(s, value.substr(0, value.size() - 3)), kCorruption, "value: at byte");
 }
 
 // The Avro writer schema of a GenericRecord with every kind of type.
@@ -167,28 +167,28 @@ TEST(FlinkAvroTest, SnapshotSchemaAndGenericRecordValues) {
   const std::string inner =
       R"({"id":-300,"n":150,"ok":true,"f":1.5,"d":-2.5,"raw":"0x01ff","label":"hi","color":"GREEN",)"
       R"("tags":["a","b"],"attrs":{"k":9},"hash":"0xabcd","nothing":null,"next":)";
-  EXPECT_EQ(*Decode(s, ReadingDatum(true)), inner + inner + "null}}");
+  EXPECT_EQ(*DecodeExtra(s, ReadingDatum(true)), inner + inner + "null}}");
 }
 
 TEST(FlinkAvroTest, VersionOneHoldsTheSchemaAlone) {
   ASSERT_OK_AND_ASSIGN(SerializerSnapshot s, ValueSerializerOf(Utf(kAvro) + I32(1) + Utf(R"("long")")));
   EXPECT_EQ(s.schema, "\"long\"");
-  EXPECT_EQ(*Decode(s, ZigZag(-1)), "-1");
+  EXPECT_EQ(*DecodeExtra(s, ZigZag(-1)), "-1");
 }
 
 TEST(FlinkAvroTest, DamagedDatumsNameTheOffset) {
   const std::string snapshot = Utf(kAvro) + I32(2) + Utf("org.apache.avro.generic.GenericRecord") + Utf(kSchema);
   ASSERT_OK_AND_ASSIGN(SerializerSnapshot s, ValueSerializerOf(snapshot));
   const std::string datum = ReadingDatum(false);
-  ASSERT_STATUS(Decode(s, datum.substr(0, 5)), kCorruption, "value: at byte");
+  ASSERT_STATUS(DecodeExtra(s, datum.substr(0, 5)), kCorruption, "value: at byte");
   // The label's union branch flipped to 7 (of 2).
   std::string flipped = datum;
   const size_t union_at = datum.find(ZigZag(1) + AvroStr("hi"));
   flipped[union_at] = static_cast<char>(14);  // zigzag 7
-  ASSERT_STATUS(Decode(s, flipped), kCorruption,
+  ASSERT_STATUS(DecodeExtra(s, flipped), kCorruption,
                 "value: at byte " + std::to_string(100 + union_at) + ": Avro union branch 7 of 2");
   // A string length beyond the bytes left.
-  ASSERT_STATUS(Decode(s, ZigZag(1) + ZigZag(1) + XByte(1) + std::string(12, '\0') + ZigZag(1000)), kCorruption,
+  ASSERT_STATUS(DecodeExtra(s, ZigZag(1) + ZigZag(1) + XByte(1) + std::string(12, '\0') + ZigZag(1000)), kCorruption,
                 "value: at byte 115: Avro bytes length 1000 exceeds");
 }
 

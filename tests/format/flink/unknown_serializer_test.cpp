@@ -15,6 +15,7 @@
 #include "ckpt/flink/key_group_stream_writer.h"
 #include "ckpt/flink/value_decoder.h"
 #include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
 #include "java_bytes.h"
 
 namespace ckpt::flink {
