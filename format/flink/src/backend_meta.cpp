@@ -359,6 +359,11 @@ base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes
   DataInput in(bytes, file, 0);
   OperatorBackendMeta meta;
   CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version == 3 || meta.version == 4) {  // Flink 1.5, 1.6: old_meta.h
+    CKPT_RETURN_IF_ERROR(internal::ReadLegacyOperatorBackendMeta(in, meta.version, &meta));
+    meta.size_bytes = in.offset();
+    return meta;
+  }
   if (meta.version < 5 || meta.version > 6) {
     return Status::Unimplemented(file + ": at byte 0: operator backend meta information version " +
                                  std::to_string(meta.version) + " is not decoded");

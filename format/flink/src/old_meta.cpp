@@ -223,6 +223,33 @@ base::Result<StateMetaInfo> ReadV3V4State(DataInput& in) {
   return st;
 }
 
+// OperatorBackendStateMetaInfoReaderV2V3: utf name, u8 OperatorStateHandle.Mode, resilient(1:
+// value) for list states or resilient(2: key, value) for broadcast state.
+base::Result<StateMetaInfo> ReadV3OperatorState(DataInput& in) {
+  static const char* const kModes[] = {"SPLIT_DISTRIBUTE", "UNION", "BROADCAST"};
+  StateMetaInfo st;
+  CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
+  const uint64_t m_at = in.offset();
+  CKPT_ASSIGN_OR_RETURN(uint8_t mode, in.ReadU8());
+  if (mode > 2) return in.Error(m_at, "unknown operator state mode " + std::to_string(mode));
+  st.options.emplace_back("OPERATOR_STATE_DISTRIBUTION_MODE", kModes[mode]);
+  const uint64_t n_at = in.offset();
+  Resilient r;
+  CKPT_RETURN_IF_ERROR(ReadResilient(in, -1, &r));
+  if (r.snapshots.size() == 1) {
+    st.backend_type = StateMetaInfo::BackendType::kOperator;
+    st.serializers.emplace_back("VALUE_SERIALIZER", std::move(r.snapshots[0]));
+  } else if (r.snapshots.size() == 2) {
+    st.backend_type = StateMetaInfo::BackendType::kBroadcast;
+    st.serializers.emplace_back("KEY_SERIALIZER", std::move(r.snapshots[0]));
+    st.serializers.emplace_back("VALUE_SERIALIZER", std::move(r.snapshots[1]));
+  } else {
+    return in.Error(n_at, "operator state '" + st.name + "' with " + std::to_string(r.snapshots.size()) +
+                              " serializers (1 or 2)");
+  }
+  return st;
+}
+
 }  // namespace
 
 Status ReadLegacyKeyedBackendMeta(DataInput& in, int32_t version, KeyedBackendMeta* meta) {
@@ -238,6 +265,19 @@ Status ReadLegacyKeyedBackendMeta(DataInput& in, int32_t version, KeyedBackendMe
   for (int16_t i = 0; i < n; ++i) {
     CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, version >= 5 ? ReadV5State(in) : ReadV3V4State(in));
     meta->states.push_back(std::move(st));
+  }
+  return Status::OK();
+}
+
+Status ReadLegacyOperatorBackendMeta(DataInput& in, int32_t version, OperatorBackendMeta* meta) {
+  for (auto* list : {&meta->states, &meta->broadcast_states}) {
+    const uint64_t n_at = in.offset();
+    CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
+    if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
+    for (int16_t i = 0; i < n; ++i) {
+      CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, version >= 4 ? ReadV5State(in) : ReadV3OperatorState(in));
+      list->push_back(std::move(st));
+    }
   }
   return Status::OK();
 }

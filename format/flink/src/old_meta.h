@@ -14,4 +14,9 @@ namespace ckpt::flink::internal {
 // proxy into `meta` (states, key serializer, compression).
 base::Status ReadLegacyKeyedBackendMeta(DataInput& in, int32_t version, KeyedBackendMeta* meta);
 
+// The same for an OperatorBackendSerializationProxy of version 3 (Flink 1.5: per state utf name,
+// u8 mode, resilient(1 | 2)) or 4 (Flink 1.6: the v5 state layout), both without compression
+// and with a broadcast list.
+base::Status ReadLegacyOperatorBackendMeta(DataInput& in, int32_t version, OperatorBackendMeta* meta);
+
 }  // namespace ckpt::flink::internal

@@ -170,5 +170,34 @@ TEST(FlinkOldMetaTest, TruncatedAndFlippedBytesNameTheOffset) {
                 "flink16: at byte " + std::to_string(cfg) + ": serializer config snapshot proxy version 9");
 }
 
+// OperatorBackendSerializationProxy v3 (Flink 1.5: utf name, u8 mode, resilient(1 | 2)) and v4
+// (Flink 1.6: the v5 state layout), each with a broadcast list.
+TEST(FlinkOldMetaTest, OperatorStateOfFlink15And16) {
+  const std::string v3 = I32(3) + I16(1) + Utf("offsets") + js::Byte(1) + Resilient({{Singleton(kOldLong), kParameterless}}) +
+                         I16(1) + Utf("rules") + js::Byte(2) +
+                         Resilient({{Singleton(kOldString), kParameterless}, {Singleton(kOldLong), kParameterless}});
+  ASSERT_OK_AND_ASSIGN(OperatorBackendMeta m3, ReadOperatorBackendMeta(v3, "op15"));
+  ASSERT_EQ(m3.states.size(), 1u);
+  EXPECT_EQ(m3.states[0].Option("OPERATOR_STATE_DISTRIBUTION_MODE"), "UNION");
+  EXPECT_TRUE(CanDecode(*m3.states[0].Serializer("VALUE_SERIALIZER")));
+  ASSERT_EQ(m3.broadcast_states.size(), 1u);
+  EXPECT_EQ(m3.broadcast_states[0].backend_type, StateMetaInfo::BackendType::kBroadcast);
+  EXPECT_EQ(m3.broadcast_states[0].Serializer("KEY_SERIALIZER")->DisplayName(), "StringSerializer");
+  EXPECT_EQ(m3.size_bytes, v3.size());
+
+  const std::string v4 = I32(4) + I16(1) +
+                         Utf("buffer") + I32(1) + I32(1) + Utf("OPERATOR_STATE_DISTRIBUTION_MODE") +
+                         Utf("SPLIT_DISTRIBUTE") + I32(1) + Utf("VALUE_SERIALIZER") +
+                         Resilient({{ListOfString(), "CollectionSerializerConfigSnapshot"}}) + I16(0);
+  ASSERT_OK_AND_ASSIGN(OperatorBackendMeta m4, ReadOperatorBackendMeta(v4, "op16"));
+  ASSERT_EQ(m4.states.size(), 1u);
+  EXPECT_EQ(m4.states[0].Serializer("VALUE_SERIALIZER")->DisplayName(), "ListSerializerSnapshot<StringSerializer>");
+  EXPECT_TRUE(m4.broadcast_states.empty());
+  // A mode byte out of range names its offset.
+  std::string bad = v3;
+  bad[4 + 2 + 2 + 7] = 5;
+  ASSERT_STATUS(ReadOperatorBackendMeta(bad, "op15"), kCorruption, "op15: at byte 15: unknown operator state mode 5");
+}
+
 }  // namespace
 }  // namespace ckpt::flink
