@@ -3,6 +3,10 @@
 #include "ckpt/flink/backend_meta.h"
 
 #include "ckpt/flink/data_input.h"
+#include "cep_serializers.h"
+#include "extra_serializers.h"
+#include "meta_resync.h"
+#include "old_meta.h"
 #include "table_serializers.h"
 
 namespace ckpt::flink {
@@ -55,7 +59,9 @@ Outer CompositeOuter(const std::string& c) {
       c.ends_with("TtlSerializerSnapshot") || c.ends_with("ArrayListSerializerSnapshot") ||
       c.ends_with("TimerSerializerSnapshot") || c.ends_with("EitherSerializerSnapshot") ||
       c.ends_with("NullableSerializerSnapshot") || c.ends_with("RowSerializerSnapshot") ||
-      c.ends_with("OptionalSerializerSnapshot") || c.ends_with("ValueWithTsSerializerSnapshot")) {
+      c.ends_with("OptionalSerializerSnapshot") || c.ends_with("ValueWithTsSerializerSnapshot") ||
+      c.ends_with("StreamElementSerializer$StreamElementSerializerSnapshot") ||
+      internal::IsCepComposite(c)) {
     return Outer::kNone;
   }
   return Outer::kUnknown;
@@ -107,6 +113,11 @@ class MetaReader {
         return in_.Error(at, s.class_name + ": composite serializer snapshot without its magic");
       }
       CKPT_ASSIGN_OR_RETURN(s.outer_version, in_.ReadI32());  // outer snapshot version
+      if (!internal::CepOuterVersionKnown(s.class_name, s.outer_version)) {
+        s.decoded = false;  // outer bytes of a version this reader does not know: resynchronised
+        --depth_;
+        return s;
+      }
       if (outer == Outer::kUtf) {
         CKPT_ASSIGN_OR_RETURN(s.outer, in_.ReadUtf());
       }
@@ -120,8 +131,12 @@ class MetaReader {
       --depth_;
       return s;
     }
-    // Unknown snapshot content: find the next nested-snapshot block (composite serializers) or
-    // give up on this class's bytes; the caller resynchronises.
+    CKPT_ASSIGN_OR_RETURN(const bool extra, internal::ReadExtraSnapshot(in_, &s));  // Kryo, Avro
+    if (extra) {
+      --depth_;
+      return s;
+    }
+    // Unknown snapshot content: the caller passes this class's bytes (meta_resync.h).
     s.decoded = false;
     --depth_;
     return s;
@@ -194,74 +209,76 @@ class MetaReader {
   int depth_ = 0;
 };
 
-// Finds the next position >= from where `anchor` (a u16-length-prefixed UTF string) starts.
-size_t FindUtf(std::string_view bytes, size_t from, std::string_view anchor) {
-  std::string needle;
-  needle.push_back(static_cast<char>(anchor.size() >> 8));
-  needle.push_back(static_cast<char>(anchor.size() & 0xff));
-  needle.append(anchor);
-  return bytes.find(needle, from);
-}
-
 base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
-                                         uint64_t base_offset);
+                                         uint64_t base_offset, internal::SnapshotFollow follow);
 
+// An i16-counted list of states; `list_follows`: another such list comes after it.
 Status ReadStateList(DataInput& in, MetaReader& r, std::string_view bytes, uint64_t base_offset,
-                     std::vector<StateMetaInfo>* states) {
+                     bool list_follows, std::vector<StateMetaInfo>* states) {
   const uint64_t n_at = in.offset();
   CKPT_ASSIGN_OR_RETURN(int16_t n, in.ReadI16());
   if (n < 0) return in.Error(n_at, "negative state count " + std::to_string(n));
   for (int16_t i = 0; i < n; ++i) {
-    CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, ReadOneState(in, r, bytes, base_offset));
+    internal::SnapshotFollow follow;
+    follow.states_left = n - 1 - i;
+    follow.list_follows = list_follows;
+    CKPT_ASSIGN_OR_RETURN(StateMetaInfo st, ReadOneState(in, r, bytes, base_offset, follow));
     states->push_back(std::move(st));
   }
   return Status::OK();
 }
 
+// Passes the bytes of a serializer snapshot this reader does not understand (meta_resync.h):
+// Unimplemented naming its class and state where nothing bounds them.
+Status SkipUnknownSnapshot(DataInput& in, std::string_view bytes, uint64_t base_offset,
+                           const internal::SnapshotFollow& follow, const std::string& class_name,
+                           const std::string& owner) {
+  const size_t here = static_cast<size_t>(in.offset() - base_offset);
+  const size_t next = internal::FindSnapshotEnd(bytes, here, follow);
+  if (next == std::string_view::npos) {
+    return Status::Unimplemented(in.file() + ": at byte " + std::to_string(in.offset()) +
+                                 ": serializer snapshot " + class_name + " of " + owner +
+                                 " is not understood and nothing after it bounds its bytes; "
+                                 "later states cannot be listed");
+  }
+  return in.Skip(next - here);
+}
+
 // One StateMetaInfoSnapshot (the current writer's layout): name, backend type, options,
 // serializer snapshots. `bytes` (starting at file offset `base_offset`) bounds the skip of a
-// serializer snapshot this reader does not understand.
+// serializer snapshot this reader does not understand; `follow` says what comes after the state.
 base::Result<StateMetaInfo> ReadOneState(DataInput& in, MetaReader& r, std::string_view bytes,
-                                         uint64_t base_offset) {
-  const std::string& file = in.file();
-  {
-    StateMetaInfo st;
-    CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
-    const uint64_t t_at = in.offset();
-    CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
-    if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
-    st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
-    CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
-    for (uint32_t j = 0; j < n_opt; ++j) {
-      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
-      CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
-      st.options.emplace_back(std::move(k), std::move(v));
-    }
-    CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 6));
-    for (uint32_t j = 0; j < n_ser; ++j) {
-      CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
-      CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, r.ProxiedSnapshot());
-      const bool decoded = s.decoded;
-      st.serializers.emplace_back(std::move(k), std::move(s));
-      if (decoded) continue;
-      // Skip the unknown snapshot's bytes: the next serializer key of this state, or the next
-      // state's name followed by its type and KEYED_STATE_TYPE option, bounds it.
-      const size_t here = static_cast<size_t>(in.offset() - base_offset);
-      size_t next = std::string_view::npos;
-      for (const char* key : {"VALUE_SERIALIZER", "NAMESPACE_SERIALIZER", "USER_KEY_SERIALIZER"}) {
-        const size_t p = FindUtf(bytes, here, key);
-        if (p != std::string_view::npos && (next == std::string_view::npos || p < next)) next = p;
-      }
-      if (next == std::string_view::npos || j + 1 >= n_ser) {
-        return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
-                                     ": serializer snapshot " +
-                                     st.serializers.back().second.class_name + " of state '" +
-                                     st.name + "' is not understood; later states cannot be listed");
-      }
-      CKPT_RETURN_IF_ERROR(in.Skip(next - here));
-    }
-    return st;
+                                         uint64_t base_offset, internal::SnapshotFollow follow) {
+  StateMetaInfo st;
+  CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
+  const uint64_t t_at = in.offset();
+  CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
+  if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
+  st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
+  CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
+  for (uint32_t j = 0; j < n_opt; ++j) {
+    CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+    CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
+    st.options.emplace_back(std::move(k), std::move(v));
   }
+  CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 6));
+  for (uint32_t j = 0; j < n_ser; ++j) {
+    CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+    CKPT_ASSIGN_OR_RETURN(SerializerSnapshot s, r.ProxiedSnapshot());
+    const bool decoded = s.decoded;
+    st.serializers.emplace_back(std::move(k), std::move(s));
+    if (decoded) continue;
+    follow.keys_left.clear();
+    if (j + 1 < n_ser) {
+      for (const auto& key : internal::SerializerKeys()) {
+        if (st.Serializer(key) == nullptr) follow.keys_left.push_back(key);
+      }
+    }
+    CKPT_RETURN_IF_ERROR(SkipUnknownSnapshot(in, bytes, base_offset, follow,
+                                             st.serializers.back().second.class_name,
+                                             "state '" + st.name + "'"));
+  }
+  return st;
 }
 
 }  // namespace
@@ -302,7 +319,9 @@ const SerializerSnapshot* StateMetaInfo::Serializer(const std::string& key) cons
 base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
                                               uint64_t base_offset) {
   MetaReader r(in);
-  return ReadOneState(in, r, bytes, base_offset);
+  internal::SnapshotFollow follow;
+  follow.end_bounded = false;  // a changelog METADATA change goes on after the state
+  return ReadOneState(in, r, bytes, base_offset, follow);
 }
 
 base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,
@@ -310,11 +329,16 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
   DataInput in(bytes, file, base_offset);
   KeyedBackendMeta meta;
   CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version >= 3 && meta.version < 6) {  // Flink 1.4-1.6: old_meta.h
+    CKPT_RETURN_IF_ERROR(internal::ReadLegacyKeyedBackendMeta(in, meta.version, &meta));
+    meta.size_bytes = in.offset() - base_offset;
+    return meta;
+  }
   if (meta.version < 6) {
     return Status::Unimplemented(file + ": at byte " + std::to_string(base_offset) +
                                  ": keyed backend meta information version " +
                                  std::to_string(meta.version) +
-                                 " (Flink before 1.8) is not decoded");
+                                 " (Flink before 1.4) is not decoded");
   }
   if (meta.version > 6) {
     return in.Error(base_offset, "unknown keyed backend meta information version " +
@@ -324,13 +348,12 @@ base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, cons
   MetaReader r(in);
   CKPT_ASSIGN_OR_RETURN(meta.key_serializer, r.ProxiedSnapshot());
   if (!meta.key_serializer.decoded) {
-    // Resynchronise on the first state's KEYED_STATE_TYPE option is not possible without the
-    // name; report the key serializer as opaque and stop.
-    return Status::Unimplemented(file + ": at byte " + std::to_string(in.offset()) +
-                                 ": key serializer snapshot " + meta.key_serializer.class_name +
-                                 " is not understood; states cannot be listed");
+    internal::SnapshotFollow follow;
+    follow.list_follows = true;  // the states' i16 count, then the first state's header
+    CKPT_RETURN_IF_ERROR(SkipUnknownSnapshot(in, bytes, base_offset, follow,
+                                             meta.key_serializer.class_name, "the key"));
   }
-  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, base_offset, &meta.states));
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, base_offset, false, &meta.states));
   meta.size_bytes = in.offset() - base_offset;
   return meta;
 }
@@ -344,6 +367,11 @@ base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes
   DataInput in(bytes, file, 0);
   OperatorBackendMeta meta;
   CKPT_ASSIGN_OR_RETURN(meta.version, in.ReadI32());
+  if (meta.version == 3 || meta.version == 4) {  // Flink 1.5, 1.6: old_meta.h
+    CKPT_RETURN_IF_ERROR(internal::ReadLegacyOperatorBackendMeta(in, meta.version, &meta));
+    meta.size_bytes = in.offset();
+    return meta;
+  }
   if (meta.version < 5 || meta.version > 6) {
     return Status::Unimplemented(file + ": at byte 0: operator backend meta information version " +
                                  std::to_string(meta.version) + " is not decoded");
@@ -352,10 +380,22 @@ base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes
     CKPT_ASSIGN_OR_RETURN(meta.compressed, in.ReadBool());
   }
   MetaReader r(in);
-  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.states));
-  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, &meta.broadcast_states));
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, true, &meta.states));
+  CKPT_RETURN_IF_ERROR(ReadStateList(in, r, bytes, 0, false, &meta.broadcast_states));
   meta.size_bytes = in.offset();
   return meta;
+}
+
+}  // namespace ckpt::flink
+
+namespace ckpt::flink {
+
+std::string_view StreamMetaBytes(std::string_view stream, const std::vector<int64_t>& offsets) {
+  uint64_t end = stream.size();
+  for (int64_t off : offsets) {
+    if (off > 0 && static_cast<uint64_t>(off) < end) end = static_cast<uint64_t>(off);
+  }
+  return stream.substr(0, static_cast<size_t>(end));
 }
 
 }  // namespace ckpt::flink

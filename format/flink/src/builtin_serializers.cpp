@@ -3,6 +3,7 @@
 
 #include <string>
 
+#include "extra_serializers.h"
 #include "table_serializers.h"
 
 namespace ckpt::flink::internal {
@@ -39,7 +40,7 @@ SerializerKind SerializerKindOf(const SerializerSnapshot& s) {
       s.field_names.size() == s.nested.size()) {
     return SerializerKind::kPojo;
   }
-  return SerializerKind::kUnknown;
+  return ExtraSerializerKind(s);
 }
 
 base::Result<uint32_t> ReadStringValueVarint(DataInput& in, const char* what) {

@@ -14,6 +14,7 @@ namespace ckpt::flink::internal {
 enum class SerializerKind { kLong, kInt, kShort, kByte, kBool, kDouble, kFloat, kChar, kString,
                             kBytes, kVoid, kTimeWindow, kTuple, kList, kMap, kTtl, kRow, kPojo,
                             kTable,  // table runtime serializers: table_serializers.h
+                            kStreamElement, kJava, kAvro, kCep,  // extra_serializers.h
                             kUnknown };
 
 // kUnknown for user serializers (Kryo, Avro, ...) and for composites whose nested serializers or

@@ -10,6 +10,7 @@
 #include <cstdio>
 
 #include "builtin_serializers.h"
+#include "extra_serializers.h"
 #include "ckpt/base/json_quote.h"
 #include "table_serializers.h"
 
@@ -275,6 +276,11 @@ Status DecodeValueJson(const SerializerSnapshot& s, DataInput& in, std::string* 
     }
     case SerializerKind::kTable:
       return internal::DecodeTableValueJson(s, in, json);
+    case SerializerKind::kStreamElement:
+    case SerializerKind::kJava:
+    case SerializerKind::kAvro:
+    case SerializerKind::kCep:
+      return internal::DecodeExtraValueJson(s, in, json);
     case SerializerKind::kUnknown:
       break;
   }

@@ -11,6 +11,7 @@
 #include "ckpt/flink/logical_type.h"
 #include "ckpt/flink/value_decoder.h"
 #include "ckpt/testing/gtest_util.h"
+#include "ckpt/testing/temp_dir.h"
 #include "java_stream_bytes.h"
 #include "table_serializers.h"
 

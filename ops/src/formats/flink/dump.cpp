@@ -35,9 +35,11 @@ using Tag = flink::KeyedHandle::Tag;
 std::string OpaqueNote(const SerializerSnapshot* s) {
   if (s == nullptr) return "";
   if (s->class_name.find("kryo.Kryo") != std::string::npos) {
-    return "Kryo: the bytes depend on the job's Kryo registrations and classes (class ids, field "
+    return "Kryo" + (s->outer.empty() ? std::string() : " (" + s->outer + ")") +
+           ": the bytes depend on the job's Kryo registrations and classes (class ids, field "
            "order), which the snapshot does not hold";
   }
+  if (!s->decoded) return "serializer snapshot not understood by this reader; the bytes as written";
   if (s->class_name.find("PojoSerializerSnapshot") != std::string::npos) {
     return "Pojo with a field whose serializer is not built in";
   }
@@ -149,7 +151,12 @@ class FlinkDumper {
     if (h.states.empty()) return Status::OK();
     const std::string file = StreamName(md_, h.delegate);
     CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, h.delegate));
-    CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta, flink::ReadOperatorBackendMeta(bytes, file));
+    // The meta information ends where the first state entry starts: that bounds an unknown
+    // serializer snapshot of its last state.
+    std::vector<int64_t> entry_offsets;
+    for (const auto& e : h.states) entry_offsets.insert(entry_offsets.end(), e.offsets.begin(), e.offsets.end());
+    CKPT_ASSIGN_OR_RETURN(flink::OperatorBackendMeta meta,
+                          flink::ReadOperatorBackendMeta(flink::StreamMetaBytes(bytes, entry_offsets), file));
     // Snapshot compression (proxy v6, compressed): each state is its own Snappy-framed stream
     // (DefaultOperatorStateBackendSnapshotStrategy opens one per state) and every entry offset is
     // a chunk boundary (CompressibleFSDataOutputStream flushes the compressor before it reports a
@@ -252,7 +259,8 @@ class FlinkDumper {
                                 " bytes, the handle records " + std::to_string(kg.delegate.size) +
                                 " (truncated key-group stream)");
     }
-    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, flink::ReadKeyedBackendMeta(bytes, file));
+    CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta,
+                          flink::ReadKeyedBackendMeta(flink::StreamMetaBytes(bytes, kg.offsets), file));
     // A key group's section ends where the next one starts (or at the stream's end).
     std::set<uint64_t> starts;
     for (int64_t off : kg.offsets) {

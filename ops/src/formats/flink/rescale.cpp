@@ -123,7 +123,7 @@ class OperatorRescaler {
         return Status::Corruption(in.file + ": " + std::to_string(in.bytes.size()) + " bytes, the handle records " +
                                   std::to_string(kg.delegate.size) + " (truncated key-group stream)");
       }
-      CKPT_ASSIGN_OR_RETURN(in.meta, flink::ReadKeyedBackendMeta(in.bytes, in.file));
+      CKPT_ASSIGN_OR_RETURN(in.meta, flink::ReadKeyedBackendMeta(flink::StreamMetaBytes(in.bytes, kg.offsets), in.file));
       inputs.push_back(std::move(in));
     }
     if (inputs.empty()) return Status::OK();

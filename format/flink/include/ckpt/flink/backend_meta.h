@@ -38,6 +38,9 @@ struct SerializerSnapshot {
   // Table runtime serializers (logical_type.h): RowDataSerializer's field types; the data type of
   // ExternalSerializer, DecimalData, TimestampData, ArrayData and MapData serializers.
   std::vector<std::shared_ptr<const LogicalType>> logical_types = {};
+  // AvroSerializerSnapshot: the writer schema (JSON); `outer` is the runtime type. Kryo: `outer`
+  // is the type class.
+  std::string schema = {};
 
   // "LongSerializer", "Tuple2<LongSerializer, StringSerializer>" ...: the short display name.
   std::string DisplayName() const;
@@ -82,11 +85,22 @@ class DataInput;
 base::Result<StateMetaInfo> ReadStateMetaInfo(DataInput& in, std::string_view bytes,
                                               uint64_t base_offset);
 
+// `bytes`: the operator-state stream, or better its meta information only (up to the first
+// state entry's offset), which bounds an unknown serializer snapshot of the last state.
 base::Result<OperatorBackendMeta> ReadOperatorBackendMeta(std::string_view bytes,
                                                           const std::string& file);
 
+// The meta information of a key-group (or operator-state) stream: its bytes up to the smallest
+// positive offset in `offsets` (Flink writes the proxy, then the key groups / state entries);
+// the whole stream if no offset is positive.
+std::string_view StreamMetaBytes(std::string_view stream, const std::vector<int64_t>& offsets);
+
 // Decodes the proxy at the start of `bytes`. `file` and `base_offset` locate it in errors
-// (Corruption "<file>: at byte <n>: ..."). Unimplemented for proxy versions before 6.
+// (Corruption "<file>: at byte <n>: ..."). A serializer snapshot of a class this reader does not
+// understand (a user's own serializer) is kept with its class name and `decoded` false, and its
+// bytes are passed by finding what follows them (Flink writes no length frame there): the next
+// serializer entry or state header, or — for the last state's last serializer — the end of
+// `bytes`, so pass the meta information's bytes only (KeyGroupStreamMeta) where more follows.
 base::Result<KeyedBackendMeta> ReadKeyedBackendMeta(std::string_view bytes, const std::string& file,
                                                     uint64_t base_offset = 0);
 

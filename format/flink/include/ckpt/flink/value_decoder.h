@@ -1,8 +1,9 @@
 // Decodes values serialized by Flink's built-in TypeSerializers into JSON, driven by their
 // serializer snapshots: long/int/short/byte/boolean/double/float/char, String, byte[], Tuple,
 // List, Map, Row ({"kind":"+I","fields":[...]}), TTL wrappers ({"value":v,"last_access":ms}), the
-// void namespace and TimeWindow. Anything else (Pojo, Kryo, Avro, user serializers) is reported as not decodable (the
-// caller shows the bytes with the serializer's class name) — never a guessed value. Pure.
+// void namespace and TimeWindow, Pojo, StreamElement, Java-serialized objects and Avro datums
+// (src/extra_serializers.h). Anything else (Kryo, user serializers) is reported as not decodable
+// (the caller shows the bytes with the serializer's class name) — never a guessed value. Pure.
 #pragma once
 
 #include <string>
