@@ -23,11 +23,9 @@ class CheckCadence {
   // Counts one element; true when the task should check the clock now (then call Checked).
   bool Tick() { return ++count_ >= stride_; }
 
-  // The task checked: adapts the stride to the time the last one took.
-  void Checked() {
-    const int64_t now_us = std::chrono::duration_cast<std::chrono::microseconds>(
-                               std::chrono::steady_clock::now().time_since_epoch())
-                               .count();
+  // The task checked at `now_us` (a steady clock in microseconds, NowMicros): adapts the
+  // stride to the time since the previous check.
+  void Checked(int64_t now_us) {
     if (last_us_ != 0) {
       const int64_t elapsed_us = now_us - last_us_;
       if (elapsed_us > kTargetMicros) {
@@ -41,6 +39,12 @@ class CheckCadence {
   }
 
   uint32_t stride() const { return stride_; }
+
+  static int64_t NowMicros() {
+    return std::chrono::duration_cast<std::chrono::microseconds>(
+               std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+  }
 
  private:
   uint32_t stride_ = 16;

@@ -243,7 +243,7 @@ base::Status StreamTask::MaybeFlush(bool force) {
 }
 
 base::Status StreamTask::PeriodicChecks() {
-  cadence_.Checked();
+  cadence_.Checked(CheckCadence::NowMicros());
   MaybeDebloat();
   CKPT_RETURN_IF_ERROR(MaybeFlush(false));
   return FireProcessingTimers();
