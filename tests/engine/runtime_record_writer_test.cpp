@@ -42,6 +42,21 @@ base::Status WriteRecord(RecordWriter& w, const Record& r) {
   return w.Write(r, element);
 }
 
+TEST(RecordWriterTest, KeyGroupOfEncodedKeyIsTheFormatsKeyGroup) {
+  // The engine's key group (a mask for power-of-two max parallelism) must be the format's.
+  for (uint32_t max_p : {1u, 2u, 3u, 7u, 128u, 4096u, 32768u}) {
+    for (int64_t k = -2000; k < 2000; k += 3) {
+      std::string encoded;
+      ASSERT_OK(EncodeRecordKey(format::Value(k * 7919), &encoded));
+      ASSERT_EQ(KeyGroupOfEncodedKey(encoded, max_p), format::KeyGroupForKey(encoded, max_p))
+          << "key " << k * 7919 << ", max parallelism " << max_p;
+    }
+    std::string s;
+    ASSERT_OK(EncodeRecordKey(format::Value(std::string("a string key")), &s));
+    ASSERT_EQ(KeyGroupOfEncodedKey(s, max_p), format::KeyGroupForKey(s, max_p));
+  }
+}
+
 TEST(RecordWriterTest, HashRoutesEveryKeyToTheSubtaskOwningItsKeyGroup) {
   TaskInbox inbox({0, 0, 0}, 64);
   BufferPool pool(16, 4096);

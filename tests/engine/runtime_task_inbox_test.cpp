@@ -53,6 +53,29 @@ TEST(TaskInboxTest, MailsComeBeforeData) {
   pool.Recycle(p.event.buffer);
 }
 
+TEST(TaskInboxTest, HasUrgentIsSetWhileAMailOrPriorityEventWaits) {
+  TaskInbox inbox({0}, 2);
+  BufferPool pool(2, 64);
+  ResultSubpartition sp;
+  sp.Connect(&inbox, 0);
+  sp.Add(Buffer(pool, 'a'));
+  EXPECT_FALSE(inbox.HasUrgent());  // data alone is no reason to poll between elements
+  inbox.PostMail([] { return base::Status::OK(); });
+  EXPECT_TRUE(inbox.HasUrgent());
+  TaskInbox::Polled p = inbox.Poll(Now());
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kMail);
+  EXPECT_FALSE(inbox.HasUrgent());
+  std::vector<CapturedBuffer> overtaken = sp.AddPriority(TestBarrierEvent(4));
+  EXPECT_TRUE(inbox.HasUrgent());
+  TaskInbox::PollFilter only_priority;
+  only_priority.normal = false;
+  p = inbox.Poll(Now(), only_priority);
+  ASSERT_EQ(p.what, TaskInbox::Polled::What::kEvent);
+  EXPECT_TRUE(p.event.priority);
+  EXPECT_FALSE(inbox.HasUrgent());
+  TaskTestDrain(inbox, pool);
+}
+
 TEST(TaskInboxTest, BlockedChannelIsSkippedUntilUnblocked) {
   TaskInbox inbox({0, 0}, 2);
   BufferPool pool(4, 64);

@@ -261,6 +261,44 @@ TYPED_TEST(StateBackendTest, ValueStateIsPerKeyAndNamespace) {
   EXPECT_EQ(b->NumEntries(), 99u);
 }
 
+TYPED_TEST(StateBackendTest, AddInt64IsOneReadModifyWrite) {
+  auto b = this->Make({0, 63});
+  ASSERT_OK_AND_ASSIGN(ValueState s, b->GetValueState(ValueStateDescriptor("sum", types::Int64())));
+  std::map<int64_t, int64_t> expected;
+  int refused = 0;
+  for (int64_t i = 0; i < 600; ++i) {
+    const int64_t k = i % 120;
+    std::string encoded;
+    ASSERT_OK(EncodeRecordKey(Value(k), &encoded));
+    const uint32_t g = KeyGroupOfEncodedKey(encoded, kTypedMaxP);
+    b->SetCurrentKey(Value(k), encoded, g);
+    if (g >= 64) {
+      ++refused;
+      ASSERT_STATUS(s.AddInt64(i).status(), kFailedPrecondition, "key group");
+      continue;
+    }
+    ASSERT_OK_AND_ASSIGN(int64_t sum, s.AddInt64(i - 300));
+    expected[k] += i - 300;
+    EXPECT_EQ(sum, expected[k]) << "key " << k;
+    EXPECT_EQ(Int64Of(s.Get()), expected[k]) << "key " << k;
+  }
+  EXPECT_GT(refused, 0);
+  // Copy-on-write: a snapshot keeps the sums it saw while later adds go on.
+  auto snap = b->Snapshot();
+  const std::vector<std::string> before = this->Dump(*snap);
+  for (const auto& [k, sum] : expected) {
+    ASSERT_OK(b->SetCurrentKey(Value(k)));
+    ASSERT_OK_AND_ASSIGN(int64_t now, s.AddInt64(1));
+    EXPECT_EQ(now, sum + 1);
+  }
+  EXPECT_EQ(this->Dump(*snap), before);
+  // Cleared: the next add starts from its delta.
+  ASSERT_OK(b->SetCurrentKey(Value(expected.begin()->first)));
+  ASSERT_OK(s.Clear());
+  ASSERT_OK_AND_ASSIGN(int64_t fresh, s.AddInt64(5));
+  EXPECT_EQ(fresh, 5);
+}
+
 TYPED_TEST(StateBackendTest, ListStateAddUpdateClear) {
   auto b = this->Make();
   ASSERT_OK_AND_ASSIGN(ListState l, b->GetListState(ListStateDescriptor("l", types::Int64())));

@@ -47,16 +47,11 @@ class KeyedAggregate final : public Operator {
     if (aggregate_ == Aggregate::kSum) {
       CKPT_ASSIGN_OR_RETURN(delta, ExpectInt64(record.value, label_));
     }
-    const format::Value* current = state_.Get();
-    int64_t result = delta;
-    if (current != nullptr) {
-      if (const auto* v = std::get_if<int64_t>(&current->v)) result = *v + delta;
-    }
-    CKPT_RETURN_IF_ERROR(state_.Update(format::Value(result)));
+    CKPT_ASSIGN_OR_RETURN(const int64_t result, state_.AddInt64(delta));
     if (emit_input_) {
       record.value = format::Tuple{{std::move(record.value), format::Value(result)}};
     } else {
-      record.value = format::Value(result);
+      record.value.v = result;  // the input's int64 alternative: assigned in place
     }
     return ctx_->output().Collect(record);
   }

@@ -78,6 +78,18 @@ base::Status RecordWriter::WriteTo(uint32_t target, std::string_view element) {
   char header[kFrameHeaderBytes];
   const uint32_t len = static_cast<uint32_t>(element.size());
   for (size_t i = 0; i < kFrameHeaderBytes; ++i) header[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  // The common case: the whole frame fits the current buffer with room to spare (it stays open).
+  if (NetworkBuffer* buf = current_[target]; buf != nullptr) {
+    const size_t announced = subpartitions_[target]->buffer_size();
+    const size_t limit = announced == 0 ? buf->capacity : std::min(announced, buf->capacity);
+    if (buf->size + kFrameHeaderBytes + element.size() < limit) {
+      char* at = buf->data.get() + buf->size;
+      std::memcpy(at, header, kFrameHeaderBytes);
+      std::memcpy(at + kFrameHeaderBytes, element.data(), element.size());
+      buf->size += kFrameHeaderBytes + element.size();
+      return base::Status::OK();
+    }
+  }
   CKPT_RETURN_IF_ERROR(Append(target, std::string_view(header, kFrameHeaderBytes)));
   return Append(target, element);
 }

@@ -242,6 +242,13 @@ base::Status StreamTask::MaybeFlush(bool force) {
   return base::Status::OK();
 }
 
+base::Status StreamTask::PeriodicChecks() {
+  cadence_.Checked(CheckCadence::NowMicros());
+  MaybeDebloat();
+  CKPT_RETURN_IF_ERROR(MaybeFlush(false));
+  return FireProcessingTimers();
+}
+
 void StreamTask::MaybeDebloat() {
   if (debloater_ == nullptr) return;
   const int64_t now = SteadyMs();
@@ -347,7 +354,6 @@ base::Status StreamTask::InputLoop() {
     // barrier reached the inbox, even while the task is still working through the buffers the
     // barriers overtook.
     if (unaligned_ != nullptr) MaybeFinishUnaligned();
-    MaybeDebloat();
     if (holding_upstream_ && current_channel_ < 0 && inbox_->restored_pending() == 0) {
       // Every replayed buffer is processed: new input may follow.
       holding_upstream_ = false;
@@ -356,14 +362,22 @@ base::Status StreamTask::InputLoop() {
     const bool mid_buffer = current_channel_ >= 0;
     TaskInbox::Polled p;
     if (mid_buffer && OutputAvailable()) {
+      // Between two elements only a mail or a priority event may come first: without either
+      // (one relaxed load) the next element goes on at once, no lock taken, and the clock is
+      // read at the cadence's stride (check_cadence.h), not per element.
+      if (!inbox_->HasUrgent()) {
+        CKPT_RETURN_IF_ERROR(ProcessOneElement());
+        if (cadence_.Tick()) CKPT_RETURN_IF_ERROR(PeriodicChecks());
+        continue;
+      }
       p = inbox_->Poll(std::chrono::steady_clock::time_point{}, between);
       if (p.what == TaskInbox::Polled::What::kTimeout) {
         CKPT_RETURN_IF_ERROR(ProcessOneElement());
-        CKPT_RETURN_IF_ERROR(MaybeFlush(false));
-        CKPT_RETURN_IF_ERROR(FireProcessingTimers());
+        if (cadence_.Tick()) CKPT_RETURN_IF_ERROR(PeriodicChecks());
         continue;
       }
     } else {
+      MaybeDebloat();
       // No free output buffer: as the backpressured source above, send the partly filled one.
       if (!OutputAvailable()) CKPT_RETURN_IF_ERROR(MaybeFlush(true));
       int64_t wait_us = kPollIntervalMs * 1000;

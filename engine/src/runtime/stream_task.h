@@ -34,6 +34,7 @@
 #include "async_executor.h"
 #include "barrier_handler.h"
 #include "buffer_debloater.h"
+#include "check_cadence.h"
 #include "checkpoint/channel_state_writer.h"
 #include "ckpt/engine/network_options.h"
 #include "frame_reader.h"
@@ -203,6 +204,9 @@ class StreamTask {
   base::Status EndInput();
   base::Status FireProcessingTimers();
   base::Status MaybeFlush(bool force);
+  // Between elements, at the cadence's stride: buffer timeout, processing-time timers,
+  // debloating (the checks that read the clock).
+  base::Status PeriodicChecks();
   // Buffer debloating: every period, the bytes consumed since the last one resize the buffers
   // the upstream subpartitions send.
   void MaybeDebloat();
@@ -252,6 +256,7 @@ class StreamTask {
   // ConsumedBytes() when the pending checkpoint's first barrier arrived (processed_data).
   uint64_t processed_mark_ = 0;
   Record scratch_record_;
+  CheckCadence cadence_;
 
   std::atomic<bool> cancelled_{false};
   std::thread thread_;

@@ -21,6 +21,12 @@ bool TaskInbox::EndsCapture(const Channel& c, const StreamEvent& e) {
          e.barrier->checkpoint_id >= c.capture_id;
 }
 
+void TaskInbox::UpdateFlagsLocked() {
+  has_mail_.store(!mails_.empty(), std::memory_order_relaxed);
+  urgent_.store(!mails_.empty() || priority_queued_ > 0 || !announcements_.empty(),
+                std::memory_order_relaxed);
+}
+
 void TaskInbox::QueueLocked(uint32_t channel, StreamEvent event) {
   Channel& c = channels_[channel];
   if (event.kind == StreamEvent::Kind::kBuffer && event.uses_credit) ++c.queued_buffers;
@@ -39,10 +45,13 @@ void TaskInbox::QueueLocked(uint32_t channel, StreamEvent event) {
         event.barrier->mode == pb::ALIGNED_WITH_TIMEOUT && !event.barrier->is_savepoint() &&
         !c.queue.empty()) {
       announcements_.emplace_back(channel, event.barrier);
+      UpdateFlagsLocked();
     }
     c.queue.push_back(std::move(event));
     return;
   }
+  ++priority_queued_;
+  UpdateFlagsLocked();
   // Ahead of the trailing buffers, behind earlier events (priority ones included).
   size_t pos = c.queue.size();
   while (pos > 0 && c.queue[pos - 1].kind == StreamEvent::Kind::kBuffer) --pos;
@@ -84,7 +93,7 @@ void TaskInbox::PostMail(Mail mail) {
     std::lock_guard<std::mutex> lock(mu_);
     if (cancelled_) return;
     mails_.push_back(std::move(mail));
-    has_mail_.store(true, std::memory_order_relaxed);
+    UpdateFlagsLocked();
     ++wakeups_;
   }
   task_cv_.notify_one();
@@ -104,7 +113,6 @@ void TaskInbox::Cancel() {
     std::lock_guard<std::mutex> lock(mu_);
     cancelled_ = true;
     mails_.clear();
-    has_mail_.store(false, std::memory_order_relaxed);
     for (Channel& c : channels_) {
       for (StreamEvent& e : c.queue) {
         if (e.buffer != nullptr) to_release.push_back(e.buffer);
@@ -117,6 +125,8 @@ void TaskInbox::Cancel() {
     }
     announcements_.clear();
     restored_pending_ = 0;
+    priority_queued_ = 0;
+    UpdateFlagsLocked();
   }
   for (NetworkBuffer* b : to_release) ReleaseBuffer(b);
   task_cv_.notify_all();
@@ -162,6 +172,10 @@ bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, Str
     *event = std::move(c.queue.front());
     c.queue.pop_front();
     *channel = idx;
+    if (event->priority) {
+      --priority_queued_;
+      UpdateFlagsLocked();
+    }
     if (event->kind == StreamEvent::Kind::kBuffer && event->uses_credit) {
       --c.queued_buffers;
       PullLocked(idx);  // the credit goes back upstream
@@ -174,6 +188,7 @@ bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, Str
     event->kind = StreamEvent::Kind::kAnnouncement;
     event->barrier = std::move(announcements_.front().second);
     announcements_.pop_front();
+    UpdateFlagsLocked();
     return true;
   }
   for (uint32_t i = 0; i < n; ++i) {
@@ -219,7 +234,7 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
       p.what = Polled::What::kMail;
       p.mail = std::move(mails_.front());
       mails_.pop_front();
-      has_mail_.store(!mails_.empty(), std::memory_order_relaxed);
+      UpdateFlagsLocked();
       return p;
     }
     if (TakeEventLocked(filter, &p.channel, &p.event)) {
@@ -233,7 +248,8 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
     // A deadline already past (the task's poll between two elements) returns at once: a
     // condition wait would still enter the kernel (a futex wait that times out at once, and a
     // wake on the way out), two system calls per record that cost more than the record itself.
-    if (deadline <= std::chrono::steady_clock::now()) {
+    if (deadline == std::chrono::steady_clock::time_point{} ||
+        deadline <= std::chrono::steady_clock::now()) {
       p.what = Polled::What::kTimeout;
       return p;
     }
@@ -254,7 +270,7 @@ bool TaskInbox::TryTakeMail(Mail* mail) {
   if (mails_.empty()) return false;
   *mail = std::move(mails_.front());
   mails_.pop_front();
-  has_mail_.store(!mails_.empty(), std::memory_order_relaxed);
+  UpdateFlagsLocked();
   return true;
 }
 

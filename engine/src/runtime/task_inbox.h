@@ -88,6 +88,10 @@ class TaskInbox {
   bool TryTakeMail(Mail* mail);
   // Whether a mail waits (lock-free; a source asks before every record).
   bool HasMail() const { return has_mail_.load(std::memory_order_relaxed); }
+  // Whether a mail, a priority event or an announcement waits: what a Poll between two elements
+  // (filter.normal false) could return. Lock-free, so a task working through a buffer asks
+  // before every element instead of polling; a Poll still decides what comes first.
+  bool HasUrgent() const { return urgent_.load(std::memory_order_relaxed); }
 
   void SetBlocked(uint32_t channel, bool blocked);
   // Unblocks every channel if `unblock_all`, then blocks the channels of `block` (a barrier
@@ -137,12 +141,17 @@ class TaskInbox {
   void PullLocked(uint32_t channel);
   void QueueLocked(uint32_t channel, StreamEvent event);
   bool TakeEventLocked(const PollFilter& filter, uint32_t* channel, StreamEvent* event);
+  // Publishes has_mail_ and urgent_ after mails, priority events or announcements changed.
+  void UpdateFlagsLocked();
 
   const uint32_t credits_per_channel_;
   mutable std::mutex mu_;
   std::condition_variable task_cv_;
   std::deque<Mail> mails_;
   std::atomic<bool> has_mail_{false};  // !mails_.empty(), written under mu_
+  // Mails, priority events or announcements wait; written under mu_ (UpdateFlagsLocked).
+  std::atomic<bool> urgent_{false};
+  uint32_t priority_queued_ = 0;  // priority events queued over all channels
   std::vector<Channel> channels_;
   // Barrier announcements not yet taken, in arrival order.
   std::deque<std::pair<uint32_t, std::shared_ptr<const CheckpointOptions>>> announcements_;

@@ -68,6 +68,20 @@ base::Status HeapInternalState::Fold(const format::Value& input) {
   return base::Status::OK();
 }
 
+base::Result<int64_t> HeapInternalState::AddInt64(int64_t delta) {
+  ValueTable* t = c_->WriteValues(id_);
+  if (t == nullptr) return c_->NotOwned();
+  bool inserted = false;
+  format::Value& v = t->FindOrInsert(c_->hash, c_->current_encoded_key, c_->current_ns, &inserted);
+  // In place: the stored int64 changes, no Value is built, moved or destroyed.
+  if (int64_t* stored = std::get_if<int64_t>(&v.v); stored != nullptr && !inserted) {
+    *stored += delta;
+    return *stored;
+  }
+  v.v = delta;
+  return delta;
+}
+
 // MAP --------------------------------------------------------------------------------------
 
 const UserMap* HeapInternalState::LookupMap() const {

@@ -19,6 +19,7 @@ class HeapInternalState : public InternalKeyedState {
   base::Status Clear() override;
   base::Status AddToList(format::Value element) override;
   base::Status Fold(const format::Value& input) override;
+  base::Result<int64_t> AddInt64(int64_t delta) override;
   const format::Value* MapGet(const format::Value& user_key) override;
   base::Status MapPut(const format::Value& user_key, format::Value value) override;
   base::Status MapRemove(const format::Value& user_key) override;

@@ -17,6 +17,7 @@ namespace ckpt::engine {
 const format::Value* ValueState::Get() const { return state_->Get(); }
 base::Status ValueState::Update(format::Value value) { return state_->Put(std::move(value)); }
 base::Status ValueState::Clear() { return state_->Clear(); }
+base::Result<int64_t> ValueState::AddInt64(int64_t delta) { return state_->AddInt64(delta); }
 
 // ListState ----------------------------------------------------------------------------------
 

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "ckpt/base/endian.h"
 #include "ckpt/engine/checkpoint/checkpoint_options.h"
 #include "ckpt/engine/state/internal_keyed_state.h"
 #include "ckpt/engine/state/keyed_state_snapshot.h"
@@ -107,6 +108,33 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
       info.reduce(acc, input);
     }
     return Put(std::move(acc));
+  }
+
+  // An INT64 value state: the stored varint is read from the pinned slice and the sum written
+  // from the reused encode buffer, no Value decoded or built (and no type shape validated, which
+  // the generic decode does per call).
+  base::Result<int64_t> AddInt64(int64_t delta) override {
+    const pb::StateDescriptor& d = desc();
+    if (d.kind() != pb::STATE_VALUE || d.value_type().kind() != pb::TypeDescriptor::INT64) {
+      return InternalKeyedState::AddInt64(delta);
+    }
+    const std::string* key = prefix_->Get();
+    if (key == nullptr) return c_->NotOwned();
+    int64_t result = delta;
+    pinned_.Reset();
+    if (inst_->db()->Get(read_options_, cf_, *key, &pinned_).ok()) {
+      // As Read: bytes that do not decode read as absent.
+      std::string_view bytes(pinned_.data(), pinned_.size());
+      uint64_t zigzag = 0;
+      if (base::GetVarint64(&bytes, &zigzag) && bytes.empty()) {
+        result = base::ZigZagDecode(zigzag) + delta;
+      }
+    }
+    pinned_.Reset();
+    value_buf_.clear();
+    base::PutVarint64(&value_buf_, base::ZigZagEncode(result));
+    CKPT_RETURN_IF_ERROR(Write(inst_->db()->Put(inst_->write_options(), cf_, *key, value_buf_)));
+    return result;
   }
 
   const format::Value* MapGet(const format::Value& user_key) override {

@@ -1,12 +1,14 @@
 // StateTable<Payload>: the open-addressing hash table behind one (state, key group) of the heap
 // keyed backend. Entries are {hash, encoded key, encoded namespace, payload}; linear probing over
 // a power-of-two slot array, load factor <= 3/4, backward-shift deletion (no
-// tombstones). Callers pass the precomputed hash, so a lookup hashes nothing. Copyable (deep):
+// tombstones). Callers pass the precomputed hash, so a lookup hashes nothing; on a hash match the
+// key and namespace (a few bytes each) are compared inline (SameBytes). Copyable (deep):
 // a copy is what copy-on-write makes. Not thread-safe; a const table may be read by any thread.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +27,20 @@ struct TableEntry {
   Payload payload{};
 };
 
+// Byte equality of an encoded key or namespace: short ones (an int64 key is at most 10 bytes, a
+// window namespace 16) in an inline loop rather than a call into memcmp.
+inline bool SameBytes(const std::string& a, std::string_view b) {
+  const size_t n = a.size();
+  if (n != b.size()) return false;
+  const char* p = a.data();
+  const char* q = b.data();
+  if (n > 16) return std::memcmp(p, q, n) == 0;
+  for (size_t i = 0; i < n; ++i) {
+    if (p[i] != q[i]) return false;
+  }
+  return true;
+}
+
 template <typename Payload>
 class StateTable {
  public:
@@ -38,7 +54,7 @@ class StateTable {
     for (size_t i = h & mask_;; i = (i + 1) & mask_) {
       Entry& e = slots_[i];
       if (e.hash == 0) return nullptr;
-      if (e.hash == h && e.key == key && e.ns == ns) return &e.payload;
+      if (e.hash == h && SameBytes(e.key, key) && SameBytes(e.ns, ns)) return &e.payload;
     }
   }
   const Payload* Find(uint64_t hash, std::string_view key, std::string_view ns) const {
@@ -61,7 +77,7 @@ class StateTable {
         *inserted = true;
         return e.payload;
       }
-      if (e.hash == h && e.key == key && e.ns == ns) {
+      if (e.hash == h && SameBytes(e.key, key) && SameBytes(e.ns, ns)) {
         *inserted = false;
         return e.payload;
       }
@@ -76,7 +92,7 @@ class StateTable {
     for (;; i = (i + 1) & mask_) {
       Entry& e = slots_[i];
       if (e.hash == 0) return false;
-      if (e.hash == h && e.key == key && e.ns == ns) break;
+      if (e.hash == h && SameBytes(e.key, key) && SameBytes(e.ns, ns)) break;
     }
     // Backward-shift: move later entries of the probe run into the hole when their home slot
     // does not lie strictly between the hole and their position.

@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <functional>
 
+#include "ckpt/base/result.h"
 #include "ckpt/base/status.h"
 #include "ckpt/engine/state/state_descriptors.h"
 #include "ckpt/format/value.h"
@@ -31,6 +32,19 @@ class InternalKeyedState {
   // REDUCING: reduce(stored, input) or stores `input` first; AGGREGATING: add(accumulator,
   // input), creating the accumulator first.
   virtual base::Status Fold(const format::Value& input) = 0;
+  // VALUE of type INT64: stores `delta` plus the stored int64 (`delta` alone when none is
+  // stored) and returns it. FailedPrecondition if the current key group is not owned. The
+  // default is Get then Put; a backend that can do it in one lookup without building a Value
+  // (heap) or without decoding one (RocksDB) overrides it.
+  virtual base::Result<int64_t> AddInt64(int64_t delta) {
+    const format::Value* stored = Get();
+    int64_t result = delta;
+    if (stored != nullptr) {
+      if (const auto* v = std::get_if<int64_t>(&stored->v)) result = *v + delta;
+    }
+    CKPT_RETURN_IF_ERROR(Put(format::Value(result)));
+    return result;
+  }
 
   // MAP. MapGet: the value or nullptr (also for a user key of the wrong type); valid until the
   // next write. MapPut: InvalidArgument if `user_key` does not match the declared type.

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "ckpt/base/result.h"
 #include "ckpt/base/status.h"
 #include "ckpt/format/value.h"
 
@@ -24,6 +25,10 @@ class ValueState {
   base::Status Update(format::Value value);
   // Removes the value (no-op if absent).
   base::Status Clear();
+  // For an INT64 value: adds `delta` to the stored int64 (stores `delta` when none is stored)
+  // and returns the new value, in one lookup where the backend allows (a running sum or count
+  // without a Get and an Update). FailedPrecondition if the current key group is not owned.
+  base::Result<int64_t> AddInt64(int64_t delta);
 
  private:
   friend class KeyedStateBackend;
