@@ -19,7 +19,8 @@
 #   CKPT_ENGINE=path/to/ckpt-engine  CKPT_TOOL=path/to/ckpt-tool (optional: no prune without it)
 #   default binaries: build/release, else build/dev.
 # Prints: kills, stop-kills, restore-kills, committed lines, gaps, duplicates, failed runs
-#   (with --s3 also the multipart uploads left open).
+#   (with --s3 also the multipart uploads open right after the kills, summed, and those left open
+#   at the end).
 # Exit: 0 exact, 1 a gap, a duplicate, a failed run or an open upload, 2 usage.
 set -euo pipefail
 
@@ -111,7 +112,7 @@ if [[ -n "$tool" && -x "$tool" ]] && (( ! s3 )); then
 fi
 
 sleep_ms() { sleep "$(printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )))"; }
-n_kill=0 n_stop_kill=0 n_restore_kill=0 n_unaligned=0 n_timeout=0 failed=0 finished_early=0 round=0
+left_uploads=0 n_kill=0 n_stop_kill=0 n_restore_kill=0 n_unaligned=0 n_timeout=0 failed=0 finished_early=0 round=0
 while (( n_kill < kills )); do
   p=$(( RANDOM % 4 + 1 ))
   args=(run "$work/job.json" --checkpoint-dir "$ckpt" --interval $(( RANDOM % 150 + 50 )) -p "$p")
@@ -149,7 +150,12 @@ while (( n_kill < kills )); do
   set -e
   engine_pid=
   # The killed engine is gone: its lease goes too (DELETE of an absent key is OK).
-  (( s3 )) && s3curl DELETE "/ckpt/$job_id/_job.lock" >/dev/null
+  if (( s3 )); then
+    s3curl DELETE "/ckpt/$job_id/_job.lock" >/dev/null
+    # Uploads the killed attempt left open (the next restore aborts them).
+    left=$(s3curl GET "?prefix=out%2F&uploads=")
+    left_uploads=$(( left_uploads + $(grep -o '<UploadId>' <<<"$left" | wc -l || true) ))
+  fi
   n_kill=$(( n_kill + 1 ))
   round=$(( round + 1 ))
   case $rc in
@@ -200,7 +206,7 @@ read -r lines gaps dups < <(
       END { g = 0; d = 0
             for (i = 1; i <= to; i++) { k = c[i] + 0; if (k == 0) g++; else if (k > 1) d += k - 1 }
             print n + 0, g, d }')
-echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill unaligned_runs=$n_unaligned aligned_with_timeout_runs=$n_timeout committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed$( (( s3 )) && echo " open_uploads=$open_uploads")"
+echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill unaligned_runs=$n_unaligned aligned_with_timeout_runs=$n_timeout committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed$( (( s3 )) && echo " uploads_open_after_kills=$left_uploads open_uploads=$open_uploads")"
 if (( gaps != 0 || dups != 0 || failed != 0 || open_uploads != 0 )); then
   keep=1
   exit 1
