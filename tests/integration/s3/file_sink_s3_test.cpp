@@ -16,6 +16,8 @@
 #include <vector>
 
 #include "ckpt/base/fs.h"
+#include "ckpt/base/recoverable_writer.h"
+#include "ckpt/engine/operators/multipart_part_files.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/s3/s3_client.h"
@@ -137,6 +139,73 @@ std::map<int64_t, std::pair<int64_t, int64_t>> LocalRun(const testing::TempDir& 
   JobResult r = (*runner)->Wait();
   EXPECT_EQ(r.outcome, JobOutcome::kFinished) << r.status.ToString();
   return LinesByKey(job.sink_dir);
+}
+
+// The S3 RecoverableWriter alone: a file of two parts is invisible until committed, its commit
+// is idempotent and recorded in the pending path, a commit with other parts is refused, and an
+// abandoned upload is listed until aborted.
+TEST_F(FileSinkS3Test, RecoverableWriterCommitsIdempotentlyAndAbortsAbandonedUploads) {
+  ASSERT_OK_AND_ASSIGN(base::RecoverableWriter * writer, base::RecoverableWriterFor(Uri("rw")));
+  const std::string location = Uri("rw/part-w-0-0");
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<base::RecoverableStream> stream, writer->Open(location));
+  // More than one part (config().part_size_bytes, 8 MiB by default), then a small last part.
+  const std::string chunk(1 << 20, 'x');
+  std::string expected;
+  for (int i = 0; i < 9; ++i) {
+    ASSERT_OK(stream->Write(chunk));
+    expected += chunk;
+  }
+  ASSERT_OK(stream->Write("tail\n"));
+  expected += "tail\n";
+  ASSERT_OK_AND_ASSIGN(base::RecoverableCommit commit, stream->CloseForCommit());
+  EXPECT_EQ(commit.location, location);
+  EXPECT_EQ(commit.size_bytes, expected.size());
+  EXPECT_EQ(commit.part_etags.size(), 2u);
+  EXPECT_TRUE(fs_->Stat(location).status().IsNotFound()) << "visible before its commit";
+  ASSERT_OK_AND_ASSIGN(std::vector<base::OpenUpload> open, writer->ListOpen(Uri("rw/")));
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].upload_id, commit.upload_id);
+
+  // Through the sink's pending record, twice: the second finds the object completed.
+  engine::operators::PendingPartFile pending;
+  pending.final_path = commit.location;
+  pending.pending_path = engine::operators::EncodeMultipartPending(commit);
+  pending.size_bytes = commit.size_bytes;
+  ASSERT_OK_AND_ASSIGN(base::RecoverableCommit decoded,
+                       engine::operators::DecodeMultipartPending(pending));
+  EXPECT_EQ(decoded, commit);
+  ASSERT_OK(engine::operators::CommitMultipartPartFile(*writer, pending));
+  ASSERT_OK(engine::operators::CommitMultipartPartFile(*writer, pending));
+  ASSERT_OK_AND_ASSIGN(std::string bytes, base::ReadFileToString(*fs_, location));
+  EXPECT_EQ(bytes, expected);
+  ASSERT_OK_AND_ASSIGN(open, writer->ListOpen(Uri("rw/")));
+  EXPECT_TRUE(open.empty());
+
+  // Other parts than those completed: not this commit.
+  base::RecoverableCommit other = commit;
+  std::swap(other.part_etags[0], other.part_etags[1]);
+  EXPECT_FALSE(writer->Commit(other).ok());
+  // A pending record that is not an upload's is refused, naming it.
+  engine::operators::PendingPartFile garbled = pending;
+  garbled.pending_path = location + "#upload=;parts=";
+  base::Result<base::RecoverableCommit> bad = engine::operators::DecodeMultipartPending(garbled);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), base::StatusCode::kCorruption);
+  EXPECT_NE(bad.status().message().find(garbled.pending_path), std::string::npos);
+
+  // Abandoned (never closed): open until aborted, and never visible.
+  const std::string abandoned = Uri("rw/part-w-0-1");
+  {
+    ASSERT_OK_AND_ASSIGN(std::unique_ptr<base::RecoverableStream> s2, writer->Open(abandoned));
+    ASSERT_OK(s2->Write("lost\n"));
+  }
+  ASSERT_OK_AND_ASSIGN(open, writer->ListOpen(Uri("rw/")));
+  ASSERT_EQ(open.size(), 1u);
+  EXPECT_EQ(open[0].location, abandoned);
+  ASSERT_OK(writer->Abort(open[0]));
+  ASSERT_OK_AND_ASSIGN(open, writer->ListOpen(Uri("rw/")));
+  EXPECT_TRUE(open.empty());
+  EXPECT_TRUE(fs_->Stat(abandoned).status().IsNotFound());
 }
 
 // Cancelled mid-input (its open uploads abandoned, as a failure leaves them), then resumed
