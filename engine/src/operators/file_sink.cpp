@@ -200,7 +200,8 @@ base::Status RegisterFileSink(OperatorRegistry& registry) {
   return registry.Register(
       {"file-sink",
        "two-phase-commit file sink: .part-<uid>-<subtask>-<n>.inprogress, pending at a barrier, "
-       "renamed to part-<uid>-<subtask>-<n> when the checkpoint completes",
+       "renamed to part-<uid>-<subtask>-<n> when the checkpoint completes (on s3://: a multipart "
+       "upload of part-<uid>-<subtask>-<n>, completed then)",
        CreateFileSink, nullptr});
 }
 
