@@ -37,7 +37,8 @@ base::Status CommitMultipartPartFile(base::RecoverableWriter& writer, const Pend
 // store: commits `restored_pending`, then aborts every open upload of "part-<uid>-<k>-<n>" under
 // `dir` with k % parallelism == subtask that `restored_pending` does not record (written after
 // the snapshot; the restored job writes it again). `fs` lists the committed objects for
-// next_part_number. `discarded` lists the aborted uploads' locations.
+// next_part_number. `discarded` lists the aborted uploads' locations; `committed` counts every
+// restored pending file (an object store does not tell a completion now from an earlier one).
 base::Result<PartFileRecovery> RecoverMultipartPartFiles(
     base::RecoverableWriter& writer, base::Fs& fs, const std::string& dir, const std::string& uid,
     uint32_t subtask, uint32_t parallelism, const std::vector<PendingPartFile>& restored_pending);
