@@ -10,7 +10,8 @@
 #   2. asan-ubsan preset: the format, ops and engine unit suites under AddressSanitizer + UBSan
 #   3. fuzz preset: each libFuzzer target for 30 s
 #   4. tsan preset: the engine unit tests and the integration ITCases under ThreadSanitizer
-#   5. kill campaign: 20 random kill -9s of ckpt-engine resumed with --from-latest (release)
+#   5. kill campaign: 20 random kill -9s of ckpt-engine resumed with --from-latest (release),
+#      then 5 with checkpoints and the file sink on S3 (kill-campaign.sh --s3, a local s3proxy)
 #   6. prune campaign: 50 rounds of random damage to engine-written checkpoint roots, then prune;
 #      the newest checkpoint that restores must still restore (release)
 # Fails on the first failure. The release, asan-ubsan and tsan presets are unity builds (a few
@@ -83,6 +84,10 @@ fresh ctest --preset tsan -j "$jobs" -L 'engine|integration' -E '^VerdictGenerat
 echo "=== kill campaign: ${CKPT_KILLS:-20} kills" >&2
 fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \
   CKPT_TOOL="$PWD/build/release/ckpt-tool/ckpt-tool" bash scripts/kill-campaign.sh "${CKPT_KILLS:-20}"
+
+echo "=== kill campaign on S3 (local s3proxy): ${CKPT_S3_KILLS:-5} kills" >&2
+fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \
+  bash scripts/kill-campaign.sh --s3 "${CKPT_S3_KILLS:-5}"
 
 echo "=== prune campaign: ${CKPT_PRUNE_ROUNDS:-50} rounds" >&2
 fresh env CKPT_ENGINE="$PWD/build/release/engine/ckpt-engine" \

@@ -6,10 +6,16 @@
 // in-progress files written after it are discarded. A stop-with-savepoint commits (the runtime
 // notifies its completion); an intermediate savepoint does not (it is never notified), its files
 // are committed by the next completed checkpoint.
+// On an object store (a path with a base::RecoverableWriter, e.g. s3://bucket/out) a part file in
+// progress is a multipart upload of "part-<uid>-<subtask>-<n>" instead: pending at a barrier with
+// every byte uploaded, completed when the checkpoint completes (multipart_part_files.h).
 #include <filesystem>
+
+#include "ckpt/base/fs_resolver.h"
 
 #include "ckpt/engine/operator.h"
 #include "ckpt/engine/operator_context.h"
+#include "ckpt/engine/operators/multipart_part_files.h"
 #include "ckpt/engine/operators/part_file_committer.h"
 #include "ckpt/engine/operators/part_file_writer.h"
 #include "operators/builtin_kinds.h"
@@ -49,7 +55,14 @@ class FileSink final : public Operator {
     ctx_ = &ctx;
     label_ = SubtaskLabel(ctx);
     uid_ = FileNameSafe(ctx.uid().empty() ? ctx.name() : ctx.uid());
-    dir_ = std::filesystem::absolute(std::filesystem::path(p_.path)).lexically_normal().string();
+    if (base::HasRecoverableWriter(p_.path)) {
+      base::Result<base::RecoverableWriter*> writer = base::RecoverableWriterFor(p_.path);
+      if (!writer.ok()) return writer.status().WithContext(label_ + ": file sink path");
+      recoverable_ = *writer;
+      dir_ = p_.path;
+    } else {
+      dir_ = std::filesystem::absolute(std::filesystem::path(p_.path)).lexically_normal().string();
+    }
     while (dir_.size() > 1 && dir_.back() == '/') dir_.pop_back();
     // The runtime hands this subtask the committables of the old subtasks k with
     // k % parallelism == its index (RestorePlan::Committables), the same rule RecoverPartFiles
@@ -61,6 +74,7 @@ class FileSink final : public Operator {
                             c.checkpoint_id()});
       }
     }
+    if (recoverable_ != nullptr) return InitializeMultipart(ctx, restored);
     base::Result<PartFileRecovery> recovery = RecoverPartFiles(
         base::Fs::Default(), dir_, uid_, ctx.subtask_index(), ctx.parallelism(), restored);
     if (!recovery.ok()) return recovery.status().WithContext(label_ + ": restoring file sink");
@@ -78,7 +92,7 @@ class FileSink final : public Operator {
   base::Status ProcessElement(Record& record) override {
     line_.clear();
     AppendRecordLine(record, p_.with_timestamp, &line_);
-    base::Status st = writer_->WriteLine(line_);
+    base::Status st = mp_writer_ ? mp_writer_->WriteLine(line_) : writer_->WriteLine(line_);
     return st.ok() ? st : st.WithContext(label_);
   }
 
@@ -116,7 +130,8 @@ class FileSink final : public Operator {
         still_pending.push_back(f);
         continue;
       }
-      base::Status st = CommitPendingPartFile(base::Fs::Default(), f);
+      base::Status st = recoverable_ != nullptr ? CommitMultipartPartFile(*recoverable_, f)
+                                                : CommitPendingPartFile(base::Fs::Default(), f);
       if (!st.ok()) return st.WithContext(label_ + ": committing checkpoint " +
                                           std::to_string(checkpoint_id));
     }
@@ -130,11 +145,27 @@ class FileSink final : public Operator {
     // Whatever is still open was written after the last barrier: it stays an in-progress file
     // that the next restore discards (the records are replayed from the snapshot).
     if (writer_) writer_->Abandon();
+    if (mp_writer_) mp_writer_->Abandon();
   }
 
  private:
+  base::Status InitializeMultipart(OperatorContext& ctx,
+                                   const std::vector<PendingPartFile>& restored) {
+    base::Result<base::ResolvedLocation> where = base::ResolveFs(dir_);
+    if (!where.ok()) return where.status().WithContext(label_ + ": file sink path");
+    base::Result<PartFileRecovery> recovery =
+        RecoverMultipartPartFiles(*recoverable_, *where->fs, dir_, uid_, ctx.subtask_index(),
+                                  ctx.parallelism(), restored);
+    if (!recovery.ok()) return recovery.status().WithContext(label_ + ": restoring file sink");
+    mp_writer_ = std::make_unique<MultipartPartFileWriter>(
+        *recoverable_, dir_, uid_, ctx.subtask_index(), recovery->next_part_number);
+    return base::Status::OK();
+  }
+
   base::Status CloseOpenFile(int64_t checkpoint_id) {
-    base::Result<std::optional<PendingPartFile>> closed = writer_->CloseForCommit(checkpoint_id);
+    base::Result<std::optional<PendingPartFile>> closed =
+        mp_writer_ ? mp_writer_->CloseForCommit(checkpoint_id)
+                   : writer_->CloseForCommit(checkpoint_id);
     if (!closed.ok()) return closed.status().WithContext(label_);
     if (closed->has_value()) pending_.push_back(std::move(**closed));
     return base::Status::OK();
@@ -146,6 +177,8 @@ class FileSink final : public Operator {
   std::string uid_;
   std::string dir_;
   std::unique_ptr<PartFileWriter> writer_;
+  base::RecoverableWriter* recoverable_ = nullptr;  // set on an object store
+  std::unique_ptr<MultipartPartFileWriter> mp_writer_;
   std::vector<PendingPartFile> pending_;
   std::string line_;
 };
@@ -167,7 +200,8 @@ base::Status RegisterFileSink(OperatorRegistry& registry) {
   return registry.Register(
       {"file-sink",
        "two-phase-commit file sink: .part-<uid>-<subtask>-<n>.inprogress, pending at a barrier, "
-       "renamed to part-<uid>-<subtask>-<n> when the checkpoint completes",
+       "renamed to part-<uid>-<subtask>-<n> when the checkpoint completes (on s3://: a multipart "
+       "upload of part-<uid>-<subtask>-<n>, completed then)",
        CreateFileSink, nullptr});
 }
 

@@ -45,6 +45,7 @@ void RegisterS3Schemes() {
   for (const std::string_view scheme : kS3Schemes) {
     base::RegisterFsScheme(std::string(scheme), ResolveS3Location);
   }
+  RegisterS3RecoverableWriters();
 }
 
 }  // namespace ckpt::s3

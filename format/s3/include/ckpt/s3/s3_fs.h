@@ -79,7 +79,11 @@ class S3Fs : public base::Fs {
 
 // Makes base::ResolveFs serve s3:, s3a: and s3p: locations with one process-wide S3Fs, created
 // on first use from LoadS3Config(ProcessEnvironment()) (its error, e.g. no credentials, is
-// returned to every resolve until the process restarts). Idempotent; thread-safe.
+// returned to every resolve until the process restarts). Also registers the S3
+// base::RecoverableWriter of those schemes (RegisterS3RecoverableWriters). Idempotent; thread-safe.
 void RegisterS3Schemes();
+// Makes base::RecoverableWriterFor serve s3:, s3a: and s3p: locations with multipart uploads
+// through the process-wide S3Fs (s3_recoverable_writer.cpp).
+void RegisterS3RecoverableWriters();
 
 }  // namespace ckpt::s3
