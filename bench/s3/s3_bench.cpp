@@ -50,6 +50,7 @@ double ChildrenCpuSeconds() {
 
 // Runs argv with stdout to /dev/null; exit status (-1 when it could not start or was killed).
 int Spawn(const std::vector<std::string>& argv, bool quiet_stderr = false) {
+  std::fflush(stdout);  // else the child's freopen flushes our buffered lines a second time
   const pid_t pid = fork();
   if (pid < 0) return -1;
   if (pid == 0) {

@@ -220,7 +220,7 @@ void PrintOperator(const ops::OperatorInfo& op, std::ostream& out) {
     }
     for (const auto& c : st.committables) {
       row("sink-pending", "-", "-",
-          c.pending_path + " -> " + c.final_path + " (" + SizeText(c.size_bytes) +
+          c.PendingName() + " -> " + c.final_path + " (" + SizeText(c.size_bytes) +
               ", checkpoint " + std::to_string(c.checkpoint_id) + ")");
     }
     if (first) row("-", "-", "-", "no state");

@@ -57,7 +57,7 @@ QVariant PendingFilesModel::data(const QModelIndex& index, int role) const {
       if (r.size_mismatch()) s += QCoreApplication::translate("ckpt-inspector", " (size differs)");
       return s;
     }
-    case kPendingPath: return qs(c.pending_path);
+    case kPendingPath: return qs(c.PendingName());
     case kFinalPath: return qs(c.final_path);
     case kRecordedSize: return humanBytes(c.size_bytes);
     case kSizeOnDisk: return r.size_on_disk_bytes ? humanBytes(*r.size_on_disk_bytes) : QStringLiteral("-");

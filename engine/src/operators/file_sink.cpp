@@ -71,7 +71,8 @@ class FileSink final : public Operator {
     if (restoring) {
       for (const pb::SinkCommittable& c : ctx.restored_committables()) {
         restored.push_back({c.pending_path(), c.final_path(), c.size_bytes(), c.checksum_xxh3(),
-                            c.checkpoint_id()});
+                            c.checkpoint_id(), c.upload_id(),
+                            std::vector<std::string>(c.part_etags().begin(), c.part_etags().end())});
       }
     }
     if (recoverable_ != nullptr) return InitializeMultipart(ctx, restored);
@@ -117,6 +118,8 @@ class FileSink final : public Operator {
       c.set_size_bytes(f.size_bytes);
       c.set_checksum_xxh3(f.checksum_xxh3);
       c.set_checkpoint_id(f.checkpoint_id);
+      c.set_upload_id(f.upload_id);
+      for (const std::string& etag : f.part_etags) c.add_part_etags(etag);
     }
     return out;
   }

@@ -6,55 +6,27 @@
 #include "ckpt/engine/operators/part_file_names.h"
 
 namespace ckpt::engine::operators {
-namespace {
-
-constexpr std::string_view kUploadMark = "#upload=";
-constexpr std::string_view kPartsMark = ";parts=";
-
-}  // namespace
-
-std::string EncodeMultipartPending(const base::RecoverableCommit& commit) {
-  std::string out = commit.location;
-  out.append(kUploadMark).append(commit.upload_id).append(kPartsMark);
-  for (size_t i = 0; i < commit.part_etags.size(); ++i) {
-    if (i > 0) out.push_back(',');
-    out.append(commit.part_etags[i]);
-  }
-  return out;
-}
-
-base::Result<base::RecoverableCommit> DecodeMultipartPending(const PendingPartFile& file) {
+base::Result<base::RecoverableCommit> MultipartCommitOf(const PendingPartFile& file) {
   auto bad = [&file](std::string_view why) {
-    return base::Status::Corruption("pending part file \"" + file.pending_path + "\" of " +
-                                    file.final_path + ": " + std::string(why));
+    return base::Status::Corruption("pending part file " + file.final_path + " (checkpoint " +
+                                    std::to_string(file.checkpoint_id) + "): " + std::string(why));
   };
-  std::string_view rest = file.pending_path;
-  if (!rest.starts_with(file.final_path)) return bad("does not start with its final location");
-  rest.remove_prefix(file.final_path.size());
-  if (!rest.starts_with(kUploadMark)) return bad("no upload id");
-  rest.remove_prefix(kUploadMark.size());
-  const size_t parts = rest.find(kPartsMark);
-  if (parts == std::string_view::npos || parts == 0) return bad("no upload id or part list");
+  if (file.upload_id.empty()) return bad("records no multipart upload id");
+  if (file.part_etags.empty()) return bad("records no parts of its upload");
+  for (const std::string& etag : file.part_etags) {
+    if (etag.empty()) return bad("records an empty part ETag");
+  }
   base::RecoverableCommit out;
   out.location = file.final_path;
-  out.upload_id = std::string(rest.substr(0, parts));
-  rest.remove_prefix(parts + kPartsMark.size());
-  while (!rest.empty()) {
-    const size_t comma = rest.find(',');
-    std::string_view etag = rest.substr(0, comma);
-    if (etag.empty()) return bad("an empty part ETag");
-    out.part_etags.emplace_back(etag);
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  if (out.part_etags.empty()) return bad("no parts");
+  out.upload_id = file.upload_id;
+  out.part_etags = file.part_etags;
   out.size_bytes = file.size_bytes;
   return out;
 }
 
 base::Status CommitMultipartPartFile(base::RecoverableWriter& writer,
                                      const PendingPartFile& file) {
-  CKPT_ASSIGN_OR_RETURN(base::RecoverableCommit commit, DecodeMultipartPending(file));
+  CKPT_ASSIGN_OR_RETURN(base::RecoverableCommit commit, MultipartCommitOf(file));
   return writer.Commit(commit);
 }
 
@@ -69,7 +41,7 @@ base::Result<PartFileRecovery> RecoverMultipartPartFiles(
   PartFileRecovery out;
   std::set<std::string> keep;  // upload ids of the restored pending files
   for (const PendingPartFile& file : restored_pending) {
-    CKPT_ASSIGN_OR_RETURN(base::RecoverableCommit commit, DecodeMultipartPending(file));
+    CKPT_ASSIGN_OR_RETURN(base::RecoverableCommit commit, MultipartCommitOf(file));
     CKPT_RETURN_IF_ERROR(writer.Commit(commit));
     ++out.committed;
     keep.insert(commit.upload_id);
@@ -131,8 +103,9 @@ base::Result<std::optional<PendingPartFile>> MultipartPartFileWriter::CloseForCo
   CKPT_ASSIGN_OR_RETURN(base::RecoverableCommit commit, stream_->CloseForCommit());
   stream_.reset();
   PendingPartFile pending;
-  pending.pending_path = EncodeMultipartPending(commit);
   pending.final_path = commit.location;
+  pending.upload_id = commit.upload_id;
+  pending.part_etags = commit.part_etags;
   pending.size_bytes = commit.size_bytes;
   pending.checksum_xxh3 = checksum_.Digest();
   pending.checkpoint_id = checkpoint_id;

@@ -1,5 +1,6 @@
 #include "ckpt/ops/pending_files.h"
 
+#include "ckpt/base/recoverable_writer.h"
 #include "ckpt/ops/operator_label.h"
 
 namespace ckpt::ops {
@@ -29,6 +30,15 @@ base::Result<std::optional<uint64_t>> SizeIfPresent(base::Fs& fs, const std::str
 
 }  // namespace
 
+base::Result<bool> PendingUploadIsOpen(const Committable& c) {
+  CKPT_ASSIGN_OR_RETURN(base::RecoverableWriter * writer, base::RecoverableWriterFor(c.final_path));
+  CKPT_ASSIGN_OR_RETURN(std::vector<base::OpenUpload> open, writer->ListOpen(c.final_path));
+  for (const base::OpenUpload& u : open) {
+    if (u.location == c.final_path && u.upload_id == c.upload_id) return true;
+  }
+  return false;
+}
+
 base::Result<std::vector<PendingFile>> ListPendingFiles(base::Fs& fs, const Snapshot& snapshot,
                                                         const base::Progress& progress) {
   std::vector<PendingFile> out;
@@ -41,7 +51,14 @@ base::Result<std::vector<PendingFile>> ListPendingFiles(base::Fs& fs, const Snap
         f.operator_name = OperatorLabel(op.name, op.uid, op.id_hex);
         f.subtask = st.index;
         f.committable = c;
-        CKPT_ASSIGN_OR_RETURN(std::optional<uint64_t> pending, SizeIfPresent(fs, c.pending_path));
+        std::optional<uint64_t> pending;
+        if (c.is_upload()) {
+          // An open upload's parts are not listed: its size is the recorded one.
+          CKPT_ASSIGN_OR_RETURN(const bool open, PendingUploadIsOpen(c));
+          if (open) pending = c.size_bytes;
+        } else {
+          CKPT_ASSIGN_OR_RETURN(pending, SizeIfPresent(fs, c.pending_path));
+        }
         CKPT_ASSIGN_OR_RETURN(std::optional<uint64_t> final_size, SizeIfPresent(fs, c.final_path));
         f.pending_exists = pending.has_value();
         f.final_exists = final_size.has_value();

@@ -125,8 +125,9 @@ SubtaskInfo ToSubtask(const pb::SubtaskState& st) {
                                      c.buffers(), c.size_bytes()));
   }
   for (const auto& c : st.committables()) {
-    out.committables.push_back({c.pending_path(), c.final_path(), c.size_bytes(),
-                                c.checksum_xxh3(), c.checkpoint_id()});
+    out.committables.push_back(
+        {c.pending_path(), c.final_path(), c.size_bytes(), c.checksum_xxh3(), c.checkpoint_id(),
+         c.upload_id(), std::vector<std::string>(c.part_etags().begin(), c.part_etags().end())});
   }
   const auto& m = st.metrics();
   out.metrics = {m.ack_timestamp(),     m.end_to_end_duration(), m.state_size(),

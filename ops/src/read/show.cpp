@@ -94,8 +94,13 @@ void WriteSubtask(JsonWriter& w, const SubtaskInfo& st) {
         .Str("final_path", c.final_path)
         .Uint("size_bytes", c.size_bytes)
         .Str("checksum_xxh3", base::ChecksumHex(c.checksum_xxh3))
-        .Int("checkpoint_id", c.checkpoint_id)
-        .EndObject();
+        .Int("checkpoint_id", c.checkpoint_id);
+    if (c.is_upload()) {
+      w.Str("upload_id", c.upload_id).Key("part_etags").BeginArray();
+      for (const std::string& etag : c.part_etags) w.Str(etag);
+      w.EndArray();
+    }
+    w.EndObject();
   }
   w.EndArray();
   const auto& m = st.metrics;

@@ -10,6 +10,7 @@
 #include "ckpt/format/job_spec.h"
 #include "ckpt/format/operator_id.h"
 #include "ckpt/ops/operator_label.h"
+#include "ckpt/ops/pending_files.h"
 #include "formats/snapshot_format.h"
 #include "model/snapshot_raw.h"
 #include "validate/validate_internal.h"
@@ -72,6 +73,30 @@ bool IsKeyedInNewJob(const pb::JobGraph& graph, const pb::OperatorInfo& op) {
   return any;
 }
 
+// A pending file on an object store: the restore completes its upload, which needs the upload
+// still open, or the object already published (committed before) with the recorded size.
+void CheckPendingUpload(ValidateContext& ctx, const Committable& c, Location loc,
+                        const std::string& what) {
+  auto committed = ctx.fs().Stat(c.final_path);
+  if (committed.ok()) {
+    if (committed->size_bytes != c.size_bytes) {
+      ctx.Add("CKPT-A005", loc,
+              what + ": " + c.final_path + " has " + std::to_string(committed->size_bytes) +
+                  " bytes but the snapshot recorded " + std::to_string(c.size_bytes));
+    }
+    return;
+  }
+  base::Result<bool> open = PendingUploadIsOpen(c);
+  if (!open.ok()) {
+    ctx.NotChecked("CKPT-A005", loc, "cannot check " + what + ": " + open.status().message());
+    return;
+  }
+  if (!*open) {
+    ctx.Add("CKPT-A005", loc,
+            what + " is neither an open upload nor published as " + c.final_path);
+  }
+}
+
 // Pending sink files (two-phase commit): on restore each is committed, which requires the
 // pending file, or its committed name when the commit already happened, with exactly the size
 // the snapshot recorded (the file sink's CommitPendingPartFile).
@@ -84,10 +109,15 @@ void CheckPendingSinkFiles(ValidateContext& ctx, const Snapshot& s) {
         any = true;
         Location loc = OperatorLocation(op);
         loc.subtask = st.index;
-        loc.file = c.pending_path;
-        const std::string what = "pending file " + c.pending_path + " (" +
+        loc.file = c.is_upload() ? c.final_path : c.pending_path;
+        const std::string what = "pending file " + c.PendingName() + " (" +
                                  std::to_string(c.size_bytes) + " bytes, checkpoint " +
                                  std::to_string(c.checkpoint_id) + ")";
+        if (c.is_upload()) {
+          CheckPendingUpload(ctx, c, loc, what);
+          checked_any = true;
+          continue;
+        }
         auto pending = ctx.fs().Stat(c.pending_path);
         auto committed = pending.ok() ? pending : ctx.fs().Stat(c.final_path);
         if (committed.ok()) {

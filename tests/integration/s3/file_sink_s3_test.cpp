@@ -20,6 +20,8 @@
 #include "ckpt/engine/operators/multipart_part_files.h"
 #include "ckpt/engine/job_runner.h"
 #include "ckpt/format/layout.h"
+#include "ckpt/ops/pending_files.h"
+#include "ckpt/ops/snapshot.h"
 #include "ckpt/s3/s3_client.h"
 #include "ckpt/s3/s3_fs.h"
 #include "ckpt/testing/gtest_util.h"
@@ -169,10 +171,11 @@ TEST_F(FileSinkS3Test, RecoverableWriterCommitsIdempotentlyAndAbortsAbandonedUpl
   // Through the sink's pending record, twice: the second finds the object completed.
   engine::operators::PendingPartFile pending;
   pending.final_path = commit.location;
-  pending.pending_path = engine::operators::EncodeMultipartPending(commit);
+  pending.upload_id = commit.upload_id;
+  pending.part_etags = commit.part_etags;
   pending.size_bytes = commit.size_bytes;
   ASSERT_OK_AND_ASSIGN(base::RecoverableCommit decoded,
-                       engine::operators::DecodeMultipartPending(pending));
+                       engine::operators::MultipartCommitOf(pending));
   EXPECT_EQ(decoded, commit);
   ASSERT_OK(engine::operators::CommitMultipartPartFile(*writer, pending));
   ASSERT_OK(engine::operators::CommitMultipartPartFile(*writer, pending));
@@ -187,11 +190,15 @@ TEST_F(FileSinkS3Test, RecoverableWriterCommitsIdempotentlyAndAbortsAbandonedUpl
   EXPECT_FALSE(writer->Commit(other).ok());
   // A pending record that is not an upload's is refused, naming it.
   engine::operators::PendingPartFile garbled = pending;
-  garbled.pending_path = location + "#upload=;parts=";
-  base::Result<base::RecoverableCommit> bad = engine::operators::DecodeMultipartPending(garbled);
+  garbled.upload_id.clear();
+  base::Result<base::RecoverableCommit> bad = engine::operators::MultipartCommitOf(garbled);
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), base::StatusCode::kCorruption);
-  EXPECT_NE(bad.status().message().find(garbled.pending_path), std::string::npos);
+  EXPECT_NE(bad.status().message().find(location), std::string::npos);
+  garbled = pending;
+  garbled.part_etags.clear();
+  EXPECT_EQ(engine::operators::MultipartCommitOf(garbled).status().code(),
+            base::StatusCode::kCorruption);
 
   // Abandoned (never closed): open until aborted, and never visible.
   const std::string abandoned = Uri("rw/part-w-0-1");
@@ -275,6 +282,32 @@ TEST_F(FileSinkS3Test, KilledEngineResumesWithExactlyOnceOutputOnS3) {
   ASSERT_TRUE(checkpointed) << ReadFile(tmp.Sub("run1.log"));
   ASSERT_EQ(code, 128 + SIGKILL) << "the engine finished before it was killed:\n"
                                  << ReadFile(tmp.Sub("run1.log"));
+
+  // What the checkpoints record for the sink: uploads (id and parts, no pending path), each still
+  // open or already completed by the killed engine; none lost.
+  size_t uploads = 0;
+  ASSERT_OK_AND_ASSIGN(std::vector<base::DirEntry> chks, fs_->ListDir(Uri(job_rel)));
+  for (const base::DirEntry& e : chks) {
+    const std::string chk = base::JoinPath(Uri(job_rel), e.name);
+    if (!format::ParseCheckpointDirName(e.name) ||
+        !fs_->Stat(base::JoinPath(chk, format::kMetadataFileName)).ok()) {
+      continue;
+    }
+    ASSERT_OK_AND_ASSIGN(ops::Snapshot snapshot, ops::LoadSnapshot(*fs_, chk));
+    ASSERT_OK_AND_ASSIGN(std::vector<ops::PendingFile> pending,
+                         ops::ListPendingFiles(*fs_, snapshot));
+    for (const ops::PendingFile& f : pending) {
+      ++uploads;
+      EXPECT_TRUE(f.committable.is_upload()) << chk << ": " << f.committable.final_path;
+      EXPECT_TRUE(f.committable.pending_path.empty()) << f.committable.pending_path;
+      EXPECT_FALSE(f.committable.part_etags.empty()) << f.committable.final_path;
+      EXPECT_TRUE(f.state == ops::PendingFileState::kPending ||
+                  f.state == ops::PendingFileState::kCommitted)
+          << chk << ": " << f.committable.PendingName() << " is "
+          << ops::PendingFileStateName(f.state);
+    }
+  }
+  EXPECT_GT(uploads, 0u) << "no checkpoint recorded a pending part file";
 
   // The killed engine's lease on the job directory would refuse a restart for its 30 s time to
   // live; the holder is known dead, so it is removed (as an operator does after checking).

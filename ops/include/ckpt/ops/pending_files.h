@@ -1,7 +1,8 @@
 // pending_files: the files a two-phase-commit sink recorded as pending in a snapshot (closed at
 // the barrier, committed by renaming on the checkpoint-complete notification or on restore),
 // each with what is on disk now: whether the pending file and the final file exist. Reads only
-// file metadata (Stat) through the Fs seam; stateless; thread-safe given a thread-safe Fs.
+// file metadata (Stat) through the Fs seam, and on an object store the list of open uploads
+// (base::RecoverableWriter); stateless; thread-safe given a thread-safe Fs.
 #pragma once
 
 #include <cstdint>
@@ -45,5 +46,10 @@ struct PendingFile {
 // another reason than NotFound (permissions, I/O) is an IOError naming it; Cancelled.
 base::Result<std::vector<PendingFile>> ListPendingFiles(base::Fs& fs, const Snapshot& snapshot,
                                                         const base::Progress& progress = {});
+
+// Whether the multipart upload of `c` (c.is_upload()) is still open on its store, i.e. a restore
+// can complete it. Unimplemented naming the scheme when this process has no writer for the
+// store of c.final_path; the store's errors (naming the location) otherwise.
+base::Result<bool> PendingUploadIsOpen(const Committable& c);
 
 }  // namespace ckpt::ops

@@ -171,13 +171,23 @@ struct ChannelStateInfo {
   uint64_t inline_bytes = 0;  // bytes stored inline in `_metadata`
 };
 
-// A pending file of a two-phase-commit sink.
+// A pending file of a two-phase-commit sink: a closed file (pending_path) renamed to final_path
+// on commit, or on an object store an uncompleted multipart upload of final_path (upload_id,
+// part_etags; pending_path empty) completed on commit.
 struct Committable {
   std::string pending_path;
   std::string final_path;
   uint64_t size_bytes = 0;
   uint64_t checksum_xxh3 = 0;
   int64_t checkpoint_id = 0;
+  std::string upload_id = {};
+  std::vector<std::string> part_etags = {};
+
+  bool is_upload() const { return !upload_id.empty(); }
+  // What holds the bytes until commit: pending_path, or "upload <id> of <final_path>".
+  std::string PendingName() const {
+    return is_upload() ? "upload " + upload_id + " of " + final_path : pending_path;
+  }
 };
 
 // Flink REST names; durations in ms, sizes in bytes.

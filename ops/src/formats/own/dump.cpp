@@ -408,8 +408,13 @@ class Dumper {
         .Str("final_path", c.final_path())
         .Uint("size_bytes", c.size_bytes())
         .Str("checksum_xxh3", base::ChecksumHex(c.checksum_xxh3()))
-        .Int("checkpoint_id", c.checkpoint_id())
-        .EndObject();
+        .Int("checkpoint_id", c.checkpoint_id());
+    if (!c.upload_id().empty()) {
+      w.Str("upload_id", c.upload_id()).Key("part_etags").BeginArray();
+      for (const std::string& etag : c.part_etags()) w.Str(etag);
+      w.EndArray();
+    }
+    w.EndObject();
     e.value_json = w.str();
     return Emit(e);
   }

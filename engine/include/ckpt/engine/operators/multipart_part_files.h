@@ -1,8 +1,8 @@
 // The two-phase-commit file sink on an object store (a location with a base::RecoverableWriter,
 // e.g. s3://bucket/out): a part file in progress is a multipart upload of the object at its
 // final key "part-<uid>-<subtask>-<n>" (invisible until completed); at a barrier every byte is
-// uploaded and the file becomes a PendingPartFile whose final_path is that location and whose
-// pending_path records the upload: "<final_path>#upload=<upload id>;parts=<etag>,<etag>...".
+// uploaded and the file becomes a PendingPartFile whose final_path is that location, with the
+// upload's id and part ETags (pending_path is empty).
 // Committing completes the upload (idempotently); recovery commits the restored pending files
 // and aborts the sink's other open uploads of the subtasks it owns. Not thread-safe per writer;
 // the functions are stateless.
@@ -23,13 +23,11 @@
 
 namespace ckpt::engine::operators {
 
-// "<location>#upload=<id>;parts=<etag>,..." (the pending_path of an object-store part file).
-std::string EncodeMultipartPending(const base::RecoverableCommit& commit);
-// The commit a PendingPartFile of an object store records. Corruption naming the path when its
-// pending_path is not EncodeMultipartPending of its final_path.
-base::Result<base::RecoverableCommit> DecodeMultipartPending(const PendingPartFile& file);
+// The commit a PendingPartFile of an object store records. Corruption naming its location when
+// it records no upload id or no parts.
+base::Result<base::RecoverableCommit> MultipartCommitOf(const PendingPartFile& file);
 
-// Completes the upload of `file`; OK when it was completed before. Errors: DecodeMultipartPending's,
+// Completes the upload of `file`; OK when it was completed before. Errors: MultipartCommitOf's,
 // RecoverableWriter::Commit's (NotFound: the output was lost).
 base::Status CommitMultipartPartFile(base::RecoverableWriter& writer, const PendingPartFile& file);
 

@@ -16,11 +16,16 @@ namespace ckpt::engine::operators {
 // A part file closed at a barrier and waiting for its checkpoint to complete. Mirrors the
 // format's SinkCommittable.
 struct PendingPartFile {
-  std::string pending_path;  // absolute path of the closed ".part-...inprogress" file
-  std::string final_path;    // absolute path it is renamed to on commit ("part-...")
+  std::string pending_path;  // absolute path of the closed ".part-...inprogress" file; empty on
+                             // an object store
+  std::string final_path;    // absolute path (location) it is renamed to / published at on commit
   uint64_t size_bytes = 0;
   uint64_t checksum_xxh3 = 0;  // XXH3-64 of the file's bytes
   int64_t checkpoint_id = 0;   // the checkpoint whose completion commits it
+  // On an object store: the multipart upload of final_path holding the bytes, and its parts'
+  // ETags in order (multipart_part_files.h). Empty on a filesystem.
+  std::string upload_id = {};
+  std::vector<std::string> part_etags = {};
   bool operator==(const PendingPartFile&) const = default;
 };
 
