@@ -344,7 +344,8 @@ TEST(RestDashboardTest, PrometheusExpositionHasFlinksCheckpointGaugesThatMove) {
   EXPECT_NE(first.text.find("flink_jobmanager_job_numberOfCompletedCheckpoints" + labels),
             std::string::npos)
       << first.text;
-  const int64_t completed = PromValue(first.text, "flink_jobmanager_job_numberOfCompletedCheckpoints");
+  const int64_t completed =
+      PromValue(first.text, "flink_jobmanager_job_numberOfCompletedCheckpoints");
   EXPECT_GE(completed, 1);
   EXPECT_GE(PromValue(first.text, "flink_jobmanager_job_lastCheckpointDuration"), 0);
   EXPECT_GT(PromValue(first.text, "flink_jobmanager_job_lastCheckpointFullSize"), 0);

@@ -70,7 +70,9 @@ std::string Bool(bool b) { return b ? "true" : "false"; }
 
 json JobConfigJson(const JobRunner& job) {
   uint32_t parallelism = 0;
-  for (const Vertex& v : Vertices(job.job_graph())) parallelism = std::max(parallelism, v.parallelism);
+  for (const Vertex& v : Vertices(job.job_graph())) {
+    parallelism = std::max(parallelism, v.parallelism);
+  }
   return {{"jid", job.job_id_hex()},
           {"name", job.job_name()},
           {"execution-config",

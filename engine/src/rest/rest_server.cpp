@@ -421,7 +421,8 @@ void RestServer::Impl::Routes() {
     if (!CheckJob(req, res)) return;
     size_t max = 20;  // Flink's default maxExceptions
     if (req.has_param("maxExceptions")) {
-      base::Result<int64_t> n = rest::ParseCheckpointIdSegment(req.get_param_value("maxExceptions"));
+      base::Result<int64_t> n =
+          rest::ParseCheckpointIdSegment(req.get_param_value("maxExceptions"));
       if (!n.ok()) {
         Error(res, 400, "Invalid maxExceptions '" + req.get_param_value("maxExceptions") +
                             "': expected a non-negative number");
@@ -439,10 +440,12 @@ void RestServer::Impl::Routes() {
   Get(vertex_path, VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
         return rest::VertexDetailsJson(job_, v, Ep(), NowMs());
       }));
-  Get(vertex_path + "/taskmanagers", VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+  Get(vertex_path + "/taskmanagers",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
         return rest::VertexTaskManagersJson(job_, v, Ep(), NowMs());
       }));
-  Get(vertex_path + "/metrics", VertexRoute([this](const rest::Vertex& v, const httplib::Request& req) {
+  Get(vertex_path + "/metrics",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request& req) {
         return rest::VertexMetricsJson(job_, v, req.get_param_value("get"));
       }));
   Get(vertex_path + "/subtasks/metrics",
@@ -458,7 +461,8 @@ void RestServer::Impl::Routes() {
   Get(vertex_path + "/backpressure", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
         return rest::BackPressureJson();
       }));
-  Get(vertex_path + "/accumulators", VertexRoute([](const rest::Vertex& v, const httplib::Request&) {
+  Get(vertex_path + "/accumulators",
+      VertexRoute([](const rest::Vertex& v, const httplib::Request&) {
         return rest::VertexAccumulatorsJson(v);
       }));
   Get(vertex_path + "/subtasks/accumulators",
