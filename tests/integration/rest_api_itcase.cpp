@@ -437,7 +437,11 @@ TEST(RestApiITCase, KeepAliveServesTheFinishedJobUntilSigterm) {
   EXPECT_EQ(vertex["subtasks"][0]["status"], "FINISHED");
   EXPECT_EQ(vertex["subtasks"][0]["end-time"], end);
   EXPECT_GE(Checkpoints(*c)["counts"]["completed"].get<int>(), 1);
-  EXPECT_NE(ReadFile(s.log).find("stays up (--rest-keep-alive)"), std::string::npos);
+  // The engine says so once the job's end reached its endpoint.
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return ReadFile(s.log).find("stays up (--rest-keep-alive)") != std::string::npos;
+  })) << ReadFile(s.log);
+  EXPECT_EQ(HttpGet(*c, job).body["state"], "FINISHED");
   ASSERT_EQ(kill(engine.pid(), SIGTERM), 0);
   EXPECT_EQ(engine.Wait(), 0) << ReadFile(s.log);
 }
