@@ -16,6 +16,9 @@ void AddRestOptions(CLI::App& run, RunArgs& a) {
       ->check(CLI::Range(0, 65535));
   run.add_option("--rest-address", a.rest_address,
                  "Address the REST endpoint binds (default 127.0.0.1: this machine only)");
+  run.add_flag("--rest-keep-alive", a.rest_keep_alive,
+               "Keep serving the REST API (and Flink's dashboard) after the job ended, until "
+               "SIGINT or SIGTERM");
 }
 
 base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
@@ -26,6 +29,7 @@ base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
   o.address = a.rest_address;
   o.port = a.rest_port;
   std::unique_ptr<RestEndpoint> e(new RestEndpoint());
+  e->keep_alive_ = a.rest_keep_alive;
   CKPT_ASSIGN_OR_RETURN(e->server_, RestServer::Start(job, o));
   std::cout << "REST endpoint: " << e->server_->url() << std::endl;
   EngineStateRecord r;
@@ -46,11 +50,29 @@ base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
 void RestEndpoint::Finish() {
   if (finished_) return;
   finished_ = true;
+  if (keep_alive_) {
+    std::cout << "The job ended; the REST endpoint " << server_->url()
+              << " stays up (--rest-keep-alive) until SIGINT or SIGTERM" << std::endl;
+    keeping_alive_ = true;
+    std::unique_lock<std::mutex> lock(mu_);
+    released_cv_.wait(lock, [this] { return released_; });
+  }
   server_->WaitForOperationsCollected(10000);
   server_->Stop();
   RemoveEngineStateIfOurs();
 }
 
-RestEndpoint::~RestEndpoint() { Finish(); }
+void RestEndpoint::ReleaseKeepAlive() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    released_ = true;
+  }
+  released_cv_.notify_all();
+}
+
+RestEndpoint::~RestEndpoint() {
+  ReleaseKeepAlive();  // nothing to keep up for when the run ends another way
+  Finish();
+}
 
 }  // namespace ckpt::engine::cli

@@ -2,7 +2,10 @@
 // the state file that lets client verbs find it.
 #pragma once
 
+#include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 
 #include <CLI/CLI.hpp>
 
@@ -24,13 +27,22 @@ class RestEndpoint {
   static base::Result<std::unique_ptr<RestEndpoint>> Start(JobRunner& job, const RunArgs& args,
                                                            const std::vector<std::string>& argv);
   // Lets clients fetch the result of their last operations (bounded wait), stops serving and
-  // removes the state file.
+  // removes the state file. With --rest-keep-alive it first keeps serving the ended job until
+  // ReleaseKeepAlive().
   void Finish();
+  // Whether Finish() is keeping the endpoint up for the ended job (a signal then ends it).
+  bool KeepingAlive() const { return keeping_alive_.load(); }
+  void ReleaseKeepAlive();
   ~RestEndpoint();
 
  private:
   std::unique_ptr<RestServer> server_;
   bool finished_ = false;
+  bool keep_alive_ = false;
+  std::atomic<bool> keeping_alive_{false};
+  std::mutex mu_;
+  std::condition_variable released_cv_;
+  bool released_ = false;
 };
 
 }  // namespace ckpt::engine::cli

@@ -424,6 +424,10 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     int sig = 0;
     while (sigwait(&signals, &sig) == 0) {
       if (sig == SIGUSR2) return;
+      if (*rest && (*rest)->KeepingAlive()) {  // the job ended: the signal ends the endpoint
+        (*rest)->ReleaseKeepAlive();
+        continue;
+      }
       if (stopping.load()) {
         std::cerr << StyledErr("Second signal: cancelling the job; its checkpoints are kept "
                                "(resume with --from-latest)",

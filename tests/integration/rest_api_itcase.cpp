@@ -3,6 +3,7 @@
 // savepoints matches the snapshots on disk; bad requests get 4xx with Flink's error body while
 // the engine keeps running; the history survives a restart; a bounded load completes cleanly.
 #include <arpa/inet.h>
+#include <signal.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
 #include <unistd.h>
@@ -413,6 +414,36 @@ TEST(RestApiITCase, TenThousandGetsFromEightClientsWhileCheckpointingEvery100Ms)
   EXPECT_EQ(cps["counts"]["failed"], 0) << cps["latest"]["failed"].dump();
   std::cout << "[ load ] " << ok.load() << " GETs answered; checkpoints completed during the "
             << "run: " << cps["counts"]["completed"].get<int>() - before << "\n";
+}
+
+// --rest-keep-alive: the finished job stays viewable (state, end time, subtasks, checkpoints)
+// until SIGTERM, which ends the engine with the job's exit code.
+TEST(RestApiITCase, KeepAliveServesTheFinishedJobUntilSigterm) {
+  ASSERT_ENGINE_BUILT();
+  EngineRun s(/*rate=*/1000000, /*to=*/20000, /*interval_ms=*/50);
+  RestEngine engine(s.Args({"--rest-keep-alive"}), s.log, s.state);
+  ASSERT_GT(engine.port(), 0) << ReadFile(s.log);
+  auto c = engine.Client();
+  const std::string job = std::string("/jobs/") + kJobId;
+  ASSERT_TRUE(testing::WaitUntil([&] { return HttpGet(*c, job).body["state"] == "FINISHED"; }))
+      << ReadFile(s.log);
+  // The ended job is still served (without the flag the engine exits as soon as no operation
+  // result waits to be fetched).
+  const json details = HttpGet(*c, job).body;
+  const int64_t end = details["end-time"];
+  EXPECT_GT(end, details["start-time"].get<int64_t>());
+  const std::string vid = details["vertices"][0]["id"];
+  const json vertex = HttpGet(*c, job + "/vertices/" + vid).body;
+  EXPECT_EQ(vertex["subtasks"][0]["status"], "FINISHED");
+  EXPECT_EQ(vertex["subtasks"][0]["end-time"], end);
+  EXPECT_GE(Checkpoints(*c)["counts"]["completed"].get<int>(), 1);
+  // The engine says so once the job's end reached its endpoint.
+  EXPECT_TRUE(testing::WaitUntil([&] {
+    return ReadFile(s.log).find("stays up (--rest-keep-alive)") != std::string::npos;
+  })) << ReadFile(s.log);
+  EXPECT_EQ(HttpGet(*c, job).body["state"], "FINISHED");
+  ASSERT_EQ(kill(engine.pid(), SIGTERM), 0);
+  EXPECT_EQ(engine.Wait(), 0) << ReadFile(s.log);
 }
 
 }  // namespace

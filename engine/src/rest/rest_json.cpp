@@ -170,15 +170,15 @@ json TaskCounts(const std::string& status, uint32_t n) {
   json t = {{"CREATED", 0},   {"SCHEDULED", 0}, {"DEPLOYING", 0},    {"RUNNING", 0},
             {"FINISHED", 0},  {"CANCELING", 0}, {"CANCELED", 0},     {"FAILED", 0},
             {"RECONCILING", 0}, {"INITIALIZING", 0}};
-  const std::string key = status == "CANCELLING" ? "CANCELING"
-                          : status == "RESTARTING" ? "SCHEDULED"
-                                                    : status;
+  const std::string key = TaskStatusOf(status);
   if (t.contains(key)) t[key] = n;
   return t;
 }
 
-// When the job entered each JobStatus (0: never); the engine records creation only.
-json Timestamps(int64_t start_ms) {
+// When the job entered each JobStatus (0: never): creation, (re)start, the last failure and the
+// terminal state.
+json Timestamps(const JobRunner& job, int64_t start_ms) {
+  const JobTimeline tl = job.timeline();
   json t = json::object();
   for (const char* s : {"INITIALIZING", "CREATED", "RUNNING", "FAILING", "FAILED", "CANCELLING",
                         "CANCELED", "FINISHED", "RESTARTING", "SUSPENDED", "RECONCILING"}) {
@@ -186,7 +186,10 @@ json Timestamps(int64_t start_ms) {
   }
   t["INITIALIZING"] = start_ms;
   t["CREATED"] = start_ms;
-  t["RUNNING"] = start_ms;
+  t["RUNNING"] = tl.attempt_start_ms;
+  if (!tl.failures.empty()) t["RESTARTING"] = tl.failures.back().timestamp_ms;
+  const std::string s = job.status_name();
+  if (tl.end_ms != 0 && t.contains(s)) t[s] = tl.end_ms;
   return t;
 }
 
@@ -227,6 +230,38 @@ std::vector<Vertex> Vertices(const pb::JobGraph& graph) {
   return out;
 }
 
+std::optional<Vertex> FindVertex(const JobRunner& job, const std::string& id) {
+  for (Vertex& v : Vertices(job.job_graph())) {
+    if (v.id == id) return std::move(v);
+  }
+  return std::nullopt;
+}
+
+JobTimes TimesOf(const JobRunner& job, int64_t fallback_start_ms, int64_t now_ms) {
+  const JobTimeline t = job.timeline();
+  JobTimes out;
+  out.start_ms = t.created_ms != 0 ? t.created_ms : fallback_start_ms;
+  out.end_ms = t.end_ms != 0 ? t.end_ms : -1;
+  out.duration_ms = (t.end_ms != 0 ? t.end_ms : now_ms) - out.start_ms;
+  return out;
+}
+
+json IoMetricsJson() {
+  return {{"read-bytes", 0},     {"read-bytes-complete", false},
+          {"write-bytes", 0},    {"write-bytes-complete", false},
+          {"read-records", 0},   {"read-records-complete", false},
+          {"write-records", 0},  {"write-records-complete", false},
+          {"accumulated-backpressured-time", 0},
+          {"accumulated-idle-time", 0},
+          {"accumulated-busy-time", 0}};
+}
+
+std::string TaskStatusOf(const std::string& s) {
+  if (s == "CANCELLING") return "CANCELING";
+  if (s == "RESTARTING") return "SCHEDULED";
+  return s;
+}
+
 json ErrorBody(const std::string& message) { return {{"errors", json::array({message})}}; }
 
 json ConfigJson() {
@@ -258,8 +293,9 @@ json JobsJson(const JobRunner& job) {
   return {{"jobs", json::array({{{"id", job.job_id_hex()}, {"status", job.status_name()}}})}};
 }
 
-json JobsOverviewJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
+json JobsOverviewJson(const JobRunner& job, int64_t endpoint_start_ms, int64_t now_ms) {
   const std::vector<Vertex> vs = Vertices(job.job_graph());
+  const JobTimes times = TimesOf(job, endpoint_start_ms, now_ms);
   const std::string s = job.status_name();
   json t = TaskCounts(s, TotalTasks(vs));
   json lower = json::object();
@@ -271,11 +307,12 @@ json JobsOverviewJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
   lower["total"] = TotalTasks(vs);
   return {{"jobs", json::array({{{"jid", job.job_id_hex()},
                                   {"name", job.job_name()},
-                                  {"start-time", start_ms},
-                                  {"end-time", -1},
-                                  {"duration", now_ms - start_ms},
+                                  {"start-time", times.start_ms},
+                                  {"end-time", times.end_ms},
+                                  {"duration", times.duration_ms},
                                   {"state", s},
-                                  {"last-modification", start_ms},
+                                  {"last-modification",
+                                   times.end_ms > 0 ? times.end_ms : times.start_ms},
                                   {"tasks", lower},
                                   // Flink 2.x fields.
                                   {"jobType", "STREAMING"},
@@ -283,8 +320,9 @@ json JobsOverviewJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
                                   {"schedulerType", "Default"}}})}};
 }
 
-json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
+json JobDetailsJson(const JobRunner& job, int64_t endpoint_start_ms, int64_t now_ms) {
   const std::string s = job.status_name();
+  const JobTimes times = TimesOf(job, endpoint_start_ms, now_ms);
   const std::vector<Vertex> vs = Vertices(job.job_graph());
   json vertices = json::array();
   for (const Vertex& v : vs) {
@@ -293,19 +331,12 @@ json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
                         {"maxParallelism", v.max_parallelism},
                         {"parallelism", v.parallelism},
                         {"status", s},
-                        {"start-time", start_ms},
-                        {"end-time", -1},
-                        {"duration", now_ms - start_ms},
+                        {"start-time", times.start_ms},
+                        {"end-time", times.end_ms},
+                        {"duration", times.duration_ms},
                         {"tasks", TaskCounts(s, v.parallelism)},
                         {"slotSharingGroupId", job.job_id_hex()},
-                        // The engine measures no task I/O yet: zero and not complete.
-                        {"metrics",
-                         {{"read-bytes", 0}, {"read-bytes-complete", false},
-                          {"write-bytes", 0}, {"write-bytes-complete", false},
-                          {"read-records", 0}, {"read-records-complete", false},
-                          {"write-records", 0}, {"write-records-complete", false},
-                          {"accumulated-backpressured-time", 0},
-                          {"accumulated-idle-time", 0}, {"accumulated-busy-time", 0}}}});
+                        {"metrics", IoMetricsJson()}});
   }
   return {{"jid", job.job_id_hex()},
           {"name", job.job_name()},
@@ -316,12 +347,12 @@ json JobDetailsJson(const JobRunner& job, int64_t start_ms, int64_t now_ms) {
           {"application-id", nullptr},
           {"pending-operators", 0},
           {"schedulerType", "Default"},
-          {"start-time", start_ms},
-          {"end-time", -1},
-          {"duration", now_ms - start_ms},
+          {"start-time", times.start_ms},
+          {"end-time", times.end_ms},
+          {"duration", times.duration_ms},
           {"maxParallelism", -1},
           {"now", now_ms},
-          {"timestamps", Timestamps(start_ms)},
+          {"timestamps", Timestamps(job, times.start_ms)},
           {"vertices", vertices},
           {"status-counts", TaskCounts(s, static_cast<uint32_t>(vs.size()))},
           {"plan", PlanJson(job)["plan"]}};

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 
@@ -22,6 +23,30 @@ struct Vertex {
   std::vector<format::OperatorId> operators;  // head first
 };
 std::vector<Vertex> Vertices(const pb::JobGraph& graph);
+// The vertex `id` of the job, nullopt if it has none.
+std::optional<Vertex> FindVertex(const JobRunner& job, const std::string& id);
+
+// The endpoint serving the job (the cluster views name it).
+struct Endpoint {
+  std::string address;
+  int port = 0;
+  int64_t start_ms = 0;  // the endpoint started
+};
+
+// The job's start (creation), end (-1 while it runs) and duration up to `now_ms` or its end.
+struct JobTimes {
+  int64_t start_ms = 0;
+  int64_t end_ms = -1;
+  int64_t duration_ms = 0;
+};
+JobTimes TimesOf(const JobRunner& job, int64_t fallback_start_ms, int64_t now_ms);
+
+// Flink's IOMetricsInfo. The engine does not count a task's records and bytes where another
+// thread can read them: zeros, each `*-complete` false (as Flink answers before its metric
+// fetcher has every subtask's value).
+nlohmann::json IoMetricsJson();
+// Flink's ExecutionState of every task while the job has `job_status`.
+std::string TaskStatusOf(const std::string& job_status);
 
 nlohmann::json ErrorBody(const std::string& message);
 nlohmann::json ConfigJson();
@@ -39,5 +64,53 @@ nlohmann::json CheckpointDetailsJson(const JobRunner& job, const CheckpointStats
 std::optional<nlohmann::json> SubtaskDetailsJson(const JobRunner& job,
                                                  const CheckpointStatsEntry& entry,
                                                  const std::string& vertex_id);
+
+// --- Vertex views (rest_json_vertex.cpp) ---------------------------------------------------
+// Flink's JobVertexDetailsInfo: the vertex and its subtasks (status, attempt, host, times).
+nlohmann::json VertexDetailsJson(const JobRunner& job, const Vertex& v, const Endpoint& ep,
+                                 int64_t now_ms);
+// Flink's JobVertexTaskManagersInfo: the one task manager running every subtask.
+nlohmann::json VertexTaskManagersJson(const JobRunner& job, const Vertex& v, const Endpoint& ep,
+                                      int64_t now_ms);
+// The task metrics of each subtask of `v` the engine has: checkpointAlignmentTime and
+// checkpointStartDelayNanos of the latest completed checkpoint (nanoseconds, as Flink's).
+// name -> per subtask index value.
+std::map<std::string, std::map<uint32_t, double>> SubtaskMetrics(const JobRunner& job,
+                                                                 const Vertex& v);
+// Flink's metric query answers: without `get` the list of names ([{"id"}]); with `get` (comma
+// separated) the values: per subtask ("<i>.<name>": [{"id", "value"}]) for
+// /vertices/:vid/metrics, aggregated ([{"id", "min", "max", "avg", "sum", "skew"}], `agg`
+// selects) for /vertices/:vid/subtasks/metrics.
+nlohmann::json VertexMetricsJson(const JobRunner& job, const Vertex& v, const std::string& get);
+nlohmann::json AggregatedSubtaskMetricsJson(const JobRunner& job, const Vertex& v,
+                                            const std::string& get, const std::string& agg);
+// Flink's JobVertexBackPressureInfo when no back-pressure measurement exists.
+nlohmann::json BackPressureJson();
+// Flink's JobVertexAccumulatorsInfo / SubtasksAllAccumulatorsInfo: the engine has no user
+// accumulators.
+nlohmann::json VertexAccumulatorsJson(const Vertex& v);
+nlohmann::json SubtasksAccumulatorsJson(const Vertex& v, const Endpoint& ep, uint32_t attempt);
+
+// --- Job and cluster views (rest_json_cluster.cpp) -------------------------------------------
+// Flink's JobConfigInfo.
+nlohmann::json JobConfigJson(const JobRunner& job);
+// Flink's JobExceptionsInfoWithHistory: the last failure as root exception, every recorded
+// failure in `exceptionHistory` (newest first).
+nlohmann::json JobExceptionsJson(const JobRunner& job, size_t max_exceptions);
+// Flink's JobAccumulatorsInfo (no accumulators).
+nlohmann::json JobAccumulatorsJson();
+// Flink's TaskManagersInfo / TaskManagerDetailsInfo: the engine process is the one task
+// manager; its slots are the job's tasks.
+nlohmann::json TaskManagersJson(const JobRunner& job, const Endpoint& ep, int64_t now_ms);
+nlohmann::json TaskManagerDetailsJson(const JobRunner& job, const Endpoint& ep, int64_t now_ms);
+// Flink's ClusterConfigurationInfo: [{"key", "value"}] of the options in effect.
+nlohmann::json JobManagerConfigJson(const JobRunner& job, const Endpoint& ep);
+// Flink's EnvironmentInfo: {"jvm": {"version", "arch", "options"}, "classpath"}.
+nlohmann::json JobManagerEnvironmentJson();
+// The job manager metrics (Flink's names): list without `get`, [{"id", "value"}] with it.
+nlohmann::json JobManagerMetricsJson(const JobRunner& job, const std::string& get);
+// Flink's LogListInfo: {"logs": [{"name", "size", "mtime"}]} of the files stdout and stderr
+// are written to.
+nlohmann::json JobManagerLogsJson();
 
 }  // namespace ckpt::engine::rest

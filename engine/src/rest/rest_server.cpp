@@ -9,9 +9,12 @@
 #include <httplib.h>
 #include <nlohmann/json.hpp>
 
+#include "rest/checkpoint_details_cache.h"
 #include "rest/rest_http.h"
 #include "rest/rest_json.h"
 #include "rest/rest_operations.h"
+#include "rest/rest_process.h"
+#include "rest/rest_prometheus.h"
 #include "rest/rest_requests.h"
 #include "rest/savepoint_disposal.h"
 
@@ -299,15 +302,50 @@ class RestServer::Impl {
       return std::nullopt;
     }
     const int64_t id = *parsed;
-    CheckpointStatsSnapshot stats = job_.checkpoint_stats();
-    const CheckpointStatsEntry* e = stats.Find(id);
-    if (e == nullptr) {
+    std::optional<CheckpointStatsEntry> e = details_.Lookup(job_.checkpoint_stats(), id);
+    if (!e) {
       Error(res, 404, "Could not find checkpointing statistics for checkpoint " + text +
                           " (it is not in the history of the last " +
-                          std::to_string(CheckpointStatsTracker::kDefaultHistorySize) + ")");
+                          std::to_string(CheckpointStatsTracker::kDefaultHistorySize) +
+                          ", and its details were never requested)");
       return std::nullopt;
     }
-    return *e;
+    return e;
+  }
+
+  // Vertex `id` (the path's second match) of the job; answers 404 otherwise.
+  std::optional<rest::Vertex> VertexOf(const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.matches[2];
+    std::optional<rest::Vertex> v = rest::FindVertex(job_, id);
+    if (!v) Error(res, 404, "Job " + job_.job_id_hex() + " has no vertex " + id);
+    return v;
+  }
+
+  // A vertex path: checks the job and the vertex, then answers with `body(vertex)`.
+  template <typename F>
+  Handler VertexRoute(F body) {
+    return [this, body](const httplib::Request& req, httplib::Response& res) {
+      if (!CheckJob(req, res)) return;
+      if (std::optional<rest::Vertex> v = VertexOf(req, res)) Reply(res, 200, body(*v, req));
+    };
+  }
+
+  rest::Endpoint Ep() const { return {options_.address, port_, start_ms_}; }
+
+  // GET /jobmanager/log and /jobmanager/stdout: the file the engine's stderr (`fd` 2) or stdout
+  // (1) goes to, its last 4 MiB.
+  void ServeOutputFile(int fd, httplib::Response& res) {
+    const char* what = fd == 2 ? "standard error (where the engine logs)" : "standard output";
+    std::optional<std::string> path = rest::RegularFileOfFd(fd);
+    std::optional<std::string> text;
+    if (path) text = rest::TailOfFile(*path, 4 << 20);
+    if (!text) {
+      Error(res, 404, std::string("The engine's ") + what + " is not a regular file (a terminal "
+                      "or a pipe): redirect it to a file to read it here");
+      return;
+    }
+    res.status = 200;
+    res.set_content(*text, "text/plain; charset=UTF-8");
   }
 
   // Waits for checkpoint `id` to complete or fail (the trigger operation's result).
@@ -335,6 +373,7 @@ class RestServer::Impl {
 
   JobRunner& job_;
   RestServerOptions options_;
+  rest::CheckpointDetailsCache details_;
   base::Fs* fs_ = nullptr;
   const int64_t start_ms_;
   rest::HttpServer server_;
@@ -369,13 +408,111 @@ void RestServer::Impl::Routes() {
     job_.Cancel();
     Reply(res, 202, json::object());
   });
+  // Flink's dashboard cancels with GET (the path YARN's proxy let through).
+  Get("/jobs/" + kId + "/yarn-cancel", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!CheckJob(req, res)) return;
+    job_.Cancel();
+    Reply(res, 202, json::object());
+  });
+  Get("/jobs/" + kId + "/config", [this](const httplib::Request& req, httplib::Response& res) {
+    if (CheckJob(req, res)) Reply(res, 200, rest::JobConfigJson(job_));
+  });
+  Get("/jobs/" + kId + "/exceptions", [this](const httplib::Request& req, httplib::Response& res) {
+    if (!CheckJob(req, res)) return;
+    size_t max = 20;  // Flink's default maxExceptions
+    if (req.has_param("maxExceptions")) {
+      base::Result<int64_t> n =
+          rest::ParseCheckpointIdSegment(req.get_param_value("maxExceptions"));
+      if (!n.ok()) {
+        Error(res, 400, "Invalid maxExceptions '" + req.get_param_value("maxExceptions") +
+                            "': expected a non-negative number");
+        return;
+      }
+      max = static_cast<size_t>(*n);
+    }
+    Reply(res, 200, rest::JobExceptionsJson(job_, max));
+  });
+  Get("/jobs/" + kId + "/accumulators",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::JobAccumulatorsJson());
+      });
+  const std::string vertex_path = "/jobs/" + kId + "/vertices/" + kId;
+  Get(vertex_path, VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::VertexDetailsJson(job_, v, Ep(), NowMs());
+      }));
+  Get(vertex_path + "/taskmanagers",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::VertexTaskManagersJson(job_, v, Ep(), NowMs());
+      }));
+  Get(vertex_path + "/metrics",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request& req) {
+        return rest::VertexMetricsJson(job_, v, req.get_param_value("get"));
+      }));
+  Get(vertex_path + "/subtasks/metrics",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request& req) {
+        return rest::AggregatedSubtaskMetricsJson(job_, v, req.get_param_value("get"),
+                                                  req.get_param_value("agg"));
+      }));
+  // No watermark is measured where another thread can read it: Flink's answer without the
+  // currentInputWatermark metric (an empty list).
+  Get(vertex_path + "/watermarks", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
+        return json::array();
+      }));
+  Get(vertex_path + "/backpressure", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
+        return rest::BackPressureJson();
+      }));
+  Get(vertex_path + "/accumulators",
+      VertexRoute([](const rest::Vertex& v, const httplib::Request&) {
+        return rest::VertexAccumulatorsJson(v);
+      }));
+  Get(vertex_path + "/subtasks/accumulators",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::SubtasksAccumulatorsJson(v, Ep(), job_.timeline().attempt);
+      }));
+  Get("/taskmanagers", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::TaskManagersJson(job_, Ep(), NowMs()));
+  });
+  Get("/taskmanagers/" + kId, [this](const httplib::Request& req, httplib::Response& res) {
+    const std::string id = req.matches[1];
+    if (id != rest::TaskManagerId()) {
+      Error(res, 404, "Could not find TaskExecutor " + id + " (the engine process is " +
+                          rest::TaskManagerId() + ")");
+      return;
+    }
+    Reply(res, 200, rest::TaskManagerDetailsJson(job_, Ep(), NowMs()));
+  });
+  Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
+  });
+  Get("/jobmanager/environment", [](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::JobManagerEnvironmentJson());
+  });
+  Get("/jobmanager/metrics", [this](const httplib::Request& req, httplib::Response& res) {
+    Reply(res, 200, rest::JobManagerMetricsJson(job_, req.get_param_value("get")));
+  });
+  Get("/jobmanager/logs", [](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::JobManagerLogsJson());
+  });
+  Get("/jobmanager/log", [this](const httplib::Request&, httplib::Response& res) {
+    ServeOutputFile(2, res);
+  });
+  Get("/jobmanager/stdout", [this](const httplib::Request&, httplib::Response& res) {
+    ServeOutputFile(1, res);
+  });
+  Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.status = 200;
+    res.set_content(rest::PrometheusText(job_, options_.address, NowMs()),
+                    rest::kPrometheusContentType);
+  });
   Get("/jobs/" + kId + "/plan", [this](const httplib::Request& req, httplib::Response& res) {
     if (CheckJob(req, res)) Reply(res, 200, rest::PlanJson(job_));
   });
   Get("/jobs/" + kId + "/checkpoints",
       [this](const httplib::Request& req, httplib::Response& res) {
         if (!CheckJob(req, res)) return;
-        Reply(res, 200, rest::CheckpointingStatisticsJson(job_, job_.checkpoint_stats()));
+        const CheckpointStatsSnapshot stats = job_.checkpoint_stats();
+        details_.Observe(stats);
+        Reply(res, 200, rest::CheckpointingStatisticsJson(job_, stats));
       });
   Get("/jobs/" + kId + "/checkpoints/config",
       [this](const httplib::Request& req, httplib::Response& res) {

@@ -78,6 +78,7 @@ void JobRunner::Impl::Finish(JobOutcome outcome, base::Status status) {
     status = st.WithContext("applying the checkpoint retention policy");
   }
   std::lock_guard<std::mutex> lock(mu_);
+  timeline_.end_ms = NowMs();
   result_.outcome = outcome;
   result_.status = std::move(status);
   result_.restarts = restarts_;
@@ -114,6 +115,10 @@ void JobRunner::Impl::Run() {
     if (!built.ok()) {
       Log("Job " + job_id_hex_ + " failed to start attempt " + std::to_string(attempt_number) +
           ": " + built.status().ToString());
+      {
+        std::lock_guard<std::mutex> lock(mu_);
+        RecordFailureLocked(built.status());
+      }
       return Finish(JobOutcome::kFailed, built.status());
     }
     std::unique_ptr<JobAttempt> attempt = std::move(*built);
@@ -132,6 +137,9 @@ void JobRunner::Impl::Run() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       running_ = true;
+      timeline_.attempt_start_ms = NowMs();
+      timeline_.attempt = attempt_number;
+      if (timeline_.running_ms == 0) timeline_.running_ms = timeline_.attempt_start_ms;
     }
     cv_.notify_all();
     // Periodic triggers run only while an attempt runs: a trigger in a restart gap would be
@@ -144,6 +152,7 @@ void JobRunner::Impl::Run() {
     {
       std::lock_guard<std::mutex> lock(mu_);
       current_ = nullptr;
+      if (end == AttemptEnd::kFailed) RecordFailureLocked(failure);
     }
     // No checkpoint may complete once the attempt ends: cancelling a task drops its queued
     // input and output buffers, so a subtask acking during the cancellation would persist a

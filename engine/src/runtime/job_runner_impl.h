@@ -2,6 +2,7 @@
 // CheckpointRuntime interface) and the public control methods. Guarded by mu_.
 #pragma once
 
+#include <chrono>
 #include <condition_variable>
 #include <mutex>
 #include <set>
@@ -61,6 +62,26 @@ class JobRunner::Impl final : public CheckpointRuntime {
   uint32_t restarts_ = 0;
   bool done_ = false;
   JobResult result_;
+  // For the REST API (JobRunner::timeline()).
+  JobTimeline timeline_ = [] {
+    JobTimeline t;
+    t.created_ms = NowMs();
+    return t;
+  }();
+
+  static int64_t NowMs() {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(
+               std::chrono::system_clock::now().time_since_epoch())
+        .count();
+  }
+  // Requires mu_.
+  void RecordFailureLocked(const base::Status& failure) {
+    timeline_.failures.push_back({NowMs(), failure.ToString()});
+    if (timeline_.failures.size() > JobTimeline::kMaxFailures) {
+      timeline_.failures.erase(timeline_.failures.begin());
+      ++timeline_.failures_dropped;
+    }
+  }
 
   ~Impl() override {
     {

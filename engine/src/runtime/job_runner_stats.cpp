@@ -20,6 +20,15 @@ std::string JobRunner::state_backend_name() const {
 bool JobRunner::incremental_checkpoints() const { return impl_->state_backend_.incremental; }
 bool JobRunner::changelog_enabled() const { return impl_->state_backend_.changelog; }
 
+JobTimeline JobRunner::timeline() const {
+  std::lock_guard<std::mutex> lock(impl_->mu_);
+  return impl_->timeline_;
+}
+
+uint32_t JobRunner::max_restart_attempts() const { return impl_->max_attempts_; }
+uint64_t JobRunner::restart_delay_ms() const { return impl_->delay_ms_; }
+const NetworkOptions& JobRunner::network_options() const { return impl_->opts_.network; }
+
 std::string JobRunner::status_name() const {
   std::lock_guard<std::mutex> lock(impl_->mu_);
   if (impl_->done_) {

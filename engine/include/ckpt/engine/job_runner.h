@@ -82,6 +82,28 @@ struct JobRunnerOptions {
 
 enum class JobOutcome { kFinished, kStopped, kCancelled, kFailed };
 
+// A failure of the job (a task's, or one no attempt could start with): when, and its cause.
+struct JobFailureRecord {
+  int64_t timestamp_ms = 0;
+  std::string message;
+};
+
+// When the job went through its phases (epoch ms, 0: not yet), for the REST API.
+struct JobTimeline {
+  int64_t created_ms = 0;
+  // The first attempt's tasks were started.
+  int64_t running_ms = 0;
+  // The current (or last) attempt's tasks were started, and its number (0: the first run).
+  int64_t attempt_start_ms = 0;
+  uint32_t attempt = 0;
+  // The job reached its terminal state.
+  int64_t end_ms = 0;
+  // Oldest first, at most kMaxFailures (the oldest are dropped; `failures_dropped` counts them).
+  std::vector<JobFailureRecord> failures;
+  uint64_t failures_dropped = 0;
+  static constexpr size_t kMaxFailures = 16;
+};
+
 struct JobResult {
   JobOutcome outcome = JobOutcome::kFailed;
   // Why the job failed (restart attempts exhausted, a restore error no restart can fix, or a
@@ -153,6 +175,13 @@ class JobRunner {
   std::string state_backend_name() const;
   bool incremental_checkpoints() const;
   bool changelog_enabled() const;
+  // When the job was created, started, restarted and ended, and the failures it had.
+  JobTimeline timeline() const;
+  // The restart strategy in effect (fixed delay): attempts and delay.
+  uint32_t max_restart_attempts() const;
+  uint64_t restart_delay_ms() const;
+  // The network stack's options (buffer size, buffers per channel, ...).
+  const NetworkOptions& network_options() const;
   // Flink's job status name: CREATED, RUNNING, RESTARTING, FINISHED, CANCELED or FAILED.
   std::string status_name() const;
   // Triggers a checkpoint now (as the coordinator's TriggerCheckpoint: FailedPrecondition at

@@ -1,7 +1,10 @@
 // RestServer: a Flink-compatible REST endpoint over one running JobRunner (Flink's paths, JSON
 // field names and error body {"errors": [...]}), on cpp-httplib. Serves /config, /overview,
 // /jobs, /jobs/overview, /jobs/:id, /jobs/:id/plan, the checkpoint history, config, details
-// and subtask details, and triggers checkpoints, savepoints, stop-with-savepoint, cancel and
+// (with Flink's cache of requested details) and subtask details, the views Flink's web dashboard
+// reads (vertex details, task managers, metrics, watermarks, back pressure, accumulators; job
+// config and exceptions; task managers; job manager config, environment, metrics and logs), a
+// Prometheus exposition at /metrics, and triggers checkpoints, savepoints, stop-with-savepoint, cancel and
 // savepoint disposal as asynchronous operations polled by trigger id. Every path also answers
 // under Flink's "/v1" prefix. Every byte sequence a client sends gets an HTTP answer (4xx when
 // it is not a valid request), never an exception or an abort; slow and idle clients cannot hold
