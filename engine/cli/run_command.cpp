@@ -49,6 +49,15 @@ struct EngineRunFs {
   base::Fs* storage = nullptr;   // checkpoints, savepoints and the snapshot restored from
 };
 
+// A job id: 32 hex digits.
+bool IsJobId(const std::string& s) {
+  if (s.size() != 32) return false;
+  for (char c : s) {
+    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
+  }
+  return true;
+}
+
 // Rewrites the locations of `a` in place to their paths on their filesystems, decided by
 // base::ResolveFs (bare paths and file: URIs are POSIX): the job file on its own; the checkpoint
 // and savepoint directories, -s and --from-latest on the one filesystem the engine writes
@@ -65,6 +74,11 @@ base::Result<EngineRunFs> EngineRunResolveLocations(RunArgs* a) {
       {"-s", &a->restore_path}, {"--from-latest", &a->from_latest}};
   for (const auto& [option, value] : storage) {
     if (value->empty()) continue;
+    // A bare job id names <checkpoint-dir>/<id> (ResolveFromLatest), wherever that is.
+    if (value == &a->from_latest && IsJobId(*value) && !a->checkpoint_dir.empty() &&
+        !std::filesystem::exists(*value)) {
+      continue;
+    }
     base::Result<base::ResolvedLocation> where = base::ResolveFs(*value);
     if (!where.ok()) return where.status().WithContext(option);
     if (out.storage != nullptr && out.storage != where->fs) {
@@ -94,20 +108,12 @@ std::string NormalDir(const std::string& dir) {
   return out;
 }
 
-bool IsHex32(const std::string& s) {
-  if (s.size() != 32) return false;
-  for (char c : s) {
-    if (!std::isxdigit(static_cast<unsigned char>(c))) return false;
-  }
-  return true;
-}
-
 }  // namespace
 
 base::Result<std::pair<std::string, std::string>> ResolveFromLatest(const RunArgs& a,
                                                                     base::Fs& fs) {
   // A bare job id names <checkpoint-dir>/<job-id>; anything else is the job directory itself.
-  if (IsHex32(a.from_latest) && !fs.Stat(a.from_latest).ok()) {
+  if (IsJobId(a.from_latest) && !fs.Stat(a.from_latest).ok()) {
     if (a.checkpoint_dir.empty()) {
       return base::Status::InvalidArgument("job id " + a.from_latest +
                                            " given without --checkpoint-dir: pass "
@@ -118,7 +124,7 @@ base::Result<std::pair<std::string, std::string>> ResolveFromLatest(const RunArg
   }
   const std::string job_dir = NormalDir(a.from_latest);
   const std::string id = base::BaseName(job_dir);
-  if (!IsHex32(id)) {
+  if (!IsJobId(id)) {
     return base::Status::InvalidArgument(
         "'" + a.from_latest + "' is neither a job id (32 hex digits) nor a job directory " +
         "<checkpoint-dir>/<job-id>");

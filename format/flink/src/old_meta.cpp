@@ -186,17 +186,7 @@ Status ReadResilient(DataInput& in, int expected, Resilient* out) {
 
 base::Result<StateMetaInfo> ReadV5State(DataInput& in) {
   StateMetaInfo st;
-  CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
-  const uint64_t t_at = in.offset();
-  CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
-  if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
-  st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
-  CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
-  for (uint32_t j = 0; j < n_opt; ++j) {
-    CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
-    CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
-    st.options.emplace_back(std::move(k), std::move(v));
-  }
+  CKPT_RETURN_IF_ERROR(ReadStateHead(in, &st));
   CKPT_ASSIGN_OR_RETURN(uint32_t n_ser, in.ReadCount("serializer count", 2));
   std::vector<std::string> keys;
   for (uint32_t j = 0; j < n_ser; ++j) {
@@ -280,6 +270,22 @@ Status ReadLegacyOperatorBackendMeta(DataInput& in, int32_t version, OperatorBac
     }
   }
   return Status::OK();
+}
+
+base::Status ReadStateHead(DataInput& in, StateMetaInfo* out) {
+  StateMetaInfo& st = *out;
+  CKPT_ASSIGN_OR_RETURN(st.name, in.ReadUtf());
+  const uint64_t t_at = in.offset();
+  CKPT_ASSIGN_OR_RETURN(int32_t type, in.ReadI32());
+  if (type < 0 || type > 3) return in.Error(t_at, "unknown backend state type " + std::to_string(type));
+  st.backend_type = static_cast<StateMetaInfo::BackendType>(type);
+  CKPT_ASSIGN_OR_RETURN(uint32_t n_opt, in.ReadCount("option count", 4));
+  for (uint32_t j = 0; j < n_opt; ++j) {
+    CKPT_ASSIGN_OR_RETURN(std::string k, in.ReadUtf());
+    CKPT_ASSIGN_OR_RETURN(std::string v, in.ReadUtf());
+    st.options.emplace_back(std::move(k), std::move(v));
+  }
+  return base::Status::OK();
 }
 
 }  // namespace ckpt::flink::internal

@@ -10,6 +10,10 @@
 
 namespace ckpt::flink::internal {
 
+// The head of a StateMetaInfoSnapshot, the same in every layout since proxy version 5: the
+// state's name, its backend type and its options, into `out`.
+base::Status ReadStateHead(DataInput& in, StateMetaInfo* out);
+
 // Reads, after the proxy version `version` (3, 4 or 5) already read from `in`, the rest of the
 // proxy into `meta` (states, key serializer, compression).
 base::Status ReadLegacyKeyedBackendMeta(DataInput& in, int32_t version, KeyedBackendMeta* meta);

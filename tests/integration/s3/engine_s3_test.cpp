@@ -26,7 +26,7 @@
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
-#include "s3_test_server.h"
+#include "s3_itcase_fixture.h"
 
 namespace ckpt::itcase {
 namespace {
@@ -36,56 +36,9 @@ using engine::JobResult;
 using engine::JobRunner;
 using engine::JobRunnerOptions;
 
-// A fresh bucket on the fixture's server, an S3Fs over it for the engine in process, and the
-// environment ckpt-engine and ckpt-tool read their S3 configuration from.
-class EngineS3Test : public ::testing::Test {
+class EngineS3Test : public S3ITCase {
  protected:
-  void SetUp() override {
-    // Skipped, saying why, only when the s3proxy_start fixture could not start the server (no
-    // Java or Maven Central unreachable); any later failure fails the test.
-    const std::string state = CKPT_S3PROXY_STATE;
-    if (s3::testing::S3TestReadFile(state + "/endpoint").empty()) {
-      GTEST_SKIP() << "no local S3 server: " << state << "/endpoint is missing: the "
-                   << "s3proxy_start fixture (tests/format/s3/s3proxy_start.sh) could not start "
-                   << "s3proxy or was not run. Its logs:\n"
-                   << s3::testing::S3TestReadFile(state + "/mvn.log")
-                   << s3::testing::S3TestReadFile(state + "/s3proxy.log");
-    }
-    ASSERT_TRUE(s3::testing::S3TestServerConfig(config_));
-    auto client = s3::S3Client::Create(config_);
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
-    bucket_ = s3::testing::S3TestBucket("engine");
-    ASSERT_OK((*client)->CreateBucket(bucket_));
-    fs_ = std::make_unique<s3::S3Fs>(std::move(client).value());
-    setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
-    setenv("AWS_ENDPOINT_URL", config_.endpoint.c_str(), 1);
-    setenv("AWS_REGION", "us-east-1", 1);
-    unsetenv("AWS_SESSION_TOKEN");
-    unsetenv("AWS_ENDPOINT_URL_S3");
-  }
-
-  std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
-
-  // The chk-<n> names under `job_dir` on S3, and how many of them have a `_metadata`.
-  std::vector<std::string> CheckpointDirs(const std::string& job_dir, size_t* complete) {
-    std::vector<std::string> out;
-    *complete = 0;
-    base::Result<std::vector<base::DirEntry>> entries = fs_->ListDir(job_dir);
-    if (!entries.ok()) return out;
-    for (const base::DirEntry& e : *entries) {
-      if (!format::ParseCheckpointDirName(e.name)) continue;
-      out.push_back(e.name);
-      const std::string md = base::JoinPath(base::JoinPath(job_dir, e.name),
-                                            format::kMetadataFileName);
-      if (fs_->Stat(md).ok()) ++*complete;
-    }
-    return out;
-  }
-
-  s3::S3Config config_;
-  std::string bucket_;
-  std::unique_ptr<s3::S3Fs> fs_;
+  EngineS3Test() : S3ITCase("engine") {}
 };
 
 // Runs ckpt-tool (or ckpt-engine) with `args`: its exit code, and its output in `*out`.
@@ -385,7 +338,7 @@ std::string PrintedSavepoint(const std::string& out) {
 }
 
 // `ckpt-engine run --checkpoint-dir s3://...`: checkpoints and a stop-with-savepoint land on S3
-// and validate there; `--from-latest s3://.../<job-id>` resumes from that savepoint (and stops
+// and validate there; `--from-latest <job-id>` under it resumes from that savepoint (and stops
 // with another); `-s s3a://...savepoint` resumes from it with exactly-once output.
 TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromS3) {
   ASSERT_NE(std::string(kEngine), "") << "ckpt-engine was not built";
@@ -414,10 +367,12 @@ TEST_F(EngineS3Test, CliRunsCheckpointsAndResumesFromS3) {
   EXPECT_EQ(first.rfind(Uri("cli/checkpoints/savepoints/savepoint-"), 0), 0u) << out;
   ExpectValidDeep(first, tmp.Sub("validate.log"));
 
-  // The job directory on S3 names the checkpoint root and the job: the newest snapshot is the
-  // savepoint the first run stopped with.
+  // The bare job id under the S3 checkpoint root (file_sink_s3_test and the kill campaign's S3
+  // mode name the whole job directory): the newest snapshot is the savepoint the first run
+  // stopped with.
   ASSERT_EQ(RunBinary(kEngine,
-                      {"run", spec, "--from-latest", job_dir + "/", "--interval", "100",
+                      {"run", spec, "--from-latest", job.job_id, "--checkpoint-dir",
+                       Uri("cli/checkpoints"), "--interval", "100",
                        "--state-backend", "rocksdb", "--state-local-dir", tmp.Sub("local"),
                        "--stop-with-savepoint-after", "1"},
                       tmp.Sub("run2.log"), &out),

@@ -28,7 +28,7 @@
 #include "ckpt/testing/temp_dir.h"
 #include "ckpt/testing/wait_until.h"
 #include "itcase_util.h"
-#include "s3_test_server.h"
+#include "s3_itcase_fixture.h"
 
 namespace ckpt::itcase {
 namespace {
@@ -38,34 +38,9 @@ using engine::JobResult;
 using engine::JobRunner;
 using engine::JobRunnerOptions;
 
-class FileSinkS3Test : public ::testing::Test {
+class FileSinkS3Test : public S3ITCase {
  protected:
-  void SetUp() override {
-    const std::string state = CKPT_S3PROXY_STATE;
-    if (s3::testing::S3TestReadFile(state + "/endpoint").empty()) {
-      GTEST_SKIP() << "no local S3 server: " << state << "/endpoint is missing: the "
-                   << "s3proxy_start fixture (tests/format/s3/s3proxy_start.sh) could not start "
-                   << "s3proxy or was not run. Its logs:\n"
-                   << s3::testing::S3TestReadFile(state + "/mvn.log")
-                   << s3::testing::S3TestReadFile(state + "/s3proxy.log");
-    }
-    ASSERT_TRUE(s3::testing::S3TestServerConfig(config_));
-    auto client = s3::S3Client::Create(config_);
-    ASSERT_TRUE(client.ok()) << client.status().ToString();
-    bucket_ = s3::testing::S3TestBucket("filesink");
-    ASSERT_OK((*client)->CreateBucket(bucket_));
-    fs_ = std::make_unique<s3::S3Fs>(std::move(client).value());
-    // The sink resolves s3:// through the process-wide S3Fs, configured from the environment.
-    setenv("AWS_ACCESS_KEY_ID", config_.credentials.access_key_id.c_str(), 1);
-    setenv("AWS_SECRET_ACCESS_KEY", config_.credentials.secret_access_key.c_str(), 1);
-    setenv("AWS_ENDPOINT_URL", config_.endpoint.c_str(), 1);
-    setenv("AWS_REGION", "us-east-1", 1);
-    unsetenv("AWS_SESSION_TOKEN");
-    unsetenv("AWS_ENDPOINT_URL_S3");
-    s3::RegisterS3Schemes();
-  }
-
-  std::string Uri(const std::string& rel) const { return "s3://" + bucket_ + "/" + rel; }
+  FileSinkS3Test() : S3ITCase("filesink") {}
 
   // Copies the committed objects ("part-*") under `rel` into the local directory `local`.
   void Download(const std::string& rel, const std::string& local) {
@@ -87,22 +62,12 @@ class FileSinkS3Test : public ::testing::Test {
     return open.ok() ? open->size() : 0;
   }
 
-  // A newest complete checkpoint exists under the job directory `rel` on S3.
+  // A complete checkpoint exists under the job directory `rel` on S3.
   bool HasCompleteCheckpoint(const std::string& rel) {
-    base::Result<std::vector<base::DirEntry>> entries = fs_->ListDir(Uri(rel));
-    if (!entries.ok()) return false;
-    for (const base::DirEntry& e : *entries) {
-      if (!format::ParseCheckpointDirName(e.name)) continue;
-      const std::string md =
-          base::JoinPath(base::JoinPath(Uri(rel), e.name), format::kMetadataFileName);
-      if (fs_->Stat(md).ok()) return true;
-    }
-    return false;
+    size_t complete = 0;
+    CheckpointDirs(Uri(rel), &complete);
+    return complete > 0;
   }
-
-  s3::S3Config config_;
-  std::string bucket_;
-  std::unique_ptr<s3::S3Fs> fs_;
 };
 
 // Per key: the count of committed lines and the largest running sum.
