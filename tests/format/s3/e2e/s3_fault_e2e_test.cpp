@@ -393,7 +393,8 @@ TEST_F(S3FaultE2eTest, FsWriteWhosePartFailsIsAbortedOnClose) {
 }
 
 TEST_F(S3FaultE2eTest, FsReadWithTheConnectionDroppedMidBodyGetsTheRightBytes) {
-  const std::string body = FaultTestBody((3 << 20) + 12345);
+  // Three read-ahead blocks (8 MiB each, s3_files.cpp) for the small reads below.
+  const std::string body = FaultTestBody((17 << 20) + 12345);
   ASSERT_OK(direct_->Put(bucket_, "fs-read", body));
   ASSERT_OK_AND_ASSIGN(auto proxied, S3Client::Create(ProxiedConfig()));
   S3Fs fs(std::move(proxied));
@@ -410,7 +411,7 @@ TEST_F(S3FaultE2eTest, FsReadWithTheConnectionDroppedMidBodyGetsTheRightBytes) {
   later.skip = 1;
   const int second = proxy_->AddRule(later);
   std::string back;
-  char buf[4096];
+  char buf[64 << 10];
   for (uint64_t off = 0; off < body.size(); off += sizeof buf) {
     ASSERT_OK_AND_ASSIGN(const size_t n, r->ReadAt(off, sizeof buf, buf));
     back.append(buf, n);
