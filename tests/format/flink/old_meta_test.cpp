@@ -122,7 +122,8 @@ TEST(FlinkOldMetaTest, Version5ListsStatesAndMapsSerializerObjects) {
   EXPECT_EQ(meta.states[2].Serializer("VALUE_SERIALIZER")->DisplayName(), "ListSerializerSnapshot<StringSerializer>");
 
   // Values decode through the mapped snapshots: key Tuple1<Long>, list of strings.
-  DataInput key(I64(7), "v");
+  const std::string key_bytes = I64(7);  // DataInput reads it in place: it must outlive `key`
+  DataInput key(key_bytes, "v");
   std::string json;
   ASSERT_OK(DecodeValueJson(meta.key_serializer, key, &json));
   EXPECT_EQ(json, "[7]");
