@@ -708,45 +708,6 @@ TEST(ValidateTest, ProgressReportsBytes) {
   EXPECT_EQ(last_total, r.bytes_checked);
 }
 
-// The files are checked on several workers at once: damage in several files is each reported,
-// with the same report every run (the workers' reports are joined in file-table order).
-TEST(ValidateTest, DamageInSeveralFilesIsReportedAlikeEveryRun) {
-  TempDir tmp;
-  ASSERT_OK(testing::WriteSampleSavepoint(tmp.Sub("sp")));
-  std::vector<std::string> states;
-  for (const auto& e : std::filesystem::directory_iterator(tmp.Sub("sp"))) {
-    if (e.path().extension() == ".state") states.push_back(e.path().filename().string());
-  }
-  std::sort(states.begin(), states.end());
-  ASSERT_GE(states.size(), 4u);
-  ValidateOptions deep;
-  deep.deep = true;
-  const uint64_t clean_files = MustValidate(tmp.Sub("sp"), deep).files_checked;
-  testing::FlipByte(tmp.Sub("sp/" + states[0]), 40);
-  testing::TruncateFile(tmp.Sub("sp/" + states[1]),
-                        std::filesystem::file_size(tmp.Sub("sp/" + states[1])) / 2);
-  std::filesystem::remove(tmp.Sub("sp/" + states[2]));
-  const ValidateReport first = MustValidate(tmp.Sub("sp"), deep);
-  const auto reported = [&](const std::string& rule, const std::string& file) {
-    return std::any_of(first.findings.begin(), first.findings.end(), [&](const Finding& f) {
-      return f.rule_id == rule && f.location.file == file;
-    });
-  };
-  EXPECT_TRUE(reported("CKPT-F003", states[0])) << Dump(first);
-  EXPECT_TRUE(reported("CKPT-F002", states[1])) << Dump(first);
-  EXPECT_TRUE(reported("CKPT-F001", states[2])) << Dump(first);
-  for (const auto& f : first.findings) {
-    EXPECT_NE(f.location.file, states[3]) << "an undamaged file was reported: " << Dump(first);
-  }
-  EXPECT_EQ(first.files_checked, clean_files - 1);
-  for (int run = 0; run < 5; ++run) {
-    const ValidateReport again = MustValidate(tmp.Sub("sp"), deep);
-    EXPECT_EQ(Dump(again), Dump(first));
-    EXPECT_EQ(again.records_checked, first.records_checked);
-    EXPECT_EQ(again.bytes_checked, first.bytes_checked);
-  }
-}
-
 // Defect 2 of issue 9: the table is a verdict for THIS snapshot: a missing referenced file or a
 // checksum mismatch makes restore impossible, whatever the snapshot's kind allows.
 TEST(CapabilitiesTest, ErrorsThatMakeRestoreImpossibleSayNo) {
