@@ -15,6 +15,7 @@ PACKAGES=(
   qt6-base-dev qt6-base-dev-tools libgl-dev xvfb xauth
   python3-jsonschema
   prometheus  # promtool: the REST endpoint's /metrics exposition is checked with it in tests
+  chromium  # tests/interop/flink: Flink's web dashboard driven headless over the DevTools protocol
   openjdk-17-jdk-headless maven  # tests/interop/flink only (real Flink in the loop); never the product
   # release engineering (packaging/, tests/release): packages, man pages, desktop files, lint
   dpkg-dev fakeroot file man-db lintian shellcheck desktop-file-utils appstream libxml2-utils

@@ -19,6 +19,10 @@ void AddRestOptions(CLI::App& run, RunArgs& a) {
   run.add_flag("--rest-keep-alive", a.rest_keep_alive,
                "Keep serving the REST API (and Flink's dashboard) after the job ended, until "
                "SIGINT or SIGTERM");
+  run.add_option("--web-ui", a.web_ui_dir,
+                 "Serve a Flink web dashboard unpacked from flink-runtime-web (its `web/` "
+                 "folder, with index.html) at / beside the REST API (see docs/rest-api.md)")
+      ->check(CLI::ExistingDirectory);
 }
 
 base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
@@ -28,6 +32,7 @@ base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
   RestServerOptions o;
   o.address = a.rest_address;
   o.port = a.rest_port;
+  o.web_ui_dir = a.web_ui_dir;
   std::unique_ptr<RestEndpoint> e(new RestEndpoint());
   e->keep_alive_ = a.rest_keep_alive;
   CKPT_ASSIGN_OR_RETURN(e->server_, RestServer::Start(job, o));

@@ -50,6 +50,7 @@ struct RunArgs {
   // REST endpoint (rest_endpoint.cpp): port (-1 = none, 0 = pick a free one) and address.
   int rest_port = -1;
   std::string rest_address = "127.0.0.1";
+  std::string web_ui_dir;        // --web-ui: a Flink dashboard's static files, served at /
   bool rest_keep_alive = false;  // --rest-keep-alive: serve the ended job until a signal
 };
 

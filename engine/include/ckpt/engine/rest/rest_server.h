@@ -43,6 +43,9 @@ struct RestServerOptions {
   size_t max_connections = 256;
   // Filesystem for target-directory checks and savepoint disposal. Default: base::Fs::Default().
   base::Fs* fs = nullptr;
+  // A directory holding a Flink web dashboard's static files (index.html and its assets, as
+  // unpacked from flink-runtime-web's `web/`), served under `/` beside the API. Empty: none.
+  std::string web_ui_dir;
 };
 
 class RestServer {
