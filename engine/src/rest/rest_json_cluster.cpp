@@ -4,9 +4,16 @@
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
 #include <sstream>
+#include <vector>
 
 #include "ckpt/version.h"
+#include "rest/rest_dashboard.h"
 #include "rest/rest_json.h"
 #include "rest/rest_process.h"
 
@@ -227,23 +234,24 @@ json JobManagerEnvironmentJson() {
           {"classpath", json::array()}};
 }
 
-json JobManagerMetricsJson(const JobRunner& job, const std::string& get) {
+namespace {
+
+// The process metrics both roles have (the engine process is the job manager and the task
+// manager).
+std::map<std::string, uint64_t> ProcessMetricValues() {
   const ProcessInfo p = ReadProcessInfo();
-  const std::string s = job.status_name();
-  const uint32_t slots = TotalTasksOf(job);
-  const std::map<std::string, uint64_t> values = {
-      {"numRegisteredTaskManagers", 1},
-      {"numRunningJobs", Running(s) ? 1 : 0},
-      {"taskSlotsTotal", slots},
-      {"taskSlotsAvailable", Running(s) ? 0 : slots},
-      {"Status.JVM.CPU.Time", p.cpu_time_ns},
-      {"Status.JVM.Threads.Count", p.threads},
-      {"Status.JVM.Memory.Heap.Used", p.heap_used_bytes},
-      {"Status.JVM.Memory.Heap.Committed", p.heap_committed_bytes},
-      {"Status.JVM.Memory.Heap.Max", p.physical_memory_bytes},
-      {"Status.ProcessTree.Memory.RSS", p.rss_bytes},
-      {"System.Memory.Available", p.available_memory_bytes},
-      {"System.Memory.Total", p.physical_memory_bytes}};
+  return {{"Status.JVM.CPU.Time", p.cpu_time_ns},
+          {"Status.JVM.Threads.Count", p.threads},
+          {"Status.JVM.Memory.Heap.Used", p.heap_used_bytes},
+          {"Status.JVM.Memory.Heap.Committed", p.heap_committed_bytes},
+          {"Status.JVM.Memory.Heap.Max", p.physical_memory_bytes},
+          {"Status.ProcessTree.Memory.RSS", p.rss_bytes},
+          {"System.Memory.Available", p.available_memory_bytes},
+          {"System.Memory.Total", p.physical_memory_bytes}};
+}
+
+// MetricCollectionResponseBody: the ids, or the values of the ids `get` names that exist.
+json SelectMetrics(const std::map<std::string, uint64_t>& values, const std::string& get) {
   json out = json::array();
   if (get.empty()) {
     for (const auto& [k, v] : values) out.push_back({{"id", k}});
@@ -258,11 +266,11 @@ json JobManagerMetricsJson(const JobRunner& job, const std::string& get) {
   return out;
 }
 
-json JobManagerLogsJson() {
+json LogsOf(const std::string& role) {
   json logs = json::array();
-  for (const auto& [fd, name] : {std::pair<int, const char*>{2, "jobmanager.log"},
-                                 std::pair<int, const char*>{1, "jobmanager.out"}}) {
-    std::optional<std::string> path = RegularFileOfFd(fd);
+  for (const char* suffix : {".log", ".out"}) {
+    const std::string name = role + suffix;
+    std::optional<std::string> path = RegularFileOfFd(*LogNameFd(role, name));
     if (!path) continue;
     struct stat st;
     if (stat(path->c_str(), &st) != 0) continue;
@@ -272,5 +280,77 @@ json JobManagerLogsJson() {
   }
   return {{"logs", logs}};
 }
+
+// The kernel's scheduler state letter of /proc/PID/task/TID/stat, spelled out.
+const char* TaskStateName(char state) {
+  switch (state) {
+    case 'R': return "RUNNING";
+    case 'S': return "SLEEPING";
+    case 'D': return "DISK_SLEEP";
+    case 'T': return "STOPPED";
+    case 't': return "TRACING_STOP";
+    case 'Z': return "ZOMBIE";
+    case 'I': return "IDLE";
+    default: return "UNKNOWN";
+  }
+}
+
+}  // namespace
+
+json JobManagerMetricsJson(const JobRunner& job, const std::string& get) {
+  const std::string s = job.status_name();
+  const uint32_t slots = TotalTasksOf(job);
+  std::map<std::string, uint64_t> values = ProcessMetricValues();
+  values.insert({{"numRegisteredTaskManagers", 1},
+                 {"numRunningJobs", Running(s) ? 1 : 0},
+                 {"taskSlotsTotal", slots},
+                 {"taskSlotsAvailable", Running(s) ? 0 : slots}});
+  return SelectMetrics(values, get);
+}
+
+json TaskManagerMetricsJson(const std::string& get) {
+  return SelectMetrics(ProcessMetricValues(), get);
+}
+
+std::optional<int> LogNameFd(const std::string& role, const std::string& name) {
+  if (name == role + ".log") return 2;
+  if (name == role + ".out") return 1;
+  return std::nullopt;
+}
+
+json TaskManagerLogsJson() { return LogsOf("taskmanager"); }
+
+json ThreadDumpJson() {
+  json infos = json::array();
+  std::error_code ec;
+  std::vector<std::pair<long, std::filesystem::path>> tasks;
+  for (const auto& e : std::filesystem::directory_iterator("/proc/self/task", ec)) {
+    const std::string tid = e.path().filename().string();
+    if (!tid.empty() && std::all_of(tid.begin(), tid.end(), ::isdigit)) {
+      tasks.emplace_back(std::stol(tid), e.path());
+    }
+  }
+  std::sort(tasks.begin(), tasks.end());
+  for (const auto& [tid, dir] : tasks) {
+    std::ifstream stat_file(dir / "stat");
+    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    // "TID (COMM) STATE ...": COMM may hold spaces and parentheses; it ends at the last ')'.
+    const size_t open = stat.find('(');
+    const size_t close = stat.rfind(')');
+    if (open == std::string::npos || close == std::string::npos || close + 2 >= stat.size()) {
+      continue;  // the thread ended between the listing and the read
+    }
+    const std::string name = stat.substr(open + 1, close - open - 1);
+    const char* state = TaskStateName(stat[close + 2]);
+    infos.push_back({{"threadName", name},
+                     {"stringifiedThreadInfo", "\"" + name + "\" Id=" + std::to_string(tid) +
+                                                   " " + state + "\n"}});
+  }
+  return {{"threadInfos", infos}};
+}
+
+json FlameGraphDisabledJson() { return {{"endTimestamp", -2}}; }
+
+json JobManagerLogsJson() { return LogsOf("jobmanager"); }
 
 }  // namespace ckpt::engine::rest

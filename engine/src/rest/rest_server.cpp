@@ -11,6 +11,7 @@
 #include <nlohmann/json.hpp>
 
 #include "rest/checkpoint_details_cache.h"
+#include "rest/rest_dashboard.h"
 #include "rest/rest_http.h"
 #include "rest/rest_json.h"
 #include "rest/rest_operations.h"
@@ -388,6 +389,7 @@ class RestServer::Impl {
   }
 
   void Routes();
+  void DashboardRoutes(const std::string& vertex_path);
 
   JobRunner& job_;
   RestServerOptions options_;
@@ -398,6 +400,61 @@ class RestServer::Impl {
   std::thread thread_;
   std::vector<std::pair<std::string, std::regex>> patterns_;
 };
+
+// The task manager's metrics, logs and thread dump, the job manager's log files and thread dump
+// and the flame graph: the rest of what Flink's dashboard reads (rest_dashboard.h).
+void RestServer::Impl::DashboardRoutes(const std::string& vertex_path) {
+  Get(vertex_path + "/flamegraph", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
+        return rest::FlameGraphDisabledJson();
+      }));
+  // Runs `serve` for the engine's task manager id, a 404 naming it for any other.
+  auto tm = [this](auto serve) {
+    return [this, serve](const httplib::Request& req, httplib::Response& res) {
+      const std::string id = req.matches[1];
+      if (id != rest::TaskManagerId()) {
+        Error(res, 404, "Could not find TaskExecutor " + id + " (the engine process is " +
+                            rest::TaskManagerId() + ")");
+        return;
+      }
+      serve(req, res);
+    };
+  };
+  // A file of a log list: `role`.log is standard error, `role`.out standard output.
+  auto log_file = [this](const std::string& role, const std::string& name, httplib::Response& res) {
+    std::optional<int> fd = rest::LogNameFd(role, name);
+    if (!fd) {
+      Error(res, 404, "No log file " + name + " (there are " + role + ".log and " + role +
+                          ".out)");
+      return;
+    }
+    ServeOutputFile(*fd, res);
+  };
+  const std::string tm_path = "/taskmanagers/" + kId;
+  Get(tm_path + "/metrics", tm([](const httplib::Request& req, httplib::Response& res) {
+        Reply(res, 200, rest::TaskManagerMetricsJson(req.get_param_value("get")));
+      }));
+  Get(tm_path + "/logs", tm([](const httplib::Request&, httplib::Response& res) {
+        Reply(res, 200, rest::TaskManagerLogsJson());
+      }));
+  Get(tm_path + "/logs/([^/]+)", tm([log_file](const httplib::Request& req, httplib::Response& res) {
+        log_file("taskmanager", req.matches[2], res);
+      }));
+  Get(tm_path + "/log", tm([this](const httplib::Request&, httplib::Response& res) {
+        ServeOutputFile(2, res);
+      }));
+  Get(tm_path + "/stdout", tm([this](const httplib::Request&, httplib::Response& res) {
+        ServeOutputFile(1, res);
+      }));
+  Get(tm_path + "/thread-dump", tm([](const httplib::Request&, httplib::Response& res) {
+        Reply(res, 200, rest::ThreadDumpJson());
+      }));
+  Get("/jobmanager/logs/([^/]+)", [log_file](const httplib::Request& req, httplib::Response& res) {
+    log_file("jobmanager", req.matches[1], res);
+  });
+  Get("/jobmanager/thread-dump", [](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::ThreadDumpJson());
+  });
+}
 
 void RestServer::Impl::Routes() {
   Get("/config", [](const httplib::Request&, httplib::Response& res) {
@@ -499,6 +556,7 @@ void RestServer::Impl::Routes() {
     }
     Reply(res, 200, rest::TaskManagerDetailsJson(job_, Ep(), NowMs()));
   });
+  DashboardRoutes(vertex_path);
   Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
   });
