@@ -287,6 +287,75 @@ TEST(RestDashboardTest, LogAndStdoutServeTheFilesTheOutputGoesTo) {
   }
 }
 
+// Whether the test's standard error (2) or output (1) is a regular file the engine can serve.
+bool RegularFd(int fd) {
+  struct stat st;
+  return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+TEST(RestDashboardTest, TaskManagerMetricsLogsAndStdoutOfTheEngineProcess) {
+  DashboardJob d;
+  const std::string tm = "/taskmanagers/" + d.Ok("/taskmanagers")["taskmanagers"][0]["id"].get<std::string>();
+  std::set<std::string> ids;
+  for (const json& m : d.Ok(tm + "/metrics")) ids.insert(m["id"].get<std::string>());
+  EXPECT_TRUE(ids.count("Status.JVM.Memory.Heap.Used")) << d.Ok(tm + "/metrics").dump();
+  EXPECT_FALSE(ids.count("numRunningJobs"));  // a job manager metric
+  // Flink's dashboard asks for ids the engine has not (Netty, managed memory): they are left out.
+  const json values =
+      d.Ok(tm + "/metrics?get=Status.JVM.Threads.Count,Status.Shuffle.Netty.UsedMemory");
+  ASSERT_EQ(values.size(), 1u) << values.dump();
+  EXPECT_EQ(values[0]["id"], "Status.JVM.Threads.Count");
+  EXPECT_GT(std::stoi(values[0]["value"].get<std::string>()), 6);  // the job's 6 task threads
+
+  std::set<std::string> names;
+  for (const json& l : d.Ok(tm + "/logs")["logs"]) names.insert(l["name"].get<std::string>());
+  std::set<std::string> expected;
+  if (RegularFd(2)) expected.insert("taskmanager.log");
+  if (RegularFd(1)) expected.insert("taskmanager.out");
+  EXPECT_EQ(names, expected);
+  for (const auto& [fd, path] : {std::pair<int, std::string>{2, tm + "/log"},
+                                 {2, tm + "/logs/taskmanager.log"},
+                                 {1, tm + "/stdout"},
+                                 {1, tm + "/logs/taskmanager.out"},
+                                 {2, "/jobmanager/logs/jobmanager.log"},
+                                 {1, "/jobmanager/logs/jobmanager.out"}}) {
+    const Answer a = d.Get(path);
+    EXPECT_EQ(a.status, RegularFd(fd) ? 200 : 404) << path << ": " << a.text;
+  }
+  const Answer other = d.Get(tm + "/logs/jobmanager.log");
+  EXPECT_EQ(other.status, 404);
+  EXPECT_NE(other.text.find("there are taskmanager.log and taskmanager.out"), std::string::npos)
+      << other.text;
+  EXPECT_EQ(d.Get("/jobmanager/logs/..%2Fetc%2Fpasswd").status, 404);
+  EXPECT_EQ(d.Get("/taskmanagers/someone-else/metrics").status, 404);
+  EXPECT_EQ(d.Get("/taskmanagers/someone-else/log").status, 404);
+}
+
+TEST(RestDashboardTest, ThreadDumpsListTheEngineProcessThreads) {
+  DashboardJob d;
+  const std::string tm = "/taskmanagers/" + d.Ok("/taskmanagers")["taskmanagers"][0]["id"].get<std::string>();
+  for (const std::string path : {std::string("/jobmanager/thread-dump"), tm + "/thread-dump"}) {
+    const json infos = d.Ok(path)["threadInfos"];
+    ASSERT_TRUE(infos.is_array()) << path;
+    EXPECT_GT(infos.size(), 6u) << path << ": " << infos.dump();  // at least the task threads
+    for (const json& t : infos) {
+      const std::string name = t["threadName"];
+      const std::string text = t["stringifiedThreadInfo"];
+      EXPECT_EQ(text.rfind("\"" + name + "\" Id=", 0), 0u) << text;
+    }
+  }
+  EXPECT_EQ(d.Get("/taskmanagers/someone-else/thread-dump").status, 404);
+}
+
+TEST(RestDashboardTest, FlameGraphsAreDisabledAsInFlinksDefault) {
+  DashboardJob d;
+  const std::string vid = d.Ok(d.job_path)["vertices"][0]["id"];
+  EXPECT_EQ(d.Ok(d.job_path + "/vertices/" + vid + "/flamegraph?type=on_cpu"),
+            json({{"endTimestamp", -2}}));
+  EXPECT_EQ(d.Get(d.job_path + "/vertices/00000000000000000000000000000000/flamegraph").status,
+            404);
+}
+
 TEST(RestDashboardTest, RequestedCheckpointDetailsStayAvailableAfterLeavingTheHistory) {
   DashboardJob d;
   ASSERT_TRUE(d.WaitCompleted(2));

@@ -7,7 +7,6 @@
 #include <cctype>
 #include <filesystem>
 #include <fstream>
-#include <iterator>
 #include <map>
 #include <sstream>
 #include <vector>
@@ -333,7 +332,8 @@ json ThreadDumpJson() {
   std::sort(tasks.begin(), tasks.end());
   for (const auto& [tid, dir] : tasks) {
     std::ifstream stat_file(dir / "stat");
-    std::string stat((std::istreambuf_iterator<char>(stat_file)), std::istreambuf_iterator<char>());
+    std::string stat;
+    std::getline(stat_file, stat);  // one line
     // "TID (COMM) STATE ...": COMM may hold spaces and parentheses; it ends at the last ')'.
     const size_t open = stat.find('(');
     const size_t close = stat.rfind(')');
