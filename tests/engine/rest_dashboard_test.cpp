@@ -334,7 +334,7 @@ TEST(RestDashboardTest, TaskManagerMetricsLogsAndStdoutOfTheEngineProcess) {
 TEST(RestDashboardTest, ThreadDumpsListTheEngineProcessThreads) {
   DashboardJob d;
   const std::string tm = "/taskmanagers/" + d.Ok("/taskmanagers")["taskmanagers"][0]["id"].get<std::string>();
-  for (const std::string path : {std::string("/jobmanager/thread-dump"), tm + "/thread-dump"}) {
+  for (const std::string& path : {std::string("/jobmanager/thread-dump"), tm + "/thread-dump"}) {
     const json infos = d.Ok(path)["threadInfos"];
     ASSERT_TRUE(infos.is_array()) << path;
     EXPECT_GT(infos.size(), 6u) << path << ": " << infos.dump();  // at least the task threads
@@ -354,6 +354,26 @@ TEST(RestDashboardTest, FlameGraphsAreDisabledAsInFlinksDefault) {
             json({{"endTimestamp", -2}}));
   EXPECT_EQ(d.Get(d.job_path + "/vertices/00000000000000000000000000000000/flamegraph").status,
             404);
+}
+
+TEST(RestDashboardTest, ApplicationsOverviewHasTheRunAsOneApplicationOfOneJob) {
+  DashboardJob d;
+  const json job = d.Ok("/jobs/overview")["jobs"][0];
+  const json apps = d.Ok("/applications/overview")["applications"];
+  ASSERT_EQ(apps.size(), 1u) << apps.dump();
+  EXPECT_EQ(apps[0]["id"], kJobId);
+  EXPECT_EQ(apps[0]["name"], job["name"]);
+  EXPECT_EQ(apps[0]["status"], "RUNNING");
+  EXPECT_EQ(apps[0]["start-time"], job["start-time"]);
+  EXPECT_EQ(apps[0]["end-time"], -1);
+  EXPECT_EQ(apps[0]["jobs"], json({{job["state"].get<std::string>(), 1}}));
+  d.job_->Cancel();
+  d.job_->Wait();
+  const json ended = d.Ok("/applications/overview")["applications"];
+  ASSERT_EQ(ended.size(), 1u);
+  EXPECT_EQ(ended[0]["status"], "CANCELED");
+  EXPECT_EQ(ended[0]["jobs"], json({{"CANCELED", 1}}));
+  EXPECT_GE(ended[0]["end-time"].get<int64_t>(), ended[0]["start-time"].get<int64_t>());
 }
 
 TEST(RestDashboardTest, RequestedCheckpointDetailsStayAvailableAfterLeavingTheHistory) {

@@ -32,4 +32,10 @@ nlohmann::json ThreadDumpJson();
 // Flink's default): {"endTimestamp": -2}. The engine samples no stacks.
 nlohmann::json FlameGraphDisabledJson();
 
+// Flink 2.x's ApplicationsOverview (/applications/overview): `ckpt-engine run` is one application
+// running one job, as Flink's application mode; it has the job's id, name and times, a status
+// of Flink's ApplicationState and the count of its jobs per job status. `jobs_overview` is the
+// /jobs/overview answer.
+nlohmann::json ApplicationsOverviewJson(const nlohmann::json& jobs_overview);
+
 }  // namespace ckpt::engine::rest

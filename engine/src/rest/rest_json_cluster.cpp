@@ -351,6 +351,27 @@ json ThreadDumpJson() {
 
 json FlameGraphDisabledJson() { return {{"endTimestamp", -2}}; }
 
+json ApplicationsOverviewJson(const json& jobs_overview) {
+  json apps = json::array();
+  for (const json& j : jobs_overview.value("jobs", json::array())) {
+    const std::string state = j.value("state", "");
+    // ApplicationState has no RESTARTING, INITIALIZING, FAILING or SUSPENDED: the application
+    // runs while its job does anything but end.
+    std::string status = "RUNNING";
+    if (state == "FINISHED" || state == "FAILED" || state == "CANCELED") status = state;
+    if (state == "CANCELLING") status = "CANCELING";
+    if (state == "CREATED") status = "CREATED";
+    apps.push_back({{"id", j.value("jid", "")},
+                    {"name", j.value("name", "")},
+                    {"status", status},
+                    {"start-time", j.value("start-time", int64_t{-1})},
+                    {"end-time", j.value("end-time", int64_t{-1})},
+                    {"duration", j.value("duration", int64_t{0})},
+                    {"jobs", {{state, 1}}}});
+  }
+  return {{"applications", apps}};
+}
+
 json JobManagerLogsJson() { return LogsOf("jobmanager"); }
 
 }  // namespace ckpt::engine::rest

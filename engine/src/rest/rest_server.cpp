@@ -454,6 +454,9 @@ void RestServer::Impl::DashboardRoutes(const std::string& vertex_path) {
   Get("/jobmanager/thread-dump", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::ThreadDumpJson());
   });
+  Get("/applications/overview", [this](const httplib::Request&, httplib::Response& res) {
+    Reply(res, 200, rest::ApplicationsOverviewJson(rest::JobsOverviewJson(job_, start_ms_, NowMs())));
+  });
 }
 
 void RestServer::Impl::Routes() {

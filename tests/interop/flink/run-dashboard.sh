@@ -122,7 +122,7 @@ for profile in "${profiles[@]}"; do
   # 2. The finished job on the history server.
   run="$scratch/$line-history"
   mkdir -p "$run"
-  if ! "$engine" history-server --help >/dev/null 2>&1; then
+  if ! "$engine" --help 2>&1 | grep -Eq '^ +history-server '; then
     echo "FAIL [$line] this ckpt-engine has no history-server subcommand: the finished-job tour did not run" >&2
     status=1
     continue

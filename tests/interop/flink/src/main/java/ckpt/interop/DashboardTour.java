@@ -381,7 +381,8 @@ public final class DashboardTour {
     String state = history ? "completed" : "running";
     String jobRoute = "/job/" + state + "/" + jid;
 
-    visit("overview", "/overview", "flink-overview flink-job-list");
+    visit("overview", "/overview",
+        "flink-overview flink-job-list, flink-overview flink-application-list");
     if (!history) visit("running-jobs", "/job/running", "flink-job-list");
     visit("completed-jobs", "/job/completed", "flink-job-list");
     if (flink2) {
@@ -394,7 +395,11 @@ public final class DashboardTour {
     visit("job-exceptions", jobRoute + "/exceptions", "flink-job-exceptions");
     visit("job-timeline", jobRoute + "/timeline", "flink-job-timeline");
     checkpoints(jobRoute);
-    if (flink2) visit("job-rescales", jobRoute + "/rescales", "flink-job-rescales");
+    // Flink 2.x's Rescales tab shows for the adaptive scheduler's streaming jobs only.
+    if (flink2 && cdp.eval("[...document.querySelectorAll('flink-job-status .ant-tabs-tab, flink-job-detail "
+        + "a, .ant-tabs-tab')].some(e => e.textContent.trim() === 'Rescales')").asBoolean(false)) {
+      visit("job-rescales", jobRoute + "/rescales", "flink-job-rescales");
+    }
     visit("job-configuration", jobRoute + "/configuration", "flink-job-configuration");
     if (history) {
       visit("job-cluster-configuration", jobRoute + "/cluster_configuration", "flink-cluster-config");
