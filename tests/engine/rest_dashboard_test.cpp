@@ -308,7 +308,8 @@ TEST(RestDashboardTest, TaskManagerMetricsLogsAndStdoutOfTheEngineProcess) {
   EXPECT_GT(std::stoi(values[0]["value"].get<std::string>()), 6);  // the job's 6 task threads
 
   std::set<std::string> names;
-  for (const json& l : d.Ok(tm + "/logs")["logs"]) names.insert(l["name"].get<std::string>());
+  const json logs = d.Ok(tm + "/logs");
+  for (const json& l : logs["logs"]) names.insert(l["name"].get<std::string>());
   std::set<std::string> expected;
   if (RegularFd(2)) expected.insert("taskmanager.log");
   if (RegularFd(1)) expected.insert("taskmanager.out");
