@@ -48,9 +48,9 @@ base::Status CheckArchiveEntries(const std::vector<ArchivedJson>& entries, const
     const ArchivedJson& e = entries[i];
     const std::string where = "job archive " + file + ": entry " + std::to_string(i);
     if (!IsCleanPath(e.path)) {
-      return base::Status::Corruption(where + ": path '" + json(e.path).dump(
+      return base::Status::Corruption(where + ": path " + json(e.path).dump(
                                           -1, ' ', true, json::error_handler_t::replace) +
-                                      "' is not a clean URL path (segments of A-Z a-z 0-9 . _ : "
+                                      " is not a clean URL path (segments of A-Z a-z 0-9 . _ : "
                                       "-, no '.' or '..')");
     }
     const bool under_job = e.path == prefix || e.path.rfind(prefix + "/", 0) == 0;
@@ -168,7 +168,8 @@ void ArchiveIndex::Publish() {
   for (const auto& [jid, job] : jobs_) {
     for (const ArchivedJson& e : job.entries) {
       if (e.path == "/jobs/overview") {
-        for (json& j : json::parse(e.json)["jobs"]) overview_jobs.push_back(std::move(j));
+        json overview = json::parse(e.json);
+        for (json& j : overview["jobs"]) overview_jobs.push_back(std::move(j));
       } else {
         next->answers[e.path] = e.json;
       }
