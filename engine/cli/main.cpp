@@ -91,10 +91,9 @@ ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
   } else {
     info.page = "ckpt-engine-" + sub->get_name();
     info.command = "ckpt-engine " + sub->get_name();
-    info.exit_status =
-        sub->get_name() == "run"              ? std::string(kRunExitStatus)
-        : sub->get_name() == "history-server" ? std::string(kHistoryServerExitStatus)
-                                              : std::string("0 success.\n2 usage error (bad flags or arguments).");
+    info.exit_status = std::string("0 success.\n2 usage error (bad flags or arguments).");
+    if (sub->get_name() == "run") info.exit_status = kRunExitStatus;
+    if (sub->get_name() == "history-server") info.exit_status = kHistoryServerExitStatus;
     info.see_also = {"ckpt-engine(1)", "ckpt-tool(1)"};
   }
   return info;

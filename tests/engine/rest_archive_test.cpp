@@ -167,13 +167,13 @@ TEST(RestArchiveTest, ArchiveAfterACheckpointExistsWhileTheJobRuns) {
   EXPECT_GE(archive[job.path() + "/checkpoints"]["counts"]["completed"].get<int64_t>(), 1);
   EXPECT_EQ(archive["/jobs/overview"]["jobs"][0]["state"], "RUNNING");
   EXPECT_EQ(job.job_->status_name(), "RUNNING");
-  // A second archiver of the same job id never overwrites this archive.
-  JobArchiverOptions again;
-  again.dir = tmp.Sub("archive");
-  base::Result<std::unique_ptr<JobArchiver>> second = JobArchiver::Start(*job.job_, again);
-  ASSERT_FALSE(second.ok());
-  EXPECT_EQ(second.status().code(), base::StatusCode::kAlreadyExists);
-  EXPECT_NE(second.status().message().find(file), std::string::npos) << second.status().ToString();
+  // What a crash leaves: a run resuming this job replaces it (and says so).
+  std::string told;
+  JobArchiverOptions resumed;
+  resumed.dir = tmp.Sub("archive");
+  resumed.log = [&told](const std::string& line) { told += line; };
+  EXPECT_OK(JobArchiver::Start(*job.job_, resumed).status());
+  EXPECT_NE(told.find("replacing " + file), std::string::npos) << told;
 }
 
 TEST(RestArchiveTest, FinalArchiveHoldsTheLiveRestAnswers) {
@@ -211,6 +211,22 @@ TEST(RestArchiveTest, FinalArchiveHoldsTheLiveRestAnswers) {
   EXPECT_EQ(archive[job.path()]["state"], "FINISHED");
   EXPECT_EQ(archive["/jobs/overview"]["jobs"][0]["state"], "FINISHED");
   EXPECT_EQ(archive["/jobs/overview"]["jobs"][0]["jid"], kJobA);
+  // An ended run's archive is never overwritten, nor a file that is no archive.
+  JobArchiverOptions again;
+  again.dir = tmp.Sub("archive");
+  base::Result<std::unique_ptr<JobArchiver>> second = JobArchiver::Start(*job.job_, again);
+  ASSERT_FALSE(second.ok());
+  EXPECT_EQ(second.status().code(), base::StatusCode::kAlreadyExists);
+  EXPECT_NE(second.status().message().find(file), std::string::npos)
+      << second.status().ToString();
+  EXPECT_NE(second.status().message().find("ended FINISHED"), std::string::npos)
+      << second.status().ToString();
+  ASSERT_OK(base::WriteFileAtomic(base::Fs::Default(), file, "{\"archive\": [trunc"));
+  second = JobArchiver::Start(*job.job_, again);
+  ASSERT_FALSE(second.ok());
+  EXPECT_NE(second.status().message().find("not a readable job archive"), std::string::npos)
+      << second.status().ToString();
+  EXPECT_EQ(::ckpt::testing::ReadBytes(file), "{\"archive\": [trunc");
 }
 
 TEST(RestArchiveTest, HistoryServerServesTwoArchivedJobs) {
@@ -286,8 +302,8 @@ TEST(RestArchiveTest, HostileArchivesAreSkippedWithAWarningNamingTheFile) {
            R"("}, {"path": "/jobs/44444444444444444444444444444444/../../etc", "json": "{}"}]})",
        "not a clean URL path"},
       {"55555555555555555555555555555555",
-       R"({"archive": [{"path": "/jobs/overview", "json": ")" + overview + R"("}, {"path": "/jobs/)" +
-           kJobA + R"(", "json": "{}"}]})",
+       R"({"archive": [{"path": "/jobs/overview", "json": ")" + overview +
+           R"("}, {"path": "/jobs/)" + kJobA + R"(", "json": "{}"}]})",
        "not under /jobs/55555555555555555555555555555555"},
       {"66666666666666666666666666666666",
        R"({"archive": [{"path": "/jobs/overview", "json": "{\"jobs\": [}"}]})", "is not JSON"},

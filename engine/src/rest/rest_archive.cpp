@@ -31,6 +31,9 @@ int64_t ArchiveNowMs() {
       .count();
 }
 
+// An existing archive larger than this is not read (and not replaced).
+constexpr uint64_t kMaxLeftoverBytes = uint64_t{64} << 20;
+
 // Flink's default maxExceptions of /jobs/:jid/exceptions.
 constexpr size_t kArchivedExceptions = 20;
 
@@ -131,15 +134,46 @@ class JobArchiver::Impl {
   }
 
   base::Status Begin() {
-    if (fs_->Stat(path_).ok()) {
-      return base::Status::AlreadyExists(
-          "--archive-dir: " + path_ + " exists (the archive of an earlier run of job " +
-          job_.job_id_hex() + "); move it away or archive into another directory");
-    }
+    if (fs_->Stat(path_).ok()) CKPT_RETURN_IF_ERROR(CheckLeftover());
     CKPT_RETURN_IF_ERROR(fs_->CreateDirs(options_.dir).WithContext("--archive-dir"));
     if (options_.endpoint.start_ms == 0) options_.endpoint.start_ms = ArchiveNowMs();
     last_completed_ = job_.checkpoint_counts().completed;
     thread_ = std::thread([this] { Watch(); });
+    return base::Status::OK();
+  }
+
+  // An archive of this job id exists: replaced only when it is what a run of this job that did
+  // not end leaves (its last checkpoint's, the job still running in it), as when a crashed job
+  // is resumed with --from-latest. An ended run's archive, or a file that is no archive, stays.
+  base::Status CheckLeftover() {
+    const std::string refusal = "--archive-dir: " + path_ + " exists";
+    const std::string hint = "; move it away or archive into another directory";
+    base::Result<std::string> text = base::ReadFileToString(*fs_, path_, kMaxLeftoverBytes);
+    base::Result<std::vector<ArchivedJson>> entries =
+        text.ok() ? DecodeJobArchive(*text, path_) : text.status();
+    if (!entries.ok()) {
+      return base::Status::AlreadyExists(refusal + " and is not a readable job archive (" +
+                                         entries.status().ToString() + ")" + hint);
+    }
+    std::string state;
+    for (const ArchivedJson& e : *entries) {
+      if (e.path != "/jobs/overview") continue;
+      const json overview = json::parse(e.json, nullptr, /*allow_exceptions=*/false);
+      if (overview.is_object() && overview.contains("jobs") && overview["jobs"].is_array() &&
+          !overview["jobs"].empty() && overview["jobs"][0].is_object() &&
+          overview["jobs"][0].contains("state") && overview["jobs"][0]["state"].is_string()) {
+        state = overview["jobs"][0]["state"].get<std::string>();
+      }
+    }
+    if (state == "FINISHED" || state == "CANCELED" || state == "FAILED" || state.empty()) {
+      return base::Status::AlreadyExists(
+          refusal + " (the archive of an earlier run of job " + job_.job_id_hex() +
+          (state.empty() ? "" : ", which ended " + state) + ")" + hint);
+    }
+    if (options_.log) {
+      options_.log("--archive-dir: replacing " + path_ + ", left by a run of job " +
+                   job_.job_id_hex() + " that did not end (" + state + " at its last checkpoint)");
+    }
     return base::Status::OK();
   }
 

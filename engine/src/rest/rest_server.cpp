@@ -502,7 +502,10 @@ void RestServer::Impl::Routes() {
       const std::string index = req.matches[3];
       const bool any_attempt = req.matches.size() < 5;
       std::optional<json> s;
-      if (index.size() <= 9) s = rest::SubtaskAttemptJson(job_, *v, Ep(), NowMs(), std::stoul(index));
+      if (index.size() <= 9) {
+        s = rest::SubtaskAttemptJson(job_, *v, Ep(), NowMs(),
+                                     static_cast<uint32_t>(std::stoul(index)));
+      }
       if (s && !any_attempt && req.matches[4].str() != std::to_string(job_.timeline().attempt)) {
         s.reset();
       }

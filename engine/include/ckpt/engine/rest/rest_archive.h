@@ -69,9 +69,11 @@ struct JobArchiverOptions {
 // each completed checkpoint on a thread of its own, and at Finish().
 class JobArchiver {
  public:
-  // Checks that <dir>/<job id> does not exist (AlreadyExists naming it: the archive of another
-  // run of this job id is never overwritten), creates `dir` (IOError) and starts watching `job`,
-  // which must outlive the archiver.
+  // Checks that <dir>/<job id> does not exist, or is the archive a run of this job that did not
+  // end left (the job RUNNING in it: a crash after a checkpoint; replaced, and a line logged);
+  // AlreadyExists naming it otherwise: an ended run's archive, or a file that is none, is never
+  // overwritten. Creates `dir` (IOError) and starts watching `job`, which must outlive the
+  // archiver.
   static base::Result<std::unique_ptr<JobArchiver>> Start(const JobRunner& job,
                                                           JobArchiverOptions options);
   ~JobArchiver();  // stops the thread; writes nothing more
