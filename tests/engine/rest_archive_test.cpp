@@ -208,6 +208,21 @@ TEST(RestArchiveTest, FinalArchiveHoldsTheLiveRestAnswers) {
     EXPECT_EQ(archive[subtask]["status"], Get(*job.client_, subtask)["status"]);
   }
   EXPECT_EQ(archive[job.path() + "/exceptions"], Get(*job.client_, job.path() + "/exceptions"));
+  for (const std::string& p : {job.path() + "/jobmanager/config",
+                               job.path() + "/jobmanager/environment"}) {
+    EXPECT_EQ(archive[p], Get(*job.client_, p)) << p;
+  }
+  const std::string vid = plan["plan"]["nodes"][0]["id"];
+  const std::string vertex = job.path() + "/vertices/" + vid;
+  const json times = Get(*job.client_, vertex + "/subtasktimes");
+  EXPECT_EQ(archive[vertex + "/subtasktimes"]["subtasks"], times["subtasks"]);
+  ASSERT_EQ(times["subtasks"].size(), 2u) << times.dump();
+  EXPECT_TRUE(times["subtasks"][0]["timestamps"].contains("RUNNING")) << times.dump();
+  EXPECT_TRUE(times["subtasks"][0]["timestamps"].contains("FINISHED")) << times.dump();
+  EXPECT_EQ(archive[vertex + "/subtasks/0/attempts/0"], archive[vertex + "/subtasks/0"]);
+  Get(*job.client_, vertex + "/subtasks/2", 404);
+  Get(*job.client_, vertex + "/subtasks/0/attempts/1", 404);
+  Get(*job.client_, vertex + "/subtasks/99999999999999", 404);
   EXPECT_EQ(archive[job.path()]["state"], "FINISHED");
   EXPECT_EQ(archive["/jobs/overview"]["jobs"][0]["state"], "FINISHED");
   EXPECT_EQ(archive["/jobs/overview"]["jobs"][0]["jid"], kJobA);
@@ -274,6 +289,33 @@ TEST(RestArchiveTest, HistoryServerServesTwoArchivedJobs) {
 void WriteFile(const std::string& path, const std::string& bytes) {
   std::ofstream out(path, std::ios::binary);
   out << bytes;
+}
+
+TEST(RestArchiveTest, HistoryServerPicksUpNewArchivesInTheBackground) {
+  ::ckpt::testing::TempDir tmp;
+  const std::string dir = tmp.Sub("archive");
+  ASSERT_OK(base::Fs::Default().CreateDirs(dir));
+  HistoryServerOptions o;
+  o.archive_dir = dir;
+  o.port = 0;
+  o.refresh_interval_ms = 5;
+  base::Result<std::unique_ptr<HistoryServer>> hs = HistoryServer::Start(o);
+  ASSERT_OK(hs.status());
+  httplib::Client client("127.0.0.1", (*hs)->port());
+  EXPECT_EQ(Get(client, "/jobs/overview")["jobs"].size(), 0u);
+  ArchivedJob job(kJobA, dir, tmp.Sub("job"));
+  ASSERT_TRUE(job.WaitCompleted(1));
+  // The archive of a checkpoint, then the final one, each without a call to Refresh().
+  ASSERT_TRUE(::ckpt::testing::WaitUntil([&] {
+    const json jobs = Get(client, "/jobs/overview")["jobs"];
+    return jobs.size() == 1 && jobs[0]["state"] == "RUNNING";
+  }));
+  job.StopAndArchive();
+  ASSERT_TRUE(::ckpt::testing::WaitUntil([&] {
+    const json jobs = Get(client, "/jobs/overview")["jobs"];
+    return jobs.size() == 1 && jobs[0]["state"] == "FINISHED";
+  }));
+  EXPECT_EQ(Get(client, job.path())["state"], "FINISHED");
 }
 
 TEST(RestArchiveTest, HostileArchivesAreSkippedWithAWarningNamingTheFile) {

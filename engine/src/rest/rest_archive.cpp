@@ -53,6 +53,8 @@ std::vector<ArchivedJson> ArchiveOfJob(const JobRunner& job, const ArchiveEndpoi
   add(jid + "/exceptions", rest::JobExceptionsJson(job, kArchivedExceptions));
   add(jid + "/accumulators", rest::JobAccumulatorsJson());
   add(jid + "/plan", rest::PlanJson(job));
+  add(jid + "/jobmanager/config", rest::JobManagerConfigJson(job, ep));
+  add(jid + "/jobmanager/environment", rest::JobManagerEnvironmentJson());
   const uint32_t attempt = job.timeline().attempt;
   const std::vector<rest::Vertex> vertices = rest::Vertices(job.job_graph());
   for (const rest::Vertex& v : vertices) {

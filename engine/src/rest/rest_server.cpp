@@ -532,6 +532,15 @@ void RestServer::Impl::Routes() {
   Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
   });
+  // Flink 1.19+: the job manager's configuration and environment as one job saw them.
+  Get("/jobs/" + kId + "/jobmanager/config",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
+      });
+  Get("/jobs/" + kId + "/jobmanager/environment",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::JobManagerEnvironmentJson());
+      });
   Get("/jobmanager/environment", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::JobManagerEnvironmentJson());
   });

@@ -37,7 +37,9 @@ struct ArchiveEndpoint {
 
 // The answers Flink's HistoryServer serves for `job` now, in Flink's archivists' paths:
 // /jobs/overview (this job only), /jobs/:jid, /jobs/:jid/{config,exceptions,accumulators,plan},
-// per vertex /jobs/:jid/vertices/:vid{,/taskmanagers,/accumulators,/subtasks/accumulators},
+// /jobs/:jid/jobmanager/{config,environment}, per vertex /jobs/:jid/vertices/:vid
+// {,/taskmanagers,/accumulators,/subtasks/accumulators,/subtasktimes,/subtasks/:index
+// {,/attempts/:attempt}},
 // /jobs/:jid/checkpoints, /jobs/:jid/checkpoints/config, and per checkpoint of the history (and
 // the latest completed, savepoint, failed and restored ones)
 // /jobs/:jid/checkpoints/details/:cid{,/subtasks/:vid}. `now_ms`: the time durations of a
