@@ -91,6 +91,11 @@ base::Result<EngineRunFs> EngineRunResolveLocations(RunArgs* a) {
     *value = std::move(where->path);
   }
   if (out.storage == nullptr) out.storage = &base::Fs::Default();
+  if (!a->archive_dir.empty()) {  // the history server reads it as local files
+    base::Result<std::string> local = base::LocalPathOf(a->archive_dir);
+    if (!local.ok()) return local.status().WithContext("--archive-dir");
+    a->archive_dir = std::move(*local);
+  }
   if (!a->state_local_dir.empty()) {
     base::Result<std::string> local = base::LocalPathOf(a->state_local_dir);
     if (!local.ok()) return local.status().WithContext("--state-local-dir");

@@ -191,8 +191,8 @@ class JobArchiver::Impl {
       if (completed != last_completed_) {
         last_completed_ = completed;
         if (base::Status st = Write(); !st.ok() && options_.log) {
-          options_.log("Cannot archive job " + job_.job_id_hex() + " after checkpoint " +
-                       std::to_string(completed) + ": " + st.ToString());
+          options_.log("Cannot archive job " + job_.job_id_hex() + " after " +
+                       std::to_string(completed) + " completed checkpoints: " + st.ToString());
         }
       }
       lock.lock();
