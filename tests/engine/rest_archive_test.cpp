@@ -350,10 +350,15 @@ TEST(RestArchiveTest, HostileArchivesAreSkippedWithAWarningNamingTheFile) {
       {"66666666666666666666666666666666",
        R"({"archive": [{"path": "/jobs/overview", "json": "{\"jobs\": [}"}]})", "is not JSON"},
       {"not-a-job-id", good, "not a job id"},
-      {"77777777777777777777777777777777", std::string(4096, ' ') + good, "more than the limit"},
+      {"88888888888888888888888888888888",
+       R"({"archive": [{"path": "/jobs/overview", "json": "{\"jobs\": [)" +
+           std::string(100000, '[') + R"("}]})",
+       "nests deeper than 256"},
+      {"99999999999999999999999999999999", std::string(100000, '['), "nests deeper than 256"},
+      {"77777777777777777777777777777777", std::string(200000, ' ') + good, "more than the limit"},
   };
   for (const Bad& b : bad) WriteFile(dir + "/" + b.name, b.bytes);
-  History h(dir, /*max_archive_bytes=*/good.size() + 100);
+  History h(dir, /*max_archive_bytes=*/good.size() + 150000);
   const std::string log = h.Log();
   for (const Bad& b : bad) {
     const std::string file = dir + "/" + b.name;

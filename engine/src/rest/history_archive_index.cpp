@@ -3,6 +3,7 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <set>
 
 #include <nlohmann/json.hpp>
@@ -15,6 +16,9 @@ namespace ckpt::engine::history {
 using nlohmann::json;
 
 namespace {
+
+// Far deeper than any REST answer (a few levels).
+constexpr size_t kMaxNestingDepth = 256;
 
 bool IsSegmentChar(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' ||
@@ -38,6 +42,32 @@ bool IsCleanPath(const std::string& path) {
   return true;
 }
 
+// How deeply arrays and objects nest in the JSON `text` (brackets inside strings do not
+// count). Serializing a value walks it recursively: an archive nested deeper than any REST
+// answer is refused before it could exhaust the stack.
+size_t NestingDepth(std::string_view text) {
+  size_t depth = 0, deepest = 0;
+  bool in_string = false, escaped = false;
+  for (char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      deepest = std::max(deepest, ++depth);
+    } else if ((c == ']' || c == '}') && depth > 0) {
+      --depth;
+    }
+  }
+  return deepest;
+}
+
 }  // namespace
 
 base::Status CheckArchiveEntries(const std::vector<ArchivedJson>& entries, const std::string& jid,
@@ -57,6 +87,10 @@ base::Status CheckArchiveEntries(const std::vector<ArchivedJson>& entries, const
     if (e.path != "/jobs/overview" && !under_job) {
       return base::Status::Corruption(where + ": path " + e.path + " is not under " + prefix +
                                       " (an archive answers for its own job only)");
+    }
+    if (NestingDepth(e.json) > kMaxNestingDepth) {
+      return base::Status::Corruption(where + " (" + e.path + "): its \"json\" nests deeper " +
+                                      "than " + std::to_string(kMaxNestingDepth) + " levels");
     }
     const json body = json::parse(e.json, nullptr, /*allow_exceptions=*/false);
     if (body.is_discarded()) {
@@ -94,6 +128,10 @@ base::Result<std::vector<ArchivedJson>> ArchiveIndex::Load(const std::string& ji
   }
   CKPT_ASSIGN_OR_RETURN(std::string text,
                         base::ReadFileToString(base::Fs::Default(), file, max_archive_bytes_));
+  if (NestingDepth(text) > kMaxNestingDepth) {
+    return base::Status::Corruption("job archive " + file + ": nests deeper than " +
+                                    std::to_string(kMaxNestingDepth) + " levels");
+  }
   CKPT_ASSIGN_OR_RETURN(std::vector<ArchivedJson> entries, DecodeJobArchive(text, file));
   CKPT_RETURN_IF_ERROR(CheckArchiveEntries(entries, jid, file));
   return entries;
