@@ -64,6 +64,11 @@ json Get(httplib::Client& client, const std::string& path, int expected_status =
   return json::parse(r->body, nullptr, false);
 }
 
+void WriteFile(const std::string& path, const std::string& bytes) {
+  std::ofstream out(path, std::ios::binary);
+  out << bytes;
+}
+
 // A running job with checkpoints every 20 ms, archived into `archive_dir`, and a REST endpoint.
 class ArchivedJob {
  public:
@@ -286,11 +291,6 @@ TEST(RestArchiveTest, HistoryServerServesTwoArchivedJobs) {
   Get(*h.client, std::string("/jobs/") + kJobB, 404);
 }
 
-void WriteFile(const std::string& path, const std::string& bytes) {
-  std::ofstream out(path, std::ios::binary);
-  out << bytes;
-}
-
 TEST(RestArchiveTest, HistoryServerPicksUpNewArchivesInTheBackground) {
   ::ckpt::testing::TempDir tmp;
   const std::string dir = tmp.Sub("archive");
@@ -316,6 +316,33 @@ TEST(RestArchiveTest, HistoryServerPicksUpNewArchivesInTheBackground) {
     return jobs.size() == 1 && jobs[0]["state"] == "FINISHED";
   }));
   EXPECT_EQ(Get(client, job.path())["state"], "FINISHED");
+}
+
+TEST(RestArchiveTest, HistoryServerServesTheDashboardAndRefusesUnusableDirectories) {
+  ::ckpt::testing::TempDir tmp;
+  HistoryServerOptions o;
+  o.archive_dir = tmp.Sub("missing");
+  o.port = 0;
+  base::Result<std::unique_ptr<HistoryServer>> hs = HistoryServer::Start(o);
+  ASSERT_FALSE(hs.ok());
+  EXPECT_EQ(hs.status().code(), base::StatusCode::kInvalidArgument);
+  EXPECT_NE(hs.status().message().find(o.archive_dir), std::string::npos) << hs.status().ToString();
+  o.archive_dir = tmp.path();
+  o.web_ui_dir = tmp.path();  // no index.html
+  hs = HistoryServer::Start(o);
+  ASSERT_FALSE(hs.ok());
+  EXPECT_NE(hs.status().message().find("index.html"), std::string::npos) << hs.status().ToString();
+  ASSERT_OK(base::Fs::Default().CreateDirs(tmp.Sub("web")));
+  WriteFile(tmp.Sub("web/index.html"), "<html>dashboard</html>");
+  o.web_ui_dir = tmp.Sub("web");
+  hs = HistoryServer::Start(o);
+  ASSERT_OK(hs.status());
+  httplib::Client client("127.0.0.1", (*hs)->port());
+  httplib::Result page = client.Get("/");
+  ASSERT_TRUE(page);
+  EXPECT_EQ(page->status, 200);
+  EXPECT_EQ(page->body, "<html>dashboard</html>");
+  EXPECT_EQ(Get(client, "/config")["features"]["web-history"], true);
 }
 
 TEST(RestArchiveTest, HostileArchivesAreSkippedWithAWarningNamingTheFile) {
