@@ -12,7 +12,7 @@
 # Any HTTP answer >= 400, console error or uncaught exception on any page fails the test; the
 # tour lists them all. Screenshots stay in the scratch dir ($line-live/, $line-history/).
 # Fails (never skips) when java, mvn, chromium or Maven Central is missing. Keeps the scratch
-# dir on failure.
+# dir on failure. CKPT_DASHBOARD_SHOTS=DIR: copy the screenshots to DIR/<line>-{live,history}/.
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 if [[ $# -ne 2 ]]; then
@@ -158,6 +158,13 @@ for profile in "${profiles[@]}"; do
   wait "$hs_pid" 2>/dev/null || true
 done
 
+if [[ -n "${CKPT_DASHBOARD_SHOTS:-}" ]]; then
+  for d in "$scratch"/*-live/shots "$scratch"/*-history/shots; do
+    [[ -d "$d" ]] || continue
+    mkdir -p "$CKPT_DASHBOARD_SHOTS/$(basename "$(dirname "$d")")"
+    cp "$d"/*.png "$CKPT_DASHBOARD_SHOTS/$(basename "$(dirname "$d")")/"
+  done
+fi
 if [[ $status -eq 0 ]]; then
   rm -rf "$scratch"
   echo "1 passed, 0 failed"
