@@ -78,6 +78,7 @@ base::Status RecordWriter::WriteTo(uint32_t target, std::string_view element) {
   char header[kFrameHeaderBytes];
   const uint32_t len = static_cast<uint32_t>(element.size());
   for (size_t i = 0; i < kFrameHeaderBytes; ++i) header[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  bytes_written_ += kFrameHeaderBytes + element.size();
   // The common case: the whole frame fits the current buffer with room to spare (it stays open).
   if (NetworkBuffer* buf = current_[target]; buf != nullptr) {
     const size_t announced = subpartitions_[target]->buffer_size();
