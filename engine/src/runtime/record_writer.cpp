@@ -1,6 +1,7 @@
 #include "record_writer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "ckpt/format/key_groups.h"
@@ -46,7 +47,13 @@ base::Result<NetworkBuffer*> RecordWriter::NextBuffer() {
   if (NetworkBuffer* b = pool_->TryRequest()) return b;
   if (NetworkBuffer* b = pool_->TryRequestOverdraft()) return b;
   // More buffers than free + overdraft for one record: the last resort waits.
-  return pool_->Request();
+  if (blocked_ns_ == nullptr) return pool_->Request();
+  const auto start = std::chrono::steady_clock::now();
+  base::Result<NetworkBuffer*> b = pool_->Request();
+  *blocked_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  return b;
 }
 
 base::Status RecordWriter::Append(uint32_t target, std::string_view bytes) {

@@ -117,6 +117,7 @@ void StreamTask::AddWriter(std::unique_ptr<RecordWriter> writer) {
   // A consumer that took the last queued buffer wakes a task waiting for output: it sends its
   // partly filled buffer then (BlockedWithIdleBuffer).
   writer->SetDrainedListener([w = waker_] { w->Wake(); });
+  if (metrics_ != nullptr) writer->SetBlockedCounter(&backpressured_ns_);
   writer_output_.AddWriter(std::move(writer));
 }
 
