@@ -301,6 +301,7 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     o.network.max_overdraft_buffers_per_gate = static_cast<uint32_t>(a.max_overdraft_buffers_per_gate);
   }
   if (a.buffer_timeout_ms >= -1) o.network.buffer_timeout_ms = a.buffer_timeout_ms;
+  o.task_metrics = a.task_metrics == "on";
   if (a.max_subtasks_per_channel_state_file > 0) {
     cp->set_max_subtasks_per_channel_state_file(
         static_cast<uint32_t>(a.max_subtasks_per_channel_state_file));

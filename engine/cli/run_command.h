@@ -52,6 +52,8 @@ struct RunArgs {
   std::string rest_address = "127.0.0.1";
   std::string web_ui_dir;        // --web-ui: a Flink dashboard's static files, served at /
   bool rest_keep_alive = false;  // --rest-keep-alive: serve the ended job until a signal
+  int metrics_port = -1;          // --metrics-port: /metrics alone on its own port (0 = free)
+  std::string task_metrics = "on";  // --task-metrics on|off
 };
 
 // Registers the `run` subcommand on `app`, binding `args`.
