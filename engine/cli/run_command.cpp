@@ -488,6 +488,13 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
   }
 
   JobResult r = job.Wait();
+  if (archiver && cancelled_by_signal) {
+    // Suspended for a resume (Flink archives no SUSPENDED job): the archive of the last
+    // checkpoint stays, and the run resuming the job replaces it.
+    std::cout << "Job suspended: not archived; " << archiver->path()
+              << " keeps the archive of its last completed checkpoint, if any" << std::endl;
+    archiver.reset();
+  }
   if (archiver) {
     // Replaces the archive of the last checkpoint; before a kept-alive endpoint waits.
     base::Result<std::string> archived = archiver->Finish();
