@@ -15,6 +15,7 @@
 #include "ckpt/version.h"
 #include "client_commands.h"
 #include "engine_text_style.h"
+#include "history_server_command.h"
 #include "run_command.h"
 
 namespace {
@@ -26,6 +27,11 @@ constexpr const char* kRunExitStatus =
     "2 the job spec or the flags are invalid, or the snapshot to restore cannot be used; the "
     "message on stderr names the field or file.\n"
     "130 a second signal cancelled the job before its savepoint completed.";
+
+constexpr const char* kHistoryServerExitStatus =
+    "0 stopped by SIGINT or SIGTERM.\n"
+    "2 the flags are invalid, the archive directory or --web-ui is not usable, or the port cannot "
+    "be bound.";
 
 // The parameter names a kind accepts, asked from its own factory: every built-in factory first
 // checks its params against the known list (OperatorParams::CheckKnownFields), so an unknown
@@ -85,9 +91,9 @@ ckpt::clihelp::ManInfo ManInfoFor(const CLI::App& root, const CLI::App* sub) {
   } else {
     info.page = "ckpt-engine-" + sub->get_name();
     info.command = "ckpt-engine " + sub->get_name();
-    info.exit_status = sub->get_name() == "run"
-                           ? std::string(kRunExitStatus)
-                           : std::string("0 success.\n2 usage error (bad flags or arguments).");
+    info.exit_status = std::string("0 success.\n2 usage error (bad flags or arguments).");
+    if (sub->get_name() == "run") info.exit_status = kRunExitStatus;
+    if (sub->get_name() == "history-server") info.exit_status = kHistoryServerExitStatus;
     info.see_also = {"ckpt-engine(1)", "ckpt-tool(1)"};
   }
   return info;
@@ -170,6 +176,8 @@ int main(int argc, char** argv) {
   CLI::App* run = ckpt::engine::cli::AddRunCommand(app, run_args);
   ckpt::engine::cli::ClientArgs client_args;
   const std::vector<CLI::App*> client = ckpt::engine::cli::AddClientCommands(app, client_args);
+  ckpt::engine::cli::HistoryServerArgs history_args;
+  CLI::App* history = ckpt::engine::cli::AddHistoryServerCommand(app, history_args);
   CLI::App* kinds = app.add_subcommand("kinds", "List the operator kinds of the built-in catalog");
   bool with_params = false;
   kinds->add_flag("--params", with_params,
@@ -237,6 +245,7 @@ int main(int argc, char** argv) {
   for (const CLI::App* c : client) {
     if (c->parsed()) return ckpt::engine::cli::RunClientCommand(*c, client_args);
   }
+  if (history->parsed()) return ckpt::engine::cli::RunHistoryServer(history_args);
   if (run->parsed()) return ckpt::engine::cli::Run(run_args, std::vector<std::string>(argv, argv + argc));
   return 2;
 }

@@ -35,6 +35,8 @@ class RestEndpoint {
   // Whether Finish() is keeping the endpoint up for the ended job (a signal then ends it).
   bool KeepingAlive() const { return keeping_alive_.load(); }
   void ReleaseKeepAlive();
+  // The port bound.
+  int port() const { return server_->port(); }
   ~RestEndpoint();
 
  private:

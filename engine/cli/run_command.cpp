@@ -17,6 +17,7 @@
 #include "ckpt/engine/checkpoint/checkpoint_discovery.h"
 #include "ckpt/engine/checkpoint/restore_plan.h"
 #include "ckpt/engine/job_runner.h"
+#include "ckpt/engine/rest/rest_archive.h"
 #include "ckpt/format/job_spec.h"
 #include "engine_text_style.h"
 #include "rest_endpoint.h"
@@ -90,6 +91,11 @@ base::Result<EngineRunFs> EngineRunResolveLocations(RunArgs* a) {
     *value = std::move(where->path);
   }
   if (out.storage == nullptr) out.storage = &base::Fs::Default();
+  if (!a->archive_dir.empty()) {  // the history server reads it as local files
+    base::Result<std::string> local = base::LocalPathOf(a->archive_dir);
+    if (!local.ok()) return local.status().WithContext("--archive-dir");
+    a->archive_dir = std::move(*local);
+  }
   if (!a->state_local_dir.empty()) {
     base::Result<std::string> local = base::LocalPathOf(a->state_local_dir);
     if (!local.ok()) return local.status().WithContext("--state-local-dir");
@@ -233,6 +239,10 @@ CLI::App* AddRunCommand(CLI::App& app, RunArgs& a) {
                   "Smallest debloated buffer size (default: the spec's min_buffer_bytes, else 256)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 30));
   AddRestOptions(*run, a);
+  run->add_option("--archive-dir", a.archive_dir,
+                  "Archive the job's REST answers as DIR/<job id> (Flink's HistoryServer "
+                  "format, jobmanager.archive.fs.dir) after each completed checkpoint and when "
+                  "the job ends; serve them with 'ckpt-engine history-server'");
   run->footer(
       "Examples:\n"
       "  ckpt-engine run examples/keyed_sum_2pc.json --checkpoint-dir /tmp/ckpt --interval 1000\n"
@@ -375,12 +385,31 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
             << ") started";
   if (!job.job_dir().empty()) std::cout << "; checkpoints in " << job.job_dir();
   std::cout << std::endl;
+  // Before the job starts: an archive of another run of this job id is never overwritten.
+  std::unique_ptr<JobArchiver> archiver;
+  if (!a.archive_dir.empty()) {
+    JobArchiverOptions ao;
+    ao.dir = a.archive_dir;
+    ao.endpoint.address = a.rest_address;
+    ao.log = [](const std::string& line) {
+      std::cerr << StyledErr(line, clistyle::Tone::kWarning) << std::endl;
+    };
+    base::Result<std::unique_ptr<JobArchiver>> started = JobArchiver::Start(job, ao);
+    if (!started.ok()) return SetupError(started.status());
+    archiver = std::move(*started);
+  }
   if (base::Status st = job.Start(); !st.ok()) return SetupError(st);
   base::Result<std::unique_ptr<RestEndpoint>> rest = RestEndpoint::Start(job, a, argv);
   if (!rest.ok()) {
     job.Cancel();
     job.Wait();
     return SetupError(rest.status());
+  }
+  if (archiver && *rest) {
+    ArchiveEndpoint ep;
+    ep.address = a.rest_address;
+    ep.port = (*rest)->port();
+    archiver->SetEndpoint(ep);
   }
 
   std::atomic<bool> stopping{false};
@@ -460,6 +489,25 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
   }
 
   JobResult r = job.Wait();
+  if (archiver && cancelled_by_signal) {
+    // Suspended for a resume (Flink archives no SUSPENDED job): the archive of the last
+    // checkpoint stays, and the run resuming the job replaces it.
+    std::cout << "Job suspended: not archived; " << archiver->path()
+              << " keeps the archive of its last completed checkpoint, if any" << std::endl;
+    archiver.reset();
+  }
+  if (archiver) {
+    // Replaces the archive of the last checkpoint; before a kept-alive endpoint waits.
+    base::Result<std::string> archived = archiver->Finish();
+    if (archived.ok()) {
+      std::cout << "Job archived: " << *archived << std::endl;
+    } else {
+      std::cerr << StyledErr("ckpt-engine run: cannot archive the job: " +
+                                 archived.status().ToString(),
+                             clistyle::Tone::kWarning)
+                << std::endl;
+    }
+  }
   if (*rest) (*rest)->Finish();  // after clients saw their operations (a REST stop) complete
   if (timer.joinable()) timer.join();
   {

@@ -13,6 +13,7 @@
 #include "rest/checkpoint_details_cache.h"
 #include "rest/rest_http.h"
 #include "rest/rest_json.h"
+#include "rest/rest_json_subtask.h"
 #include "rest/rest_operations.h"
 #include "rest/rest_process.h"
 #include "rest/rest_prometheus.h"
@@ -495,6 +496,35 @@ void RestServer::Impl::Routes() {
       VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
         return rest::SubtasksAccumulatorsJson(v, Ep(), job_.timeline().attempt);
       }));
+  Get(vertex_path + "/subtasktimes",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::SubtasksTimesJson(job_, v, Ep(), NowMs());
+      }));
+  // A subtask's current attempt (also under its attempt number), as the vertex details list it.
+  for (const std::string& subtask : {vertex_path + "/subtasks/([0-9]+)",
+                                     vertex_path + "/subtasks/([0-9]+)/attempts/([0-9]+)"}) {
+    Get(subtask, [this](const httplib::Request& req, httplib::Response& res) {
+      if (!CheckJob(req, res)) return;
+      std::optional<rest::Vertex> v = VertexOf(req, res);
+      if (!v) return;
+      const std::string index = req.matches[3];
+      const bool any_attempt = req.matches.size() < 5;
+      std::optional<json> s;
+      if (index.size() <= 9) {
+        s = rest::SubtaskAttemptJson(job_, *v, Ep(), NowMs(),
+                                     static_cast<uint32_t>(std::stoul(index)));
+      }
+      if (s && !any_attempt && req.matches[4].str() != std::to_string(job_.timeline().attempt)) {
+        s.reset();
+      }
+      if (!s) {
+        Error(res, 404, "Vertex " + v->id + " has no subtask " + index +
+                            (any_attempt ? "" : " attempt " + req.matches[4].str()));
+        return;
+      }
+      Reply(res, 200, *s);
+    });
+  }
   Get("/taskmanagers", [this](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::TaskManagersJson(job_, Ep(), NowMs()));
   });
@@ -510,6 +540,15 @@ void RestServer::Impl::Routes() {
   Get("/jobmanager/config", [this](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
   });
+  // Flink 1.19+: the job manager's configuration and environment as one job saw them.
+  Get("/jobs/" + kId + "/jobmanager/config",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::JobManagerConfigJson(job_, Ep()));
+      });
+  Get("/jobs/" + kId + "/jobmanager/environment",
+      [this](const httplib::Request& req, httplib::Response& res) {
+        if (CheckJob(req, res)) Reply(res, 200, rest::JobManagerEnvironmentJson());
+      });
   Get("/jobmanager/environment", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::JobManagerEnvironmentJson());
   });
