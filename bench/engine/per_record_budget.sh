@@ -15,7 +15,8 @@
 # Usage: bench/engine/per_record_budget.sh [CKPT_ENGINE]
 # Env: SMALL / LARGE (records of the two runs, default 50000 / 300000), KEYS (default 10000),
 # P (default 2), BACKEND (heap | rocksdb, default heap), BUDGET (file, default
-# bench/engine/per_record_budget.txt), RECORD=1 (write the measured numbers as the new budget).
+# bench/engine/per_record_budget.txt), RECORD=1 (write the measured numbers as the new budget),
+# ENGINE_ARGS (more `run` flags, e.g. "--task-metrics off" to count what task metrics cost).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 engine="${1:-build/release/engine/ckpt-engine}"
@@ -59,7 +60,7 @@ run_engine() {  # run_engine RECORDS TAG WRAPPER...: the job under WRAPPER, outp
   spec "$records" "$work/$tag.json"
   rm -rf "$work/$tag-ck"
   "$@" "$engine" run "$work/$tag.json" --checkpoint-dir "$work/$tag-ck" --interval 0 \
-    --state-backend "$backend" > "$work/$tag.log" 2>&1 ||
+    --state-backend "$backend" ${ENGINE_ARGS:-} > "$work/$tag.log" 2>&1 ||
     { tail -20 "$work/$tag.log" >&2; echo "per_record_budget: ckpt-engine run ($tag) failed" >&2; exit 1; }
 }
 

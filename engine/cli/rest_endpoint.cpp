@@ -23,17 +23,34 @@ void AddRestOptions(CLI::App& run, RunArgs& a) {
                  "Serve a Flink web dashboard unpacked from flink-runtime-web (its `web/` "
                  "folder, with index.html) at / beside the REST API (see docs/rest-api.md)")
       ->check(CLI::ExistingDirectory);
+  run.add_option("--metrics-port", a.metrics_port,
+                 "Serve only the Prometheus exposition (/metrics) on this port, as Flink's "
+                 "PrometheusReporter (0 = pick a free one and print it); binds --rest-address")
+      ->check(CLI::Range(0, 65535));
+  run.add_option("--task-metrics", a.task_metrics,
+                 "Measure per-task records, bytes, busy/idle/back-pressured time and watermarks "
+                 "(on) or not (off: to measure their cost)")
+      ->check(CLI::IsMember({"on", "off"}));
 }
 
 base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
                                                                const RunArgs& a,
                                                                const std::vector<std::string>& argv) {
-  if (a.rest_port < 0) return std::unique_ptr<RestEndpoint>();
+  if (a.rest_port < 0 && a.metrics_port < 0) return std::unique_ptr<RestEndpoint>();
+  std::unique_ptr<RestEndpoint> e(new RestEndpoint());
+  if (a.metrics_port >= 0) {
+    RestServerOptions m;
+    m.address = a.rest_address;
+    m.port = a.metrics_port;
+    m.metrics_only = true;
+    CKPT_ASSIGN_OR_RETURN(e->metrics_server_, RestServer::Start(job, m));
+    std::cout << "Metrics endpoint: " << e->metrics_server_->url() << "/metrics" << std::endl;
+  }
+  if (a.rest_port < 0) return e;
   RestServerOptions o;
   o.address = a.rest_address;
   o.port = a.rest_port;
   o.web_ui_dir = a.web_ui_dir;
-  std::unique_ptr<RestEndpoint> e(new RestEndpoint());
   e->keep_alive_ = a.rest_keep_alive;
   CKPT_ASSIGN_OR_RETURN(e->server_, RestServer::Start(job, o));
   std::cout << "REST endpoint: " << e->server_->url() << std::endl;
@@ -55,6 +72,8 @@ base::Result<std::unique_ptr<RestEndpoint>> RestEndpoint::Start(JobRunner& job,
 void RestEndpoint::Finish() {
   if (finished_) return;
   finished_ = true;
+  if (metrics_server_ != nullptr) metrics_server_->Stop();
+  if (server_ == nullptr) return;
   if (keep_alive_) {
     std::cout << "The job ended; the REST endpoint " << server_->url()
               << " stays up (--rest-keep-alive) until SIGINT or SIGTERM" << std::endl;

@@ -16,13 +16,15 @@
 
 namespace ckpt::engine::cli {
 
-// Registers --rest-port and --rest-address on `run`.
+// Registers --rest-port, --rest-address, --rest-keep-alive, --web-ui, --metrics-port and
+// --task-metrics on `run`.
 void AddRestOptions(CLI::App& run, RunArgs& args);
 
 class RestEndpoint {
  public:
-  // nullptr (OK) without --rest-port; otherwise serves `job`, prints the address on stdout and
-  // writes the state file. IOError if the port cannot be bound.
+  // nullptr (OK) without --rest-port and --metrics-port; otherwise serves `job` (--rest-port:
+  // the REST API, its address printed on stdout and the state file written; --metrics-port:
+  // /metrics alone, its URL printed). IOError if the port cannot be bound.
   // `argv` (the engine's command line) goes into the state file for the resume command.
   static base::Result<std::unique_ptr<RestEndpoint>> Start(JobRunner& job, const RunArgs& args,
                                                            const std::vector<std::string>& argv);
@@ -38,7 +40,8 @@ class RestEndpoint {
   ~RestEndpoint();
 
  private:
-  std::unique_ptr<RestServer> server_;
+  std::unique_ptr<RestServer> server_;           // null without --rest-port
+  std::unique_ptr<RestServer> metrics_server_;   // --metrics-port
   bool finished_ = false;
   bool keep_alive_ = false;
   std::atomic<bool> keeping_alive_{false};

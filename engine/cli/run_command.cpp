@@ -311,6 +311,7 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
     o.network.max_overdraft_buffers_per_gate = static_cast<uint32_t>(a.max_overdraft_buffers_per_gate);
   }
   if (a.buffer_timeout_ms >= -1) o.network.buffer_timeout_ms = a.buffer_timeout_ms;
+  o.task_metrics = a.task_metrics == "on";
   if (a.max_subtasks_per_channel_state_file > 0) {
     cp->set_max_subtasks_per_channel_state_file(
         static_cast<uint32_t>(a.max_subtasks_per_channel_state_file));
@@ -488,6 +489,13 @@ int Run(const RunArgs& given, const std::vector<std::string>& argv) {
   }
 
   JobResult r = job.Wait();
+  if (archiver && cancelled_by_signal) {
+    // Suspended for a resume (Flink archives no SUSPENDED job): the archive of the last
+    // checkpoint stays, and the run resuming the job replaces it.
+    std::cout << "Job suspended: not archived; " << archiver->path()
+              << " keeps the archive of its last completed checkpoint, if any" << std::endl;
+    archiver.reset();
+  }
   if (archiver) {
     // Replaces the archive of the last checkpoint; before a kept-alive endpoint waits.
     base::Result<std::string> archived = archiver->Finish();

@@ -52,6 +52,8 @@ struct RunArgs {
   std::string rest_address = "127.0.0.1";
   std::string web_ui_dir;        // --web-ui: a Flink dashboard's static files, served at /
   bool rest_keep_alive = false;  // --rest-keep-alive: serve the ended job until a signal
+  int metrics_port = -1;          // --metrics-port: /metrics alone on its own port (0 = free)
+  std::string task_metrics = "on";  // --task-metrics on|off
   // --archive-dir (Flink's jobmanager.archive.fs.dir): the job's REST answers are archived as
   // <dir>/<job id> after each completed checkpoint and when the job ends. "" = none.
   std::string archive_dir;

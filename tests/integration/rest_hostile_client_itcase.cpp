@@ -175,7 +175,7 @@ TEST_F(RestHostileClientITCase, DisposalRemovesOnlyTheSavepointsOwnFiles) {
     HttpAnswer a = HttpPost(*client_, kJobPath + "/savepoints", json{{"target-directory", dir}}.dump());
     EXPECT_EQ(a.status, 202) << a.body.dump();
     json op = AwaitOperation(*client_, kJobPath + "/savepoints/" + a.body.value("request-id", ""));
-    return op.value("location", "");
+    return op.contains("location") ? op["location"].get<std::string>() : std::string();
   };
   const std::string shared_dir = savepoint(run_.tmp.Sub("sp"));
   ASSERT_FALSE(shared_dir.empty());

@@ -2,6 +2,7 @@
 #include "rest/rest_json.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <cmath>
 #include <map>
 
@@ -256,6 +257,52 @@ json IoMetricsJson() {
           {"accumulated-busy-time", 0}};
 }
 
+json IoMetricsJson(const std::vector<const SubtaskTaskMetrics*>& subtasks, size_t expected) {
+  if (subtasks.empty()) return IoMetricsJson();
+  uint64_t read_bytes = 0, write_bytes = 0, read_records = 0, write_records = 0;
+  int64_t backpressured = 0, idle = 0, busy = 0;
+  for (const SubtaskTaskMetrics* m : subtasks) {
+    read_bytes += m->bytes_in;
+    write_bytes += m->bytes_out;
+    read_records += m->records_in;
+    write_records += m->records_out;
+    backpressured = std::max(backpressured, m->backpressured_ms);
+    idle = std::max(idle, m->idle_ms);
+    busy = std::max(busy, m->busy_ms);
+  }
+  const bool complete = subtasks.size() >= expected;
+  return {{"read-bytes", read_bytes},       {"read-bytes-complete", complete},
+          {"write-bytes", write_bytes},     {"write-bytes-complete", complete},
+          {"read-records", read_records},   {"read-records-complete", complete},
+          {"write-records", write_records}, {"write-records-complete", complete},
+          {"accumulated-backpressured-time", backpressured},
+          {"accumulated-idle-time", idle},
+          {"accumulated-busy-time", busy}};
+}
+
+std::vector<const SubtaskTaskMetrics*> SubtasksOf(const TaskMetricsSnapshot& m, const Vertex& v) {
+  std::vector<const SubtaskTaskMetrics*> out;
+  for (const SubtaskTaskMetrics& s : m.subtasks) {
+    if (s.vertex_id == v.id) out.push_back(&s);
+  }
+  std::sort(out.begin(), out.end(), [](const SubtaskTaskMetrics* a, const SubtaskTaskMetrics* b) {
+    return a->subtask < b->subtask;
+  });
+  return out;
+}
+
+std::string MetricValueText(double value) {
+  // Watermarks are longs: Long.MIN_VALUE ("no watermark") and Long.MAX_VALUE (end of input)
+  // do not survive a round trip through a double's integer conversion.
+  if (value <= -9.2e18) return "-9223372036854775808";
+  if (value >= 9.2e18) return "9223372036854775807";
+  if (std::isnan(value)) return "NaN";
+  if (value == std::floor(value)) return std::to_string(static_cast<int64_t>(value));
+  char text[64];
+  std::snprintf(text, sizeof(text), "%.3f", value);
+  return text;
+}
+
 std::string TaskStatusOf(const std::string& s) {
   if (s == "CANCELLING") return "CANCELING";
   if (s == "RESTARTING") return "SCHEDULED";
@@ -324,6 +371,7 @@ json JobDetailsJson(const JobRunner& job, int64_t endpoint_start_ms, int64_t now
   const std::string s = job.status_name();
   const JobTimes times = TimesOf(job, endpoint_start_ms, now_ms);
   const std::vector<Vertex> vs = Vertices(job.job_graph());
+  const TaskMetricsSnapshot metrics = job.task_metrics();
   json vertices = json::array();
   for (const Vertex& v : vs) {
     vertices.push_back({{"id", v.id},
@@ -336,7 +384,7 @@ json JobDetailsJson(const JobRunner& job, int64_t endpoint_start_ms, int64_t now
                         {"duration", times.duration_ms},
                         {"tasks", TaskCounts(s, v.parallelism)},
                         {"slotSharingGroupId", job.job_id_hex()},
-                        {"metrics", IoMetricsJson()}});
+                        {"metrics", IoMetricsJson(SubtasksOf(metrics, v), v.parallelism)}});
   }
   return {{"jid", job.job_id_hex()},
           {"name", job.job_name()},

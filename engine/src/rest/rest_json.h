@@ -41,10 +41,20 @@ struct JobTimes {
 };
 JobTimes TimesOf(const JobRunner& job, int64_t fallback_start_ms, int64_t now_ms);
 
-// Flink's IOMetricsInfo. The engine does not count a task's records and bytes where another
-// thread can read them: zeros, each `*-complete` false (as Flink answers before its metric
-// fetcher has every subtask's value).
+// Flink's IOMetricsInfo without measurements (task metrics off, or before the tasks exist):
+// zeros, each `*-complete` false (as Flink answers before its metric fetcher has every subtask's
+// value).
 nlohmann::json IoMetricsJson();
+// Flink's IOMetricsInfo of `subtasks` (one subtask's, or a vertex's): records and bytes summed,
+// `*-complete` true when every one of `expected` subtasks was measured; the accumulated times
+// are the largest subtask's (ms).
+nlohmann::json IoMetricsJson(const std::vector<const SubtaskTaskMetrics*>& subtasks,
+                             size_t expected);
+// The measured subtasks of vertex `v` in `m`, by subtask index.
+std::vector<const SubtaskTaskMetrics*> SubtasksOf(const TaskMetricsSnapshot& m, const Vertex& v);
+// A metric value as Flink's metric query answers it (a string): integers without a fraction,
+// Long.MIN_VALUE / Long.MAX_VALUE exact, rates with three decimals.
+std::string MetricValueText(double value);
 // Flink's ExecutionState of every task while the job has `job_status`.
 std::string TaskStatusOf(const std::string& job_status);
 
@@ -72,8 +82,11 @@ nlohmann::json VertexDetailsJson(const JobRunner& job, const Vertex& v, const En
 // Flink's JobVertexTaskManagersInfo: the one task manager running every subtask.
 nlohmann::json VertexTaskManagersJson(const JobRunner& job, const Vertex& v, const Endpoint& ep,
                                       int64_t now_ms);
-// The task metrics of each subtask of `v` the engine has: checkpointAlignmentTime and
-// checkpointStartDelayNanos of the latest completed checkpoint (nanoseconds, as Flink's).
+// The task metrics of each subtask of `v` (Flink's names: numRecordsIn/Out, numBytesIn/Out and
+// their *PerSecond rates, busy/idle/backPressuredTimeMsPerSecond, accumulated*Time,
+// currentInputWatermark, currentInput<N>Watermark, currentOutputWatermark,
+// checkpointStartDelayNanos and checkpointAlignmentTime of the task's last checkpoint). With task
+// metrics off: the last two from the latest completed checkpoint's statistics.
 // name -> per subtask index value.
 std::map<std::string, std::map<uint32_t, double>> SubtaskMetrics(const JobRunner& job,
                                                                  const Vertex& v);
@@ -86,6 +99,13 @@ nlohmann::json AggregatedSubtaskMetricsJson(const JobRunner& job, const Vertex& 
                                             const std::string& get, const std::string& agg);
 // Flink's JobVertexBackPressureInfo when no back-pressure measurement exists.
 nlohmann::json BackPressureJson();
+// Flink's JobVertexBackPressureInfo (1.13+) from each subtask's backPressuredTimeMsPerSecond:
+// ratio, idleRatio, busyRatio and the level (ok <= 0.10 < low <= 0.5 < high); "deprecated"
+// when task metrics are off.
+nlohmann::json BackPressureJson(const JobRunner& job, const Vertex& v, int64_t now_ms);
+// Flink's JobVertexWatermarksHandler answer: [{"id": "<subtask>.currentInputWatermark",
+// "value"}] of every measured subtask (empty when task metrics are off).
+nlohmann::json VertexWatermarksJson(const JobRunner& job, const Vertex& v);
 // Flink's JobVertexAccumulatorsInfo / SubtasksAllAccumulatorsInfo: the engine has no user
 // accumulators.
 nlohmann::json VertexAccumulatorsJson(const Vertex& v);

@@ -53,7 +53,12 @@ json StatusDuration(const JobTimeline& t, const SubtaskTimes& times) {
 }
 
 json SubtaskJson(uint32_t index, const std::string& status, const JobTimeline& t,
-                 const SubtaskTimes& times, const Endpoint& ep) {
+                 const SubtaskTimes& times, const Endpoint& ep,
+                 const std::vector<const SubtaskTaskMetrics*>& measured) {
+  std::vector<const SubtaskTaskMetrics*> mine;
+  for (const SubtaskTaskMetrics* m : measured) {
+    if (m->subtask == index) mine.push_back(m);
+  }
   const std::string location = Host(ep) + ":" + std::to_string(ep.port);
   return {{"subtask", index},
           {"status", status},
@@ -64,7 +69,7 @@ json SubtaskJson(uint32_t index, const std::string& status, const JobTimeline& t
           {"start_time", times.start_ms},
           {"end-time", times.end_ms},
           {"duration", times.duration_ms},
-          {"metrics", IoMetricsJson()},
+          {"metrics", IoMetricsJson(mine, 1)},
           {"taskmanager-id", TaskManagerId()},
           {"status-duration", StatusDuration(t, times)}};
 }
@@ -103,9 +108,11 @@ json VertexDetailsJson(const JobRunner& job, const Vertex& v, const Endpoint& ep
   const JobTimeline t = job.timeline();
   const SubtaskTimes times = TimesOfAttempt(t, now_ms);
   const std::string status = TaskStatusOf(job.status_name());
+  const TaskMetricsSnapshot metrics = job.task_metrics();
+  const std::vector<const SubtaskTaskMetrics*> measured = SubtasksOf(metrics, v);
   json subtasks = json::array();
   for (uint32_t i = 0; i < v.parallelism; ++i) {
-    subtasks.push_back(SubtaskJson(i, status, t, times, ep));
+    subtasks.push_back(SubtaskJson(i, status, t, times, ep, measured));
   }
   return {{"id", v.id},
           {"name", v.name},
@@ -125,13 +132,14 @@ json VertexTaskManagersJson(const JobRunner& job, const Vertex& v, const Endpoin
                  {"RECONCILING", 0}, {"INITIALIZING", 0}};
   if (counts.contains(status)) counts[status] = v.parallelism;
   const std::string location = Host(ep) + ":" + std::to_string(ep.port);
+  const TaskMetricsSnapshot metrics = job.task_metrics();
   json tm = {{"host", location},
              {"endpoint", location},
              {"status", status},
              {"start-time", times.start_ms},
              {"end-time", times.end_ms},
              {"duration", times.duration_ms},
-             {"metrics", IoMetricsJson()},
+             {"metrics", IoMetricsJson(SubtasksOf(metrics, v), v.parallelism)},
              {"status-counts", counts},
              {"taskmanager-id", TaskManagerId()}};
   return {{"id", v.id}, {"name", v.name}, {"now", now_ms}, {"taskmanagers", json::array({tm})}};
@@ -140,6 +148,38 @@ json VertexTaskManagersJson(const JobRunner& job, const Vertex& v, const Endpoin
 std::map<std::string, std::map<uint32_t, double>> SubtaskMetrics(const JobRunner& job,
                                                                  const Vertex& v) {
   std::map<std::string, std::map<uint32_t, double>> out;
+  const TaskMetricsSnapshot task_metrics = job.task_metrics();
+  if (task_metrics.enabled) {
+    for (const SubtaskTaskMetrics* m : SubtasksOf(task_metrics, v)) {
+      const uint32_t i = m->subtask;
+      auto d = [](auto x) { return static_cast<double>(x); };
+      out["numRecordsIn"][i] = d(m->records_in);
+      out["numRecordsOut"][i] = d(m->records_out);
+      out["numBytesIn"][i] = d(m->bytes_in);
+      out["numBytesOut"][i] = d(m->bytes_out);
+      out["numRecordsInPerSecond"][i] = m->records_in_per_s;
+      out["numRecordsOutPerSecond"][i] = m->records_out_per_s;
+      out["numBytesInPerSecond"][i] = m->bytes_in_per_s;
+      out["numBytesOutPerSecond"][i] = m->bytes_out_per_s;
+      out["busyTimeMsPerSecond"][i] = m->busy_ms_per_s;
+      out["idleTimeMsPerSecond"][i] = m->idle_ms_per_s;
+      out["backPressuredTimeMsPerSecond"][i] = m->backpressured_ms_per_s;
+      out["accumulatedBusyTime"][i] = d(m->busy_ms);
+      out["accumulatedIdleTime"][i] = d(m->idle_ms);
+      out["accumulatedBackPressuredTime"][i] = d(m->backpressured_ms);
+      out["currentInputWatermark"][i] = d(m->input_watermark);
+      if (m->input_watermarks.size() > 1) {
+        for (size_t n = 0; n < m->input_watermarks.size(); ++n) {
+          out["currentInput" + std::to_string(n + 1) + "Watermark"][i] =
+              d(m->input_watermarks[n]);
+        }
+      }
+      out["currentOutputWatermark"][i] = d(m->output_watermark);
+      out["checkpointStartDelayNanos"][i] = d(m->checkpoint_start_delay_ns);
+      out["checkpointAlignmentTime"][i] = d(m->checkpoint_alignment_ns);
+    }
+    return out;
+  }
   const CheckpointStatsSnapshot stats = job.checkpoint_stats();
   if (!stats.latest_completed) return out;
   const CheckpointStatsEntry& e = *stats.latest_completed;
@@ -178,9 +218,7 @@ json VertexMetricsJson(const JobRunner& job, const Vertex& v, const std::string&
     const std::string index = id.substr(0, dot);
     for (const auto& [i, value] : m->second) {
       if (std::to_string(i) != index) continue;
-      std::ostringstream text;
-      text << static_cast<int64_t>(value);
-      out.push_back({{"id", id}, {"value", text.str()}});
+      out.push_back({{"id", id}, {"value", MetricValueText(value)}});
     }
   }
   return out;
@@ -203,6 +241,40 @@ json AggregatedSubtaskMetricsJson(const JobRunner& job, const Vertex& v, const s
 }
 
 json BackPressureJson() { return {{"status", "deprecated"}}; }
+
+json BackPressureJson(const JobRunner& job, const Vertex& v, int64_t now_ms) {
+  const TaskMetricsSnapshot metrics = job.task_metrics();
+  const std::vector<const SubtaskTaskMetrics*> measured = SubtasksOf(metrics, v);
+  if (!metrics.enabled || measured.empty()) return BackPressureJson();
+  // Flink 1.13+: the level of the back-pressured share of time (ok up to 10 %, low up to 50 %).
+  auto level = [](double ratio) { return ratio <= 0.10 ? "ok" : ratio <= 0.5 ? "low" : "high"; };
+  double max_ratio = 0;
+  json subtasks = json::array();
+  for (const SubtaskTaskMetrics* m : measured) {
+    const double ratio = m->backpressured_ms_per_s / 1000.0;
+    max_ratio = std::max(max_ratio, ratio);
+    subtasks.push_back({{"subtask", m->subtask},
+                        {"attempt-number", m->attempt},
+                        {"backpressure-level", level(ratio)},
+                        {"ratio", ratio},
+                        {"idleRatio", m->idle_ms_per_s / 1000.0},
+                        {"busyRatio", m->busy_ms_per_s / 1000.0}});
+  }
+  return {{"status", "ok"},
+          {"backpressure-level", level(max_ratio)},
+          {"end-timestamp", now_ms},
+          {"subtasks", subtasks}};
+}
+
+json VertexWatermarksJson(const JobRunner& job, const Vertex& v) {
+  json out = json::array();
+  const TaskMetricsSnapshot metrics = job.task_metrics();
+  for (const SubtaskTaskMetrics* m : SubtasksOf(metrics, v)) {
+    out.push_back({{"id", std::to_string(m->subtask) + ".currentInputWatermark"},
+                   {"value", MetricValueText(static_cast<double>(m->input_watermark))}});
+  }
+  return out;
+}
 
 json VertexAccumulatorsJson(const Vertex& v) {
   return {{"id", v.id}, {"user-accumulators", json::array()}};

@@ -391,6 +391,13 @@ class RestServer::Impl {
 
   void Routes();
   void DashboardRoutes(const std::string& vertex_path);
+  void MetricsRoute() {
+    Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+      res.status = 200;
+      res.set_content(rest::PrometheusText(job_, options_.address, NowMs()),
+                      rest::kPrometheusContentType);
+    });
+  }
 
   JobRunner& job_;
   RestServerOptions options_;
@@ -461,6 +468,7 @@ void RestServer::Impl::DashboardRoutes(const std::string& vertex_path) {
 }
 
 void RestServer::Impl::Routes() {
+  if (options_.metrics_only) return MetricsRoute();
   Get("/config", [](const httplib::Request&, httplib::Response& res) {
     Reply(res, 200, rest::ConfigJson());
   });
@@ -532,13 +540,13 @@ void RestServer::Impl::Routes() {
         return rest::AggregatedSubtaskMetricsJson(job_, v, req.get_param_value("get"),
                                                   req.get_param_value("agg"));
       }));
-  // No watermark is measured where another thread can read it: Flink's answer without the
-  // currentInputWatermark metric (an empty list).
-  Get(vertex_path + "/watermarks", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
-        return json::array();
+  Get(vertex_path + "/watermarks",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::VertexWatermarksJson(job_, v);
       }));
-  Get(vertex_path + "/backpressure", VertexRoute([](const rest::Vertex&, const httplib::Request&) {
-        return rest::BackPressureJson();
+  Get(vertex_path + "/backpressure",
+      VertexRoute([this](const rest::Vertex& v, const httplib::Request&) {
+        return rest::BackPressureJson(job_, v, NowMs());
       }));
   Get(vertex_path + "/accumulators",
       VertexRoute([](const rest::Vertex& v, const httplib::Request&) {
@@ -617,11 +625,7 @@ void RestServer::Impl::Routes() {
   Get("/jobmanager/stdout", [this](const httplib::Request&, httplib::Response& res) {
     ServeOutputFile(1, res);
   });
-  Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
-    res.status = 200;
-    res.set_content(rest::PrometheusText(job_, options_.address, NowMs()),
-                    rest::kPrometheusContentType);
-  });
+  MetricsRoute();
   Get("/jobs/" + kId + "/plan", [this](const httplib::Request& req, httplib::Response& res) {
     if (CheckJob(req, res)) Reply(res, 200, rest::PlanJson(job_));
   });

@@ -110,6 +110,12 @@ void JobRunner::Impl::Run() {
     env.restore = restore;
     env.state_backend = &state_backend_;
     env.network = opts_.network;
+    // Declared before the attempt: its tasks write into it until they are joined.
+    std::shared_ptr<runtime::TaskMetricsGroup> metrics;
+    if (opts_.task_metrics) {
+      metrics = std::make_shared<runtime::TaskMetricsGroup>(attempt_number);
+      env.metrics = metrics.get();
+    }
     base::Result<std::unique_ptr<JobAttempt>> built =
         JobAttempt::Build(spec_, graph_, *registry_, std::move(env), [this] { Wake(); });
     if (!built.ok()) {
@@ -129,6 +135,7 @@ void JobRunner::Impl::Run() {
         return Finish(JobOutcome::kCancelled, base::Status::OK());
       }
       current_ = attempt.get();
+      if (metrics != nullptr) task_metrics_ = metrics;
       terminating_ = false;
       final_checkpoint_id_ = -1;
       synchronous_ids_.clear();

@@ -49,6 +49,8 @@ class JobRunner::Impl final : public CheckpointRuntime {
   mutable std::mutex mu_;
   std::condition_variable cv_;
   JobAttempt* current_ = nullptr;
+  // The task metrics of the current (or last) attempt; null before the first or when off.
+  std::shared_ptr<runtime::TaskMetricsGroup> task_metrics_;
   bool started_ = false;
   // The first attempt's tasks were started (Start() returns then) or the job already ended.
   bool running_ = false;

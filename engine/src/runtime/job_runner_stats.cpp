@@ -25,6 +25,18 @@ JobTimeline JobRunner::timeline() const {
   return impl_->timeline_;
 }
 
+TaskMetricsSnapshot JobRunner::task_metrics() const {
+  TaskMetricsSnapshot out;
+  out.enabled = impl_->opts_.task_metrics;
+  std::shared_ptr<runtime::TaskMetricsGroup> group;
+  {
+    std::lock_guard<std::mutex> lock(impl_->mu_);
+    group = impl_->task_metrics_;
+  }
+  if (group != nullptr) out.subtasks = group->Sample();
+  return out;
+}
+
 uint32_t JobRunner::max_restart_attempts() const { return impl_->max_attempts_; }
 uint64_t JobRunner::restart_delay_ms() const { return impl_->delay_ms_; }
 const NetworkOptions& JobRunner::network_options() const { return impl_->opts_.network; }

@@ -66,7 +66,14 @@ base::Status WriterOutput::Collect(Record& record) {
   return base::Status::OK();
 }
 
+uint64_t WriterOutput::bytes_out() const {
+  uint64_t bytes = 0;
+  for (const auto& w : writers_) bytes += w->bytes_written();
+  return bytes;
+}
+
 base::Status WriterOutput::EmitWatermark(int64_t watermark) {
+  output_watermark_ = watermark;
   if (writers_.empty()) return base::Status::OK();
   scratch_.clear();
   AppendWatermarkElement(watermark, &scratch_);

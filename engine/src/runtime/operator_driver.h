@@ -80,11 +80,16 @@ class WriterOutput final : public Output {
   bool empty() const { return writers_.empty(); }
   const std::vector<std::unique_ptr<RecordWriter>>& writers() const { return writers_; }
   uint64_t records_out() const { return records_out_; }
+  // Frame bytes written by every writer (numBytesOut).
+  uint64_t bytes_out() const;
+  // The last watermark sent to the writers (kNoTimestamp: none yet).
+  int64_t output_watermark() const { return output_watermark_; }
 
  private:
   std::vector<std::unique_ptr<RecordWriter>> writers_;
   std::string scratch_;
   uint64_t records_out_ = 0;
+  int64_t output_watermark_ = kNoTimestamp;
 };
 
 }  // namespace ckpt::engine::runtime

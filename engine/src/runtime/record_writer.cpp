@@ -1,6 +1,7 @@
 #include "record_writer.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstring>
 
 #include "ckpt/format/key_groups.h"
@@ -46,7 +47,13 @@ base::Result<NetworkBuffer*> RecordWriter::NextBuffer() {
   if (NetworkBuffer* b = pool_->TryRequest()) return b;
   if (NetworkBuffer* b = pool_->TryRequestOverdraft()) return b;
   // More buffers than free + overdraft for one record: the last resort waits.
-  return pool_->Request();
+  if (blocked_ns_ == nullptr) return pool_->Request();
+  const auto start = std::chrono::steady_clock::now();
+  base::Result<NetworkBuffer*> b = pool_->Request();
+  *blocked_ns_ += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::steady_clock::now() - start)
+                      .count();
+  return b;
 }
 
 base::Status RecordWriter::Append(uint32_t target, std::string_view bytes) {
@@ -78,6 +85,7 @@ base::Status RecordWriter::WriteTo(uint32_t target, std::string_view element) {
   char header[kFrameHeaderBytes];
   const uint32_t len = static_cast<uint32_t>(element.size());
   for (size_t i = 0; i < kFrameHeaderBytes; ++i) header[i] = static_cast<char>((len >> (8 * i)) & 0xff);
+  bytes_written_ += kFrameHeaderBytes + element.size();
   // The common case: the whole frame fits the current buffer with room to spare (it stays open).
   if (NetworkBuffer* buf = current_[target]; buf != nullptr) {
     const size_t announced = subpartitions_[target]->buffer_size();

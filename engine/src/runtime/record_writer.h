@@ -73,6 +73,11 @@ class RecordWriter {
   uint32_t num_targets() const { return static_cast<uint32_t>(targets_.size()); }
   ResultSubpartition* subpartition(uint32_t target) { return subpartitions_[target].get(); }
   pb::Partitioning partitioning() const { return partitioning_; }
+  // Frame bytes (headers included) written to this edge's buffers so far (numBytesOut).
+  uint64_t bytes_written() const { return bytes_written_; }
+  // Task metrics: the time the writer waits for a recycled buffer (the last resort, inside a
+  // record) is added to `*blocked_ns` (back-pressured time). Null (default): not measured.
+  void SetBlockedCounter(int64_t* blocked_ns) { blocked_ns_ = blocked_ns; }
 
  private:
   // A non-empty current buffer and nothing queued: the consumer could take it now.
@@ -92,6 +97,8 @@ class RecordWriter {
   uint32_t rescale_begin_ = 0;
   uint32_t rescale_end_ = 0;
   std::string key_scratch_;
+  uint64_t bytes_written_ = 0;
+  int64_t* blocked_ns_ = nullptr;
 };
 
 }  // namespace ckpt::engine::runtime

@@ -62,6 +62,20 @@ StreamTask::StreamTask(TaskEnvironment* env, uint32_t task_index, uint32_t subta
                                        net.max_overdraft_buffers_per_gate);
   waker_ = std::make_shared<InboxWaker>(inbox_.get());
   pool_->SetAvailabilityListener([w = waker_] { w->Wake(); });
+  if (env_->metrics != nullptr) {
+    std::string vertex_id;
+    if (base::Result<format::OperatorId> id =
+            format::OperatorId::FromBytes(chain_.front().info.operator_id());
+        id.ok()) {
+      vertex_id = id->ToHex();
+    }
+    std::string vertex_name;
+    for (size_t i = 0; i < chain_.size(); ++i) {
+      vertex_name += (i == 0 ? "" : " -> ") + chain_[i].info.name();
+    }
+    metrics_ = env_->metrics->Add(std::move(vertex_id), std::move(vertex_name), subtask,
+                                  static_cast<uint32_t>(chain_.front().op->NumInputs()));
+  }
 }
 
 StreamTask::~StreamTask() {
@@ -103,12 +117,17 @@ void StreamTask::AddWriter(std::unique_ptr<RecordWriter> writer) {
   // A consumer that took the last queued buffer wakes a task waiting for output: it sends its
   // partly filled buffer then (BlockedWithIdleBuffer).
   writer->SetDrainedListener([w = waker_] { w->Wake(); });
+  if (metrics_ != nullptr) writer->SetBlockedCounter(&backpressured_ns_);
   writer_output_.AddWriter(std::move(writer));
 }
 
 void StreamTask::Start() {
   thread_ = std::thread([this] {
     base::Status st = Run();
+    if (metrics_ != nullptr) {
+      PublishMetrics();
+      metrics_->hot.end_ns.store(TaskMetricsGroup::NowNs(), std::memory_order_relaxed);
+    }
     CloseAll();
     if (!st.ok()) {
       if (!cancelled_.load()) {
@@ -230,6 +249,9 @@ base::Status StreamTask::Setup() {
 base::Status StreamTask::Run() {
   CKPT_RETURN_IF_ERROR(Setup());
   last_flush_ms_ = SteadyMs();
+  if (metrics_ != nullptr) {
+    metrics_->hot.start_ns.store(TaskMetricsGroup::NowNs(), std::memory_order_relaxed);
+  }
   return is_source_ ? SourceLoop() : InputLoop();
 }
 
@@ -242,8 +264,44 @@ base::Status StreamTask::MaybeFlush(bool force) {
   return base::Status::OK();
 }
 
+void StreamTask::PublishMetrics() {
+  if (metrics_ == nullptr) return;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  TaskMetrics::Hot& h = metrics_->hot;
+  h.records_in.store(records_in_, kRelaxed);
+  h.records_out.store(writer_output_.records_out(), kRelaxed);
+  h.bytes_in.store(ConsumedBytes(), kRelaxed);
+  h.bytes_out.store(writer_output_.bytes_out(), kRelaxed);
+  h.idle_ns.store(idle_ns_, kRelaxed);
+  h.backpressured_ns.store(backpressured_ns_, kRelaxed);
+  // A chain ending in a sink writes no watermark: its last operator's is the output one.
+  metrics_->cold.output_watermark.store(writer_output_.empty()
+                                            ? drivers_.back()->current_watermark()
+                                            : writer_output_.output_watermark(),
+                                        kRelaxed);
+}
+
+TaskInbox::Polled StreamTask::PollMetered(std::chrono::steady_clock::time_point deadline,
+                                          const TaskInbox::PollFilter& filter,
+                                          bool backpressured) {
+  if (metrics_ == nullptr) return inbox_->Poll(deadline, filter);
+  PublishMetrics();
+  return inbox_->Poll(deadline, filter, backpressured ? &backpressured_ns_ : &idle_ns_);
+}
+
+void StreamTask::NoteCheckpoint(int64_t checkpoint_id, int64_t start_delay_ms,
+                                int64_t alignment_ms) {
+  if (metrics_ == nullptr) return;
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  metrics_->cold.checkpoint_start_delay_ns.store(start_delay_ms * 1'000'000, kRelaxed);
+  metrics_->cold.checkpoint_alignment_ns.store(alignment_ms * 1'000'000, kRelaxed);
+  metrics_->cold.checkpoint_id.store(checkpoint_id, kRelaxed);
+  PublishMetrics();
+}
+
 base::Status StreamTask::PeriodicChecks() {
   cadence_.Checked(CheckCadence::NowMicros());
+  PublishMetrics();
   MaybeDebloat();
   CKPT_RETURN_IF_ERROR(MaybeFlush(false));
   return FireProcessingTimers();
@@ -306,13 +364,15 @@ base::Status StreamTask::SourceLoop() {
         // (the wait ends then): it may hold the rest of a record the consumer has begun, and
         // nothing more goes into it until a buffer is free.
         CKPT_RETURN_IF_ERROR(MaybeFlush(true));
-        TaskInbox::Polled p = inbox_->Poll(PollDeadline(kPollIntervalMs * 1000), wait_output);
+        TaskInbox::Polled p =
+            PollMetered(PollDeadline(kPollIntervalMs * 1000), wait_output, /*backpressured=*/true);
         if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
         continue;
       }
       CKPT_ASSIGN_OR_RETURN(SourceStatus status, source_->PollNext());
       if (status == SourceStatus::kMoreAvailable) {
         CKPT_RETURN_IF_ERROR(MaybeFlush(false));
+        PublishMetrics();
         continue;
       }
       if (status == SourceStatus::kEndOfInput) {
@@ -320,12 +380,14 @@ base::Status StreamTask::SourceLoop() {
         CKPT_RETURN_IF_ERROR(EndInput());
       }
       CKPT_RETURN_IF_ERROR(MaybeFlush(true));
-      TaskInbox::Polled p = inbox_->Poll(PollDeadline(source_->IdleWaitMicros()));
+      TaskInbox::Polled p = PollMetered(PollDeadline(source_->IdleWaitMicros()),
+                                        TaskInbox::PollFilter(), /*backpressured=*/false);
       if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
       continue;
     }
     CKPT_RETURN_IF_ERROR(MaybeFlush(true));
-    TaskInbox::Polled p = inbox_->Poll(PollDeadline(10 * 1000));
+    TaskInbox::Polled p =
+        PollMetered(PollDeadline(10 * 1000), TaskInbox::PollFilter(), /*backpressured=*/false);
     if (p.what == TaskInbox::Polled::What::kMail) CKPT_RETURN_IF_ERROR(p.mail());
   }
   StreamEvent e;
@@ -384,7 +446,9 @@ base::Status StreamTask::InputLoop() {
       if (std::optional<int64_t> t = drivers_.front()->NextProcessingTimerMs()) {
         wait_us = std::min(wait_us, (*t - OperatorContext::CurrentProcessingTimeMs()) * 1000);
       }
-      p = inbox_->Poll(PollDeadline(wait_us), mid_buffer ? wait_output : idle);
+      // Waiting mid-buffer, or with no free output buffer, is waiting for output.
+      const bool backpressured = mid_buffer || !OutputAvailable();
+      p = PollMetered(PollDeadline(wait_us), mid_buffer ? wait_output : idle, backpressured);
     }
     switch (p.what) {
       case TaskInbox::Polled::What::kCancelled:
@@ -454,6 +518,7 @@ base::Status StreamTask::ProcessOneElement() {
                               : std::string()));
   }
   if (*tag == kRecordTag) {
+    ++records_in_;
     return drivers_.front()->ProcessRecord(scratch_record_, inbox_->channel_input(channel));
   }
   return AdvanceChannelWatermark(channel, watermark);
@@ -466,11 +531,30 @@ base::Status StreamTask::AdvanceChannelWatermark(uint32_t channel, int64_t water
     if (channel_ended_[c]) continue;
     if (channel_watermarks_[c] < min) min = channel_watermarks_[c];
   }
-  if (min > combined_watermark_ && min != kNoTimestamp) {
-    combined_watermark_ = min;
-    return drivers_.front()->ProcessWatermark(min);
+  const bool advanced = min > combined_watermark_ && min != kNoTimestamp;
+  if (advanced) combined_watermark_ = min;
+  if (metrics_ != nullptr) PublishInputWatermarks();
+  return advanced ? drivers_.front()->ProcessWatermark(min) : base::Status::OK();
+}
+
+void StreamTask::PublishInputWatermarks() {
+  constexpr auto kRelaxed = std::memory_order_relaxed;
+  metrics_->cold.input_watermark.store(combined_watermark_, kRelaxed);
+  if (metrics_->num_inputs < 2) {
+    metrics_->cold.input_watermarks[0].store(combined_watermark_, kRelaxed);
+    return;
   }
-  return base::Status::OK();
+  // Two-input operators: each input's own minimum over its channels (currentInput<N>Watermark).
+  for (uint32_t input = 0; input < kMaxMeteredInputs; ++input) {
+    int64_t min = kMaxWatermark;
+    bool any = false;
+    for (uint32_t c = 0; c < channel_watermarks_.size(); ++c) {
+      if (channel_ended_[c] || inbox_->channel_input(c) != input) continue;
+      any = true;
+      min = std::min(min, channel_watermarks_[c]);
+    }
+    if (any) metrics_->cold.input_watermarks[input].store(min, kRelaxed);
+  }
 }
 
 base::Status StreamTask::HandleEvent(uint32_t channel, StreamEvent& event) {

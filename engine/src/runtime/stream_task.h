@@ -41,6 +41,7 @@
 #include "network_buffer.h"
 #include "operator_driver.h"
 #include "task_inbox.h"
+#include "task_metrics.h"
 
 namespace ckpt::engine::runtime {
 
@@ -65,6 +66,8 @@ struct TaskEnvironment {
   ChannelStateFiles* channel_state_files = nullptr;
   // The attempt's job graph (restore: where channel state goes when parallelism changed).
   pb::JobGraph graph;
+  // Where each task registers its metrics slot; null: task metrics off.
+  TaskMetricsGroup* metrics = nullptr;
 };
 
 // One operator of a chain before the task sets it up.
@@ -201,6 +204,16 @@ class StreamTask {
   bool BlockedWithIdleBuffer() const;
   // Now + `max_wait_us`, or earlier when a pending alignment timer is due sooner.
   std::chrono::steady_clock::time_point PollDeadline(int64_t max_wait_us) const;
+  // Publishes the task's counts into its metrics slot (no-op with metrics off).
+  void PublishMetrics();
+  // Publishes currentInputWatermark and the per-input ones (metrics on).
+  void PublishInputWatermarks();
+  // Polls the inbox; the time it blocks counts as back-pressured (waiting for an output buffer)
+  // or idle (waiting for input).
+  TaskInbox::Polled PollMetered(std::chrono::steady_clock::time_point deadline,
+                                const TaskInbox::PollFilter& filter, bool backpressured);
+  // The task's checkpoint metrics (task thread, at the snapshot).
+  void NoteCheckpoint(int64_t checkpoint_id, int64_t start_delay_ms, int64_t alignment_ms);
   base::Status EndInput();
   base::Status FireProcessingTimers();
   base::Status MaybeFlush(bool force);
@@ -257,6 +270,11 @@ class StreamTask {
   uint64_t processed_mark_ = 0;
   Record scratch_record_;
   CheckCadence cadence_;
+  // Task metrics (null: off): plain counts of the task thread, published by PublishMetrics.
+  TaskMetrics* metrics_ = nullptr;
+  uint64_t records_in_ = 0;
+  int64_t idle_ns_ = 0;
+  int64_t backpressured_ns_ = 0;
 
   std::atomic<bool> cancelled_{false};
   std::thread thread_;

@@ -352,6 +352,7 @@ void StreamTask::MaybeFinishUnaligned() {
   const uint32_t subtask = subtask_;
   const int64_t start_delay =
       std::max<int64_t>(0, capture->first_barrier_ms - options.trigger_timestamp_ms);
+  NoteCheckpoint(options.checkpoint_id, start_delay, capture->alignment_ms);
   env_->async->Submit([coordinator, fs, capture, group, task_name, subtask, start_delay,
                        channels = std::move(channels)]() mutable {
     const CheckpointOptions& opts = *capture->options;
@@ -431,6 +432,8 @@ base::Status StreamTask::PerformCheckpoint(std::shared_ptr<const CheckpointOptio
   writer_output_.BroadcastEvent(barrier);
   last_flush_ms_ = 0;
   const int64_t sync_ms = (SteadyMicros() - sync_start_us) / 1000;
+  NoteCheckpoint(id, std::max<int64_t>(0, first_barrier_ms - options->trigger_timestamp_ms),
+                 alignment_ms);
   if (coordinator == nullptr) return base::Status::OK();
   if (barriers_->mode() == BarrierHandler::Mode::kAlignedWithTimeout && !options->is_savepoint()) {
     // The barrier may still wait in an output queue when the timeout passes: then it overtakes

@@ -222,7 +222,7 @@ bool TaskInbox::TakeEventLocked(const PollFilter& filter, uint32_t* channel, Str
 }
 
 TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline,
-                                  const PollFilter& filter) {
+                                  const PollFilter& filter, int64_t* blocked_ns) {
   Polled p;
   std::unique_lock<std::mutex> lock(mu_);
   while (true) {
@@ -248,13 +248,24 @@ TaskInbox::Polled TaskInbox::Poll(std::chrono::steady_clock::time_point deadline
     // A deadline already past (the task's poll between two elements) returns at once: a
     // condition wait would still enter the kernel (a futex wait that times out at once, and a
     // wake on the way out), two system calls per record that cost more than the record itself.
-    if (deadline == std::chrono::steady_clock::time_point{} ||
-        deadline <= std::chrono::steady_clock::now()) {
+    if (deadline == std::chrono::steady_clock::time_point{}) {
+      p.what = Polled::What::kTimeout;
+      return p;
+    }
+    const auto wait_start = std::chrono::steady_clock::now();
+    if (deadline <= wait_start) {
       p.what = Polled::What::kTimeout;
       return p;
     }
     const uint64_t seen = wakeups_;
-    if (!task_cv_.wait_until(lock, deadline, [&] { return cancelled_ || wakeups_ != seen; })) {
+    const bool woken =
+        task_cv_.wait_until(lock, deadline, [&] { return cancelled_ || wakeups_ != seen; });
+    if (blocked_ns != nullptr) {
+      *blocked_ns += std::chrono::duration_cast<std::chrono::nanoseconds>(
+                         std::chrono::steady_clock::now() - wait_start)
+                         .count();
+    }
+    if (!woken) {
       p.what = Polled::What::kTimeout;
       return p;
     }

@@ -82,7 +82,10 @@ class TaskInbox {
   };
   // Next mail (mails first), else a priority event, else what the filter allows of an unblocked
   // channel (round-robin), waiting until `deadline`. Taking a buffer returns its credit.
-  Polled Poll(std::chrono::steady_clock::time_point deadline, const PollFilter& filter);
+  // `blocked_ns` (may be null): the time spent blocked is added to it (task metrics; the clock
+  // is read only around an actual wait).
+  Polled Poll(std::chrono::steady_clock::time_point deadline, const PollFilter& filter,
+              int64_t* blocked_ns = nullptr);
   Polled Poll(std::chrono::steady_clock::time_point deadline);
   // A mail without waiting; false if none.
   bool TryTakeMail(Mail* mail);

@@ -60,6 +60,9 @@ struct JobRunnerOptions {
   NetworkOptions network;
   // Threads writing snapshot files. Default: 2.
   uint32_t async_threads = 2;
+  // Per-task I/O and time metrics (JobRunner::task_metrics; `ckpt-engine run --task-metrics
+  // off` turns them off to measure their cost). Default: true.
+  bool task_metrics = true;
   // --from-latest: restore from the newest usable snapshot the job wrote or restored from
   // (DiscoverCheckpoints over <checkpoint_dir>/<job id>; needs checkpoint_dir and a job id, and
   // excludes restore_path). Refuses (FailedPrecondition naming what was skipped) when none is
@@ -102,6 +105,52 @@ struct JobTimeline {
   std::vector<JobFailureRecord> failures;
   uint64_t failures_dropped = 0;
   static constexpr size_t kMaxFailures = 16;
+};
+
+// One subtask's task metrics (Flink's task metric group; Flink's names in the comments), measured
+// by its task thread. Counts are of the current (or last) attempt, as Flink's.
+struct SubtaskTaskMetrics {
+  std::string vertex_id;  // the chain's head operator id (hex): the REST vertex id
+  std::string vertex_name;
+  uint32_t subtask = 0;
+  uint32_t attempt = 0;
+  bool running = false;   // the task's loop has started and not ended
+  uint64_t records_in = 0;   // numRecordsIn: records taken from the input channels
+  uint64_t records_out = 0;  // numRecordsOut: records the chain wrote to its output edges
+  uint64_t bytes_in = 0;     // numBytesIn: frame bytes taken from the input channels
+  uint64_t bytes_out = 0;    // numBytesOut: frame bytes written to the output buffers
+  // accumulatedIdleTime (waiting for input), accumulatedBackPressuredTime (waiting for an output
+  // buffer), accumulatedBusyTime (the rest of the time the task ran), in ms.
+  int64_t idle_ms = 0;
+  int64_t backpressured_ms = 0;
+  int64_t busy_ms = 0;
+  // Rates over the last few seconds (at most about a minute, Flink's MeterView): per second,
+  // and ms per second for the times (busyTimeMsPerSecond, ...).
+  double records_in_per_s = 0;
+  double records_out_per_s = 0;
+  double bytes_in_per_s = 0;
+  double bytes_out_per_s = 0;
+  double idle_ms_per_s = 0;
+  double backpressured_ms_per_s = 0;
+  double busy_ms_per_s = 0;
+  // currentInputWatermark (the minimum over the inputs), currentInput<N>Watermark (per operator
+  // input, N from 1; one entry per input) and currentOutputWatermark; kNoTimestamp
+  // (Long.MIN_VALUE) while none.
+  int64_t input_watermark = 0;
+  std::vector<int64_t> input_watermarks;
+  int64_t output_watermark = 0;
+  // The task's last checkpoint: checkpointStartDelayNanos (first barrier minus trigger time)
+  // and checkpointAlignmentTime (ns); id -1 before the first.
+  int64_t checkpoint_id = -1;
+  int64_t checkpoint_start_delay_ns = 0;
+  int64_t checkpoint_alignment_ns = 0;
+};
+
+struct TaskMetricsSnapshot {
+  // False with JobRunnerOptions::task_metrics off: nothing is measured.
+  bool enabled = false;
+  // Every subtask of the current (or last) attempt; empty before the first attempt was built.
+  std::vector<SubtaskTaskMetrics> subtasks;
 };
 
 struct JobResult {
@@ -182,6 +231,9 @@ class JobRunner {
   uint64_t restart_delay_ms() const;
   // The network stack's options (buffer size, buffers per channel, ...).
   const NetworkOptions& network_options() const;
+  // The task metrics of every subtask now, with rates since an earlier call (thread-safe; each
+  // call may retain a sample for the rates of later ones).
+  TaskMetricsSnapshot task_metrics() const;
   // Flink's job status name: CREATED, RUNNING, RESTARTING, FINISHED, CANCELED or FAILED.
   std::string status_name() const;
   // Triggers a checkpoint now (as the coordinator's TriggerCheckpoint: FailedPrecondition at

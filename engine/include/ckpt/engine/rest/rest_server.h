@@ -46,6 +46,9 @@ struct RestServerOptions {
   // A directory holding a Flink web dashboard's static files (index.html and its assets, as
   // unpacked from flink-runtime-web's `web/`), served under `/` beside the API. Empty: none.
   std::string web_ui_dir;
+  // Serve only the Prometheus exposition at /metrics (`ckpt-engine run --metrics-port`, as
+  // Flink's PrometheusReporter port). Default: false.
+  bool metrics_only = false;
 };
 
 class RestServer {
