@@ -33,6 +33,13 @@ CLI::App* AddHistoryServerCommand(CLI::App& app, HistoryServerArgs& a) {
                   "Milliseconds between scans of the archive directory for new, replaced and "
                   "removed archives (default 10000)")
       ->check(CLI::Range(int64_t{1}, int64_t{1} << 40));
+  cmd->add_option("--jobmanager-log-url-pattern", a.jobmanager_log_url_pattern,
+                  "URL of a finished job's log where your log service keeps it, <jobid> "
+                  "replaced (Flink's historyserver.log.jobmanager.url-pattern); the dashboard "
+                  "links it");
+  cmd->add_option("--taskmanager-log-url-pattern", a.taskmanager_log_url_pattern,
+                  "URL of a task manager's log, <jobid> and <tmid> replaced (Flink's "
+                  "historyserver.log.taskmanager.url-pattern)");
   cmd->footer(
       "Examples:\n"
       "  ckpt-engine run job.json --checkpoint-dir /tmp/ckpt --archive-dir /tmp/archive\n"
@@ -56,6 +63,8 @@ int RunHistoryServer(const HistoryServerArgs& a) {
   o.port = a.port;
   o.web_ui_dir = a.web_ui_dir;
   o.refresh_interval_ms = a.refresh_interval_ms;
+  o.jobmanager_log_url_pattern = a.jobmanager_log_url_pattern;
+  o.taskmanager_log_url_pattern = a.taskmanager_log_url_pattern;
   o.log = [](const std::string& line) { std::cerr << line << std::endl; };
   base::Result<std::unique_ptr<HistoryServer>> server = HistoryServer::Start(o);
   if (!server.ok()) {

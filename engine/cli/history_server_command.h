@@ -15,6 +15,8 @@ struct HistoryServerArgs {
   std::string address = "127.0.0.1";
   std::string web_ui_dir;
   int64_t refresh_interval_ms = 10000;  // Flink's historyserver.archive.fs.refresh-interval
+  std::string jobmanager_log_url_pattern;   // historyserver.log.jobmanager.url-pattern
+  std::string taskmanager_log_url_pattern;  // historyserver.log.taskmanager.url-pattern
 };
 
 // Registers the `history-server` subcommand on `app`, binding `args`.

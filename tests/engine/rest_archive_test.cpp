@@ -132,9 +132,13 @@ class ArchivedJob {
 
 // A history server on a free port that scans only when asked, recording its warnings.
 struct History {
-  explicit History(const std::string& dir, uint64_t max_archive_bytes = uint64_t{64} << 20) {
+  explicit History(const std::string& dir, uint64_t max_archive_bytes = uint64_t{64} << 20,
+                   const std::string& jobmanager_log_url_pattern = "",
+                   const std::string& taskmanager_log_url_pattern = "") {
     HistoryServerOptions o;
     o.archive_dir = dir;
+    o.jobmanager_log_url_pattern = jobmanager_log_url_pattern;
+    o.taskmanager_log_url_pattern = taskmanager_log_url_pattern;
     o.port = 0;
     o.refresh_interval_ms = 0;
     o.max_archive_bytes = max_archive_bytes;
@@ -289,6 +293,57 @@ TEST(RestArchiveTest, HistoryServerServesTwoArchivedJobs) {
   EXPECT_EQ(h.server->Refresh(), 1u);
   EXPECT_EQ(Get(*h.client, "/jobs/overview")["jobs"].size(), 1u);
   Get(*h.client, std::string("/jobs/") + kJobB, 404);
+}
+
+// What the dashboard asks of a finished job beyond the archived answers: the cluster overview
+// and 2.x's applications, the final metrics filtered by get/agg, watermarks, the log URLs.
+TEST(RestArchiveTest, HistoryServerAnswersTheDashboardsOverviewMetricsAndLogUrls) {
+  ::ckpt::testing::TempDir tmp;
+  const std::string dir = tmp.Sub("archive");
+  std::string vertex;
+  json live_in, live_sum;
+  {
+    ArchivedJob job(kJobA, dir, tmp.Sub("job"));
+    ASSERT_TRUE(job.WaitCompleted(1));
+    job.StopAndArchive();
+    vertex = job.path() + "/vertices/" +
+             Get(*job.client_, job.path())["vertices"][1]["id"].get<std::string>();
+    live_in = Get(*job.client_, vertex + "/metrics?get=0.numRecordsIn,1.numRecordsIn");
+    live_sum = Get(*job.client_, vertex + "/subtasks/metrics?get=numRecordsIn&agg=sum");
+  }
+  History h(dir, uint64_t{64} << 20, "https://logs.example/<jobid>/jm",
+            "https://logs.example/<jobid>/<tmid>");
+  const json overview = Get(*h.client, "/overview");
+  EXPECT_EQ(overview["jobs-finished"], 1);
+  EXPECT_EQ(overview["jobs-running"], 0);
+  EXPECT_EQ(overview["taskmanagers"], 0);
+  const json apps = Get(*h.client, "/applications/overview")["applications"];
+  ASSERT_EQ(apps.size(), 1u);
+  EXPECT_EQ(apps[0]["status"], "FINISHED");
+
+  const json ids = Get(*h.client, vertex + "/metrics");
+  ASSERT_FALSE(ids.empty());
+  for (const json& m : ids) EXPECT_FALSE(m.contains("value")) << m.dump();
+  const json in = Get(*h.client, vertex + "/metrics?get=0.numRecordsIn,1.numRecordsIn");
+  EXPECT_EQ(in, live_in);
+  ASSERT_EQ(in.size(), 2u);
+  const json sum = Get(*h.client, vertex + "/subtasks/metrics?get=numRecordsIn&agg=sum");
+  EXPECT_EQ(sum, live_sum);
+  ASSERT_EQ(sum.size(), 1u);
+  EXPECT_EQ(sum[0].size(), 2u) << sum.dump();  // id and sum only
+  EXPECT_GT(sum[0]["sum"].get<double>(), 0);
+  EXPECT_TRUE(Get(*h.client, vertex + "/metrics?get=0.noSuchMetric").empty());
+  EXPECT_FALSE(Get(*h.client, vertex + "/watermarks").empty());
+
+  const std::string job = std::string("/jobs/") + kJobA;
+  EXPECT_EQ(Get(*h.client, job + "/jobmanager/log-url")["url"],
+            std::string("https://logs.example/") + kJobA + "/jm");
+  EXPECT_EQ(Get(*h.client, job + "/taskmanagers/tm-1/log-url")["url"],
+            std::string("https://logs.example/") + kJobA + "/tm-1");
+  Get(*h.client, "/jobs/cccccccccccccccccccccccccccccccc/jobmanager/log-url", 404);
+  History plain(dir);
+  const json no_pattern = Get(*plain.client, job + "/jobmanager/log-url", 404);
+  EXPECT_NE(no_pattern.dump().find("--jobmanager-log-url-pattern"), std::string::npos);
 }
 
 TEST(RestArchiveTest, HistoryServerPicksUpNewArchivesInTheBackground) {

@@ -16,7 +16,9 @@
 
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/rest/rest_archive.h"
+#include "rest/history_answers.h"
 #include "rest/history_archive_index.h"
+#include "rest/rest_dashboard.h"
 #include "rest/rest_http.h"
 #include "rest/rest_json.h"
 #include "rest/rest_requests.h"
@@ -93,6 +95,39 @@ class HistoryServer::Impl {
       res.status = 200;
       res.set_content(index_.Current()->overview, "application/json; charset=UTF-8");
     });
+    server_.Get("(?:/v1)?/overview", [this](const httplib::Request&, httplib::Response& res) {
+      HistoryReply(res, 200, history::ClusterOverviewJson(JobsOverview()));
+    });
+    server_.Get("(?:/v1)?/applications/overview",
+                [this](const httplib::Request&, httplib::Response& res) {
+                  HistoryReply(res, 200, rest::ApplicationsOverviewJson(JobsOverview()));
+                });
+    // Metrics as archived (their values when the job's archive was written), filtered as the
+    // live endpoint filters them.
+    server_.Get("(?:/v1)?(/jobs/[^/]+/vertices/[^/]+(?:/subtasks)?/metrics)",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  std::shared_ptr<const history::ArchiveIndex::Snapshot> now = index_.Current();
+                  auto it = now->answers.find(req.matches[1]);
+                  if (it == now->answers.end()) {
+                    HistoryReply(res, 404, rest::ErrorBody("Not found: " + req.path +
+                                                           " (no archived job answers it)"));
+                    return;
+                  }
+                  HistoryReply(res, 200,
+                               history::FilteredMetricsJson(
+                                   json::parse(it->second, nullptr, false),
+                                   req.get_param_value("get"), req.get_param_value("agg")));
+                });
+    // Flink's historyserver.log.jobmanager.url-pattern and .taskmanager.url-pattern.
+    server_.Get("(?:/v1)?/jobs/([^/]+)/jobmanager/log-url",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  LogUrl(options_.jobmanager_log_url_pattern, req.matches[1], "", req, res);
+                });
+    server_.Get("(?:/v1)?/jobs/([^/]+)/taskmanagers/([^/]+)/log-url",
+                [this](const httplib::Request& req, httplib::Response& res) {
+                  LogUrl(options_.taskmanager_log_url_pattern, req.matches[1], req.matches[2],
+                         req, res);
+                });
     server_.Get("(?:/v1)?(/jobs/.+)", [this](const httplib::Request& req, httplib::Response& res) {
       std::shared_ptr<const history::ArchiveIndex::Snapshot> now = index_.Current();
       std::string path = req.matches[1];
@@ -120,6 +155,26 @@ class HistoryServer::Impl {
     serve_thread_ = std::thread([this] { server_.listen_after_bind(); });
     if (options_.refresh_interval_ms > 0) scan_thread_ = std::thread([this] { Scan(); });
     return base::Status::OK();
+  }
+
+  json JobsOverview() const { return json::parse(index_.Current()->overview, nullptr, false); }
+
+  // 404 as Flink's HistoryServer without the pattern configured, or for a job not archived.
+  void LogUrl(const std::string& pattern, const std::string& job_id, const std::string& tm_id,
+              const httplib::Request& req, httplib::Response& res) const {
+    if (pattern.empty()) {
+      HistoryReply(res, 404, rest::ErrorBody("Not found: " + req.path +
+                                             " (no log URL pattern is configured: "
+                                             "--jobmanager-log-url-pattern, "
+                                             "--taskmanager-log-url-pattern)"));
+      return;
+    }
+    if (index_.Current()->answers.count("/jobs/" + job_id) == 0) {
+      HistoryReply(res, 404, rest::ErrorBody("Not found: " + req.path +
+                                             " (no archived job answers it)"));
+      return;
+    }
+    HistoryReply(res, 200, history::LogUrlJson(pattern, job_id, tm_id));
   }
 
   base::Status MountWebUi(const std::string& dir) {

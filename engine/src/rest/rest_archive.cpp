@@ -37,6 +37,13 @@ constexpr uint64_t kMaxLeftoverBytes = uint64_t{64} << 20;
 // Flink's default maxExceptions of /jobs/:jid/exceptions.
 constexpr size_t kArchivedExceptions = 20;
 
+// "a,b,c": the ids of a metrics list answer ([{"id": "a"}, ...]).
+std::string IdsOf(const json& list) {
+  std::string out;
+  for (const json& m : list) out += (out.empty() ? "" : ",") + m["id"].get<std::string>();
+  return out;
+}
+
 }  // namespace
 
 std::vector<ArchivedJson> ArchiveOfJob(const JobRunner& job, const ArchiveEndpoint& endpoint,
@@ -64,6 +71,14 @@ std::vector<ArchivedJson> ArchiveOfJob(const JobRunner& job, const ArchiveEndpoi
     add(vp + "/accumulators", rest::VertexAccumulatorsJson(v));
     add(vp + "/subtasks/accumulators", rest::SubtasksAccumulatorsJson(v, ep, attempt));
     add(vp + "/subtasktimes", rest::SubtasksTimesJson(job, v, ep, now_ms));
+    // Flink archives no metrics; these are the values when the archive was written, every
+    // metric with its value, which the history server filters by `get` and `agg`.
+    add(vp + "/metrics",
+        rest::VertexMetricsJson(job, v, IdsOf(rest::VertexMetricsJson(job, v, ""))));
+    add(vp + "/subtasks/metrics",
+        rest::AggregatedSubtaskMetricsJson(
+            job, v, IdsOf(rest::AggregatedSubtaskMetricsJson(job, v, "", "")), ""));
+    add(vp + "/watermarks", rest::VertexWatermarksJson(job, v));
     for (uint32_t i = 0; i < v.parallelism; ++i) {
       std::optional<json> s = rest::SubtaskAttemptJson(job, v, ep, now_ms, i);
       if (!s) continue;

@@ -94,6 +94,8 @@ std::map<std::string, std::map<uint32_t, double>> SubtaskMetrics(const JobRunner
 // separated) the values: per subtask ("<i>.<name>": [{"id", "value"}]) for
 // /vertices/:vid/metrics, aggregated ([{"id", "min", "max", "avg", "sum", "skew"}], `agg`
 // selects) for /vertices/:vid/subtasks/metrics.
+// The non-empty items of a comma-separated query parameter (`get`, `agg`).
+std::vector<std::string> SplitComma(const std::string& s);
 nlohmann::json VertexMetricsJson(const JobRunner& job, const Vertex& v, const std::string& get);
 nlohmann::json AggregatedSubtaskMetricsJson(const JobRunner& job, const Vertex& v,
                                             const std::string& get, const std::string& agg);

@@ -8,7 +8,6 @@
 #include "rest/rest_process.h"
 
 namespace ckpt::engine::rest {
-namespace {
 
 using nlohmann::json;
 
@@ -21,6 +20,8 @@ std::vector<std::string> SplitComma(const std::string& s) {
   }
   return out;
 }
+
+namespace {
 
 std::string Host(const Endpoint& ep) { return ep.address; }
 

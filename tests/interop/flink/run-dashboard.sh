@@ -135,6 +135,8 @@ for profile in "${profiles[@]}"; do
     continue
   fi
   "$engine" history-server --archive-dir "$run/archive" --port 0 --web-ui "$web/web" \
+    --jobmanager-log-url-pattern 'https://logs.example/<jobid>/jobmanager.log' \
+    --taskmanager-log-url-pattern 'https://logs.example/<jobid>/<tmid>.log' \
     >"$run/history.log" 2>&1 &
   hs_pid=$!
   pids+=("$hs_pid")

@@ -29,6 +29,12 @@ struct HistoryServerOptions {
   // Milliseconds between scans of `archive_dir` (Flink's historyserver.archive.fs.refresh-
   // interval); 0: only when Refresh() is called. Default: 10000.
   int64_t refresh_interval_ms = 10000;
+  // The URL of a job's job manager log and of a task manager's log, answered at
+  // /jobs/:jid/jobmanager/log-url and /jobs/:jid/taskmanagers/:tmid/log-url with <jobid> and
+  // <tmid> replaced (Flink's historyserver.log.jobmanager.url-pattern and
+  // historyserver.log.taskmanager.url-pattern). Empty: 404, as Flink without them.
+  std::string jobmanager_log_url_pattern;
+  std::string taskmanager_log_url_pattern;
   // Larger archive files are skipped with a warning. Default: 64 MiB.
   uint64_t max_archive_bytes = uint64_t{64} << 20;
   // Receives the warnings about skipped archives and the jobs loaded (from the scanning
