@@ -141,17 +141,11 @@ class HistoryServer::Impl {
       res.status = 200;
       res.set_content(it->second, "application/json; charset=UTF-8");
     });
-    if (!options_.web_ui_dir.empty()) CKPT_RETURN_IF_ERROR(MountWebUi(options_.web_ui_dir));
-    if (options_.port == 0) {
-      port_ = server_.bind_to_any_port(options_.address);
-    } else if (server_.bind_to_port(options_.address, options_.port)) {
-      port_ = options_.port;
+    if (!options_.web_ui_dir.empty()) {
+      CKPT_RETURN_IF_ERROR(server_.MountWebUi(options_.web_ui_dir));
     }
-    if (port_ <= 0) {
-      return base::Status::IOError("history server: cannot bind " + options_.address + ":" +
-                                   std::to_string(options_.port));
-    }
-    server_.WidenBacklog();
+    CKPT_ASSIGN_OR_RETURN(port_,
+                          server_.BindEndpoint("history server", options_.address, options_.port));
     serve_thread_ = std::thread([this] { server_.listen_after_bind(); });
     if (options_.refresh_interval_ms > 0) scan_thread_ = std::thread([this] { Scan(); });
     return base::Status::OK();
@@ -175,20 +169,6 @@ class HistoryServer::Impl {
       return;
     }
     HistoryReply(res, 200, history::LogUrlJson(pattern, job_id, tm_id));
-  }
-
-  base::Status MountWebUi(const std::string& dir) {
-    if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "index.html")) {
-      return base::Status::InvalidArgument(
-          "--web-ui " + dir +
-          ": no index.html there (unpack the `web/` folder of flink-runtime-web, see "
-          "docs/rest-api.md)");
-    }
-    if (!server_.set_mount_point("/", dir)) {
-      return base::Status::InvalidArgument("--web-ui " + dir + ": not a readable directory");
-    }
-    server_.set_file_extension_and_mimetype_mapping("mjs", "text/javascript");
-    return base::Status::OK();
   }
 
   size_t Refresh() {

@@ -16,6 +16,7 @@
 #include <condition_variable>
 #include <cstring>
 #include <deque>
+#include <filesystem>
 #include <functional>
 #include <mutex>
 #include <thread>
@@ -324,6 +325,35 @@ HttpServer::HttpServer(HttpLimits limits) : limits_(limits) {
 }
 
 HttpServer::~HttpServer() = default;
+
+base::Result<int> HttpServer::BindEndpoint(const std::string& what, const std::string& address,
+                                           int port) {
+  int bound = -1;
+  if (port == 0) {
+    bound = bind_to_any_port(address);
+  } else if (bind_to_port(address, port)) {
+    bound = port;
+  }
+  if (bound <= 0) {
+    return base::Status::IOError(what + ": cannot bind " + address + ":" + std::to_string(port));
+  }
+  WidenBacklog();
+  return bound;
+}
+
+base::Status HttpServer::MountWebUi(const std::string& dir) {
+  if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "index.html")) {
+    return base::Status::InvalidArgument(
+        "--web-ui " + dir +
+        ": no index.html there (unpack the `web/` folder of flink-runtime-web, see "
+        "docs/rest-api.md)");
+  }
+  if (!set_mount_point("/", dir)) {
+    return base::Status::InvalidArgument("--web-ui " + dir + ": not a readable directory");
+  }
+  set_file_extension_and_mimetype_mapping("mjs", "text/javascript");
+  return base::Status::OK();
+}
 
 void HttpServer::WidenBacklog() {
   const socket_t sock = svr_sock_;

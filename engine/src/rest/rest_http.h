@@ -20,6 +20,8 @@
 
 #include <httplib.h>
 
+#include "ckpt/base/result.h"
+
 namespace ckpt::engine::rest {
 
 struct HttpLimits {
@@ -40,6 +42,16 @@ class HttpServer : public httplib::Server {
   ~HttpServer() override;
 
   const HttpLimits& limits() const { return limits_; }
+
+  // Binds `address`:`port` (0: a free port) and widens the backlog: the port bound, or IOError
+  // naming `what`, the address and the port.
+  base::Result<int> BindEndpoint(const std::string& what, const std::string& address, int port);
+
+  // Serves a Flink web dashboard's static files from `dir` at /. Static files are looked up
+  // before the API routes; a dashboard has no file named like an API path, so both are served
+  // from one origin, as Flink's dashboard expects. InvalidArgument naming --web-ui if `dir` has
+  // no index.html or cannot be read.
+  base::Status MountWebUi(const std::string& dir);
 
   // After binding: lets up to SOMAXCONN connections wait for accept (cpp-httplib listens with a
   // backlog of 5, so a burst of connections got their SYNs dropped and retried a second later).

@@ -124,34 +124,11 @@ class RestServer::Impl {
       return httplib::Server::HandlerResponse::Unhandled;
     });
     Routes();
-    if (!options_.web_ui_dir.empty()) CKPT_RETURN_IF_ERROR(MountWebUi(options_.web_ui_dir));
-    if (options_.port == 0) {
-      port_ = server_.bind_to_any_port(options_.address);
-    } else if (server_.bind_to_port(options_.address, options_.port)) {
-      port_ = options_.port;
+    if (!options_.web_ui_dir.empty()) {
+      CKPT_RETURN_IF_ERROR(server_.MountWebUi(options_.web_ui_dir));
     }
-    if (port_ <= 0) {
-      return base::Status::IOError("REST: cannot bind " + options_.address + ":" +
-                                   std::to_string(options_.port));
-    }
-    server_.WidenBacklog();
+    CKPT_ASSIGN_OR_RETURN(port_, server_.BindEndpoint("REST", options_.address, options_.port));
     thread_ = std::thread([this] { server_.listen_after_bind(); });
-    return base::Status::OK();
-  }
-
-  // Static files are looked up before the API routes; a dashboard has no file named like an API
-  // path, so both are served from one origin, as Flink's dashboard expects.
-  base::Status MountWebUi(const std::string& dir) {
-    if (!std::filesystem::is_regular_file(std::filesystem::path(dir) / "index.html")) {
-      return base::Status::InvalidArgument(
-          "--web-ui " + dir +
-          ": no index.html there (unpack the `web/` folder of flink-runtime-web, see "
-          "docs/rest-api.md)");
-    }
-    if (!server_.set_mount_point("/", dir)) {
-      return base::Status::InvalidArgument("--web-ui " + dir + ": not a readable directory");
-    }
-    server_.set_file_extension_and_mimetype_mapping("mjs", "text/javascript");
     return base::Status::OK();
   }
 
