@@ -391,18 +391,25 @@ std::vector<std::string> DashboardPaths(httplib::Client& c) {
                                     job + "/checkpoints/config", "/taskmanagers",
                                     "/jobmanager/config", "/jobmanager/environment",
                                     "/jobmanager/metrics?get=Status.JVM.Memory.Heap.Used",
-                                    "/jobmanager/logs", "/metrics"};
+                                    "/jobmanager/logs", "/jobmanager/thread-dump",
+                                    "/applications/overview", job + "/jobmanager/config",
+                                    job + "/jobmanager/environment", "/metrics",
+                                    "/jobmanager/log", "/jobmanager/stdout"};
   const json details = HttpGet(c, job).body;
   for (const json& v : details["vertices"]) {
     const std::string vp = job + "/vertices/" + v["id"].get<std::string>();
     for (const char* tab : {"", "/taskmanagers", "/metrics", "/subtasks/metrics", "/watermarks",
-                            "/backpressure", "/accumulators", "/subtasks/accumulators"}) {
+                            "/backpressure", "/accumulators", "/subtasks/accumulators",
+                            "/flamegraph", "/subtasktimes", "/subtasks/0"}) {
       paths.push_back(vp + tab);
     }
   }
   const json tms = HttpGet(c, "/taskmanagers").body;
   for (const json& tm : tms["taskmanagers"]) {
-    paths.push_back("/taskmanagers/" + tm["id"].get<std::string>());
+    const std::string tp = "/taskmanagers/" + tm["id"].get<std::string>();
+    for (const char* tab : {"", "/metrics", "/logs", "/thread-dump", "/log", "/stdout"}) {
+      paths.push_back(tp + tab);
+    }
   }
   const json latest = Checkpoints(c)["latest"]["completed"];
   const std::string cp = job + "/checkpoints/details/" + std::to_string(latest["id"].get<int64_t>());
@@ -421,7 +428,7 @@ TEST(RestApiITCase, TenThousandDashboardGetsFromEightClientsWhileCheckpointingEv
   ASSERT_TRUE(WaitCompleted(*c, 1));
   const int before = Checkpoints(*c)["counts"]["completed"];
   const std::vector<std::string> paths = DashboardPaths(*c);
-  ASSERT_GT(paths.size(), 30u);
+  ASSERT_GT(paths.size(), 50u);
   constexpr int kClients = 8, kPerClient = 1250;
   std::atomic<int> ok{0};
   std::mutex mu;
@@ -434,10 +441,13 @@ TEST(RestApiITCase, TenThousandDashboardGetsFromEightClientsWhileCheckpointingEv
       for (int n = 0; n < kPerClient; ++n) {
         const std::string& path = paths[(static_cast<size_t>(i) * kPerClient + n) % paths.size()];
         auto r = client->Get(path.c_str());
-        const bool text = path == "/metrics";
+        // The Prometheus exposition and the log files are text; everything else is JSON.
+        const bool prometheus = path == "/metrics";
+        const bool log = path.size() > 4 && (path.ends_with("/log") || path.ends_with("/stdout"));
         const bool good = r && r->status == 200 &&
-                          (text ? r->body.find("# TYPE") != std::string::npos
-                                : !json::parse(r->body, nullptr, false).is_discarded());
+                          (prometheus ? r->body.find("# TYPE") != std::string::npos
+                           : log      ? true
+                                      : !json::parse(r->body, nullptr, false).is_discarded());
         if (good) {
           ++ok;
         } else {
