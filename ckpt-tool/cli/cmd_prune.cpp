@@ -68,8 +68,10 @@ void PrintPruneSummary(const ops::PrunePlan& plan, bool executed, size_t steps, 
       << "\n";
   std::map<std::string_view, PruneFreed> freed;
   PruneFreed total;
+  size_t aborted = 0;
   for (size_t i = 0; i < steps && i < plan.steps.size(); ++i) {
     const auto& st = plan.steps[i];
+    if (st.action == ops::PruneAction::kAbortUpload) ++aborted;
     if (st.action != ops::PruneAction::kRemoveFile) continue;
     PruneFreed& f = freed[PruneCategoryOf(plan, st.path)];
     ++f.files;
@@ -87,6 +89,10 @@ void PrintPruneSummary(const ops::PrunePlan& plan, bool executed, size_t steps, 
   out << (executed ? "freed " : "would free ") << total.files << " files, "
       << SizeText(total.bytes) << " in " << std::min(steps, plan.steps.size()) << " steps; "
       << plan.kept.size() << " files kept\n";
+  if (aborted > 0) {
+    out << aborted << (executed ? " open multipart uploads aborted" : " open multipart uploads to abort")
+        << " (their parts' size is not listed by the store)\n";
+  }
 }
 
 // The --verify report: one line per kept snapshot checked (nothing without --verify).
@@ -135,15 +141,15 @@ void PrintJson(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
   }
   for (size_t i = 0; i < plan.steps.size(); ++i) {
     const auto& st = plan.steps[i];
-    out << JsonLine()
-               .Uint("step", i + 1)
-               .Str("action", ops::PruneActionName(st.action))
-               .Str("path", st.path)
-               .Uint("size_bytes", st.size_bytes)
-               .Str("reason", st.reason)
-               .Bool("done", executed && i < steps_done)
-               .Build()
-        << "\n";
+    JsonLine line;
+    line.Uint("step", i + 1)
+        .Str("action", ops::PruneActionName(st.action))
+        .Str("path", st.path)
+        .Uint("size_bytes", st.size_bytes)
+        .Str("reason", st.reason)
+        .Bool("done", executed && i < steps_done);
+    if (st.action == ops::PruneAction::kAbortUpload) line.Str("upload_id", st.upload_id);
+    out << line.Build() << "\n";
   }
   for (const auto& k : plan.kept) {
     out << JsonLine().Str("kept", k.path).Str("reason", k.reason).Build() << "\n";
@@ -156,6 +162,7 @@ void PrintJson(const ops::PrunePlan& plan, bool executed, size_t steps_done, std
              .Uint("steps_done", steps_done)
              .Uint("files_to_delete", plan.files_to_delete)
              .Uint("bytes_to_free", plan.bytes_to_free)
+             .Uint("uploads_to_abort", plan.uploads_to_abort)
              .Build()
       << "\n";
 }
@@ -274,8 +281,9 @@ void AddPruneCommand(CLI::App& app, CliContext& ctx) {
   CLI::App* sub = app.add_subcommand(
       "prune",
       "Delete checkpoints beyond retention and orphaned files in shared/ and chk-* that no "
-      "retained _metadata references. Dry run unless --yes. Never deletes a savepoint, a "
-      "referenced file, or a file younger than the age guard or of unknown age");
+      "retained _metadata references; on an object store, also abort the multipart uploads "
+      "stopped jobs left open in their checkpoint storage. Dry run unless --yes. Never deletes a "
+      "savepoint, a referenced file, or a file younger than the age guard or of unknown age");
   sub->add_option("root", args->root, "Checkpoint root (job directories below) or a job directory")
       ->required();
   sub->add_option("--keep-last", args->keep_last,

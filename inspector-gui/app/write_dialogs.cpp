@@ -308,6 +308,9 @@ void PruneDialog::plan() {
     m_planView->header()->resizeSections(QHeaderView::ResizeToContents);
     QStringList lines{tr("Dry run: %1 files to delete, %2 to free. Nothing has been deleted.")
                           .arg(m_plan->files_to_delete).arg(humanBytes(m_plan->bytes_to_free))};
+    if (m_plan->uploads_to_abort > 0) {
+      lines << tr("%1 open multipart uploads left by stopped jobs to abort.").arg(m_plan->uploads_to_abort);
+    }
     for (const auto& n : m_plan->notes) lines << qs(n);
     m_text->setPlainText(lines.join(QLatin1Char('\n')));
     m_pruneButton->setEnabled(!m_plan->steps.empty());

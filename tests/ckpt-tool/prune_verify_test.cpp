@@ -63,7 +63,7 @@ TEST(PruneVerifyTest, ANewestCheckpointThatNoLongerRestoresIsCorruptionNamingIt)
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, VerifyingOptions(1)));
   // A wrong plan: it also deletes a shared file the retained chk-3 references.
   plan.steps.push_back(
-      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0});
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0, {}});
   PruneVerification v;
   base::Status st = ExecutePrune(fs, plan, {}, nullptr, &v);
   ASSERT_TRUE(st.IsCorruption()) << st.ToString();
@@ -81,7 +81,7 @@ TEST(PruneVerifyTest, AKeptSnapshotThatNoLongerOpensFailsTheCheck) {
   base::Fs& fs = base::Fs::Default();
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, VerifyingOptions(2)));
   plan.steps.push_back(
-      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/chk-2/_metadata", "wrong", 0});
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/chk-2/_metadata", "wrong", 0, {}});
   PruneVerification v;
   base::Status st = ExecutePrune(fs, plan, {}, nullptr, &v);
   ASSERT_TRUE(st.IsCorruption()) << st.ToString();
@@ -101,7 +101,7 @@ TEST(PruneVerifyTest, WithoutVerifyOutputNothingIsChecked) {
   options.verify_output = false;
   ASSERT_OK_AND_ASSIGN(PrunePlan plan, PlanPrune(fs, root, options));
   plan.steps.push_back(
-      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0});
+      {PruneAction::kRemoveFile, PruneVerifyJobRel() + "/shared/count-1-0.state", "wrong", 0, {}});
   PruneVerification v;
   ASSERT_OK(ExecutePrune(fs, plan, {}, nullptr, &v));
   EXPECT_TRUE(v.snapshots.empty());

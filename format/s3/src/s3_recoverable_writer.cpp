@@ -101,7 +101,7 @@ class S3RecoverableWriter final : public base::RecoverableWriter {
                           client_.ListMultipartUploads(at.bucket, at.key));
     std::vector<base::OpenUpload> out;
     for (MultipartUploadInfo& u : uploads) {
-      out.push_back({LocationOf({at.scheme, at.bucket, u.key}), std::move(u.upload_id)});
+      out.push_back({LocationOf({at.scheme, at.bucket, u.key}), std::move(u.upload_id), u.initiated_ms});
     }
     return out;
   }

@@ -2,6 +2,7 @@
 #include <memory>
 #include <vector>
 
+#include "ckpt/base/recoverable_writer.h"
 #include "ckpt/format/layout.h"
 
 #include "ckpt/ops/prune.h"
@@ -62,6 +63,11 @@ base::Status ExecutePrune(base::Fs& fs, const PrunePlan& plan, const base::Progr
         // Something appeared in it since the plan was made: leaving the directory is safe.
         if (st.code() == base::StatusCode::kFailedPrecondition) st = base::Status::OK();
         break;
+      case PruneAction::kAbortUpload: {
+        base::Result<base::RecoverableWriter*> writer = base::RecoverableWriterFor(path);
+        st = writer.ok() ? (*writer)->Abort({path, step.upload_id}) : writer.status();
+        break;
+      }
     }
     // Already gone (a re-run after an interrupted prune): the step's goal holds.
     if (st.IsNotFound()) st = base::Status::OK();
@@ -145,6 +151,7 @@ std::string_view PruneActionName(PruneAction a) {
     case PruneAction::kRemoveFile: return "remove";
     case PruneAction::kSyncDir: return "sync-dir";
     case PruneAction::kRemoveDir: return "remove-dir";
+    case PruneAction::kAbortUpload: return "abort-upload";
   }
   return "remove";
 }

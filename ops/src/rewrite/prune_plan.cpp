@@ -7,6 +7,7 @@
 #include "ckpt/ops/prune.h"
 #include "rewrite/prune_restorable.h"
 #include "rewrite/prune_scan.h"
+#include "rewrite/prune_uploads.h"
 
 namespace ckpt::ops {
 namespace {
@@ -83,11 +84,27 @@ class Planner {
     return "";
   }
 
+  // Why the open upload at `location` started at `initiated_ms` must be kept, or "" if it may
+  // be aborted.
+  std::string UploadKeepReason(const std::string& location, int64_t initiated_ms) const {
+    auto it = refs_.find(internal::NormalizeAbsolute(location));
+    if (it != refs_.end()) return ReferencedBy(it->second, job_rel_);
+    if (initiated_ms <= 0) return "start time unknown";
+    if (now_ms_ - initiated_ms < guard_ms_) {
+      return "started less than the age guard (" + FormatDuration(guard_ms_) + ") ago";
+    }
+    return "";
+  }
+  void AbortUpload(const std::string& rel, const std::string& upload_id, std::string reason) {
+    plan_->steps.push_back({PruneAction::kAbortUpload, rel, std::move(reason), 0, upload_id});
+    ++plan_->uploads_to_abort;
+  }
+
   void Keep(const std::string& rel, std::string reason) {
     plan_->kept.push_back({rel, std::move(reason)});
   }
   void Step(PruneAction action, const std::string& rel, std::string reason, uint64_t size = 0) {
-    plan_->steps.push_back({action, rel, std::move(reason), size});
+    plan_->steps.push_back({action, rel, std::move(reason), size, {}});
     if (action == PruneAction::kRemoveFile) {
       plan_->bytes_to_free += size;
       ++plan_->files_to_delete;
@@ -388,6 +405,34 @@ base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
     }
     planner.DeleteTree(*job.shared, "orphan: no retained _metadata references it", true,
                        [&](const ScannedFile& f) { return planner.OrphanKeepReason(f); });
+  }
+  // Phase 4: multipart uploads left open in the checkpoint storage of stopped jobs (an engine
+  // killed while it uploaded a state file). Invisible to every reader, but billed until aborted.
+  internal::OpenUploads open = internal::ListOpenUploads(scan);
+  if (!open.listing_error.empty()) {
+    plan.notes.push_back("open multipart uploads under " + root + " were not listed (" +
+                         open.listing_error + "): none is aborted");
+  }
+  for (const internal::PlacedUpload& u : open.uploads) {
+    std::string keep;
+    if (u.job < 0 || !u.in_checkpoint_storage) {
+      keep = "not in a job's chk-*, shared/ or taskowned/: not prune's to abort";
+    } else if (scan.jobs[u.job].live) {
+      keep = "its job is running";
+    } else if (scan.jobs[u.job].liveness_unknown) {
+      keep = "cannot tell whether its job is running";
+    } else {
+      planner.SetJob(scan.jobs[u.job].rel);
+      keep = planner.UploadKeepReason(u.upload.location, u.upload.initiated_ms);
+    }
+    if (keep.empty()) {
+      int64_t age_s = (now_ms - u.upload.initiated_ms) / 1000;
+      planner.AbortUpload(u.rel, u.upload.upload_id,
+                          "multipart upload left open by a stopped job (started " +
+                              FormatDuration(age_s * 1000) + " ago)");
+    } else {
+      planner.Keep(u.rel, "open multipart upload " + u.upload.upload_id + ": " + keep);
+    }
   }
   for (const auto& job : scan.jobs) {
     if (job.live) continue;

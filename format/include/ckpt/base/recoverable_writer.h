@@ -34,6 +34,7 @@ struct RecoverableCommit {
 struct OpenUpload {
   std::string location;
   std::string upload_id;
+  int64_t initiated_ms = 0;  // when it was started, ms since the epoch; 0 when unknown
 };
 
 // One file being written; used by one thread at a time.

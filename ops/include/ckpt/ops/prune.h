@@ -47,7 +47,10 @@ struct PruneOptions {
   bool verify_output = false;
 };
 
-enum class PruneAction { kRemoveFile, kSyncDir, kRemoveDir };
+// kAbortUpload drops a multipart upload left open on an object store under a job's checkpoint
+// storage (an engine killed while it uploaded a state file): invisible, but billed until
+// aborted.
+enum class PruneAction { kRemoveFile, kSyncDir, kRemoveDir, kAbortUpload };
 
 // One filesystem operation of the plan. Paths are relative to the plan's root.
 struct PruneStep {
@@ -55,6 +58,7 @@ struct PruneStep {
   std::string path;
   std::string reason;  // e.g. "chk-3 is subsumed (beyond --keep-last 2)"
   uint64_t size_bytes = 0;
+  std::string upload_id;  // kAbortUpload only
 };
 
 enum class SnapshotVerdict {
@@ -92,8 +96,9 @@ struct PrunePlan {
   // Job directories (relative to root, "" for the root itself) the steps delete in: ExecutePrune
   // holds each one's job lock while it runs, so no engine starts on them meanwhile.
   std::vector<std::string> job_dirs;
-  uint64_t bytes_to_free = 0;
+  uint64_t bytes_to_free = 0;  // of the files removed (open uploads' parts are not counted)
   size_t files_to_delete = 0;
+  size_t uploads_to_abort = 0;
   // The options the plan was made with (ExecutePrune honours verify_output and deep).
   PruneOptions options;
 };
@@ -118,8 +123,12 @@ struct PruneVerification {
 };
 
 // Scans `root` (a checkpoint root holding job directories, or one job directory) and plans the
-// prune. Reads only. InvalidArgument if keep_last is 0 or an age is negative; NotFound if
-// `root` does not exist; IOError when listing fails.
+// prune. Reads only. On an object store (a scheme with a base::RecoverableWriter) it also lists
+// the multipart uploads left open under the root: one inside a job's chk-*, shared/ or
+// taskowned/ that no kept snapshot references and that was started longer ago than the age
+// guard is aborted (last, after the orphans); a failed listing is a note, not an error.
+// InvalidArgument if keep_last is 0 or an age is negative; NotFound if `root` does not exist;
+// IOError when listing fails.
 base::Result<PrunePlan> PlanPrune(base::Fs& fs, const std::string& root,
                                   const PruneOptions& options = {});
 
@@ -154,7 +163,7 @@ std::string FormatDuration(int64_t ms);
 
 // "retained", "subsumed", "damaged", "incomplete", "corrupt", "savepoint".
 std::string_view SnapshotVerdictName(SnapshotVerdict v);
-// "remove", "sync-dir", "remove-dir".
+// "remove", "sync-dir", "remove-dir", "abort-upload".
 std::string_view PruneActionName(PruneAction a);
 
 }  // namespace ckpt::ops
