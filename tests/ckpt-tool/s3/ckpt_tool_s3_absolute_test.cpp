@@ -189,6 +189,98 @@ TEST_F(CkptToolS3AbsoluteTest, CheckpointReadsItsJobsSharedObjects) {
   EXPECT_EQ(want.out, got.out);
 }
 
+// relocate turns a checkpoint whose state lies in its job's shared/ on S3 (absolute s3:// handles)
+// into a self-contained savepoint, downloaded to local disk and copied to another bucket: every
+// handle relative, the copies validate deeply and dump the original's state, and they still do
+// once the job's objects on S3 are gone.
+TEST_F(CkptToolS3AbsoluteTest, RelocateMakesAbsoluteS3HandlesRelativeLocallyAndInAnotherBucket) {
+  const std::string job = "flink-reloc/0123456789abcdef0123456789abcdef";
+  const std::string rel = std::string("flink/") + kRocksdb;
+  std::vector<std::string> keys;
+  for (const auto& entry : std::filesystem::directory_iterator(FixturePath(rel))) {
+    const std::string file = entry.path().filename().string();
+    if (file == "_metadata") continue;
+    const std::string body = s3::testing::S3TestReadFile(entry.path().string());
+    keys.push_back(job + "/shared/" + file);
+    ASSERT_TRUE(client_->Put(bucket_, keys.back(), body).ok()) << file;
+  }
+  keys.push_back(job + "/chk-2/_metadata");
+  ASSERT_TRUE(client_->Put(bucket_, keys.back(), AbsoluteMetadata(kRocksdb, Uri(job + "/shared")))
+                  .ok());
+  const std::string chk = Uri(job + "/chk-2");
+  const std::string other = s3::testing::S3TestBucket("relocated");
+  ASSERT_TRUE(client_->CreateBucket(other).ok());
+  TempDir tmp;
+  const std::vector<std::string> outputs = {tmp.Sub("downloaded"),
+                                            "s3://" + other + "/savepoints/relocated"};
+  for (const std::string& out : outputs) {
+    const ToolRun r = RunTool({"relocate", chk, "--to", out}, FixturePath(""));
+    ASSERT_EQ(0, r.exit_code) << out << "\n" << r.out << r.err;
+  }
+  // The local copy's files: every one inside it, owned by it, none on S3.
+  const ToolRun files = RunTool({"files", outputs[0]}, FixturePath(""));
+  EXPECT_EQ(0, files.exit_code) << files.err;
+  EXPECT_EQ(std::string::npos, files.out.find("s3://")) << files.out;
+  EXPECT_EQ(std::string::npos, files.out.find("../")) << files.out;  // inside the copy
+  EXPECT_EQ(std::string::npos, files.out.find("shared (")) << files.out;  // owned by it
+
+  ASSERT_TRUE(client_->DeleteMany(bucket_, keys).ok());
+  const ToolRun want = RunTool({"dump", rel}, FixturePath(""));
+  ASSERT_EQ(0, want.exit_code) << want.err;
+  for (const std::string& out : outputs) {
+    const ToolRun v = RunTool({"validate", "--deep", out}, FixturePath(""));
+    EXPECT_EQ(0, v.exit_code) << out << "\n" << v.out << v.err;
+    const ToolRun d = RunTool({"dump", out}, FixturePath(""));
+    EXPECT_EQ(0, d.exit_code) << out << "\n" << d.err;
+    EXPECT_EQ(want.out, d.out) << out;
+  }
+  // The original, its objects gone, is reported so, naming a missing object by its URI.
+  const ToolRun gone = RunTool({"validate", chk}, FixturePath(""));
+  EXPECT_NE(0, gone.exit_code) << gone.out;
+}
+
+// prune on a Flink job directory on S3 whose checkpoints name their shared state by absolute
+// s3:// URI: every referenced object is kept, an unreferenced one is an orphan, the subsumed
+// checkpoint goes, and the retained one still validates deeply afterwards.
+TEST_F(CkptToolS3AbsoluteTest, PruneKeepsSharedObjectsNamedByAbsoluteUri) {
+  const std::string job = "flink-prune/0123456789abcdef0123456789abcdef";
+  const std::string rel = std::string("flink/") + kRocksdb;
+  size_t shared = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(FixturePath(rel))) {
+    const std::string file = entry.path().filename().string();
+    if (file == "_metadata") continue;
+    const std::string body = s3::testing::S3TestReadFile(entry.path().string());
+    ASSERT_TRUE(client_->Put(bucket_, job + "/shared/" + file, body).ok()) << file;
+    ++shared;
+  }
+  ASSERT_TRUE(client_->Put(bucket_, job + "/shared/orphan-left-by-a-failed-checkpoint", "x").ok());
+  const std::string md = AbsoluteMetadata(kRocksdb, Uri(job + "/shared"));
+  for (const char* chk : {"chk-1", "chk-2"}) {
+    ASSERT_TRUE(client_->Put(bucket_, job + "/" + chk + "/_metadata", md).ok());
+  }
+  const ToolRun plan = RunTool({"prune", Uri("flink-prune"), "--min-orphan-age", "0s", "--format",
+                                "json"}, FixturePath(""));
+  ASSERT_EQ(0, plan.exit_code) << plan.out << plan.err;
+  auto count = [](const std::string& text, const std::string& word) {
+    size_t n = 0;
+    for (size_t at = text.find(word); at != std::string::npos; at = text.find(word, at + 1)) ++n;
+    return n;
+  };
+  EXPECT_EQ(shared, count(plan.out, "\"reason\":\"referenced by chk-2\"")) << plan.out;
+  EXPECT_EQ(1u, count(plan.out, "\"action\":\"remove\",\"path\":\"" + job.substr(12) +
+                                    "/shared/orphan-left-by-a-failed-checkpoint\""))
+      << plan.out;
+  EXPECT_NE(std::string::npos, plan.out.find("\"verdict\":\"subsumed\"")) << plan.out;
+
+  const ToolRun pruned = RunTool({"prune", Uri("flink-prune"), "--min-orphan-age", "0s", "--yes"},
+                                 FixturePath(""));
+  ASSERT_EQ(0, pruned.exit_code) << pruned.out << pruned.err;
+  const ToolRun v = RunTool({"validate", "--deep", Uri(job + "/chk-2")}, FixturePath(""));
+  EXPECT_EQ(0, v.exit_code) << v.out << v.err;
+  const ToolRun gone = RunTool({"ls", Uri(job + "/chk-1")}, FixturePath(""));
+  EXPECT_NE(0, gone.exit_code) << gone.out;
+}
+
 // s3a:// (and s3p://) spell the same objects as s3://: a snapshot opened as s3:// finds its
 // s3a:// handles inside its own directory.
 TEST_F(CkptToolS3AbsoluteTest, AbsoluteS3aHandlesReadTheSameObjects) {

@@ -6,8 +6,11 @@
 #include <map>
 #include <set>
 
+#include "ckpt/base/resolving_fs.h"
+
 #include "ckpt/flink/metadata_reader.h"
 #include "ckpt/flink/metadata_writer.h"
+#include "model/file_fs.h"
 #include "rewrite/output_publish.h"
 #include "rewrite/relocate_copy.h"
 
@@ -40,7 +43,9 @@ class Planner {
       default:
         return base::Status::OK();
     }
-    CKPT_ASSIGN_OR_RETURN(std::string source, flink::LocalPath(md_, *h));
+    // A relative handle names a file beside `_metadata`; an absolute one its file by path or
+    // URI, on whichever filesystem that URI names (a checkpoint's s3://.../shared/<uuid>).
+    CKPT_ASSIGN_OR_RETURN(std::string source, flink::HandleLocation(md_, *h));
     auto it = planned_.find(source);
     if (it == planned_.end()) {
       CKPT_ASSIGN_OR_RETURN(RelocatedFile f, Plan(*h, source));
@@ -88,7 +93,7 @@ class Planner {
     RelocatedFile f;
     f.source_path = source;
     f.size_bytes = static_cast<uint64_t>(h.size);
-    auto info = fs_.Stat(source);
+    auto info = FsOfSnapshotFile(fs_, dir_, source).Stat(source);
     if (!info.ok()) {
       if (info.status().IsNotFound()) {
         return base::Status::Corruption(
@@ -167,9 +172,15 @@ base::Result<RelocateResult> RelocateFlink(base::Fs& fs, const format::SnapshotL
   for (const auto& f : result.files) result.total_bytes += f.size_bytes;
   CKPT_ASSIGN_OR_RETURN(std::string bytes, flink::SerializeFlinkMetadata(out));
   if (options.dry_run) return result;
+  // Files on another filesystem than the snapshot's (a local `_metadata` whose state is on S3)
+  // are copied through base::ResolvingFs, which reaches both.
+  base::Fs* copy_fs = &fs;
+  for (const auto& f : result.files) {
+    if (&FsOfSnapshotFile(fs, location.dir, f.source_path) != &fs) copy_fs = &base::ResolvingFs();
+  }
   CKPT_ASSIGN_OR_RETURN(
       CopyResult copied,
-      WriteSnapshotCopyWith(fs, result.files, output_dir, WriteMetadataBytes(fs, bytes),
+      WriteSnapshotCopyWith(*copy_fs, result.files, output_dir, WriteMetadataBytes(*copy_fs, bytes),
                             CopyOptions{false, FileTransfer::kCopy}, options.progress));
   TakePublication(std::move(copied), options.verify_output, &result);
   return result;
