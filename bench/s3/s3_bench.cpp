@@ -2,7 +2,9 @@
 // in the same run (bench/s3/run_s3_bench.sh starts s3proxy on a disk blobstore and runs this).
 //   1. upload: `ckpt-tool relocate LOCAL --to s3://…` of a >= 1 GiB savepoint (reported);
 //   2. `ckpt-tool validate --deep s3://…` vs downloading the same objects with curl one after
-//      another (target >= 1.5x);
+//      another (target >= 1.5x), on the local link and behind an emulated wide-area link (a
+//      round trip per request, a bandwidth cap per connection: CKPT_BENCH_WAN_RTT_MS, default
+//      20, and CKPT_BENCH_WAN_MIBPS, default 25);
 //   3. a root of 10,000 objects: `ckpt-tool ls` and `ckpt-tool prune --dry-run` (which lists every
 //      object) vs the bare ListObjectsV2 pages of the root (S3Client::ListAll, in process).
 // Measurements are taken in turns (ours, baseline, ours, ...) and the median of the runs is
@@ -29,6 +31,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/s3/s3_client.h"
 #include "ckpt/s3/s3_config.h"
+#include "fault_proxy.h"
 
 namespace ckpt::bench {
 namespace {
@@ -236,6 +239,42 @@ int main() {
     }));
   }
 
+  // 2b. The same behind an emulated wide-area link (the test FaultProxy with SetLink): every
+  // request waits a round trip, and each connection streams at most CKPT_BENCH_WAN_MIBPS MiB/s,
+  // as a distant store serves one stream. Parallel ranged GETs overlap what one download after
+  // another waits for; on the local link above, nothing is waited for.
+  const int wan_rtt_ms = EnvInt("CKPT_BENCH_WAN_RTT_MS", 20);
+  const int wan_mibps = EnvInt("CKPT_BENCH_WAN_MIBPS", 25);
+  auto proxy = s3::testing::FaultProxy::Start(c.endpoint);
+  if (!proxy.ok()) return Fail("starting the link-emulating proxy: " + proxy.status().ToString());
+  (*proxy)->SetLink(wan_rtt_ms, int64_t{wan_mibps} << 20);
+  const std::string wan = "behind a " + std::to_string(wan_rtt_ms) + " ms, " +
+                          std::to_string(wan_mibps) + " MiB/s-per-connection link";
+  Series wan_deep{"ckpt-tool validate --deep s3:// (" + wan + ")", {}};
+  Series wan_curl{"curl, each object in turn (" + wan + ")", {}};
+  s3::S3Config proxied = c;
+  proxied.endpoint = (*proxy)->endpoint();
+  const std::string local_endpoint = c.endpoint;
+  for (int r = 0; r < runs; ++r) {
+    setenv("AWS_ENDPOINT_URL", proxied.endpoint.c_str(), 1);
+    wan_deep.runs.push_back(Measure([&] {
+      if (Spawn({tool, "validate", "--deep", remote}) != 0) {
+        std::exit(Fail("validate --deep " + remote + " through the proxy did not say ok"));
+      }
+    }));
+    setenv("AWS_ENDPOINT_URL", local_endpoint.c_str(), 1);
+    wan_curl.runs.push_back(Measure([&] {
+      for (const auto& o : listed->objects) {
+        if (Spawn({"curl", "-s", "-f", "--aws-sigv4", sigv4, "--user", user, "-H",
+                   "x-amz-content-sha256: " + std::string(kEmptySha256), "-o", "/dev/null",
+                   ObjectUrl(proxied, bucket, o.key)}) != 0) {
+          std::exit(Fail("curl GET " + o.key + " through the proxy failed"));
+        }
+      }
+    }));
+  }
+  proxy->reset();
+
   // 3. A root of 10,000 objects: 100 checkpoints of 16 state files and a _metadata each (the
   // savepoint's metadata, so ls reads real snapshots), and shared/ files up to 10,000.
   const std::string root_prefix = "root-10k/";
@@ -278,6 +317,9 @@ int main() {
   PrintSeries(deep, remote_bytes);
   PrintSeries(curl, remote_bytes);
   PrintRatio(deep, curl, 1.5);
+  PrintSeries(wan_deep, remote_bytes);
+  PrintSeries(wan_curl, remote_bytes);
+  PrintRatio(wan_deep, wan_curl, 1.5);
   std::printf("  root: %zu objects listed\n", listed_root);
   PrintSeries(ls, 0);
   PrintSeries(prune, 0);

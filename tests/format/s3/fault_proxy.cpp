@@ -9,6 +9,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <string_view>
@@ -325,6 +326,31 @@ void FaultProxy::Hold(int64_t ms) {
   stopped_.wait_for(lock, std::chrono::milliseconds(ms), [this] { return stop_.load(); });
 }
 
+void FaultProxy::SetLink(int64_t round_trip_ms, int64_t bytes_per_second) {
+  link_round_trip_ms_ = round_trip_ms;
+  link_bytes_per_second_ = bytes_per_second;
+}
+
+bool FaultProxy::SendPaced(int fd, std::string_view body) {
+  const int64_t rate = link_bytes_per_second_.load();
+  if (rate <= 0) return FaultSendAll(fd, body);
+  // Slices of 10 ms worth of bytes, each sent no earlier than the rate allows.
+  const size_t slice = std::max<size_t>(4096, static_cast<size_t>(rate / 100));
+  const auto start = std::chrono::steady_clock::now();
+  for (size_t sent = 0; sent < body.size() && !stop_;) {
+    const size_t n = std::min(slice, body.size() - sent);
+    if (!FaultSendAll(fd, body.substr(sent, n))) return false;
+    sent += n;
+    const auto due = start + std::chrono::microseconds(static_cast<int64_t>(
+                                 static_cast<double>(sent) * 1e6 / static_cast<double>(rate)));
+    const auto now = std::chrono::steady_clock::now();
+    if (due > now) {
+      Hold(std::chrono::duration_cast<std::chrono::milliseconds>(due - now).count() + 1);
+    }
+  }
+  return !stop_;
+}
+
 void FaultProxy::Serve(int fd) {
   // The whole request first (the client has sent everything before any fault shows).
   std::string buf;
@@ -414,6 +440,7 @@ void FaultProxy::Serve(int fd) {
     }
   }
 
+  if (const int64_t rtt = link_round_trip_ms_.load(); rtt > 0) Hold(rtt);
   // Forward the request bytes unchanged; the answer keeps the framing the server chose
   // (Content-Length or chunked), so a cut body stays detectable as it would be from the server.
   const int up = FaultConnect(upstream_host_, upstream_port_);
@@ -460,7 +487,7 @@ void FaultProxy::Serve(int fd) {
                 rule.action == FaultAction::kCutUnframed)) {
     answer_body.resize(answer_body.size() / 2);
   }
-  if (FaultSendAll(fd, FaultJoinHead(answer_head))) FaultSendAll(fd, answer_body);
+  if (FaultSendAll(fd, FaultJoinHead(answer_head))) SendPaced(fd, answer_body);
   shutdown(fd, SHUT_WR);
   close(fd);
 }

@@ -81,6 +81,12 @@ class FaultProxy {
   // Every request the proxy read, faulted or forwarded.
   int Requests() const;
 
+  // Emulates a wide-area link for every forwarded request (benchmarks): each is held
+  // `round_trip_ms` before it is forwarded, and its answer's body is sent at no more than
+  // `bytes_per_second` per connection (0: unlimited), as a distant object store serves one
+  // stream. Default: 0, 0 (a local link).
+  void SetLink(int64_t round_trip_ms, int64_t bytes_per_second);
+
  private:
   struct RuleState {
     FaultRule rule;
@@ -97,6 +103,8 @@ class FaultProxy {
   bool Decide(const HttpRequest& request, FaultRule& applied);
   // Waits up to `ms` or until the proxy stops.
   void Hold(int64_t ms);
+  // Sends `body` to `fd` paced at the link's bytes per second (all at once when unlimited).
+  bool SendPaced(int fd, std::string_view body);
 
   std::string upstream_host_;
   int upstream_port_ = 0;
@@ -110,6 +118,8 @@ class FaultProxy {
   std::vector<RuleState> rules_;
   std::vector<std::thread> workers_;
   int requests_ = 0;
+  std::atomic<int64_t> link_round_trip_ms_{0};
+  std::atomic<int64_t> link_bytes_per_second_{0};
 };
 
 }  // namespace ckpt::s3::testing
