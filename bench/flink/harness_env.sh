@@ -14,11 +14,14 @@ h="$root/tests/interop/flink"
 broot="${CKPT_HARNESS_BUILD:-$work/build}"
 build="$broot/target-${profile#flink-}"
 mkdir -p "$repo"
-# Built again when a harness source is newer than the build's classpath (e.g. new Bench* classes).
-if [[ ! -f "$build/classpath.txt" || -n "$(find "$h/src" "$h/pom.xml" -newer "$build/classpath.txt" -print -quit)" ]]; then
+# Built again when a harness source is newer than the last build here (e.g. new Bench* classes);
+# Maven leaves an unchanged classpath.txt untouched, so the time of the build is a stamp of ours.
+stamp="$build/.built-by-bench"
+if [[ ! -f "$stamp" || -n "$(find "$h/src" "$h/pom.xml" -newer "$stamp" -print -quit)" ]]; then
   echo "building the Flink harness ($profile) ..." >&2
   mvn -B -q -f "$h/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$broot" -P"$profile" package \
     > "$work/mvn.log" 2>&1 || { tail -30 "$work/mvn.log" >&2; echo "$me: Maven build failed" >&2; exit 1; }
+  touch "$stamp"
 fi
 mapfile -t jvm_opts < "$h/jvm-opts.txt"
 cp="$build/classes:$(cat "$build/classpath.txt")"

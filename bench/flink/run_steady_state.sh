@@ -20,8 +20,8 @@
 # Max parallelism 128, p splits per keyed-sum source (window and join: sources of parallelism 1,
 # one split, so event time advances steadily; the keyed operator and sink of parallelism p), a checkpoint every INTERVAL_MS (1000) unless -nockpt.
 # Usage: bench/flink/run_steady_state.sh [CKPT_ENGINE]
-# Env: RECORDS (keyed-sum heap, default 60000000), RECORDS_ROCKSDB (default 8000000),
-# RECORDS_WINDOW (default 40000000), RECORDS_JOIN (default 20000000), KEYS (10000), STEP_MS (1),
+# Env: RECORDS (keyed-sum heap, default 60000000), RECORDS_ROCKSDB (default 6000000),
+# RECORDS_WINDOW (default 30000000), RECORDS_JOIN (default 4000000), KEYS (10000), STEP_MS (1),
 # WINDOW_MS (1000000), JOIN_BOUND_MS (1000), INTERVAL_MS (1000), WARM_FRACTION, END_FRACTION,
 # FLINK_PROFILE (flink-2 | flink-1.20), CKPT_MAVEN_REPO, CKPT_HARNESS_BUILD (see harness_env.sh),
 # KEEP_WORK=1 (keep the samples; the directory is printed).
@@ -121,9 +121,9 @@ for c in $configs; do
   [[ -n "${BASH_REMATCH[4]}" ]] && ival=0
   case "$job-$backend" in
     keyed-sum-heap) records="${RECORDS:-60000000}" ;;
-    *-rocksdb) records="${RECORDS_ROCKSDB:-8000000}" ;;
-    window-heap) records="${RECORDS_WINDOW:-40000000}" ;;
-    join-heap) records="${RECORDS_JOIN:-20000000}" ;;
+    *-rocksdb) records="${RECORDS_ROCKSDB:-6000000}" ;;
+    window-heap) records="${RECORDS_WINDOW:-30000000}" ;;
+    join-heap) records="${RECORDS_JOIN:-4000000}" ;;
   esac
   [[ "$job" == join ]] && records=$((records / 2 * 2))
   arg=0

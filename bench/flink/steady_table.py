@@ -40,7 +40,7 @@ def measure(name, records):
 
 
 def fmt(v, spec):
-    return format(v, spec) if v is not None else "?"
+    return format(v, spec) if v is not None else format("?", ">" + spec.split(".")[0])
 
 
 print(f"machine: {nproc} cores, Flink profile {profile}; load average (1/5/15 min) before: {load_before}, "
@@ -84,3 +84,9 @@ for name, job, backend, e, f, records in ratios:
         verdict.append(f"rec/s >= {rate_target}x: {'met' if rate >= rate_target else 'NOT met'}")
     print(f"  {name:<22} rec/s {rate:6.2f}x ({whole_rate:.2f}x)   rec/CPU-s {per_cpu:6.2f}x ({whole_cpu:.2f}x)"
           f"   {'; '.join(verdict) if verdict else 'no target'}")
+
+print("\nFlink's RESULT lines (net runtime without the MiniCluster start; checkpoints; records the window or join emitted):")
+for name, *_ in ratios:
+    log = open(os.path.join(work, f"{name}.flink.log"), errors="replace").read()
+    result = next((l for l in log.splitlines() if l.startswith("RESULT ")), "RESULT ?")
+    print(f"  {name:<22} {result[7:]}")

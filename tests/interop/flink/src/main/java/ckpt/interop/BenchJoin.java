@@ -1,6 +1,8 @@
 package ckpt.interop;
 
 import java.time.Duration;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.tuple.Tuple3;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.co.ProcessJoinFunction;
@@ -19,13 +21,20 @@ final class BenchJoin {
 
   static final class Pair extends ProcessJoinFunction<Long, Long, Tuple3<Long, Long, Long>> {
     private final long keys;
+    private final LongCounter emitted = new LongCounter();
 
     Pair(long keys) {
       this.keys = keys;
     }
 
     @Override
+    public void open(OpenContext ctx) {
+      getRuntimeContext().addAccumulator(BenchSteady.EMITTED, emitted);
+    }
+
+    @Override
     public void processElement(Long l, Long r, Context ctx, Collector<Tuple3<Long, Long, Long>> out) {
+      emitted.add(1L);
       out.collect(Tuple3.of(l % keys, l, r));
     }
   }

@@ -26,7 +26,7 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  * whose REST API stays up while the job runs, so the script's sampler can read the source
  * vertices' numRecordsOut (the same metric it reads from ckpt-engine) next to the process's CPU
  * time. Prints "REST endpoint: URL" and "Job ID 'NAME' started" as ckpt-engine does, and after the
- * job one RESULT line (net runtime, checkpoint counts).
+ * job one RESULT line (net runtime, checkpoints, and the records the window or join emitted).
  *
  * <p>Jobs (each the ckpt-engine spec the script writes; numbers 1..RECORDS, key = n mod KEYS,
  * for window and join event timestamp (n - 1) * STEP_MS from sources of parallelism 1, ascending
@@ -43,6 +43,9 @@ import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
  */
 public final class BenchSteady {
   private BenchSteady() {}
+
+  /** Accumulator of the records the window and join jobs emit (the RESULT line's emitted=). */
+  static final String EMITTED = "emitted";
 
   /**
    * The numbers from..to as a source of the job's parallelism; with stepMs > 0, at event time
@@ -121,9 +124,10 @@ public final class BenchSteady {
           HttpResponse.BodyHandlers.ofString());
       if (h.statusCode() != 200) throw new IllegalStateException("GET checkpoints: " + h.statusCode() + " " + h.body());
       JsonNode cp = new ObjectMapper().readTree(h.body());
-      System.out.printf("RESULT net_runtime_ms=%d completed=%d e2e_avg_ms=%d%n", r.getNetRuntime(),
+      Object emitted = r.toJobExecutionResult(BenchSteady.class.getClassLoader()).getAccumulatorResult(EMITTED);
+      System.out.printf("RESULT net_runtime_ms=%d completed=%d e2e_avg_ms=%d emitted=%s%n", r.getNetRuntime(),
           cp.path("counts").path("completed").asLong(),
-          cp.path("summary").path("end_to_end_duration").path("avg").asLong());
+          cp.path("summary").path("end_to_end_duration").path("avg").asLong(), emitted == null ? "-" : emitted);
     }
   }
 }

@@ -1,6 +1,8 @@
 package ckpt.interop;
 
 import java.time.Duration;
+import org.apache.flink.api.common.accumulators.LongCounter;
+import org.apache.flink.api.common.functions.OpenContext;
 import org.apache.flink.api.java.tuple.Tuple4;
 import org.apache.flink.streaming.api.environment.StreamExecutionEnvironment;
 import org.apache.flink.streaming.api.functions.sink.v2.DiscardingSink;
@@ -20,9 +22,19 @@ final class BenchWindowSum {
 
   /** Emits the window's one reduced value as (key, start, end, sum), as ckpt-engine's window does. */
   static final class Emit extends ProcessWindowFunction<Long, Tuple4<Long, Long, Long, Long>, Long, TimeWindow> {
+    private final LongCounter emitted = new LongCounter();
+
+    @Override
+    public void open(OpenContext ctx) {
+      getRuntimeContext().addAccumulator(BenchSteady.EMITTED, emitted);
+    }
+
     @Override
     public void process(Long key, Context ctx, Iterable<Long> sums, Collector<Tuple4<Long, Long, Long, Long>> out) {
-      for (Long s : sums) out.collect(Tuple4.of(key, ctx.window().getStart(), ctx.window().getEnd(), s));
+      for (Long s : sums) {
+        emitted.add(1L);
+        out.collect(Tuple4.of(key, ctx.window().getStart(), ctx.window().getEnd(), s));
+      }
     }
   }
 
