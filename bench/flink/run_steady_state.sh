@@ -11,7 +11,8 @@
 # included) stay in the table, labelled as such.
 # Configurations (CONFIGS, space-separated, default all of these):
 #   sum-heap-p1  sum-heap-p2  sum-heap-p2-nockpt  sum-heap-p1-nockpt  sum-rocksdb-p1  sum-rocksdb-p2
-#   window-heap-p2  join-heap-p2   (and any JOB-BACKEND-pN[-nockpt] of keyed-sum, window, join)
+#   window-heap-p2  join-heap-p2   (and any JOB-BACKEND-pN[-nockpt] of keyed-sum, window, join;
+#   one named twice runs twice, each side alone in turn)
 # keyed-sum: numbers 1..N, key = n mod KEYS, running sum per key (value state), discard sink.
 # window: the same numbers at event time (n - 1) * STEP_MS, tumbling event-time windows of
 #   WINDOW_MS with a sum reduce, each window's (key, start, end, sum) to a discard sink.
@@ -129,18 +130,21 @@ for c in $configs; do
   arg=0
   [[ "$job" == window ]] && arg=$window_ms
   [[ "$job" == join ]] && arg=$bound
-  echo "== $c: $job, $records records, $backend, p$p, checkpoint interval $ival ms (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
-  spec "$work/$c.json"
+  # A configuration named twice is run twice: the second run's files are NAME.2, and so on.
+  name=$c
+  for ((n = 2; ; n++)); do grep -q "^$name " "$work/configs" || break; name="$c.$n"; done
+  echo "== $name: $job, $records records, $backend, p$p, checkpoint interval $ival ms (load $(cut -d' ' -f1-3 /proc/loadavg))" >&2
+  spec "$work/$name.json"
   rm -rf "$work/ck"
-  measure "$c.engine" "$engine" run "$work/$c.json" --checkpoint-dir "$work/ck" --interval "$ival" \
+  measure "$name.engine" "$engine" run "$work/$name.json" --checkpoint-dir "$work/ck" --interval "$ival" \
     --state-backend "$backend" --rest-port 0
   rm -rf "$work/ck"
   fbackend=$backend
   [[ "$backend" == heap ]] && fbackend=hashmap
-  measure "$c.flink" java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchSteady "$job" "$records" "$keys" "$p" \
+  measure "$name.flink" java "${jvm_opts[@]}" -cp "$cp" ckpt.interop.BenchSteady "$job" "$records" "$keys" "$p" \
     "$fbackend" "$ival" "$work/ck" "$step" "$arg"
   rm -rf "$work/ck"
-  echo "$c $job $backend $p $ival $records" >> "$work/configs"
+  echo "$name $job $backend $p $ival $records" >> "$work/configs"
 done
 
 python3 "$root/bench/flink/steady_table.py" "$work" "$(nproc)" "$load_before" "$(cut -d' ' -f1-3 /proc/loadavg)" \
