@@ -1,3 +1,4 @@
+# shellcheck shell=bash disable=SC2154,SC2034  # root, work, me come from the sourcing script; it uses cp, jvm_opts
 # Sourced by the side-by-side scripts of bench/flink/: builds the Maven Flink harness
 # (tests/interop/flink) unless a build root already holds an up-to-date one, and sets
 #   profile (FLINK_PROFILE: flink-2 | flink-1.20, default flink-2), build (its target directory),
