@@ -25,27 +25,12 @@ engine="${2:-build/release/engine/ckpt-engine}"
 [[ -x "$engine" ]] || { echo "run_side_by_side: ckpt-engine not found: $engine (build it or pass its path)" >&2; exit 2; }
 tool="$(cd "$(dirname "$tool")" && pwd)/$(basename "$tool")"
 engine="$(cd "$(dirname "$engine")" && pwd)/$(basename "$engine")"
-for c in java mvn python3 curl /usr/bin/time; do
-  command -v "$c" > /dev/null || { echo "run_side_by_side: $c not found (scripts/install-deps.sh)" >&2; exit 2; }
-done
-repo="${CKPT_MAVEN_REPO:-$HOME/.m2/repository}"
-profile="${FLINK_PROFILE:-flink-2}"
-line="${profile#flink-}"
 records="${RECORDS:-1500000}"
 keys="${KEYS:-10000}"
 work="$(mktemp -d "${TMPDIR:-/tmp}/flink-side-by-side.XXXXXX")"
 trap 'rm -rf "$work"' EXIT
-h="$root/tests/interop/flink"
-broot="${CKPT_HARNESS_BUILD:-$work/build}"
-mkdir -p "$repo"
-if [[ ! -f "$broot/target-$line/classes/ckpt/interop/BenchKeyedSum.class" ]]; then
-  echo "building the Flink harness ($profile) ..." >&2
-  mvn -B -q -f "$h/pom.xml" -Dmaven.repo.local="$repo" -Dharness.build.root="$broot" -P"$profile" package \
-    > "$work/mvn.log" 2>&1 || { tail -30 "$work/mvn.log" >&2; echo "run_side_by_side: Maven build failed" >&2; exit 1; }
-fi
-build="$broot/target-$line"
-mapfile -t jvm_opts < "$h/jvm-opts.txt"
-cp="$build/classes:$(cat "$build/classpath.txt")"
+me=run_side_by_side
+source "$root/bench/flink/harness_env.sh"
 res="$work/results"
 : > "$res"
 
