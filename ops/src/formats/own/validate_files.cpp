@@ -337,11 +337,19 @@ base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
   if (ctx.options().deep) total *= 2;
   SharedProgress progress(ctx.progress(), total);
   const base::Progress for_threads = progress.ForThreads();
-  return RunParallelChecks(ctx, s.files.size(), for_threads,
-                           [&](ValidateContext& file_ctx, size_t i) {
-                             std::string buffer;
-                             return CheckFile(file_ctx, s, s.files[i], uses, progress, &buffer);
-                           });
+  // Largest files first: the last file started is a small one, so the threads finish together.
+  std::vector<size_t> order(s.files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&s](size_t a, size_t b) {
+    return s.files[a].size_bytes > s.files[b].size_bytes;
+  });
+  return RunParallelChecks(
+      ctx, s.files.size(), for_threads,
+      [&](ValidateContext& file_ctx, size_t i) {
+        std::string buffer;
+        return CheckFile(file_ctx, s, s.files[i], uses, progress, &buffer);
+      },
+      order);
 }
 
 }  // namespace ckpt::ops::internal
