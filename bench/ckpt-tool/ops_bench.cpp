@@ -236,8 +236,8 @@ bool WarmUp() {
   const BenchEnv& env = Env();
   std::string xxhsum = "xxhsum -H3";
   for (const auto& f : env.savepoint.files) xxhsum += " '" + f + "'";
-  std::vector<std::string> commands = {xxhsum + " > /dev/null",
-                                       "zstd -q -d -c '" + env.savepoint.zst_path + "' > /dev/null"};
+  std::vector<std::string> commands = {
+      xxhsum + " > /dev/null", "zstd -q -d -c '" + env.savepoint.zst_path + "' > /dev/null"};
   if (!env.ckpt_tool.empty()) {
     commands.push_back("'" + env.ckpt_tool + "' -q validate --deep '" + env.savepoint.dir +
                        "' > /dev/null");
@@ -318,8 +318,8 @@ int main(int argc, char** argv) {
   benchmark::Shutdown();
 
   std::printf("load average after: %s\n", LoadAverage().c_str());
-  std::printf("\n== ratios (medians of the repetitions; speed ratio = baseline wall time / ours, >= 1\n"
-              "   means faster; cpu = user+sys of the work: ours runs on all %u cores, the\n"
+  std::printf("\n== ratios (medians of the repetitions; speed ratio = baseline wall time / ours,\n"
+              "   >= 1 means faster; cpu = user+sys of the work: ours runs on all %u cores, the\n"
               "   baselines on one) ==\n",
               std::thread::hardware_concurrency());
   PrintRatio("validate", "xxhsum -H3", kTarget);
