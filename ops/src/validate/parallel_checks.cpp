@@ -28,13 +28,15 @@ size_t ParallelWorkers(size_t items) {
 }
 
 base::Status RunParallelChecks(ValidateContext& ctx, size_t n, const base::Progress& progress,
-                               const std::function<base::Status(ValidateContext&, size_t)>& check) {
+                               const std::function<base::Status(ValidateContext&, size_t)>& check,
+                               const std::vector<size_t>& start_order) {
   std::vector<ValidateReport> reports(n);
   std::vector<base::Status> statuses(n);
   std::atomic<size_t> next{0};
   std::atomic<bool> stop{false};
   const auto work = [&] {
-    for (size_t i = next++; i < n && !stop.load(); i = next++) {
+    for (size_t k = next++; k < n && !stop.load(); k = next++) {
+      const size_t i = start_order.empty() ? k : start_order[k];
       ValidateContext item_ctx(ctx.fs(), ctx.options(), progress, &reports[i]);
       statuses[i] = check(item_ctx, i);
       if (!statuses[i].ok()) stop = true;

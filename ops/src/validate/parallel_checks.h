@@ -8,6 +8,7 @@
 #include <functional>
 #include <mutex>
 #include <string_view>
+#include <vector>
 
 #include "ckpt/base/progress.h"
 #include "ckpt/base/status.h"
@@ -41,9 +42,12 @@ class SharedProgress {
 // and has a report of its own; the reports are appended to ctx's in index order (findings,
 // checked and unchecked rules, counters), so the answer is that of one thread. After a check
 // fails (cancelled, I/O error) no further item is started, and the failure of the lowest index
-// is returned.
+// is returned. `start_order` (a permutation of [0, n), or empty for index order) is the order in
+// which items are started, e.g. largest first so that one big item does not run alone at the end;
+// it does not change the answer.
 base::Status RunParallelChecks(ValidateContext& ctx, size_t n, const base::Progress& progress,
-                               const std::function<base::Status(ValidateContext&, size_t)>& check);
+                               const std::function<base::Status(ValidateContext&, size_t)>& check,
+                               const std::vector<size_t>& start_order = {});
 
 // How many items are checked at once: twice the cores (reads from a remote store wait on the
 // network more than on the CPU), at most 16, at most one thread an item.

@@ -81,8 +81,9 @@ void CheckKeyedRecord(const format::KeyedRecord& r, const pb::OperatorState& os,
     tally->Note("CKPT-D001", at_group(), where() + "key does not decode as " + format::TypeName(d.key_type()));
     return;
   }
-  const pb::TypeDescriptor ns =
-      d.has_namespace_type() ? d.namespace_type() : format::types::Void();
+  // A reference, not a copy: this runs once per record.
+  static const pb::TypeDescriptor kVoid = format::types::Void();
+  const pb::TypeDescriptor& ns = d.has_namespace_type() ? d.namespace_type() : kVoid;
   if (!DecodesExactly(ns, r.ns)) {
     tally->Note("CKPT-D001", at_group(), where() + "namespace does not decode as " + format::TypeName(ns));
     return;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <map>
+#include <optional>
 
 #include "ckpt/base/checksum.h"
 #include "ckpt/format/key_groups.h"
@@ -11,6 +12,7 @@
 #include "ckpt/format/state_file_reader.h"
 #include "model/snapshot_raw.h"
 #include "formats/own/validate_groups.h"
+#include "formats/own/validate_read_once.h"
 #include "validate/parallel_checks.h"
 
 namespace ckpt::ops::internal {
@@ -172,6 +174,65 @@ void CheckContainerAgainstHandles(ValidateContext& ctx, const SnapshotFile& f,
 
 namespace {
 
+// Appends `from` (findings, rules, counters) to `to`.
+void AppendReport(ValidateReport&& from, ValidateReport& to) {
+  std::move(from.findings.begin(), from.findings.end(), std::back_inserter(to.findings));
+  std::move(from.checked_rules.begin(), from.checked_rules.end(),
+            std::back_inserter(to.checked_rules));
+  std::move(from.not_checked.begin(), from.not_checked.end(), std::back_inserter(to.not_checked));
+  to.files_checked += from.files_checked;
+  to.bytes_checked += from.bytes_checked;
+  to.records_checked += from.records_checked;
+}
+
+// --deep over a container whose size matches the metadata, reading it once: the record pass
+// hashes the bytes as it reads them (HashingFile) and the rest of the file is hashed after it.
+// When the checksum matches, the answer is complete (true) and is exactly CheckFile's: the
+// checksum finds nothing, so no block search runs and the record pass runs with
+// block_damage_reported = false, as CheckFile would. Otherwise the record pass's findings are
+// dropped and `*digest` is set for CheckFile to continue as without this pass (false).
+base::Result<bool> CheckContainerReadOnce(ValidateContext& ctx, const Snapshot& s,
+                                          const SnapshotFile& f,
+                                          const base::RandomAccessFile& file,
+                                          const std::multimap<uint32_t, FileUse>& uses,
+                                          SharedProgress& progress, std::string* buffer,
+                                          std::optional<base::FileDigest>* digest) {
+  HashingFile hashing(file, [&](size_t n) { progress.Add(n, f.resolved_path); });
+  OneFileFs one_file(ctx.fs(), f.resolved_path, hashing);
+  auto reader = format::StateFileReader::Open(one_file, f.resolved_path);
+  ValidateReport deep_report;
+  ValidateContext deep_ctx(ctx.fs(), ctx.options(), ctx.progress(), &deep_report);
+  if (reader.ok()) {
+    CKPT_RETURN_IF_ERROR(DeepCheckContainer(deep_ctx, s, f, **reader, uses, false));
+  }
+  CKPT_ASSIGN_OR_RETURN(base::FileDigest c, hashing.Finish(buffer, [&](size_t n) {
+    if (ctx.progress().cancelled()) return base::Status::Cancelled("validate cancelled");
+    progress.Add(n, file.path());
+    return base::Status::OK();
+  }));
+  if (!c.complete || c.checksum != f.checksum_xxh3) {
+    *digest = c;
+    return false;
+  }
+  ctx.report().bytes_checked += c.bytes;
+  const Location loc = FileLocation(f);
+  if (!reader.ok()) {
+    if (reader.status().code() == base::StatusCode::kIOError) return reader.status();
+    ctx.Add("CKPT-F005", loc, reader.status().message());
+    return true;
+  }
+  if (static_cast<int>((*reader)->index().kind) != static_cast<int>(f.kind)) {
+    ctx.Add("CKPT-F009", loc,
+            "the container holds " +
+                std::string(FileKindName(static_cast<FileKind>((*reader)->index().kind))) +
+                ", the file table says " + std::string(FileKindName(f.kind)));
+  }
+  CheckContainerAgainstHandles(ctx, f, **reader, uses);
+  AppendReport(std::move(deep_report), ctx.report());
+  progress.Add(f.size_bytes, f.resolved_path);
+  return true;
+}
+
 // One file of the file table: presence, size, checksum, container and handles, and with --deep
 // its records. Findings go to `ctx`; non-OK only when cancelled or on an I/O error other than
 // absence.
@@ -203,8 +264,19 @@ base::Status CheckFile(ValidateContext& ctx, const Snapshot& s, const SnapshotFi
                 std::to_string(f.size_bytes));
   }
   bool checksum_ok = true;
+  std::optional<base::FileDigest> digest;
+  if (ctx.options().verify_checksums && ctx.options().deep && IsContainer(f.kind) &&
+      size == f.size_bytes) {
+    // The common case in one read; `digest` is set unless the answer is complete.
+    CKPT_ASSIGN_OR_RETURN(bool done,
+                          CheckContainerReadOnce(ctx, s, f, **file, uses, progress, buffer, &digest));
+    if (done) return base::Status::OK();
+  }
   if (ctx.options().verify_checksums) {
-    CKPT_ASSIGN_OR_RETURN(base::FileDigest c, ChecksumFile(**file, ctx, progress, buffer));
+    if (!digest) {
+      CKPT_ASSIGN_OR_RETURN(digest, ChecksumFile(**file, ctx, progress, buffer));
+    }
+    const base::FileDigest& c = *digest;
     ctx.report().bytes_checked += c.bytes;
     // A size mismatch already explains a checksum mismatch; report the checksum only when
     // the sizes agree.
@@ -265,11 +337,19 @@ base::Status CheckFiles(ValidateContext& ctx, const Snapshot& s) {
   if (ctx.options().deep) total *= 2;
   SharedProgress progress(ctx.progress(), total);
   const base::Progress for_threads = progress.ForThreads();
-  return RunParallelChecks(ctx, s.files.size(), for_threads,
-                           [&](ValidateContext& file_ctx, size_t i) {
-                             std::string buffer;
-                             return CheckFile(file_ctx, s, s.files[i], uses, progress, &buffer);
-                           });
+  // Largest files first: the last file started is a small one, so the threads finish together.
+  std::vector<size_t> order(s.files.size());
+  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::stable_sort(order.begin(), order.end(), [&s](size_t a, size_t b) {
+    return s.files[a].size_bytes > s.files[b].size_bytes;
+  });
+  return RunParallelChecks(
+      ctx, s.files.size(), for_threads,
+      [&](ValidateContext& file_ctx, size_t i) {
+        std::string buffer;
+        return CheckFile(file_ctx, s, s.files[i], uses, progress, &buffer);
+      },
+      order);
 }
 
 }  // namespace ckpt::ops::internal
