@@ -18,10 +18,11 @@
 # Usage: scripts/kill-campaign.sh [--s3] [KILLS] [SEED]  (default 20 kills, seed from $RANDOM)
 #   CKPT_ENGINE=path/to/ckpt-engine  CKPT_TOOL=path/to/ckpt-tool (optional: no prune without it)
 #   default binaries: build/release, else build/dev.
-# Prints: kills, stop-kills, restore-kills, committed lines, gaps, duplicates, failed runs
-#   (with --s3 also the multipart uploads open right after the kills, summed, and those left open
-#   at the end).
-# Exit: 0 exact, 1 a gap, a duplicate, a failed run or an open upload, 2 usage.
+# Prints: kills, stop-kills, restore-kills, committed lines, gaps, duplicates, failed runs (an
+#   engine that exited non-zero or by a signal other than the campaign's own SIGKILL), prunes
+#   ended by a signal (with --s3 also the multipart uploads open right after the kills, summed,
+#   and those left open at the end).
+# Exit: 0 exact, 1 a gap, a duplicate, a failed run, a crashed prune or an open upload, 2 usage.
 set -euo pipefail
 
 s3=0
@@ -102,11 +103,18 @@ EOF
 log="$work/engine.log"
 echo "== kill campaign: $kills kills, seed $seed, $to inputs, work dir $work$( (( s3 )) && echo ", on S3 $endpoint")" >&2
 
-# Concurrent prune on the same root: it must never delete what the live job may reference.
+# Concurrent prune on the same root: it must never delete what the live job may reference. A
+# prune may fail while the job changes the root under it, but one ended by a signal (a crash) is
+# written to prune-signals and fails the campaign.
 if [[ -n "$tool" && -x "$tool" ]] && (( ! s3 )); then
   ( while sleep 0.$(( RANDOM % 9 + 1 )); do
-      [[ -d "$ckpt" ]] && "$tool" prune "$ckpt" --keep-last 1 --min-orphan-age 0s --yes -q \
-        >> "$work/prune.log" 2>&1 || true
+      prc=0
+      [[ -d "$ckpt" ]] && { "$tool" prune "$ckpt" --keep-last 1 --min-orphan-age 0s --yes -q \
+        >> "$work/prune.log" 2>&1 || prc=$?; }
+      if (( prc >= 128 )); then
+        echo "prune ended by signal $(( prc - 128 )) (SIG$(kill -l $(( prc - 128 )) 2>/dev/null || echo '?'))" \
+          >> "$work/prune-signals"
+      fi
     done ) &
   prune_pid=$!
 fi
@@ -161,7 +169,13 @@ while (( n_kill < kills )); do
   case $rc in
     137) ;;                                  # killed, as intended
     0)   if tail -n 3 "$log" | grep -q "Job finished: FINISHED"; then finished_early=1; break; fi ;;
-    *)   echo "round $((round - 1)): engine exited $rc" >&2; tail -n 5 "$log" >&2
+    *)   if (( rc >= 128 )); then
+           echo "round $((round - 1)): engine ended by signal $(( rc - 128 ))" \
+                "(SIG$(kill -l $(( rc - 128 )) 2>/dev/null || echo '?')), not by the campaign's kill" >&2
+         else
+           echo "round $((round - 1)): engine exited $rc" >&2
+         fi
+         tail -n 5 "$log" >&2
          failed=$(( failed + 1 )) ;;
   esac
 done
@@ -172,9 +186,12 @@ if (( finished_early == 0 )); then
   echo "--- final run" >> "$log"
   resume=()
   job_dir_exists && resume=(--from-latest "$latest")
-  if ! "$engine" run "$work/job.json" --checkpoint-dir "$ckpt" --interval 100 \
-       -p $(( RANDOM % 4 + 1 )) "${resume[@]}" >> "$log" 2>&1; then
-    echo "final run failed:" >&2; tail -n 5 "$log" >&2
+  rc=0
+  "$engine" run "$work/job.json" --checkpoint-dir "$ckpt" --interval 100 \
+    -p $(( RANDOM % 4 + 1 )) "${resume[@]}" >> "$log" 2>&1 || rc=$?
+  if (( rc != 0 )); then
+    echo "final run failed (exit $rc$( (( rc >= 128 )) && echo ", signal $(( rc - 128 ))")):" >&2
+    tail -n 5 "$log" >&2
     failed=$(( failed + 1 ))
   fi
 fi
@@ -206,8 +223,13 @@ read -r lines gaps dups < <(
       END { g = 0; d = 0
             for (i = 1; i <= to; i++) { k = c[i] + 0; if (k == 0) g++; else if (k > 1) d += k - 1 }
             print n + 0, g, d }')
-echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill unaligned_runs=$n_unaligned aligned_with_timeout_runs=$n_timeout committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed$( (( s3 )) && echo " uploads_open_after_kills=$left_uploads open_uploads=$open_uploads")"
-if (( gaps != 0 || dups != 0 || failed != 0 || open_uploads != 0 )); then
+prune_signals=0
+if [[ -f "$work/prune-signals" ]]; then
+  prune_signals=$(wc -l < "$work/prune-signals")
+  sort "$work/prune-signals" | uniq -c >&2
+fi
+echo "kills=$n_kill stop_kills=$n_stop_kill restore_kills=$n_restore_kill unaligned_runs=$n_unaligned aligned_with_timeout_runs=$n_timeout committed_lines=$lines gaps=$gaps duplicates=$dups failed_runs=$failed prunes_ended_by_signal=$prune_signals$( (( s3 )) && echo " uploads_open_after_kills=$left_uploads open_uploads=$open_uploads")"
+if (( gaps != 0 || dups != 0 || failed != 0 || prune_signals != 0 || open_uploads != 0 )); then
   keep=1
   exit 1
 fi

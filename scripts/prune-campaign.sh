@@ -12,8 +12,13 @@
 #   CKPT_ENGINE=path/to/ckpt-engine  CKPT_TOOL=path/to/ckpt-tool
 #   default binaries: build/release, else build/dev.  PRUNE_CAMPAIGN_ROOTS: roots written (6).
 #   PRUNE_CAMPAIGN_KEEP=1 keeps the work directory (kept anyway after a loss).
+# A restore that ends by a signal (a crash on a damaged file, instead of an error naming it) is
+# a failure of the campaign: the checkpoint and the signal are printed, the damaged copy is kept
+# (crash-<n>/ in the work dir).
 # Prints: iterations, damaged files, iterations with no restorable checkpoint, pruned files,
-# losses. Exit: 0 no loss, 1 a loss or a prune that failed, 2 usage or setup failure.
+# losses, failed prunes, restores ended by a signal.
+# Exit: 0 no loss, 1 a loss, a prune that failed or a restore ended by a signal, 2 usage or setup
+# failure.
 set -euo pipefail
 
 iterations=${1:-50}
@@ -58,15 +63,28 @@ sleep_ms() { sleep "$(printf '%d.%03d' $(( $1 / 1000 )) $(( $1 % 1000 )))"; }
 # every task restored its state. The snapshot is never written to (no-claim; the engine's own
 # checkpoints and savepoint go to a scratch directory).
 # $2: the backend options of the run that wrote it (a snapshot restores on its own backend).
+# An engine ended by a signal (exit status 128 or more; timeout's own is 124) is counted in
+# n_signals, reported with the checkpoint, and the root it was in is copied to crash-<n>/.
+n_signals=0
 restores() {
-  local scratch="$work/restore"
+  local scratch="$work/restore" rc=0
   rm -rf "$scratch"
   mkdir -p "$scratch"
   echo "--- restore $1" >> "$log"
   # shellcheck disable=SC2086  # $2 is a list of options
   timeout 60 "$engine" run "$work/job.json" -s "$1" --claim-mode no-claim $2 \
     --checkpoint-dir "$scratch/ckpt" --savepoint-dir "$scratch/sp" --interval 0 \
-    --max-restarts 0 --stop-with-savepoint-after 0 >> "$log" 2>&1
+    --max-restarts 0 --stop-with-savepoint-after 0 >> "$log" 2>&1 || rc=$?
+  if (( rc >= 128 )); then
+    n_signals=$(( n_signals + 1 ))
+    keep=1
+    local root=${1%/"$job_id"/chk-*}
+    echo "restore of ${1#"$work"/} ended by signal $(( rc - 128 ))" \
+         "(SIG$(kill -l $(( rc - 128 )) 2>/dev/null || echo '?')): see $log; root kept in $work/crash-$n_signals" >&2
+    echo "--- restore ended by signal $(( rc - 128 ))" >> "$log"
+    cp -a "$root" "$work/crash-$n_signals"
+  fi
+  return "$rc"
 }
 
 # chk-N directories of root $1 holding `_metadata`, newest first.
@@ -105,6 +123,7 @@ for (( r = 0; r < nroots; r++ )); do
     if ! restores "$root/$job_id/chk-$id" "$backend"; then
       echo "root $r: undamaged chk-$id does not restore: see $log" >&2
       keep=1
+      (( n_signals != 0 )) && exit 1
       exit 2
     fi
   done
@@ -160,8 +179,11 @@ for (( i = 0; i < iterations; i++ )); do
     if restores "$it/$job_id/chk-$id" "${root_backend[$r]}"; then newest=$id; break; fi
   done
   [[ -z "$newest" ]] && n_none=$(( n_none + 1 ))
-  if ! "$tool" prune "$it" --yes --format json > "$work/prune.json" 2> "$work/prune.err"; then
-    echo "iteration $i: prune failed: $(cat "$work/prune.err")" >&2
+  prune_rc=0
+  "$tool" prune "$it" --yes --format json > "$work/prune.json" 2> "$work/prune.err" || prune_rc=$?
+  if (( prune_rc != 0 )); then
+    echo "iteration $i: prune failed (exit $prune_rc$( (( prune_rc >= 128 )) &&
+         echo ", signal $(( prune_rc - 128 ))")): $(cat "$work/prune.err")" >&2
     n_failed=$(( n_failed + 1 ))
   fi
   pruned=$(sed -n 's/.*"steps_done":[0-9]*,"files_to_delete":\([0-9]*\).*/\1/p' "$work/prune.json" | tail -1)
@@ -174,8 +196,8 @@ for (( i = 0; i < iterations; i++ )); do
     cp "$work/prune.json" "$work/loss-$i.prune.json"
   fi
 done
-echo "iterations=$iterations damaged_files=$n_damaged no_restorable=$n_none pruned_files=$n_pruned losses=$n_losses failed_prunes=$n_failed"
-if (( n_losses != 0 || n_failed != 0 )); then
+echo "iterations=$iterations damaged_files=$n_damaged no_restorable=$n_none pruned_files=$n_pruned losses=$n_losses failed_prunes=$n_failed restores_ended_by_signal=$n_signals"
+if (( n_losses != 0 || n_failed != 0 || n_signals != 0 )); then
   keep=1
   exit 1
 fi

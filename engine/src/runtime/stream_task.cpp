@@ -274,11 +274,13 @@ void StreamTask::PublishMetrics() {
   h.bytes_out.store(writer_output_.bytes_out(), kRelaxed);
   h.idle_ns.store(idle_ns_, kRelaxed);
   h.backpressured_ns.store(backpressured_ns_, kRelaxed);
-  // A chain ending in a sink writes no watermark: its last operator's is the output one.
-  metrics_->cold.output_watermark.store(writer_output_.empty()
-                                            ? drivers_.back()->current_watermark()
-                                            : writer_output_.output_watermark(),
-                                        kRelaxed);
+  // A chain ending in a sink writes no watermark: its last operator's is the output one. A task
+  // whose setup failed (a restore that could not read its state) may have no operator yet.
+  if (!writer_output_.empty()) {
+    metrics_->cold.output_watermark.store(writer_output_.output_watermark(), kRelaxed);
+  } else if (!drivers_.empty()) {
+    metrics_->cold.output_watermark.store(drivers_.back()->current_watermark(), kRelaxed);
+  }
 }
 
 TaskInbox::Polled StreamTask::PollMetered(std::chrono::steady_clock::time_point deadline,
