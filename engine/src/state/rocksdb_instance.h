@@ -50,7 +50,8 @@ class RocksDbInstance {
 
  private:
   RocksDbInstance() = default;
-  static rocksdb::ColumnFamilyOptions CfOptions();
+  // `in_place`: in-place updates of memtable entries (the read-write instance).
+  static rocksdb::ColumnFamilyOptions CfOptions(bool in_place);
   std::string root_;
   std::string db_dir_;
   std::unique_ptr<rocksdb::DB> db_;

@@ -14,6 +14,7 @@
 #include "ckpt/engine/state/state_backend_config.h"
 #include "ckpt/format/value_codec.h"
 #include "rocksdb/iterator.h"
+#include "rocksdb/perf_level.h"
 #include "rocksdb/slice.h"
 #include "rocksdb/write_batch.h"
 #include "state/backend_core.h"
@@ -41,6 +42,18 @@ std::string RandomHex(int digits) {
   return s;
 }
 
+// RocksDB's default perf level (kEnableCount) counts every key comparison of the memtable's skip
+// list in a thread-local PerfContext, which the shared library reaches through __tls_get_addr:
+// about a third of the CPU per record of a value state. Nothing reads those counters; the level
+// is per thread, so each thread that accesses a state turns them off once (Flink's backend runs
+// with the counters off as well).
+void DisablePerfCounters() {
+  thread_local bool disabled = false;
+  if (disabled) return;
+  rocksdb::SetPerfLevel(rocksdb::PerfLevel::kDisable);
+  disabled = true;
+}
+
 // Per-state internals over the state's column family. The hot path (value get and put) reuses
 // the shared key prefix, a pinned read buffer and one encode buffer: no allocation per access
 // beyond RocksDB's own.
@@ -51,13 +64,13 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
       : c_(core), inst_(inst), cf_(cf), id_(id), prefix_(prefix) {}
 
   const format::Value* Get() override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return nullptr;
     return Read(*key);
   }
 
   base::Status Put(format::Value value) override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return c_->NotOwned();
     const pb::StateDescriptor& d = desc();
     value_buf_.clear();
@@ -72,7 +85,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   }
 
   base::Status Clear() override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return c_->NotOwned();
     if (desc().kind() != pb::STATE_MAP) {
       return Write(inst_->db()->Delete(inst_->write_options(), cf_, *key));
@@ -86,7 +99,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   }
 
   base::Status AddToList(format::Value element) override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return c_->NotOwned();
     value_buf_.clear();
     CKPT_RETURN_IF_ERROR(Encode(element, &value_buf_));
@@ -118,7 +131,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
     if (d.kind() != pb::STATE_VALUE || d.value_type().kind() != pb::TypeDescriptor::INT64) {
       return InternalKeyedState::AddInt64(delta);
     }
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return c_->NotOwned();
     int64_t result = delta;
     pinned_.Reset();
@@ -143,7 +156,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   }
 
   base::Status MapPut(const format::Value& user_key, format::Value value) override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return c_->NotOwned();
     map_key_.assign(*key);
     base::Status st = format::EncodeValue(desc().user_key_type(), user_key, &map_key_);
@@ -154,13 +167,13 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   }
 
   base::Status MapRemove(const format::Value& user_key) override {
-    if (prefix_->Get() == nullptr) return c_->NotOwned();
+    if (CurrentKey() == nullptr) return c_->NotOwned();
     if (!MapKey(user_key)) return base::Status::OK();  // a key of the wrong type is never stored
     return Write(inst_->db()->Delete(inst_->write_options(), cf_, map_key_));
   }
 
   size_t MapSize() override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return 0;
     size_t n = 0;
     ForEachMapEntry(*key, [&](const rocksdb::Slice&, const rocksdb::Slice&) {
@@ -172,7 +185,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
 
   void MapForEach(const std::function<bool(const format::Value& user_key,
                                            const format::Value& value)>& fn) override {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return;
     const size_t prefix = key->size();
     ForEachMapEntry(*key, [&](const rocksdb::Slice& k, const rocksdb::Slice& v) {
@@ -188,6 +201,11 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   const AggregateFunction& aggregate() const override { return c_->states[id_].aggregate; }
 
  private:
+  // The current key's prefix (KeyPrefix::Get), with the perf counters of this thread off.
+  const std::string* CurrentKey() {
+    DisablePerfCounters();
+    return prefix_->Get();
+  }
   const pb::StateDescriptor& desc() const { return c_->states[id_].descriptor; }
   std::string Where() const { return c_->owner + ": state '" + desc().name() + "'"; }
   base::Status Mismatch(const char* what) const {
@@ -209,7 +227,7 @@ class RocksDbInternalState : public state_internal::InternalKeyedState {
   // map_key_ = prefix | encoded user key; false if the key group is not owned or the user key
   // does not match the declared type.
   bool MapKey(const format::Value& user_key) {
-    const std::string* key = prefix_->Get();
+    const std::string* key = CurrentKey();
     if (key == nullptr) return false;
     map_key_.assign(*key);
     return format::EncodeValue(desc().user_key_type(), user_key, &map_key_).ok();

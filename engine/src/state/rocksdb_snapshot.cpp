@@ -1,4 +1,4 @@
-// RocksDB backend snapshots: the canonical view (a RocksDB snapshot iterated per key group) and
+// RocksDB backend snapshots: the canonical view (a read-only Checkpoint iterated per key group) and
 // the native part (RocksDB Checkpoint in the sync phase, file copies/uploads in the async phase).
 #include "state/rocksdb_snapshot.h"
 
@@ -27,16 +27,49 @@ std::vector<rocksdb::ColumnFamilyHandle*> ColumnFamiliesOf(const BackendCore& co
 
 namespace {
 
+// The instance updates memtable entries in place, so it has no RocksDB snapshots (GetSnapshot
+// returns null, see RocksDbInstance::CfOptions): the canonical view reads a RocksDB Checkpoint of
+// it (hard links, memtables flushed) opened read-only in `<root>/canonical-<n>`, which no later
+// write reaches.
+struct CanonicalView {
+  std::shared_ptr<RocksDbInstance> db;  // null: no instance, or `status` failed
+  std::string dir;
+  base::Status status;
+};
+
+CanonicalView OpenCanonicalView(RocksDbInstance* inst) {
+  static std::atomic<uint64_t> sequence{0};
+  CanonicalView v;
+  if (inst == nullptr) return v;
+  v.dir = base::JoinPath(inst->root(), "canonical-" + std::to_string(sequence.fetch_add(1)));
+  rocksdb::Checkpoint* raw = nullptr;
+  v.status = FromRocks(rocksdb::Checkpoint::Create(inst->db(), &raw), inst->db_dir());
+  if (!v.status.ok()) return v;
+  std::unique_ptr<rocksdb::Checkpoint> checkpoint(raw);
+  v.status = FromRocks(checkpoint->CreateCheckpoint(v.dir, 0), "checkpoint into " + v.dir);
+  if (!v.status.ok()) return v;
+  base::Result<std::shared_ptr<RocksDbInstance>> db = RocksDbInstance::OpenReadOnly(v.dir, {});
+  if (!db.ok()) {
+    v.status = db.status();
+    return v;
+  }
+  v.db = std::move(*db);
+  return v;
+}
+
 class RocksDbCanonicalSnapshot : public KeyedStateSnapshot {
  public:
   RocksDbCanonicalSnapshot(std::shared_ptr<RocksDbInstance> inst, BackendCore& core)
-      : inst_(std::move(inst)),
-        snapshot_(inst_ != nullptr ? inst_->db()->GetSnapshot() : nullptr),
+      : view_(OpenCanonicalView(inst.get())),
+        inst_(view_.db),
+        snapshot_(nullptr),
         timers_(std::make_unique<HeapKeyedStateSnapshot>(Freeze(core))),
         cfs_(inst_ != nullptr ? ColumnFamiliesOf(core, *inst_)
                               : std::vector<rocksdb::ColumnFamilyHandle*>(core.states.size())) {}
   ~RocksDbCanonicalSnapshot() override {
-    if (inst_ != nullptr) inst_->db()->ReleaseSnapshot(snapshot_);
+    inst_.reset();
+    view_.db.reset();
+    if (!view_.dir.empty()) base::RemoveAll(base::Fs::Default(), view_.dir).IgnoreError();
   }
 
   const std::vector<pb::StateDescriptor>& states() const override { return timers_->states(); }
@@ -61,6 +94,7 @@ class RocksDbCanonicalSnapshot : public KeyedStateSnapshot {
   base::Status ForEachRecord(
       uint32_t key_group,
       const std::function<base::Status(const format::KeyedRecord&)>& emit) const override {
+    CKPT_RETURN_IF_ERROR(view_.status);
     // Timers are the first two states (declared when the backend is created).
     CKPT_RETURN_IF_ERROR(timers_->ForEachRecord(key_group, emit));
     const std::string lower = KeyGroupStart(key_group);
@@ -102,8 +136,9 @@ class RocksDbCanonicalSnapshot : public KeyedStateSnapshot {
   }
 
  private:
-  std::shared_ptr<RocksDbInstance> inst_;
-  const rocksdb::Snapshot* snapshot_;
+  CanonicalView view_;
+  std::shared_ptr<RocksDbInstance> inst_;  // the view's read-only instance
+  const rocksdb::Snapshot* snapshot_;      // none: the view never changes
   std::unique_ptr<HeapKeyedStateSnapshot> timers_;
   std::vector<rocksdb::ColumnFamilyHandle*> cfs_;
   mutable std::once_flag count_once_;

@@ -1,6 +1,7 @@
-// Snapshots of the RocksDB backend: the canonical view over a RocksDB snapshot, and the native
-// (full or incremental) async part over a RocksDB Checkpoint, with the bookkeeping of which
-// uploaded SST files a completed checkpoint confirmed (only those are referenced later).
+// Snapshots of the RocksDB backend: the canonical view over a RocksDB Checkpoint opened
+// read-only, and the native (full or incremental) async part over a RocksDB Checkpoint, with the
+// bookkeeping of which uploaded SST files a completed checkpoint confirmed (only those are
+// referenced later).
 #pragma once
 
 #include <cstdint>
