@@ -49,16 +49,19 @@ base::Status RunParallelChecks(ValidateContext& ctx, size_t n, const base::Progr
   ValidateReport& to = ctx.report();
   for (size_t i = 0; i < n; ++i) {
     if (!statuses[i].ok()) return statuses[i];
-    ValidateReport& from = reports[i];
-    std::move(from.findings.begin(), from.findings.end(), std::back_inserter(to.findings));
-    std::move(from.checked_rules.begin(), from.checked_rules.end(),
-              std::back_inserter(to.checked_rules));
-    std::move(from.not_checked.begin(), from.not_checked.end(), std::back_inserter(to.not_checked));
-    to.files_checked += from.files_checked;
-    to.bytes_checked += from.bytes_checked;
-    to.records_checked += from.records_checked;
+    AppendReport(std::move(reports[i]), to);
   }
   return base::Status::OK();
+}
+
+void AppendReport(ValidateReport&& from, ValidateReport& to) {
+  std::move(from.findings.begin(), from.findings.end(), std::back_inserter(to.findings));
+  std::move(from.checked_rules.begin(), from.checked_rules.end(),
+            std::back_inserter(to.checked_rules));
+  std::move(from.not_checked.begin(), from.not_checked.end(), std::back_inserter(to.not_checked));
+  to.files_checked += from.files_checked;
+  to.bytes_checked += from.bytes_checked;
+  to.records_checked += from.records_checked;
 }
 
 }  // namespace ckpt::ops::internal

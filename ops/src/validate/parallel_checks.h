@@ -53,4 +53,7 @@ base::Status RunParallelChecks(ValidateContext& ctx, size_t n, const base::Progr
 // network more than on the CPU), at most 16, at most one thread an item.
 size_t ParallelWorkers(size_t items);
 
+// Appends `from` (findings, checked rules, not-checked notes, counters) to `to`, in order.
+void AppendReport(ValidateReport&& from, ValidateReport& to);
+
 }  // namespace ckpt::ops::internal

@@ -174,17 +174,6 @@ void CheckContainerAgainstHandles(ValidateContext& ctx, const SnapshotFile& f,
 
 namespace {
 
-// Appends `from` (findings, rules, counters) to `to`.
-void AppendReport(ValidateReport&& from, ValidateReport& to) {
-  std::move(from.findings.begin(), from.findings.end(), std::back_inserter(to.findings));
-  std::move(from.checked_rules.begin(), from.checked_rules.end(),
-            std::back_inserter(to.checked_rules));
-  std::move(from.not_checked.begin(), from.not_checked.end(), std::back_inserter(to.not_checked));
-  to.files_checked += from.files_checked;
-  to.bytes_checked += from.bytes_checked;
-  to.records_checked += from.records_checked;
-}
-
 // --deep over a container whose size matches the metadata, reading it once: the record pass
 // hashes the bytes as it reads them (HashingFile) and the rest of the file is hashed after it.
 // When the checksum matches, the answer is complete (true) and is exactly CheckFile's: the
