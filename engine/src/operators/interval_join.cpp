@@ -61,9 +61,12 @@ class IntervalJoin final : public Operator {
 
   base::Status OnTimer(const Timer& timer) override {
     if (timer.domain != TimeDomain::kEventTime) return base::Status::OK();
-    // Drop what can no longer find a partner at event time `timer.timestamp`.
-    CKPT_RETURN_IF_ERROR(Expire(left_, [&](int64_t t) { return t + upper_ms_ <= timer.timestamp; }));
-    return Expire(right_, [&](int64_t s) { return s - lower_ms_ <= timer.timestamp; });
+    // The buckets whose cleanup time is exactly `timer.timestamp` (left t + upper, right
+    // s - lower); every bucket registered its own timer, and a watermark fires all timers up to
+    // it before the next record, so each expires with its own timer: two point removals per
+    // timer, never a scan of the buffers (which grow while one input runs ahead of the other).
+    CKPT_RETURN_IF_ERROR(left_.Remove(format::Value(timer.timestamp - upper_ms_)));
+    return right_.Remove(format::Value(timer.timestamp + lower_ms_));
   }
 
  private:
@@ -115,17 +118,6 @@ class IntervalJoin final : public Operator {
     list.elements.push_back(std::move(record.value));
     CKPT_RETURN_IF_ERROR(mine.Put(ts_key, format::Value(std::move(list))));
     return timers->RegisterEventTimeTimer(is_left ? ts + upper_ms_ : ts - lower_ms_);
-  }
-
-  template <typename Pred>
-  base::Status Expire(MapState& side, Pred expired) {
-    std::vector<format::Value> remove;
-    side.ForEach([&](const format::Value& k, const format::Value&) {
-      if (expired(std::get<int64_t>(k.v))) remove.push_back(k);
-      return true;
-    });
-    for (const format::Value& k : remove) CKPT_RETURN_IF_ERROR(side.Remove(k));
-    return base::Status::OK();
   }
 
   const int64_t lower_ms_;
