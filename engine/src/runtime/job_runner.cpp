@@ -135,6 +135,9 @@ void JobRunner::Impl::Run() {
         return Finish(JobOutcome::kCancelled, base::Status::OK());
       }
       current_ = attempt.get();
+      // status_name() says RUNNING from here on: the timeline names this attempt from the same
+      // moment, so no view pairs RUNNING with the attempt before.
+      timeline_.attempt = attempt_number;
       if (metrics != nullptr) task_metrics_ = metrics;
       terminating_ = false;
       final_checkpoint_id_ = -1;
@@ -145,7 +148,6 @@ void JobRunner::Impl::Run() {
       std::lock_guard<std::mutex> lock(mu_);
       running_ = true;
       timeline_.attempt_start_ms = NowMs();
-      timeline_.attempt = attempt_number;
       if (timeline_.running_ms == 0) timeline_.running_ms = timeline_.attempt_start_ms;
     }
     cv_.notify_all();
