@@ -20,6 +20,7 @@
 #include "ckpt/format/snapshot_files_check.h"
 #include "ckpt/ops/diff.h"
 #include "ckpt/ops/dump.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/relocate.h"
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/rescale.h"
@@ -84,6 +85,12 @@ class SnapshotFormat {
   virtual base::Result<StateValueFieldList> ValueFields(base::Fs& fs, const Snapshot& snapshot,
                                                         const OperatorInfo& op,
                                                         const StateInfo& state) const = 0;
+
+  // Appends to `out` the connector positions (ops::ComputePositions) of the operators whose
+  // state this format's decoders recognize; a connector state that cannot be decoded adds a
+  // finding to `out->findings`. Errors: a state file that cannot be read at all; Cancelled.
+  virtual base::Status Positions(base::Fs& fs, const Snapshot& snapshot,
+                                 const base::Progress& progress, PositionsReport* out) const = 0;
 
   // True if this format's DiffKeys compares a snapshot of this format with one of `other`.
   virtual bool DiffsKeysWith(const SnapshotFormat& other) const = 0;

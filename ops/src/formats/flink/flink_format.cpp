@@ -130,6 +130,11 @@ class FlinkFormat final : public SnapshotFormat {
     return RescaleFlink(fs, location, output_dir, options);
   }
 
+  base::Status Positions(base::Fs& fs, const Snapshot& snapshot, const base::Progress& progress,
+                         PositionsReport* out) const override {
+    return PositionsFlink(fs, snapshot, progress, out);
+  }
+
   base::Result<std::vector<format::ExpectedFile>> RestoreFiles(
       const Snapshot& snapshot, const std::string&) const override {
     return FlinkRestoreFiles(snapshot);

@@ -5,8 +5,11 @@
 
 #include <vector>
 
+#include "ckpt/base/fs.h"
+#include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
 #include "ckpt/format/snapshot_files_check.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/snapshot.h"
 #include "formats/snapshot_format.h"
 
@@ -26,5 +29,9 @@ base::Result<std::vector<format::ExpectedFile>> FlinkRestoreFiles(const Snapshot
 // state, keyed list state and values the reader cannot decode.
 base::Result<StateValueFieldList> ValueFieldsFlink(base::Fs& fs, const Snapshot& snapshot,
                                                    const OperatorInfo& op, const StateInfo& state);
+
+// SnapshotFormat::Positions of a snapshot of this format (formats/flink/positions*.cpp).
+base::Status PositionsFlink(base::Fs& fs, const Snapshot& snapshot, const base::Progress& progress,
+                           PositionsReport* out);
 
 }  // namespace ckpt::ops::internal

@@ -91,6 +91,11 @@ class OwnFormat final : public SnapshotFormat {
   }
 
   // The file table, with checksums.
+  base::Status Positions(base::Fs& fs, const Snapshot& snapshot, const base::Progress& progress,
+                         PositionsReport* out) const override {
+    return PositionsOwn(fs, snapshot, progress, out);
+  }
+
   base::Result<std::vector<format::ExpectedFile>> RestoreFiles(
       const Snapshot& snapshot, const std::string& dir) const override {
     return format::ExpectedFilesOf(dir, RawMetadata(snapshot));

@@ -15,6 +15,7 @@
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/relocate.h"
 #include "ckpt/ops/remap.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/snapshot.h"
 #include "ckpt/ops/state_entries.h"
 #include "ckpt/ops/stats.h"
@@ -60,5 +61,9 @@ base::Result<RemapResult> RemapOwn(base::Fs& fs, const format::SnapshotLocation&
 base::Result<RelocateResult> RelocateOwn(base::Fs& fs, const format::SnapshotLocation& location,
                                          const std::string& output_dir,
                                          const RelocateOptions& options);
+
+// SnapshotFormat::Positions of a snapshot of this format (formats/own/positions*.cpp).
+base::Status PositionsOwn(base::Fs& fs, const Snapshot& snapshot, const base::Progress& progress,
+                         PositionsReport* out);
 
 }  // namespace ckpt::ops::internal
