@@ -5,7 +5,13 @@
 // Kafka splits and a Kafka enumerator checkpoint.
 #include <gtest/gtest.h>
 
+#include <cctype>
 #include <filesystem>
+#include <fstream>
+#include <set>
+#include <tuple>
+
+#include <nlohmann/json.hpp>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/flink/data_output.h"
@@ -69,6 +75,8 @@ std::string FileSplit(const std::string& id, const std::string& path, int64_t of
   o.WriteBool(false);  // fragment
   o.WriteI64(offset);
   o.WriteI64(length);
+  o.WriteI64(1795000000000);  // file modification time (ms)
+  o.WriteI64(offset + length);  // file size
   o.WriteI32(1);
   EXPECT_OK(o.WriteUtf("localhost", "host"));
   o.WriteBool(with_position);
@@ -170,8 +178,8 @@ TEST(FlinkPositionsTest, DecodesEveryKafkaEnumeratorStateVersion) {
   EXPECT_EQ(s0[0].origin, PositionOrigin::kEnumeratorAssigned);
 
   DataInput bad(v2.bytes(), "enum");
-  ASSERT_STATUS(conn::DecodeKafkaEnumState(3, bad).status(), kCorruption,
-                "unsupported KafkaSourceEnumState version 3");
+  ASSERT_STATUS(conn::DecodeKafkaEnumState(4, bad).status(), kCorruption,
+                "unsupported KafkaSourceEnumState version 4");
 }
 
 TEST(FlinkPositionsTest, HostileCountsAndLengthsGiveCorruptionNotAllocation) {
@@ -347,7 +355,10 @@ TEST(FlinkPositionsTest, DecodesLegacyConsumerKryoTuple) {
   o.WriteU8(static_cast<uint8_t>(0x80 | 0x40 | (n & 0x3F)));
   o.WriteU8(static_cast<uint8_t>(n >> 6));
   o.WriteBytes(cls);
+  o.WriteU8(1);  // reference marker: a new object
+  o.WriteU8(0x7F);  // cachedHash -64, zig-zag
   o.WriteU8(6);  // partition 3, zig-zag
+  o.WriteU8(1);  // reference marker of the topic
   o.WriteBytes("event");
   o.WriteU8(static_cast<uint8_t>('s' | 0x80));  // "events", ASCII, last byte flagged
   o.WriteI64(41);
@@ -498,6 +509,145 @@ TEST(FlinkPositionsTest, UndecodableSplitOfAKafkaSourceIsAFindingNamingStateSubt
   ASSERT_EQ(r.operators.size(), 1u);
   EXPECT_EQ(r.operators[0].splits.size(), 3u);  // subtask 0's split and the enumerator's two
 }
+
+// The real snapshots of fixtures/flink-connectors (Flink 1.20.5 and 2.3.0, made by the interop
+// harness) against their truth.json: every source position and every pending transaction / file
+// the harness recorded, and no finding.
+class FlinkConnectorTruthTest : public ::testing::TestWithParam<const char*> {};
+
+std::vector<const OperatorPositions*> OfKind(const PositionsReport& r, ConnectorKind k) {
+  std::vector<const OperatorPositions*> out;
+  for (const auto& op : r.operators) {
+    if (op.connector == k) out.push_back(&op);
+  }
+  return out;
+}
+
+const SourcePosition* FindSplit(const std::vector<const OperatorPositions*>& ops,
+                                PositionOrigin origin, const std::string& topic,
+                                int32_t partition, const std::string& path) {
+  for (const auto* op : ops) {
+    for (const auto& p : op->splits) {
+      if (p.origin != origin) continue;
+      if (!topic.empty() && p.topic == topic && p.partition == partition) return &p;
+      if (!path.empty() && p.path == path) return &p;
+    }
+  }
+  return nullptr;
+}
+
+TEST_P(FlinkConnectorTruthTest, PositionsMatchTheHarnessGroundTruth) {
+  const std::string dir = testing::FixturePath(std::string("flink-connectors/") + GetParam());
+  std::ifstream truth_file(dir + "/truth.json");
+  ASSERT_TRUE(truth_file.good()) << dir;
+  const nlohmann::json truth = nlohmann::json::parse(truth_file);
+  ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), dir + "/snapshot"));
+  ASSERT_OK_AND_ASSIGN(PositionsReport r, ComputePositions(base::Fs::Default(), s));
+  EXPECT_TRUE(r.findings.empty()) << r.findings[0].message;
+  size_t checked = 0;
+  for (const auto& op : truth["operators"]) {
+    const std::string kind = op["connector"];
+    if (kind == "kafka-source" || kind == "flink-kafka-consumer") {
+      const bool legacy = kind == "flink-kafka-consumer";
+      auto ops = OfKind(r, legacy ? ConnectorKind::kFlinkKafkaConsumer : ConnectorKind::kKafkaSource);
+      ASSERT_EQ(ops.size(), 1u) << kind;
+      EXPECT_EQ(ops[0]->id_hex, op["operator_id"]);
+      for (const auto& part : op["partitions"]) {
+        const SourcePosition* p =
+            FindSplit(ops, legacy ? PositionOrigin::kUnion : PositionOrigin::kReader, part["topic"],
+                      part["partition"].get<int32_t>(), "");
+        ASSERT_NE(p, nullptr) << part.dump();
+        EXPECT_EQ(p->next_offset, part["next_offset"].get<int64_t>()) << part.dump();
+        ++checked;
+      }
+    } else if (kind == "kafka-sink" || kind == "flink-kafka-producer") {
+      const bool legacy = kind == "flink-kafka-producer";
+      auto ops = OfKind(r, legacy ? ConnectorKind::kFlinkKafkaProducer : ConnectorKind::kKafkaSink);
+      ASSERT_FALSE(ops.empty()) << kind;
+      std::set<std::tuple<std::string, int64_t, int16_t>> commits;
+      bool prefix = false;
+      for (const auto* o : ops) {
+        prefix |= o->sink && o->sink->transactional_id_prefix == op["transactional_id_prefix"];
+        for (const auto& t : o->sink->transactions) {
+          // Transactions with a producer ID: the committer's committables (KafkaSink) or the
+          // pending-commit transactions (FlinkKafkaProducer).
+          if (t.action == SinkAction::kCommit && t.producer_id >= 0) {
+            commits.emplace(t.transactional_id, t.producer_id, t.epoch);
+          }
+        }
+      }
+      if (!legacy) {
+        EXPECT_TRUE(prefix) << "transactional ID prefix of " << kind;
+      }
+      std::set<std::tuple<std::string, int64_t, int16_t>> expected;
+      for (const auto& t : op["pending_transactions"]) {
+        expected.emplace(t["transactional_id"], t["producer_id"].get<int64_t>(),
+                         t["epoch"].get<int16_t>());
+      }
+      EXPECT_EQ(commits, expected) << kind;
+      checked += expected.size();
+    } else if (kind == "file-source") {
+      auto ops = OfKind(r, ConnectorKind::kFileSource);
+      ASSERT_EQ(ops.size(), 1u);
+      for (const auto& f : op["files"]) {
+        const std::string uri = f["uri"];
+        const std::string status = f["status"];
+        const SourcePosition* reader = FindSplit(ops, PositionOrigin::kReader, "", -1, uri);
+        const SourcePosition* pending =
+            FindSplit(ops, PositionOrigin::kEnumeratorPending, "", -1, uri);
+        const auto& done = ops[0]->processed_paths;
+        if (status == "in-progress") {
+          ASSERT_NE(reader, nullptr) << uri;
+          // TextLineInputFormat checkpoints no byte offset (-1) and the lines read.
+          EXPECT_EQ(reader->records_to_skip, f["next_line"].get<int64_t>()) << uri;
+        } else if (status == "unstarted") {
+          EXPECT_TRUE(reader != nullptr || pending != nullptr) << uri;
+          if (reader) {
+            EXPECT_EQ(reader->records_to_skip.value_or(0), 0) << uri;
+          }
+        } else {  // read to the end: processed, held by no split
+          EXPECT_EQ(reader, nullptr) << uri;
+          EXPECT_EQ(pending, nullptr) << uri;
+          EXPECT_NE(std::find(done.begin(), done.end(), uri), done.end()) << uri;
+        }
+        ++checked;
+      }
+    } else if (kind == "file-sink") {
+      auto ops = OfKind(r, ConnectorKind::kFileSink);
+      ASSERT_FALSE(ops.empty());
+      std::set<std::tuple<std::string, std::string, uint64_t>> commits;
+      for (const auto* o : ops) {
+        for (const auto& t : o->sink->transactions) {
+          if (t.action == SinkAction::kCommit) {
+            commits.emplace(t.final_path, t.pending_path, t.size_bytes.value_or(0));
+          }
+        }
+      }
+      std::set<std::tuple<std::string, std::string, uint64_t>> expected;
+      for (const auto& f : op["pending_files"]) {
+        expected.emplace(f["final_path"], f["in_progress_path"], f["bytes"].get<uint64_t>());
+      }
+      EXPECT_EQ(commits, expected);
+      checked += expected.size();
+    }
+  }
+  EXPECT_GT(checked, 0u) << "the truth file names no position";
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, FlinkConnectorTruthTest,
+    ::testing::Values("kafka-source-sink-flink1.20-checkpoint", "kafka-source-sink-flink1.20-savepoint",
+                      "kafka-source-sink-flink2.3-checkpoint", "kafka-source-sink-flink2.3-savepoint",
+                      "legacy-kafka-flink1.20-checkpoint", "legacy-kafka-flink1.20-savepoint",
+                      "file-source-sink-flink1.20-checkpoint", "file-source-sink-flink1.20-savepoint",
+                      "file-source-sink-flink2.3-checkpoint", "file-source-sink-flink2.3-savepoint"),
+    [](const ::testing::TestParamInfo<const char*>& param_info) {
+      std::string n = param_info.param;
+      for (char& c : n) {
+        if (!std::isalnum(static_cast<unsigned char>(c))) c = '_';
+      }
+      return n;
+    });
 
 }  // namespace
 }  // namespace ckpt::ops

@@ -41,8 +41,15 @@ Status DecodeRecoverable(const flink::DataInput& outer, const Versioned& v, Sink
     const int32_t be = static_cast<int32_t>((uint32_t{u[0]} << 24) | (uint32_t{u[1]} << 16) |
                                             (uint32_t{u[2]} << 8) | uint32_t{u[3]});
     if (be == kPendingWrapperMagic || be == kInProgressWrapperMagic) {
-      if (v.version != 1) return UnsupportedVersion(in, "file recoverable wrapper", v.version);
+      if (v.version < 1 || v.version > 2) {
+        return UnsupportedVersion(in, "file recoverable wrapper", v.version);
+      }
       CKPT_RETURN_IF_ERROR(in.Skip(4));
+      if (v.version == 2) {  // the target path (if known) and the size, ahead of the recoverable
+        CKPT_ASSIGN_OR_RETURN(bool has_path, in.ReadBool());
+        if (has_path) CKPT_RETURN_IF_ERROR(in.ReadUtf().status());
+        CKPT_RETURN_IF_ERROR(in.ReadI64().status());
+      }
       CKPT_ASSIGN_OR_RETURN(Versioned inner, ReadVersioned(in));
       CKPT_RETURN_IF_ERROR(ExpectEnd(in, "a file recoverable wrapper"));
       return DecodeRecoverable(in, inner, t);
@@ -75,13 +82,20 @@ Status DecodeRecoverable(const flink::DataInput& outer, const Versioned& v, Sink
 
 }  // namespace
 
-base::Result<SourcePosition> DecodeFileSplit(int32_t version, flink::DataInput& in) {
-  if (version != 1) return UnsupportedVersion(in, "FileSourceSplit", version);
+namespace {
+
+// `with_file_info`: the layout that also records the file's modification time and size after
+// the split's range (same serializer version 1; the bytes decide).
+base::Result<SourcePosition> ReadFileSplit(flink::DataInput in, bool with_file_info) {
   SourcePosition p;
   CKPT_ASSIGN_OR_RETURN(p.split_id, in.ReadUtf());
   CKPT_ASSIGN_OR_RETURN(p.path, ReadFlinkPath(in));
   CKPT_ASSIGN_OR_RETURN(p.split_offset, in.ReadI64());
   CKPT_ASSIGN_OR_RETURN(p.split_length, in.ReadI64());
+  if (with_file_info) {
+    CKPT_RETURN_IF_ERROR(in.ReadI64().status());  // modification time
+    CKPT_RETURN_IF_ERROR(in.ReadI64().status());  // file size
+  }
   CKPT_ASSIGN_OR_RETURN(uint32_t hosts, in.ReadCount("host count", 2));
   for (uint32_t i = 0; i < hosts; ++i) CKPT_RETURN_IF_ERROR(in.ReadUtf().status());
   CKPT_ASSIGN_OR_RETURN(bool has_position, in.ReadBool());
@@ -94,6 +108,17 @@ base::Result<SourcePosition> DecodeFileSplit(int32_t version, flink::DataInput& 
     return in.Error("FileSourceSplit with a negative offset or length");
   }
   return p;
+}
+
+}  // namespace
+
+base::Result<SourcePosition> DecodeFileSplit(int32_t version, flink::DataInput& in) {
+  if (version != 1) return UnsupportedVersion(in, "FileSourceSplit", version);
+  auto with_info = ReadFileSplit(in, true);
+  if (with_info.ok()) return with_info;
+  auto plain = ReadFileSplit(in, false);
+  if (plain.ok()) return plain;
+  return with_info.status();
 }
 
 base::Result<FileEnumState> DecodeFileEnumState(int32_t version, flink::DataInput& in) {
@@ -181,7 +206,7 @@ base::Result<FileBucketState> DecodeFileBucketState(int32_t version, flink::Data
 
 base::Result<std::vector<SinkTransaction>> DecodeFileCommittable(int32_t version,
                                                                  flink::DataInput& in) {
-  if (version < 1 || version > 3) return UnsupportedVersion(in, "FileSinkCommittable", version);
+  if (version < 1 || version > 2) return UnsupportedVersion(in, "FileSinkCommittable", version);
   CKPT_RETURN_IF_ERROR(ExpectMagic(in, kCommittableMagic, "FileSinkCommittable"));
   if (version >= 2) CKPT_RETURN_IF_ERROR(in.ReadUtf().status());  // bucket ID
   std::vector<SinkTransaction> out;
@@ -194,7 +219,7 @@ base::Result<std::vector<SinkTransaction>> DecodeFileCommittable(int32_t version
     CKPT_RETURN_IF_ERROR(DecodeRecoverable(in, r, &t));
     out.push_back(std::move(t));
   }
-  if (version >= 3) {  // a compacted file to clean up (its path)
+  if (version >= 2) {  // a compacted file to clean up (its path)
     CKPT_ASSIGN_OR_RETURN(bool present, in.ReadBool());
     if (present) CKPT_RETURN_IF_ERROR(in.ReadUtf().status());
   }

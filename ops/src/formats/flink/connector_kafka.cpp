@@ -81,6 +81,25 @@ base::Result<std::vector<SourcePosition>> DecodeKafkaEnumState(int32_t version,
       add(std::move(topic), partition, origin);
     }
     if (version == 2) CKPT_RETURN_IF_ERROR(in.ReadBool().status());  // initial discovery done
+  } else if (version == 3) {
+    // Partitions as whole splits (with their starting offsets): count, split serializer version,
+    // then per split its length-prefixed bytes and assignment status; the discovery flag.
+    CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("split count", 8));
+    CKPT_ASSIGN_OR_RETURN(int32_t split_version, in.ReadI32());
+    for (uint32_t i = 0; i < n; ++i) {
+      const uint64_t at = in.offset() + 4;
+      CKPT_ASSIGN_OR_RETURN(std::string_view b, in.ReadLengthPrefixed());
+      flink::DataInput split(b, in.file(), at);
+      CKPT_ASSIGN_OR_RETURN(SourcePosition p, DecodeKafkaSplit(split_version, split));
+      const uint64_t status_at = in.offset();
+      CKPT_ASSIGN_OR_RETURN(int32_t status, in.ReadI32());
+      if (status != 0 && status != 1) {
+        return in.Error(status_at, "unknown partition assignment status " + std::to_string(status));
+      }
+      p.origin = status == 1 ? PositionOrigin::kEnumeratorPending : PositionOrigin::kEnumeratorAssigned;
+      out.push_back(std::move(p));
+    }
+    CKPT_RETURN_IF_ERROR(in.ReadBool().status());
   } else {
     return UnsupportedVersion(in, "KafkaSourceEnumState", version);
   }
@@ -88,22 +107,44 @@ base::Result<std::vector<SourcePosition>> DecodeKafkaEnumState(int32_t version,
   return out;
 }
 
-base::Result<KafkaWriterState> DecodeKafkaWriterState(int32_t version, flink::DataInput& in) {
-  if (version < 1 || version > 2) return UnsupportedVersion(in, "KafkaWriterState", version);
+namespace {
+
+// Version 2 as flink-connector-kafka writes it since 4.0 (`extra_ints` 3: owned subtask, owned
+// subtask count, transaction ownership), in the 4.0 development line (2: owned subtask, max
+// parallelism) and before (0); the same version number for all, so the bytes decide.
+base::Result<KafkaWriterState> ReadWriterStateV2(flink::DataInput in, int extra_ints) {
   KafkaWriterState s;
   CKPT_ASSIGN_OR_RETURN(s.transactional_id_prefix, in.ReadUtf());
-  if (version == 2) {
-    CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("ongoing transaction count", 10));
-    for (uint32_t i = 0; i < n; ++i) {
-      SinkTransaction t;
-      t.action = SinkAction::kAbort;
-      CKPT_ASSIGN_OR_RETURN(t.transactional_id, in.ReadUtf());
-      CKPT_ASSIGN_OR_RETURN(t.checkpoint_id, in.ReadI64());
-      s.ongoing.push_back(std::move(t));
-    }
+  for (int i = 0; i < extra_ints; ++i) CKPT_RETURN_IF_ERROR(in.ReadI32().status());
+  CKPT_ASSIGN_OR_RETURN(uint32_t n, in.ReadCount("transaction count", 10));
+  for (uint32_t i = 0; i < n; ++i) {
+    SinkTransaction t;
+    t.action = SinkAction::kCommit;  // precommitted: the committer commits it
+    CKPT_ASSIGN_OR_RETURN(t.transactional_id, in.ReadUtf());
+    CKPT_ASSIGN_OR_RETURN(t.checkpoint_id, in.ReadI64());
+    s.ongoing.push_back(std::move(t));
   }
   CKPT_RETURN_IF_ERROR(ExpectEnd(in, "a KafkaWriterState"));
   return s;
+}
+
+}  // namespace
+
+base::Result<KafkaWriterState> DecodeKafkaWriterState(int32_t version, flink::DataInput& in) {
+  if (version < 1 || version > 2) return UnsupportedVersion(in, "KafkaWriterState", version);
+  if (version == 1) {
+    KafkaWriterState s;
+    CKPT_ASSIGN_OR_RETURN(s.transactional_id_prefix, in.ReadUtf());
+    CKPT_RETURN_IF_ERROR(ExpectEnd(in, "a KafkaWriterState"));
+    return s;
+  }
+  base::Status first;
+  for (int extra : {3, 0, 2}) {
+    auto s = ReadWriterStateV2(in, extra);
+    if (s.ok()) return s;
+    if (first.ok()) first = s.status();
+  }
+  return first;
 }
 
 base::Result<SinkTransaction> DecodeKafkaCommittable(int32_t version, flink::DataInput& in) {

@@ -17,14 +17,16 @@ namespace ckpt::ops::internal::connector {
 base::Result<SourcePosition> DecodeKafkaSplit(int32_t version, flink::DataInput& in);
 
 // KafkaSourceEnumStateSerializer v0 (split assignments), v1 (assigned partitions), v2
-// (partitions with assignment status, initial-discovery flag): enumerator-origin positions.
+// (partitions with assignment status, initial-discovery flag), v3 (whole splits with their
+// starting offsets and status): enumerator-origin positions.
 base::Result<std::vector<SourcePosition>> DecodeKafkaEnumState(int32_t version,
                                                                  flink::DataInput& in);
 
-// KafkaWriterStateSerializer v1 (prefix), v2 (prefix, ongoing transactions with checkpoint ID).
+// KafkaWriterStateSerializer v1 (prefix), v2 (prefix, since connector 4.0 the owned subtask, owned
+// subtask count and ownership mode, then the precommitted transactions with checkpoint ID).
 struct KafkaWriterState {
   std::string transactional_id_prefix;
-  std::vector<SinkTransaction> ongoing;  // action kAbort: a restore aborts lingering ones
+  std::vector<SinkTransaction> ongoing;  // precommitted, action kCommit (no producer ID/epoch)
 };
 base::Result<KafkaWriterState> DecodeKafkaWriterState(int32_t version, flink::DataInput& in);
 
@@ -32,7 +34,10 @@ base::Result<KafkaWriterState> DecodeKafkaWriterState(int32_t version, flink::Da
 base::Result<SinkTransaction> DecodeKafkaCommittable(int32_t version, flink::DataInput& in);
 
 // FlinkKafkaConsumerBase's union state element, Tuple2<KafkaTopicPartition, Long> through a
-// TupleSerializer of (KryoSerializer<KafkaTopicPartition>, LongSerializer).
+// TupleSerializer of (KryoSerializer<KafkaTopicPartition>, LongSerializer): Kryo's class (a
+// registered ID, or 1 and the name), its reference marker, then the fields in name order
+// (cachedHash, partition: zig-zag varints; topic: reference marker and Kryo string), then the
+// offset of the last record read (next_offset is one more).
 base::Result<SourcePosition> DecodeLegacyConsumerOffset(flink::DataInput& in);
 
 // TwoPhaseCommitSinkFunction.State of FlinkKafkaProducer (StateSerializer over

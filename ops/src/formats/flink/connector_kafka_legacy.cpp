@@ -1,7 +1,7 @@
 // The legacy Kafka connector (FlinkKafkaConsumerBase, FlinkKafkaProducer) stores TypeSerializer
 // bytes, not SimpleVersionedSerializer bytes. The consumer's KafkaTopicPartition goes through
-// Kryo (FieldSerializer, fields in name order: int `partition` as a zig-zag varint, String
-// `topic`); each element is written after a Kryo reset, so it carries its class by name.
+// Kryo (FieldSerializer, fields in name order: ints `cachedHash`, `partition` as zig-zag varints,
+// String `topic`; Flink's Kryo tracks references); each element is written after a Kryo reset, so it carries its class by name.
 #include <cstring>
 
 #include "formats/flink/connector_common.h"
@@ -141,10 +141,20 @@ base::Result<SourcePosition> DecodeLegacyConsumerOffset(flink::DataInput& in) {
                                    "' is not KafkaTopicPartition");
     }
   }
+  // Flink's Kryo tracks references: a marker (1: a new object) ahead of each object.
+  auto marker = [&in]() -> Status {
+    const uint64_t m_at = in.offset();
+    CKPT_ASSIGN_OR_RETURN(uint32_t m, ReadKryoVarint(in));
+    if (m != 1) return in.Error(m_at, "Kryo reference marker " + std::to_string(m) + ", not a new object");
+    return Status::OK();
+  };
+  CKPT_RETURN_IF_ERROR(marker());
+  CKPT_RETURN_IF_ERROR(ReadKryoVarint(in).status());  // cachedHash
   CKPT_ASSIGN_OR_RETURN(uint32_t zigzag, ReadKryoVarint(in));
   SourcePosition p;
   p.origin = PositionOrigin::kUnion;
   p.partition = static_cast<int32_t>((zigzag >> 1) ^ (~(zigzag & 1) + 1));
+  CKPT_RETURN_IF_ERROR(marker());
   CKPT_ASSIGN_OR_RETURN(std::optional<std::string> topic, ReadKryoString(in));
   if (!topic) return in.Error("KafkaTopicPartition without a topic");
   p.topic = *topic;

@@ -178,19 +178,23 @@ class OperatorWalker {
     for (const auto& n : s.nested) ClassNames(n, out);
   }
 
-  // FlinkKafkaProducer's "state": TwoPhaseCommitSinkFunction's StateSerializer over Kafka's
-  // transaction serializers ("state" alone is too common a name to go by).
+  // FlinkKafkaProducer's "state": TwoPhaseCommitSinkFunction's StateSerializer beside the
+  // producer's transactional-ID hint state ("state" alone is too common a name to go by).
   static bool IsKafkaProducerState(const flink::OperatorBackendMeta& meta, const std::string& name) {
+    bool two_phase = false;
+    bool kafka = false;
     for (const auto& st : meta.states) {
-      if (st.name != name) continue;
+      if (st.name.rfind("next-transactional-id-hint", 0) == 0) kafka = true;
       const flink::SerializerSnapshot* vs = st.Serializer("VALUE_SERIALIZER");
-      if (vs == nullptr) return false;
+      if (vs == nullptr) continue;
       std::string names;
       ClassNames(*vs, &names);
-      return names.find("TwoPhaseCommitSinkFunction") != std::string::npos &&
-             names.find("FlinkKafkaProducer") != std::string::npos;
+      if (names.find("FlinkKafkaProducer") != std::string::npos) kafka = true;
+      if (st.name == name && names.find("TwoPhaseCommitSinkFunction") != std::string::npos) {
+        two_phase = true;
+      }
     }
-    return false;
+    return two_phase && kafka;
   }
 
   // A byte[] element (BytePrimitiveArraySerializer) holding SimpleVersioned bytes.
