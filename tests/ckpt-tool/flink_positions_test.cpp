@@ -346,7 +346,8 @@ TEST(FlinkPositionsTest, DecodesFileSinkBucketStateAndCommittable) {
 }
 
 TEST(FlinkPositionsTest, DecodesLegacyConsumerKryoTuple) {
-  const std::string cls = "org.apache.flink.streaming.connectors.kafka.internals.KafkaTopicPartition";
+  const std::string cls =
+      "org.apache.flink.streaming.connectors.kafka.internals.KafkaTopicPartition";
   DataOutput o;
   o.WriteU8(1);  // unregistered class, by name
   o.WriteU8(0);  // name ID 0
@@ -549,7 +550,8 @@ TEST_P(FlinkConnectorTruthTest, PositionsMatchTheHarnessGroundTruth) {
     const std::string kind = op["connector"];
     if (kind == "kafka-source" || kind == "flink-kafka-consumer") {
       const bool legacy = kind == "flink-kafka-consumer";
-      auto ops = OfKind(r, legacy ? ConnectorKind::kFlinkKafkaConsumer : ConnectorKind::kKafkaSource);
+      auto ops =
+          OfKind(r, legacy ? ConnectorKind::kFlinkKafkaConsumer : ConnectorKind::kKafkaSource);
       ASSERT_EQ(ops.size(), 1u) << kind;
       EXPECT_EQ(ops[0]->id_hex, op["operator_id"]);
       for (const auto& part : op["partitions"]) {
@@ -636,11 +638,14 @@ TEST_P(FlinkConnectorTruthTest, PositionsMatchTheHarnessGroundTruth) {
 
 INSTANTIATE_TEST_SUITE_P(
     Fixtures, FlinkConnectorTruthTest,
-    ::testing::Values("kafka-source-sink-flink1.20-checkpoint", "kafka-source-sink-flink1.20-savepoint",
-                      "kafka-source-sink-flink2.3-checkpoint", "kafka-source-sink-flink2.3-savepoint",
-                      "legacy-kafka-flink1.20-checkpoint", "legacy-kafka-flink1.20-savepoint",
-                      "file-source-sink-flink1.20-checkpoint", "file-source-sink-flink1.20-savepoint",
-                      "file-source-sink-flink2.3-checkpoint", "file-source-sink-flink2.3-savepoint"),
+    ::testing::Values("kafka-source-sink-flink1.20-checkpoint",
+                      "kafka-source-sink-flink1.20-savepoint",
+                      "kafka-source-sink-flink2.3-checkpoint",
+                      "kafka-source-sink-flink2.3-savepoint", "legacy-kafka-flink1.20-checkpoint",
+                      "legacy-kafka-flink1.20-savepoint", "file-source-sink-flink1.20-checkpoint",
+                      "file-source-sink-flink1.20-savepoint",
+                      "file-source-sink-flink2.3-checkpoint",
+                      "file-source-sink-flink2.3-savepoint"),
     [](const ::testing::TestParamInfo<const char*>& param_info) {
       std::string n = param_info.param;
       for (char& c : n) {

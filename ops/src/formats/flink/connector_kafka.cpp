@@ -96,7 +96,8 @@ base::Result<std::vector<SourcePosition>> DecodeKafkaEnumState(int32_t version,
       if (status != 0 && status != 1) {
         return in.Error(status_at, "unknown partition assignment status " + std::to_string(status));
       }
-      p.origin = status == 1 ? PositionOrigin::kEnumeratorPending : PositionOrigin::kEnumeratorAssigned;
+      p.origin =
+          status == 1 ? PositionOrigin::kEnumeratorPending : PositionOrigin::kEnumeratorAssigned;
       out.push_back(std::move(p));
     }
     CKPT_RETURN_IF_ERROR(in.ReadBool().status());

@@ -1,7 +1,7 @@
 // The legacy Kafka connector (FlinkKafkaConsumerBase, FlinkKafkaProducer) stores TypeSerializer
 // bytes, not SimpleVersionedSerializer bytes. The consumer's KafkaTopicPartition goes through
 // Kryo (FieldSerializer, fields in name order: ints `cachedHash`, `partition` as zig-zag varints,
-// String `topic`; Flink's Kryo tracks references); each element is written after a Kryo reset, so it carries its class by name.
+// String `topic`; Flink's Kryo tracks references); each element is written after a Kryo reset.
 #include <cstring>
 
 #include "formats/flink/connector_common.h"
@@ -145,7 +145,9 @@ base::Result<SourcePosition> DecodeLegacyConsumerOffset(flink::DataInput& in) {
   auto marker = [&in]() -> Status {
     const uint64_t m_at = in.offset();
     CKPT_ASSIGN_OR_RETURN(uint32_t m, ReadKryoVarint(in));
-    if (m != 1) return in.Error(m_at, "Kryo reference marker " + std::to_string(m) + ", not a new object");
+    if (m != 1) {
+      return in.Error(m_at, "Kryo reference marker " + std::to_string(m) + ", not a new object");
+    }
     return Status::OK();
   };
   CKPT_RETURN_IF_ERROR(marker());
@@ -167,7 +169,9 @@ base::Result<SourcePosition> DecodeLegacyConsumerOffset(flink::DataInput& in) {
     case kSentinelGroup: p.next_offset = kKafkaCommittedOffset; break;
     case kSentinelNotSet: break;
     default:
-      if (offset < 0) return in.Error("negative KafkaTopicPartition offset " + std::to_string(offset));
+      if (offset < 0) {
+        return in.Error("negative KafkaTopicPartition offset " + std::to_string(offset));
+      }
       p.next_offset = offset + 1;
   }
   p.split_id = p.topic + "-" + std::to_string(p.partition);

@@ -38,13 +38,17 @@ base::Result<std::vector<PendingCommittable>> DecodeCommittableCollector(int32_t
   std::vector<PendingCommittable> out;
   CKPT_ASSIGN_OR_RETURN(std::vector<Versioned> checkpoints, ReadList(in, "checkpoint count"));
   for (const Versioned& cv : checkpoints) {
-    if (cv.version < 0 || cv.version > 1) return UnsupportedVersion(in, "checkpoint committables", cv.version);
+    if (cv.version < 0 || cv.version > 1) {
+      return UnsupportedVersion(in, "checkpoint committables", cv.version);
+    }
     flink::DataInput c = Open(in, cv);
     CKPT_ASSIGN_OR_RETURN(int64_t checkpoint_id, c.ReadI64());
     if (cv.version >= 1) CKPT_RETURN_IF_ERROR(c.ReadI32().status());  // number of subtasks
     CKPT_ASSIGN_OR_RETURN(std::vector<Versioned> subtasks, ReadList(c, "subtask count"));
     for (const Versioned& sv : subtasks) {
-      if (sv.version < 0 || sv.version > 2) return UnsupportedVersion(c, "subtask committables", sv.version);
+      if (sv.version < 0 || sv.version > 2) {
+        return UnsupportedVersion(c, "subtask committables", sv.version);
+      }
       flink::DataInput s = Open(c, sv);
       int32_t subtask = -1;
       if (sv.version >= 1) {
@@ -52,7 +56,9 @@ base::Result<std::vector<PendingCommittable>> DecodeCommittableCollector(int32_t
   }
       CKPT_ASSIGN_OR_RETURN(std::vector<Versioned> requests, ReadList(s, "request count"));
       // committables, (v0/v1: pending), failed
-      for (int i = 0; i < (sv.version >= 2 ? 2 : 3); ++i) CKPT_RETURN_IF_ERROR(s.ReadI32().status());
+      for (int i = 0; i < (sv.version >= 2 ? 2 : 3); ++i) {
+        CKPT_RETURN_IF_ERROR(s.ReadI32().status());
+      }
       CKPT_RETURN_IF_ERROR(ExpectEnd(s, "a subtask's committables"));
       for (const Versioned& rv : requests) {
         if (rv.version != 0) return UnsupportedVersion(s, "commit request", rv.version);

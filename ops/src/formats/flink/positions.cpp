@@ -119,7 +119,9 @@ class OperatorWalker {
     // file); bytes that do not decode are findings.
     CKPT_ASSIGN_OR_RETURN(std::string bytes, ReadStreamBytes(fs_, md_, h.delegate));
     std::vector<int64_t> all_offsets;
-    for (const auto& e : h.states) all_offsets.insert(all_offsets.end(), e.offsets.begin(), e.offsets.end());
+    for (const auto& e : h.states) {
+      all_offsets.insert(all_offsets.end(), e.offsets.begin(), e.offsets.end());
+    }
     auto meta = flink::ReadOperatorBackendMeta(flink::StreamMetaBytes(bytes, all_offsets), file);
     if (!meta.ok()) {
       Finding(file, "(meta information)", subtask, meta.status());
@@ -180,7 +182,8 @@ class OperatorWalker {
 
   // FlinkKafkaProducer's "state": TwoPhaseCommitSinkFunction's StateSerializer beside the
   // producer's transactional-ID hint state ("state" alone is too common a name to go by).
-  static bool IsKafkaProducerState(const flink::OperatorBackendMeta& meta, const std::string& name) {
+  static bool IsKafkaProducerState(const flink::OperatorBackendMeta& meta,
+                                   const std::string& name) {
     bool two_phase = false;
     bool kafka = false;
     for (const auto& st : meta.states) {
