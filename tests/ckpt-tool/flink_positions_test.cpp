@@ -182,6 +182,40 @@ TEST(FlinkPositionsTest, DecodesEveryKafkaEnumeratorStateVersion) {
                 "unsupported KafkaSourceEnumState version 4");
 }
 
+TEST(FlinkPositionsTest, DecodesConnector5EnumeratorAndWriterStateLayouts) {
+  DataOutput v3;  // whole splits: count, split version, (split, status)*, discovery flag
+  v3.WriteI32(2);
+  v3.WriteI32(0);
+  const std::string earliest = KafkaSplit("in", 0, kKafkaEarliestOffset, kKafkaNoStoppingOffset);
+  EXPECT_OK(v3.WriteLengthPrefixed(earliest, "split"));
+  v3.WriteI32(0);
+  EXPECT_OK(v3.WriteLengthPrefixed(KafkaSplit("in", 1, 17, kKafkaNoStoppingOffset), "split"));
+  v3.WriteI32(1);
+  v3.WriteBool(true);
+  DataInput in3(v3.bytes(), "enum");
+  ASSERT_OK_AND_ASSIGN(auto s3, conn::DecodeKafkaEnumState(3, in3));
+  ASSERT_EQ(s3.size(), 2u);
+  EXPECT_EQ(s3[0].origin, PositionOrigin::kEnumeratorAssigned);
+  EXPECT_EQ(s3[0].next_offset, kKafkaEarliestOffset);
+  EXPECT_EQ(s3[1].origin, PositionOrigin::kEnumeratorPending);
+  EXPECT_EQ(s3[1].next_offset, 17);
+
+  DataOutput w;  // prefix, owned subtask, owned subtasks, ownership, precommitted
+  EXPECT_OK(w.WriteUtf("tx", "prefix"));
+  w.WriteI32(1);
+  w.WriteI32(2);
+  w.WriteI32(0);
+  w.WriteI32(1);
+  EXPECT_OK(w.WriteUtf("tx-1-3", "id"));
+  w.WriteI64(3);
+  DataInput win(w.bytes(), "writer");
+  ASSERT_OK_AND_ASSIGN(conn::KafkaWriterState ws, conn::DecodeKafkaWriterState(2, win));
+  EXPECT_EQ(ws.transactional_id_prefix, "tx");
+  ASSERT_EQ(ws.ongoing.size(), 1u);
+  EXPECT_EQ(ws.ongoing[0].transactional_id, "tx-1-3");
+  EXPECT_EQ(ws.ongoing[0].checkpoint_id, 3);
+}
+
 TEST(FlinkPositionsTest, HostileCountsAndLengthsGiveCorruptionNotAllocation) {
   DataOutput huge;
   huge.WriteI32(0x7FFFFFFF);
@@ -509,6 +543,27 @@ TEST(FlinkPositionsTest, UndecodableSplitOfAKafkaSourceIsAFindingNamingStateSubt
   EXPECT_NE(f.message.find("at byte"), std::string::npos) << f.message;
   ASSERT_EQ(r.operators.size(), 1u);
   EXPECT_EQ(r.operators[0].splits.size(), 3u);  // subtask 0's split and the enumerator's two
+}
+
+TEST(FlinkPositionsTest, UndecodableEnumeratorCheckpointIsAFindingNamingTheCoordinator) {
+  testing::TempDir tmp;
+  const std::string dir = tmp.Sub("kafka-savepoint");
+  DataOutput garbage;
+  garbage.WriteI32(5);  // five partitions in three bytes
+  garbage.WriteBytes("abc");
+  WriteKafkaSnapshot(dir,
+                     {KafkaSplit("orders", 0, 100, kKafkaNoStoppingOffset),
+                      KafkaSplit("orders", 1, 250, kKafkaNoStoppingOffset)},
+                     garbage.bytes());
+  ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), dir));
+  ASSERT_OK_AND_ASSIGN(PositionsReport r, ComputePositions(base::Fs::Default(), s));
+  ASSERT_EQ(r.findings.size(), 1u);
+  EXPECT_EQ(r.findings[0].rule_id, "CKPT-P001");
+  EXPECT_NE(r.findings[0].message.find("coordinator"), std::string::npos) << r.findings[0].message;
+  EXPECT_NE(r.findings[0].message.find("partition count 5 cannot fit"), std::string::npos)
+      << r.findings[0].message;
+  ASSERT_EQ(r.operators.size(), 1u);
+  EXPECT_EQ(r.operators[0].splits.size(), 2u);  // the readers' splits still reported
 }
 
 // The real snapshots of fixtures/flink-connectors (Flink 1.20.5 and 2.3.0, made by the interop
