@@ -1,5 +1,6 @@
 #include "render_positions.h"
 
+#include "cli_common.h"
 #include "render.h"
 
 namespace ckpt::cli {
