@@ -143,9 +143,13 @@ class OwnPositions {
             });
         if (read.IsCorruption()) {
           // The other operators' positions are still worth showing: the damage is a finding.
+          std::string where = h.file_index() < s_.files.size()
+                                  ? s_.files[h.file_index()].resolved_path
+                                  : s_.metadata_path;
+          if (where.empty() || read.message().find(where) != std::string::npos) where.clear();
           Undecodable(op, st->subtask_index(),
-                      "state '" + state + "' of subtask " + std::to_string(st->subtask_index()) +
-                          ": " + read.message());
+                      (where.empty() ? "" : where + ": ") + "state '" + state + "' of subtask " +
+                          std::to_string(st->subtask_index()) + ": " + read.message());
           continue;
         }
         CKPT_RETURN_IF_ERROR(read);
