@@ -41,14 +41,15 @@ TEST(PositionsTest, SequenceSplitsAreTheSourceListStateAsDumpDecodesIt) {
   EXPECT_EQ(source.uid, "numbers");
   EXPECT_FALSE(source.sink.has_value());
 
-  // dump renders each entry of state 'splits' as [split, next, end] (end inclusive).
+  // dump renders each entry of state 'splits' as {split, next, end} (end inclusive).
   ASSERT_OK_AND_ASSIGN(ops::Snapshot snapshot, ops::LoadSnapshot(Local(), dir));
   ops::DumpOptions options;
   options.operator_ref = "numbers";
   options.state = "splits";
   std::map<std::string, std::pair<uint32_t, std::string>> dumped;  // split -> subtask, json
   ASSERT_OK(ops::Dump(Local(), snapshot, options, [&](const ops::DumpEntry& e) {
-                       const std::string split = e.value_json.substr(1, e.value_json.find(',') - 1);
+                       const size_t at = e.value_json.find(":") + 1;
+                       const std::string split = e.value_json.substr(at, e.value_json.find(",") - at);
                        dumped[split] = {e.subtask.value_or(99), e.value_json};
                        return base::Status::OK();
                      }).status());
@@ -58,8 +59,9 @@ TEST(PositionsTest, SequenceSplitsAreTheSourceListStateAsDumpDecodesIt) {
     EXPECT_EQ(p.origin, ops::PositionOrigin::kReader);
     EXPECT_EQ(static_cast<uint32_t>(p.subtask), dumped[p.split_id].first);
     ASSERT_TRUE(p.next_value && p.end_value);
-    EXPECT_EQ(dumped[p.split_id].second, "[" + p.split_id + "," + std::to_string(*p.next_value) +
-                                             "," + std::to_string(*p.end_value - 1) + "]");
+    EXPECT_EQ(dumped[p.split_id].second, "{\"split\":" + p.split_id + ",\"next\":" +
+                                             std::to_string(*p.next_value) + ",\"end\":" +
+                                             std::to_string(*p.end_value - 1) + "}");
   }
 }
 
