@@ -4,6 +4,7 @@
 // the file, never an error or a made-up position.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
@@ -11,6 +12,7 @@
 #include "ckpt/ops/dump.h"
 #include "ckpt/ops/pending_files.h"
 #include "ckpt/ops/positions.h"
+#include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
 
@@ -101,6 +103,37 @@ TEST(PositionsTest, ComparePositionsPairsSplitsOfTwoCheckpoints) {
   const std::vector<ops::PositionAdvance> back = ops::ComparePositions(b, a);
   ASSERT_EQ(back.size(), advances.size());
   for (size_t i = 0; i < back.size(); ++i) EXPECT_EQ(*back[i].delta(), -*advances[i].delta());
+}
+
+// --since works together with --against: both rule groups run, each with its own findings.
+TEST(PositionsTest, ValidateSinceTogetherWithAgainst) {
+  ops::ValidateOptions options;
+  options.since = FixturePath(kChk5);
+  options.against_job = FixturePath("engine-v1/keyed_sum.job.json");
+  ASSERT_OK_AND_ASSIGN(ops::ValidateReport r,
+                       ops::Validate(Local(), FixturePath(kChk4), options));
+  const auto& checked = r.checked_rules;
+  EXPECT_TRUE(std::count(checked.begin(), checked.end(), "CKPT-R001"));
+  EXPECT_TRUE(std::count(checked.begin(), checked.end(), "CKPT-A001"));
+  EXPECT_EQ(std::count_if(r.findings.begin(), r.findings.end(),
+                          [](const ops::Finding& f) { return f.rule_id == "CKPT-R001"; }),
+            4);
+  EXPECT_FALSE(ops::HasErrors(r.findings));
+  for (const ops::Finding& f : r.findings) {
+    if (f.rule_id != "CKPT-R001") continue;
+    EXPECT_EQ(f.location.operator_id, "ca88eee0095684d687a1b6495617f957");
+    EXPECT_NE(f.message.find(options.since), std::string::npos) << f.message;
+  }
+}
+
+TEST(PositionsTest, ValidateSinceAMissingSnapshotIsAnErrorNamingIt) {
+  TempDir tmp;
+  ops::ValidateOptions options;
+  options.since = tmp.Sub("no-such-checkpoint");
+  auto r = ops::Validate(Local(), FixturePath(kChk4), options);
+  ASSERT_FALSE(r.ok());
+  EXPECT_TRUE(r.status().IsNotFound()) << r.status().ToString();
+  EXPECT_NE(r.status().message().find(options.since), std::string::npos) << r.status().ToString();
 }
 
 // Hostile input: the source's state file cut short.
