@@ -24,11 +24,12 @@ std::string WhereText(const ops::SourcePosition& p) {
   return "-";
 }
 
-std::string ResumeText(const ops::SourcePosition& p) {
-  if (p.next_offset) return OffsetText(p.next_offset, true);
+std::string ResumeText(const ops::SourcePosition& p, ops::ConnectorKind connector) {
+  if (p.next_offset) return OffsetText(p.next_offset, true, false);
   if (p.next_value) return "value " + std::to_string(*p.next_value);
   if (p.resume_offset) {
-    std::string s = OffsetText(p.resume_offset, false);
+    std::string s = OffsetText(p.resume_offset, false,
+                               connector == ops::ConnectorKind::kEngineFileSource);
     if (p.records_to_skip && *p.records_to_skip > 0) {
       s += " skip " + std::to_string(*p.records_to_skip);
     }
@@ -132,7 +133,8 @@ std::string ArrayJson(const std::vector<T>& items, F&& one) {
 
 // The splits of one operator. The engine's sequence source has values, not offsets; a split ID
 // that only repeats the path (the engine's file source) is not shown twice.
-void SplitsText(const std::vector<ops::SourcePosition>& splits, std::ostream& out) {
+void SplitsText(const std::vector<ops::SourcePosition>& splits, ops::ConnectorKind connector,
+                std::ostream& out) {
   bool values = true, kafka = true, files = true, ids = false;
   for (const ops::SourcePosition& p : splits) {
     values &= p.next_value.has_value();
@@ -159,7 +161,7 @@ void SplitsText(const std::vector<ops::SourcePosition>& splits, std::ostream& ou
   for (const ops::SourcePosition& p : splits) {
     std::vector<std::string> row;
     if (ids) row.push_back(OrDash(p.split_id));
-    row.insert(row.end(), {WhoText(p), WhereText(p), ResumeText(p), StoppingText(p)});
+    row.insert(row.end(), {WhoText(p), WhereText(p), ResumeText(p, connector), StoppingText(p)});
     t.AddRow(std::move(row));
   }
   t.Print(out);
@@ -167,7 +169,7 @@ void SplitsText(const std::vector<ops::SourcePosition>& splits, std::ostream& ou
 
 }  // namespace
 
-std::string OffsetText(const std::optional<int64_t>& offset, bool kafka) {
+std::string OffsetText(const std::optional<int64_t>& offset, bool kafka, bool engine_file) {
   if (!offset) return "-";
   if (kafka) {
     switch (*offset) {
@@ -176,7 +178,7 @@ std::string OffsetText(const std::optional<int64_t>& offset, bool kafka) {
       case ops::kKafkaCommittedOffset: return "committed";
       default: break;
     }
-  } else if (*offset == -1) {
+  } else if (engine_file && *offset == -1) {
     return "done";
   }
   return std::to_string(*offset);
@@ -191,7 +193,7 @@ void RenderPositionsText(const ops::PositionsReport& report, std::ostream& out) 
     out << "operator " << op.name << " (" << op.id_hex
         << "): " << ops::ConnectorKindName(op.connector) << "\n";
     if (!op.splits.empty()) {
-      SplitsText(op.splits, out);
+      SplitsText(op.splits, op.connector, out);
     } else if (!op.sink) {
       out << "  no splits recorded\n";
     }
@@ -244,13 +246,16 @@ void RenderAdvancesText(const std::vector<ops::PositionAdvance>& advances, std::
       advanced = "new";
     } else if (!a.to) {
       advanced = "gone";
+    } else if (a.IsDone(*a.from) || a.IsDone(*a.to)) {
+      advanced = a.IsDone(*a.to) ? (a.IsDone(*a.from) ? "0" : "done") : "reopened";
     } else if (auto d = a.delta()) {
       advanced = (*d > 0 ? "+" : "") + std::to_string(*d);
     } else {
       advanced = "-";
     }
-    t.AddRow({a.operator_name, a.key, a.from ? OffsetText(a.from, a.kafka) : "-",
-              a.to ? OffsetText(a.to, a.kafka) : "-", advanced});
+    const bool engine_file = a.connector == ops::ConnectorKind::kEngineFileSource;
+    t.AddRow({a.operator_name, a.key, a.from ? OffsetText(a.from, a.kafka, engine_file) : "-",
+              a.to ? OffsetText(a.to, a.kafka, engine_file) : "-", advanced});
   }
   t.Print(out);
 }

@@ -18,9 +18,10 @@ void RenderPositionsText(const ops::PositionsReport& report, std::ostream& out);
 // One JSON document on one line: {"operators":[...],"findings":[...]} (positions.schema.json).
 void RenderPositionsJson(const ops::PositionsReport& report, std::ostream& out);
 
-// A resume offset for people: Kafka's special offsets as "earliest", "latest", "committed";
-// the engine file source's finished split (-1 without a topic) as "done"; unset as "-".
-std::string OffsetText(const std::optional<int64_t>& offset, bool kafka);
+// A resume offset for people: Kafka's special offsets as "earliest", "latest", "committed"
+// (when `kafka`); the engine file source's finished split (-1, when `engine_file`) as "done";
+// unset as "-".
+std::string OffsetText(const std::optional<int64_t>& offset, bool kafka, bool engine_file);
 
 // diff's positions section: per operator and split, from -> to and how far reading advanced.
 void RenderAdvancesText(const std::vector<ops::PositionAdvance>& advances, std::ostream& out);

@@ -25,12 +25,12 @@ QString summaryTableRow(const QString& k, const QString& v) {
 
 // A resume position as `ckpt-tool positions` prints it (docs/positions.md): Kafka's special
 // start offsets by name, the engine file source's finished split as "done".
-QString offsetText(const std::optional<int64_t>& offset, bool kafka) {
+QString offsetText(const std::optional<int64_t>& offset, bool kafka, bool engineFile) {
   if (!offset) return QStringLiteral("—");
   if (kafka && *offset == ops::kKafkaEarliestOffset) return QStringLiteral("earliest");
   if (kafka && *offset == ops::kKafkaLatestOffset) return QStringLiteral("latest");
   if (kafka && *offset == ops::kKafkaCommittedOffset) return QStringLiteral("committed");
-  if (!kafka && *offset == -1) return QStringLiteral("done");
+  if (engineFile && *offset == -1) return QStringLiteral("done");
   return QString::number(*offset);
 }
 
@@ -57,10 +57,10 @@ QString positionsHtml(const ops::OperatorPositions& op) {
         resume = QString::number(*p.next_value);
         if (p.end_value) stop = SummaryController::tr("%1 (exclusive)").arg(*p.end_value);
       } else if (p.next_offset) {
-        resume = offsetText(p.next_offset, true);
+        resume = offsetText(p.next_offset, true, false);
         stop = p.stopping_offset ? QString::number(*p.stopping_offset) : SummaryController::tr("none");
       } else {
-        resume = offsetText(p.resume_offset, kafka);
+        resume = offsetText(p.resume_offset, kafka, op.connector == ops::ConnectorKind::kEngineFileSource);
         if (p.records_to_skip && *p.records_to_skip > 0) resume += SummaryController::tr(" skip %1").arg(*p.records_to_skip);
         if (p.split_offset && p.split_length) stop = QString::number(*p.split_offset + *p.split_length);
       }

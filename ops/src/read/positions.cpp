@@ -118,6 +118,7 @@ std::vector<PositionAdvance> ComparePositions(const PositionsReport& a,
       if (where & 1) adv.from = ka[k].offset;
       if (where & 2) adv.to = kb[k].offset;
       adv.kafka = (where & 2) ? kb[k].kafka : ka[k].kafka;
+      adv.connector = named.connector;
       out.push_back(std::move(adv));
     }
   };

@@ -13,7 +13,7 @@ std::string Position(const PositionAdvance& a, int64_t offset) {
     if (offset == kKafkaEarliestOffset) return "earliest";
     if (offset == kKafkaLatestOffset) return "latest";
     if (offset == kKafkaCommittedOffset) return "the committed offset";
-  } else if (offset == -1) {
+  } else if (a.IsDone(offset)) {
     return "the end (done)";
   }
   return std::to_string(offset);
@@ -26,7 +26,7 @@ bool ReadsAgain(const PositionAdvance& a) {
     // Earliest re-reads what A had read; latest and committed are resolved at start.
     return from >= 0 && (to == kKafkaEarliestOffset || (to >= 0 && to < from));
   }
-  if (from == -1) return to >= 0;  // A had finished the file; SNAP reads it (again) from `to`
+  if (a.IsDone(from)) return !a.IsDone(to) && to >= 0;  // A had finished the file
   return from >= 0 && to >= 0 && to < from;
 }
 
