@@ -226,8 +226,9 @@ TEST(PositionsITCase, CheckpointsOfOneRunAdvanceAndRestoringTheOlderIsAWarning) 
   EXPECT_FALSE(ops::HasErrors(back.findings));  // a replay is a warning, not a broken snapshot
   for (const ops::PositionAdvance& adv : advances) {
     if (*adv.delta() == 0) continue;
-    const std::string both = std::to_string(*adv.to) + ", --since " + newer + " had reached " +
-                             std::to_string(*adv.from);
+    // The older checkpoint resumes at A's position (adv.from); the newer had reached adv.to.
+    const std::string both = std::to_string(*adv.from) + ", --since " + newer + " had reached " +
+                             std::to_string(*adv.to);
     EXPECT_TRUE(std::any_of(back.findings.begin(), back.findings.end(),
                             [&](const ops::Finding& f) {
                               return f.message.find("split " + adv.key + ":") != std::string::npos &&
@@ -313,8 +314,10 @@ TEST(PositionsITCase, TextFileSourceResumesAtTheByteAfterTheCommittedLines) {
   EXPECT_NE(damaged.findings[0].message.find(state_file), std::string::npos)
       << damaged.findings[0].message;
   EXPECT_NE(damaged.findings[0].message.find("file-splits"), std::string::npos);
-  ASSERT_NE(Connector(damaged, ops::ConnectorKind::kEngineFileSource), nullptr);
-  EXPECT_TRUE(Connector(damaged, ops::ConnectorKind::kEngineFileSource)->splits.empty());
+  const ops::OperatorPositions* damaged_source =
+      Connector(damaged, ops::ConnectorKind::kEngineFileSource);
+  ASSERT_NE(damaged_source, nullptr);
+  EXPECT_TRUE(damaged_source->splits.empty());
 }
 
 }  // namespace
