@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <chrono>
 #include <map>
+#include <set>
 #include <thread>
 
 #include "ckpt/base/fs.h"
@@ -318,6 +319,85 @@ TEST(PositionsITCase, TextFileSourceResumesAtTheByteAfterTheCommittedLines) {
       Connector(damaged, ops::ConnectorKind::kEngineFileSource);
   ASSERT_NE(damaged_source, nullptr);
   EXPECT_TRUE(damaged_source->splits.empty());
+}
+
+// directory-source: the readers' files and offsets (list state) and the coordinator's files not
+// yet handed out (coordinator state). A file handed out between the coordinator's snapshot and
+// the reader's barrier is in both; the reader's position wins (the restore registers it first).
+TEST(PositionsITCase, DirectorySourceReadersAndUnassignedFilesAccountForTheCommittedLines) {
+  testing::TempDir tmp;
+  ASSERT_OK(Local().CreateDirs(tmp.Sub("in")));
+  std::map<std::string, std::vector<std::string>> files;  // path -> lines
+  for (int f = 0; f < 8; ++f) {
+    const std::string path = tmp.Sub("in/file" + std::to_string(f));
+    std::string text;
+    for (int l = 0; l < 4000; ++l) {
+      files[path].push_back("f" + std::to_string(f) + "-" + std::to_string(l));
+      text += files[path].back() + "\n";
+    }
+    ASSERT_OK(base::WriteFileAtomic(Local(), path, text));
+  }
+  const std::string json = R"({
+  "name": "positions-directory", "parallelism": 2,
+  "operators": [
+    {"id": "lines", "kind": "directory-source", "uid": "lines",
+     "params": {"path": ")" + tmp.Sub("in") + R"(", "batch_size": 20}},
+    {"id": "slow", "kind": "slow", "uid": "slow", "params": {"delay_us": 100, "every": 1}},
+    {"id": "sink", "kind": "file-sink", "uid": "lines-out", "params": {"path": ")" +
+                           tmp.Sub("out") + R"("}}
+  ],
+  "edges": [{"from": "lines", "to": "slow", "partitioning": "FORWARD"},
+            {"from": "slow", "to": "sink", "partitioning": "FORWARD"}]})";
+  engine::JobRunnerOptions o;
+  o.checkpoint_dir = tmp.Sub("checkpoints");
+  o.interval_ms = 50;
+  auto runner = StartJob(json, o);
+  ASSERT_NE(runner, nullptr);
+  ASSERT_TRUE(WaitForCheckpoints(*runner, 2));
+  ASSERT_OK_AND_ASSIGN(std::string savepoint, runner->StopWithSavepoint(false, tmp.Sub("sp")));
+  ASSERT_EQ(runner->Wait().outcome, engine::JobOutcome::kStopped);
+
+  const ops::PositionsReport report = PositionsOf(savepoint);
+  EXPECT_TRUE(report.findings.empty());
+  const ops::OperatorPositions* source = Connector(report, ops::ConnectorKind::kEngineFileSource);
+  ASSERT_NE(source, nullptr);
+  std::map<std::string, int64_t> reader_offset;  // path -> resume offset
+  std::set<std::string> unassigned;
+  for (const ops::SourcePosition& p : source->splits) {
+    ASSERT_TRUE(files.count(p.path)) << p.path;
+    ASSERT_TRUE(p.resume_offset.has_value()) << p.path;
+    if (p.origin == ops::PositionOrigin::kReader) {
+      EXPECT_TRUE(p.subtask == 0 || p.subtask == 1) << p.subtask;
+      EXPECT_TRUE(reader_offset.emplace(p.path, *p.resume_offset).second) << p.path << " twice";
+    } else {
+      EXPECT_EQ(p.origin, ops::PositionOrigin::kEnumeratorPending);
+      EXPECT_EQ(*p.resume_offset, 0);
+      unassigned.insert(p.path);
+    }
+  }
+  ASSERT_FALSE(reader_offset.empty());
+  // Every file is either a reader's or still unassigned.
+  for (const auto& [path, lines] : files) {
+    EXPECT_TRUE(reader_offset.count(path) || unassigned.count(path)) << path;
+  }
+
+  // Committed: each reader file's lines before its offset (all when done), nothing else.
+  std::vector<std::string> expected;
+  for (const auto& [path, offset] : reader_offset) {
+    int64_t bytes = 0;
+    for (const std::string& line : files[path]) {
+      if (offset != -1 && bytes >= offset) break;
+      expected.push_back(line);
+      bytes += static_cast<int64_t>(line.size()) + 1;
+    }
+    if (offset != -1) {
+      EXPECT_EQ(bytes, offset) << path << ": not at a line start";
+    }
+  }
+  std::sort(expected.begin(), expected.end());
+  std::vector<std::string> committed = CommittedLines(tmp.Sub("out"));
+  std::sort(committed.begin(), committed.end());
+  EXPECT_EQ(committed, expected);
 }
 
 }  // namespace
