@@ -1,5 +1,6 @@
 // ckpt-tool diff A B [--keys]: operators, state sizes and files that differ between two
-// snapshots; with --keys, keyed entries by a streaming merge. Exit 1 when they differ.
+// snapshots, and how far each source's reading advanced (docs/positions.md); with --keys,
+// keyed entries by a streaming merge. Exit 1 when they differ.
 #include <CLI/CLI.hpp>
 #include <memory>
 
@@ -9,6 +10,7 @@
 #include "ckpt/ops/operator_label.h"
 #include "cli_common.h"
 #include "render.h"
+#include "render_positions.h"
 
 namespace ckpt::cli {
 namespace {
@@ -86,6 +88,12 @@ void PrintText(const ops::DiffResult& r, std::ostream& out) {
                   SizeText(f.size_a), SizeText(f.size_b)});
   }
   if (!files.empty()) files.Print(out);
+  if (!r.positions.empty()) out << "\n";
+  RenderAdvancesText(r.positions, out);
+  if (!r.position_findings.empty()) {
+    out << "\n";
+    RenderFindingsText(r.position_findings, out);
+  }
 }
 
 void PrintJson(const ops::DiffResult& r, std::ostream& out) {
@@ -142,6 +150,8 @@ void PrintJson(const ops::DiffResult& r, std::ostream& out) {
                .Build()
         << "\n";
   }
+  for (const auto& p : r.positions) out << AdvanceJson(p) << "\n";
+  RenderFindingsJson(r.position_findings, out);
 }
 
 void PrintKey(const ops::KeyDiff& k, OutputFormat format, std::ostream& out) {

@@ -1,6 +1,6 @@
-// ckpt-tool validate SNAPSHOT [--deep] [--against JOB.json] [-n]: integrity and restorability
-// findings with stable rule IDs and a verdict; the snapshot's capability table in JSON and SARIF,
-// and in text with --capabilities.
+// ckpt-tool validate SNAPSHOT [--deep] [--against JOB.json] [-n] [--since OLDER]: integrity and
+// restorability findings with stable rule IDs and a verdict; the snapshot's capability table in
+// JSON and SARIF, and in text with --capabilities.
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <memory>
@@ -75,9 +75,18 @@ CommandResult RunValidate(const ValidateArgs& args, CliContext& ctx) {
   if (args.path.empty()) return CommandResult::Usage("validate: SNAPSHOT is required");
   auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
+  ops::ValidateOptions options = args.options;
+  if (!options.since.empty()) {
+    // --since names a second snapshot: both on the one filesystem that reaches them.
+    auto both = ctx.LocateAll({args.path, options.since});
+    if (!both.ok()) return CommandResult::Error(both.status());
+    where->fs = both->fs;
+    where->path = both->paths[0];
+    options.since = both->paths[1];
+  }
   auto uids = ReadUidsOption(ctx, args.uids_file);
   if (!uids.ok()) return CommandResult::Error(uids.status());
-  auto report = ops::Validate(*where->fs, where->path, args.options,
+  auto report = ops::Validate(*where->fs, where->path, options,
                               ctx.MakeProgress(CliContext::ProgressUnit::kBytes));
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
@@ -179,6 +188,9 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--against", args->options.against_job,
                   "Job spec (JSON) to check restorability against (Flink's restore rules)")
       ->check(CLI::ExistingFile);
+  sub->add_option("--since", args->options.since,
+                  "The snapshot this one replaces: warn where restoring this one re-reads a "
+                  "source from an earlier position (CKPT-R001)");
   sub->add_flag("-n,--allow-non-restored-state", args->options.allow_non_restored_state,
                 "With --against: state without a matching operator is dropped, not an error");
   sub->add_flag("--strict", args->strict,
@@ -198,6 +210,7 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx) {
                "ckpt-tool validate --deep chk-42 --verbose --capabilities",
                "ckpt-tool validate sp --against new-job.json --format junit -o validate.xml",
                "ckpt-tool validate sp --against new-job.json -n --format github-actions",
+               "ckpt-tool validate chk-41 --since chk-42",
                "ckpt-tool validate sp --against new-job.json --format sarif -o validate.sarif",
                "Text output: the findings that fail the check, a count of the others, and "
                "'verdict:' on the restore (blocked by which rules, or undetermined).",

@@ -27,6 +27,7 @@ void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddHistoryCommand(CLI::App& app, CliContext& ctx);
 void AddDiagnoseCommand(CLI::App& app, CliContext& ctx);
+void AddPositionsCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
 void AddHelpCommand(CLI::App& app, CliContext& ctx);
 // ops-write verbs (helper t2) register below this line.
@@ -49,6 +50,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddStatsCommand,
     &ckpt::cli::AddHistoryCommand,
     &ckpt::cli::AddDiagnoseCommand,
+    &ckpt::cli::AddPositionsCommand,
     // ops-write verbs (helper t2) go here.
     &ckpt::cli::AddDiffCommand,
     &ckpt::cli::AddPruneCommand,

@@ -115,6 +115,7 @@ void MainWindow::wire() {
     m_files->load();
     m_summary->loadSummary();
     m_summary->loadStats();
+    m_summary->loadPositions();
     m_pending->load();
   });
   connect(m_session, &OpenSession::cannotOpenShown, m_cannotOpen, &CannotOpenController::show);

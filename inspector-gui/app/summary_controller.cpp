@@ -23,6 +23,78 @@ QString summaryTableRow(const QString& k, const QString& v) {
   return QStringLiteral("<tr><td><b>%1</b></td><td>%2</td></tr>").arg(k.toHtmlEscaped(), v.toHtmlEscaped());
 }
 
+// A resume position as `ckpt-tool positions` prints it (docs/positions.md): Kafka's special
+// start offsets by name, the engine file source's finished split as "done".
+QString offsetText(const std::optional<int64_t>& offset, bool kafka, bool engineFile) {
+  if (!offset) return QStringLiteral("—");
+  if (kafka && *offset == ops::kKafkaEarliestOffset) return QStringLiteral("earliest");
+  if (kafka && *offset == ops::kKafkaLatestOffset) return QStringLiteral("latest");
+  if (kafka && *offset == ops::kKafkaCommittedOffset) return QStringLiteral("committed");
+  if (engineFile && *offset == -1) return QStringLiteral("done");
+  return QString::number(*offset);
+}
+
+QString cell(const QString& text) { return QStringLiteral("<td>%1</td>").arg(text.toHtmlEscaped()); }
+
+// One operator's splits and sink transactions as HTML tables.
+QString positionsHtml(const ops::OperatorPositions& op) {
+  QString html = QStringLiteral("<p><b>%1</b> (%2)</p>")
+                     .arg(qs(op.name).toHtmlEscaped(), qs(ops::ConnectorKindName(op.connector)).toHtmlEscaped());
+  if (!op.splits.empty()) {
+    html += QStringLiteral("<table cellspacing=4><tr><th>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+                .arg(SummaryController::tr("Split"), SummaryController::tr("Subtask"),
+                     SummaryController::tr("Topic/partition or path"), SummaryController::tr("Resume at"),
+                     SummaryController::tr("Stop at"));
+    for (const ops::SourcePosition& p : op.splits) {
+      const bool kafka = !p.topic.empty();
+      const QString who = p.origin == ops::PositionOrigin::kReader && p.subtask >= 0
+                              ? QString::number(p.subtask)
+                              : qs(ops::PositionOriginName(p.origin));
+      const QString where = kafka ? QStringLiteral("%1/%2").arg(qs(p.topic)).arg(p.partition)
+                                  : !p.path.empty() ? qs(p.path) : QStringLiteral("—");
+      QString resume, stop = QStringLiteral("—");
+      if (p.next_value) {
+        resume = QString::number(*p.next_value);
+        if (p.end_value) stop = SummaryController::tr("%1 (exclusive)").arg(*p.end_value);
+      } else if (p.next_offset) {
+        resume = offsetText(p.next_offset, true, false);
+        stop = p.stopping_offset ? QString::number(*p.stopping_offset) : SummaryController::tr("none");
+      } else {
+        resume = offsetText(p.resume_offset, kafka, op.connector == ops::ConnectorKind::kEngineFileSource);
+        if (p.records_to_skip && *p.records_to_skip > 0) resume += SummaryController::tr(" skip %1").arg(*p.records_to_skip);
+        if (p.split_offset && p.split_length) stop = QString::number(*p.split_offset + *p.split_length);
+      }
+      html += QStringLiteral("<tr>") + cell(qs(p.split_id)) + cell(who) + cell(where) + cell(resume) + cell(stop) +
+              QStringLiteral("</tr>");
+    }
+    html += QStringLiteral("</table>");
+  }
+  if (op.sink) {
+    if (!op.sink->transactional_id_prefix.empty()) {
+      html += QStringLiteral("<p>%1</p>").arg(SummaryController::tr("Transactional ID prefix: %1")
+                                                  .arg(qs(op.sink->transactional_id_prefix))
+                                                  .toHtmlEscaped());
+    }
+    if (op.sink->transactions.empty()) {
+      html += QStringLiteral("<p>%1</p>").arg(SummaryController::tr("Nothing pending: a restore commits and aborts nothing.").toHtmlEscaped());
+    } else {
+      html += QStringLiteral("<table cellspacing=4><tr><th>%1</th><th>%2</th><th>%3</th><th>%4</th><th>%5</th></tr>")
+                  .arg(SummaryController::tr("Subtask"), SummaryController::tr("Checkpoint"),
+                       SummaryController::tr("Transaction / pending file"), SummaryController::tr("Final file"),
+                       SummaryController::tr("On restore"));
+      for (const ops::SinkTransaction& t : op.sink->transactions) {
+        html += QStringLiteral("<tr>") + cell(t.subtask >= 0 ? QString::number(t.subtask) : QStringLiteral("—")) +
+                cell(t.checkpoint_id != 0 ? QString::number(t.checkpoint_id) : QStringLiteral("—")) +
+                cell(qs(t.transactional_id.empty() ? t.pending_path : t.transactional_id)) +
+                cell(t.final_path.empty() ? QStringLiteral("—") : qs(t.final_path)) +
+                cell(qs(ops::SinkActionName(t.action))) + QStringLiteral("</tr>");
+      }
+      html += QStringLiteral("</table>");
+    }
+  }
+  return html;
+}
+
 }  // namespace
 
 SummaryController::SummaryController(OpenSession& session, ValidateController& validate,
@@ -64,6 +136,8 @@ void SummaryController::setHtml(const QString& html) { m_summary->setHtml(html);
 void SummaryController::clear() {
   m_stats.reset();
   m_summaryReport.reset();
+  m_positions.reset();
+  m_positionsError.clear();
 }
 
 QString SummaryController::text() const { return m_summary->toPlainText(); }
@@ -80,6 +154,24 @@ void SummaryController::loadSummary() {
       m_summaryReport = r.value;
     } else {
       m_shell.status(tr("summary: %1").arg(r.error));
+    }
+    update();
+  });
+}
+
+void SummaryController::loadPositions() {
+  const std::shared_ptr<const ops::Snapshot> snapshot = m_session.snapshot();
+  if (!snapshot || m_session.fs() == nullptr) return;
+  const uint64_t generation = m_session.generation();
+  m_session.taskStarted();
+  whenReady(this, computePositions(*m_session.fs(), snapshot), [this, generation](const Loaded<ops::PositionsReport>& r) {
+    m_session.taskEnded();
+    if (!m_session.isCurrent(generation)) return;
+    if (r.ok()) {
+      m_positions = r.value;
+    } else {
+      m_positionsError = r.error;
+      m_shell.status(tr("positions: %1").arg(r.error));
     }
     update();
   });
@@ -172,6 +264,20 @@ void SummaryController::update() {
     html += QStringLiteral("<ul>");
     for (const QString& w : warnings) html += QStringLiteral("<li>%1</li>").arg(w.toHtmlEscaped());
     html += QStringLiteral("</ul>");
+  }
+  // Where each source resumes and what each sink commits on restore (ops::ComputePositions).
+  if (m_positions && !m_positions->operators.empty()) {
+    html += QStringLiteral("<h3>%1</h3>").arg(tr("Source positions"));
+    for (const ops::OperatorPositions& op : m_positions->operators) html += positionsHtml(op);
+    if (!m_positions->findings.empty()) {
+      html += QStringLiteral("<ul>");
+      for (const ops::Finding& f : m_positions->findings) {
+        html += QStringLiteral("<li>%1</li>").arg(QStringLiteral("%1 %2: %3").arg(qs(ops::SeverityName(f.severity)), qs(f.rule_id), qs(f.message)).toHtmlEscaped());
+      }
+      html += QStringLiteral("</ul>");
+    }
+  } else if (!m_positionsError.isEmpty()) {
+    html += QStringLiteral("<h3>%1</h3><p>%2</p>").arg(tr("Source positions"), m_positionsError.toHtmlEscaped());
   }
   std::vector<const ops::OperatorInfo*> ops_by_size;
   for (const auto& op : s.operators) ops_by_size.push_back(&op);

@@ -1,6 +1,7 @@
 // SummaryController: the Summary page (a start page, a loaded snapshot's summary, "No snapshot"
-// and the "Cannot open" page's text) and the two background loads it shows: ops::ComputeStats
-// and ops::Summarize. Warnings are computed by ops; the page only shows them. GUI thread only.
+// and the "Cannot open" page's text) and the background loads it shows: ops::ComputeStats,
+// ops::Summarize and ops::ComputePositions (the source positions table). Warnings and positions
+// are computed by ops; the page only shows them. GUI thread only.
 #pragma once
 
 #include <QObject>
@@ -9,6 +10,7 @@
 #include <memory>
 
 #include "app/window_shell.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/stats.h"
 #include "ckpt/ops/summary.h"
 
@@ -37,10 +39,13 @@ class SummaryController : public QObject {
   // Starts ops::Summarize / ops::ComputeStats for the open snapshot.
   void loadSummary();
   void loadStats();
-  // Forgets the previous snapshot's stats and summary report.
+  // Starts ops::ComputePositions for the open snapshot (the "Source positions" section).
+  void loadPositions();
+  // Forgets the previous snapshot's stats, summary report and positions.
   void clear();
 
   std::shared_ptr<const ops::StatsReport> stats() const { return m_stats; }
+  std::shared_ptr<const ops::PositionsReport> positions() const { return m_positions; }
   QString text() const;
   QTextBrowser* page() const { return m_summary; }
 
@@ -59,6 +64,8 @@ class SummaryController : public QObject {
   WindowShell m_shell;
   std::shared_ptr<const ops::StatsReport> m_stats;
   std::shared_ptr<const ops::SummaryReport> m_summaryReport;  // ops::Summarize's warnings
+  std::shared_ptr<const ops::PositionsReport> m_positions;    // ops::ComputePositions
+  QString m_positionsError;                                   // why they could not be read
   QTextBrowser* m_summary;
 };
 

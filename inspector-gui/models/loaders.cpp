@@ -118,6 +118,11 @@ QFuture<Loaded<ops::SummaryReport>> summarize(base::Fs& fs, std::shared_ptr<cons
   });
 }
 
+QFuture<Loaded<ops::PositionsReport>> computePositions(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s) {
+  return runInPool<ops::PositionsReport>(
+      [fs = &fs, s] { return fromResult(ops::ComputePositions(*fs, *s)); });
+}
+
 QFuture<Loaded<ops::StatsReport>> computeStats(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                                std::shared_ptr<TaskState> task) {
   return runInPool<ops::StatsReport>([fs = &fs, s, task] {

@@ -26,6 +26,7 @@
 #include "ckpt/ops/ls.h"
 #include "ckpt/ops/open.h"
 #include "ckpt/ops/pending_files.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/prune.h"
 #include "ckpt/ops/remap.h"
 #include "ckpt/ops/snapshot.h"
@@ -102,6 +103,8 @@ QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(base::Fs& fs, st
 // ops::Summarize: validate's cheap rules as warnings, plus `stats`' findings when non-null.
 QFuture<Loaded<ops::SummaryReport>> summarize(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s,
                                               std::shared_ptr<const ops::StatsReport> stats);
+// ops::ComputePositions: where each source resumes and what each sink commits on restore.
+QFuture<Loaded<ops::PositionsReport>> computePositions(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::DiagnoseSnapshot: why the snapshot at `path` does not open, and what its directory holds.
 QFuture<Loaded<ops::SnapshotDiagnosis>> diagnoseSnapshot(base::Fs& fs, const QString& path);
 // ops::DescribeFileLayout of one resolved file path.

@@ -34,7 +34,24 @@ TEST(EngineGoldenTest, ReadVerbsInTheirFormats) {
     ExpectToolGolden("engine-dump-sum." + f, {"--format", f, "dump", kSavepoint, "--operator", "sum"}, 0);
     ExpectToolGolden("engine-dump-source." + f,
            {"--format", f, "dump", kSavepoint, "--operator", "numbers"}, 0);
+    ExpectToolGolden("engine-positions-checkpoint." + f, {"--format", f, "positions", kChk5}, 0);
+    ExpectToolGolden("engine-positions-savepoint." + f, {"--format", f, "positions", kSavepoint}, 0);
+    ExpectToolGolden("engine-diff-positions." + f,
+                     {"--format", f, "diff", kChk4, kChk5, "--no-state-sizes"}, 1);
   }
+}
+
+// Restoring chk-4 in place of chk-5 re-reads every sequence split from an earlier value: one
+// CKPT-R001 warning per split, and the verdict still restores (warnings fail only --strict).
+TEST(EngineGoldenTest, ValidateSinceWarnsWhereAnOlderCheckpointReadsAgain) {
+  ExpectToolGolden("engine-validate-since-older.text",
+                   {"validate", kChk4, "--since", kChk5, "--verbose"}, 0);
+  ExpectToolGolden("engine-validate-since-newer.text",
+                   {"validate", kChk5, "--since", kChk4, "--verbose"}, 0);
+  ExpectToolGolden("engine-validate-since-older.json",
+                   {"--format", "json", "validate", kChk4, "--since", kChk5}, 0);
+  ExpectToolGolden("engine-validate-since-strict.text",
+                   {"validate", kChk4, "--since", kChk5, "--strict"}, 1);
 }
 
 // The sink's pending files are recorded with absolute paths of the machine that made the

@@ -19,6 +19,7 @@ CHK1 = f"v1/checkpoints/{JOB}/chk-1"
 CHK2 = f"v1/checkpoints/{JOB}/chk-2"
 UNALIGNED = f"v1/unaligned/{JOB}/chk-5"
 ENGINE = "engine-v1/checkpoints"
+ENGINE_JOB = "e0e1e2e3e4e5e6e7e8e9eaebecedeeef"
 
 # (schema, arguments, allowed exit codes)
 RUNS = [
@@ -53,6 +54,11 @@ RUNS = [
     ("remap", ["remap", "v1/savepoint", "--to", "@TMP@/remapped", "--map",
                "orders-source=orders-v2", "--dry-run"], {0}),
     ("relocate", ["relocate", CHK2, "--to", "@TMP@/relocated", "--dry-run"], {0}),
+    ("positions", ["positions", "v1/savepoint"], {0}),
+    ("positions", ["positions", f"{ENGINE}/{ENGINE_JOB}/chk-5"], {0}),
+    ("positions", ["positions", CHK2], {0}),
+    ("diff", ["diff", f"{ENGINE}/{ENGINE_JOB}/chk-4", f"{ENGINE}/{ENGINE_JOB}/chk-5",
+              "--no-state-sizes"], {1}),
 ]
 
 
@@ -142,6 +148,14 @@ def main():
     if dump.is_valid({"operator_id": "A2469328B540934507249CBF9B294C51", "operator": "x",
                       "state": "s", "kind": "value"}):
         print("FAIL: dump.schema.json accepts an upper-case ID")
+        failures += 1
+    positions = make_validator(schemas, "positions.schema.json")
+    if positions.is_valid({"operators": [{"operator_id": "a2469328b540934507249cbf9b294c51",
+                                          "operator": "x", "uid": None, "name": None,
+                                          "connector": "kafka-source", "processed_paths": [],
+                                          "sink": None, "splits": [{"next_offset": "42"}]}],
+                           "findings": []}):
+        print("FAIL: positions.schema.json accepts an offset as a string")
         failures += 1
     shutil.rmtree(scratch, ignore_errors=True)
     print(f"{checked} JSON lines checked against {len(schemas)} schemas, {failures} failures")

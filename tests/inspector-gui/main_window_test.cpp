@@ -25,6 +25,8 @@
 #include <set>
 
 #include "app/diff_page.h"
+#include "ckpt/base/fs.h"
+#include "ckpt/ops/positions.h"
 #include "app/hex_view.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
@@ -74,6 +76,36 @@ class MainWindowTest : public QObject {
     QVERIFY2(w.summaryText().contains(QStringLiteral("CKPT-F001")), qPrintable(w.summaryText()));
     QVERIFY(openAndWait(w, fixture("v1/savepoint")));
     QVERIFY2(!w.summaryText().contains(QStringLiteral("CKPT-F00")), qPrintable(w.summaryText()));
+  }
+
+  // The Summary page's source positions are ops::ComputePositions' answer, not the GUI's own.
+  void summaryShowsSourcePositions() {
+    TestWindow w;
+    QVERIFY(openAndWait(w, fixture("engine-v1/checkpoints/e0e1e2e3e4e5e6e7e8e9eaebecedeeef/chk-5")));
+    const QString text = w.summaryText();
+    QVERIFY2(text.contains(QStringLiteral("Source positions")), qPrintable(text));
+    auto expected = ops::ComputePositions(base::Fs::Default(), *w.snapshot());
+    QVERIFY(expected.ok());
+    QVERIFY(!expected->operators.empty());
+    size_t values = 0, files = 0;
+    for (const ops::OperatorPositions& op : expected->operators) {
+      QVERIFY2(text.contains(qs(ops::ConnectorKindName(op.connector))), qPrintable(text));
+      for (const ops::SourcePosition& p : op.splits) {
+        QVERIFY(p.next_value.has_value());
+        QVERIFY2(text.contains(QString::number(*p.next_value)), qPrintable(text));
+        ++values;
+      }
+      if (!op.sink) continue;
+      for (const ops::SinkTransaction& t : op.sink->transactions) {
+        QVERIFY2(text.contains(qs(t.pending_path)), qPrintable(text));
+        ++files;
+      }
+    }
+    QCOMPARE(values, size_t{4});  // the fixture's four sequence splits
+    QVERIFY(files > 0);
+    // A snapshot without connector state has no positions section.
+    QVERIFY(openAndWait(w, fixture("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-2")));
+    QVERIFY2(!w.summaryText().contains(QStringLiteral("3255")), qPrintable(w.summaryText()));
   }
 
   void openSelectShowsHexRange() {

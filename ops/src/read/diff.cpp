@@ -252,6 +252,13 @@ base::Result<DiffResult> Diff(base::Fs& fs, const std::string& a, const std::str
     r.different |= d.change == DiffChange::kChanged;
     r.files.push_back(std::move(d));
   }
+  CKPT_ASSIGN_OR_RETURN(PositionsReport positions_a, ComputePositions(fs, sa, options.progress));
+  CKPT_ASSIGN_OR_RETURN(PositionsReport positions_b, ComputePositions(fs, sb, options.progress));
+  r.positions = ComparePositions(positions_a, positions_b);
+  r.position_findings = std::move(positions_a.findings);
+  r.position_findings.insert(r.position_findings.end(), positions_b.findings.begin(),
+                             positions_b.findings.end());
+  SortFindings(&r.position_findings);
   return r;
 }
 

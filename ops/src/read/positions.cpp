@@ -71,10 +71,15 @@ std::optional<int64_t> ResumeOf(const SourcePosition& p) {
   return std::nullopt;
 }
 
+struct Resume {
+  std::optional<int64_t> offset;
+  bool kafka = false;
+};
+
 // key -> resume offset of one operator: readers and union state first; the enumerator's
 // positions only for splits no reader holds.
-std::map<std::string, std::optional<int64_t>> ResumeByKey(const OperatorPositions& op) {
-  std::map<std::string, std::optional<int64_t>> out;
+std::map<std::string, Resume> ResumeByKey(const OperatorPositions& op) {
+  std::map<std::string, Resume> out;
   for (bool enumerator : {false, true}) {
     for (const SourcePosition& p : op.splits) {
       bool is_enum = p.origin == PositionOrigin::kEnumeratorAssigned ||
@@ -82,7 +87,7 @@ std::map<std::string, std::optional<int64_t>> ResumeByKey(const OperatorPosition
       if (is_enum != enumerator) continue;
       std::string key = AdvanceKey(p);
       if (enumerator && out.count(key)) continue;
-      out[key] = ResumeOf(p);
+      out[key] = {ResumeOf(p), !p.topic.empty()};
     }
   }
   return out;
@@ -100,8 +105,8 @@ std::vector<PositionAdvance> ComparePositions(const PositionsReport& a,
   std::vector<PositionAdvance> out;
   auto add = [&](const OperatorPositions* oa, const OperatorPositions* ob) {
     const OperatorPositions& named = ob ? *ob : *oa;
-    auto ka = oa ? ResumeByKey(*oa) : std::map<std::string, std::optional<int64_t>>{};
-    auto kb = ob ? ResumeByKey(*ob) : std::map<std::string, std::optional<int64_t>>{};
+    auto ka = oa ? ResumeByKey(*oa) : std::map<std::string, Resume>{};
+    auto kb = ob ? ResumeByKey(*ob) : std::map<std::string, Resume>{};
     std::map<std::string, int> keys;
     for (const auto& [k, v] : ka) keys[k] |= 1;
     for (const auto& [k, v] : kb) keys[k] |= 2;
@@ -110,8 +115,10 @@ std::vector<PositionAdvance> ComparePositions(const PositionsReport& a,
       adv.operator_id_hex = named.id_hex;
       adv.operator_name = named.name;
       adv.key = k;
-      if (where & 1) adv.from = ka[k];
-      if (where & 2) adv.to = kb[k];
+      if (where & 1) adv.from = ka[k].offset;
+      if (where & 2) adv.to = kb[k].offset;
+      adv.kafka = (where & 2) ? kb[k].kafka : ka[k].kafka;
+      adv.connector = named.connector;
       out.push_back(std::move(adv));
     }
   };

@@ -113,6 +113,7 @@ base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
   CKPT_ASSIGN_OR_RETURN(std::optional<Snapshot> snapshot, internal::CheckMetadata(ctx, path));
   if (snapshot) {
     CKPT_RETURN_IF_ERROR(internal::FormatOf(*snapshot).ValidateSnapshot(ctx, *snapshot));
+    if (!options.since.empty()) CKPT_RETURN_IF_ERROR(internal::CheckSince(ctx, *snapshot));
   }
   SortFindings(&report.findings);
   std::sort(report.not_checked.begin(), report.not_checked.end(),

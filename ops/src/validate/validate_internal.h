@@ -62,6 +62,9 @@ base::Result<std::optional<Snapshot>> CheckMetadata(ValidateContext& ctx, const 
 // Rules over the metadata alone: subtask indices, parallelism, key-group coverage, savepoint
 // self-containment, file references and their use.
 void CheckStructure(ValidateContext& ctx, const Snapshot& snapshot);
+// --since A: CKPT-R001/R002 from the positions of A and of `snapshot` (validate_since.cpp).
+// A's load errors (naming it), I/O errors reading either side's connector state; Cancelled.
+base::Status CheckSince(ValidateContext& ctx, const Snapshot& snapshot);
 // --against JOB.json (the format says whether its restore checks max parallelism for every
 // operator: SnapshotFormat::RestoreChecksMaxParallelismOfEveryOperator).
 base::Status CheckAgainst(ValidateContext& ctx, const Snapshot& snapshot);

@@ -28,6 +28,7 @@ std::string RuleDocAnchor(std::string_view id) {
     case 'T': return "validate-rules.md#subtasks-and-operators";
     case 'D': return "validate-rules.md#deep-decoding---deep";
     case 'A': return "validate-rules.md#restore-rules---against-jobjson";
+    case 'R': return "validate-rules.md#replacing-a-snapshot---since-a";
     case 'S': return "validate-rules.md#statistics-ckpt-tool-stats";
     default: return "validate-rules.md";
   }
@@ -46,6 +47,7 @@ RuleInfo RuleFromCatalogueRow(const RuleCatalogueRow& row) {
   // Record decoding: the D rules and a key's key group (K005).
   r.needs_deep = id.substr(0, 6) == "CKPT-D" || id == "CKPT-K005";
   r.needs_against = id.substr(0, 6) == "CKPT-A";
+  r.needs_since = id.substr(0, 6) == "CKPT-R";
   r.from_stats = id.substr(0, 6) == "CKPT-S";
   r.doc_anchor = RuleDocAnchor(id);
   return r;
@@ -211,6 +213,17 @@ const std::vector<RuleCatalogueRow>& RuleCatalogue() {
        "Snapshot state has no operator with the same ID in the new job and is skipped "
        "(--allow-non-restored-state)",
        "That state is dropped by the restore; check that this is intended."},
+      // --since: positions against the snapshot this one replaces
+      {"CKPT-R001", Severity::kWarning,
+       "Restoring this snapshot re-reads a source split from an earlier position than the "
+       "snapshot it replaces (--since) had reached",
+       "The records between the two positions are read again: downstream sees them twice "
+       "unless its sink is transactional and the replaced snapshot's output is discarded. "
+       "Restore the newer snapshot, or accept the replay."},
+      {"CKPT-R002", Severity::kInfo,
+       "A source split of the snapshot it replaces (--since) is missing in this snapshot",
+       "A restore does not resume that split from here: it starts where the source's own "
+       "assignment puts it, or not at all. Check that the source's configuration is intended."},
       // stats
       {"CKPT-S001", Severity::kWarning,
        "Key-group skew: the largest key group is far above the median",

@@ -13,6 +13,7 @@
 #include "ckpt/base/fs.h"
 #include "ckpt/base/progress.h"
 #include "ckpt/base/result.h"
+#include "ckpt/ops/positions.h"
 #include "ckpt/ops/snapshot.h"
 
 namespace ckpt::ops {
@@ -71,8 +72,14 @@ struct DiffResult {
   std::vector<FileDiff> files;          // sorted by path
   size_t files_added = 0, files_removed = 0, files_shared = 0, files_changed = 0;
   uint64_t bytes_a = 0, bytes_b = 0;    // file-table totals
+  // How far each source's reading advanced from A to B (ComparePositions over both sides'
+  // ComputePositions), sorted by operator, then split.
+  std::vector<PositionAdvance> positions;
+  // CKPT-P001 findings of either side: connector state that could not be decoded.
+  std::vector<Finding> position_findings;
   // Any operator or state change, or a file whose content (size, XXH3) the other side lacks.
-  // Files that only moved (a relocated copy) do not count.
+  // Files that only moved (a relocated copy) do not count, nor do positions (a running job's
+  // sources always advance).
   bool different = false;
 };
 

@@ -128,6 +128,15 @@ struct PositionAdvance {
   std::string key;  // "topic/partition", a file path, or a split ID
   std::optional<int64_t> from;  // A's resume offset; unset when the split is new in B
   std::optional<int64_t> to;    // B's; unset when the split is gone in B
+  // The operator's connector (B's, else A's): with kEngineFileSource an offset of -1 is a
+  // finished file.
+  ConnectorKind connector = ConnectorKind::kKafkaSource;
+  // True when `key` is a Kafka topic/partition: negative offsets are then the kKafka* specials.
+  bool kafka = false;
+  // True when `offset` (from or to) is the engine file source's finished-file marker (-1).
+  bool IsDone(int64_t offset) const {
+    return connector == ConnectorKind::kEngineFileSource && offset == -1;
+  }
   // to - from when both are set and neither is a Kafka special offset.
   std::optional<int64_t> delta() const {
     if (!from || !to || *from < 0 || *to < 0) return std::nullopt;

@@ -32,6 +32,10 @@ struct ValidateOptions {
   // block checksums are verified to locate the damage (CKPT-F006). --deep verifies block
   // checksums while decoding regardless. Default: true.
   bool verify_checksums = true;
+  // Path of the snapshot this one replaces (validate SNAP --since A): each source split where
+  // restoring SNAP re-reads from an earlier offset than A had reached is CKPT-R001, each split
+  // of A that SNAP lacks CKPT-R002 (docs/positions.md). Default: none.
+  std::string since;
 };
 
 // One row of the capability table: can THIS snapshot be used for `operation`? A verdict from
@@ -80,7 +84,8 @@ struct ValidateReport {
 // Validates the snapshot at `path`. Problems with the snapshot are findings (never an error
 // status): an unreadable or corrupt `_metadata` yields finding CKPT-M001..M004. Returns
 // NotFound only if `path` does not exist at all; InvalidArgument / NotFound for an unreadable
-// or invalid --against spec; Cancelled if `progress` is cancelled.
+// or invalid --against spec; the load errors of the --since snapshot (naming it); Cancelled if
+// `progress` is cancelled.
 base::Result<ValidateReport> Validate(base::Fs& fs, const std::string& path,
                                       const ValidateOptions& options,
                                       const base::Progress& progress = {});
@@ -121,6 +126,8 @@ struct RuleInfo {
   bool needs_deep = false;
   // Evaluated only with ValidateOptions::against_job (restore rules against a new job).
   bool needs_against = false;
+  // Evaluated only with ValidateOptions::since (positions against the replaced snapshot).
+  bool needs_since = false;
   // Reported by `stats` (ComputeStats), not by Validate.
   bool from_stats = false;
   // The section of docs/validate-rules.md that lists the rule, as "validate-rules.md#<anchor>"

@@ -27,6 +27,7 @@
 #include "model/key_parse.h"
 #include "formats/own/channel_peers.h"
 #include "formats/own/keyed_replay.h"
+#include "formats/own/operator_entries.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops {
@@ -366,37 +367,27 @@ class Dumper {
         }
       }
     }
-    if (entries.empty()) return Status::OK();
-    CKPT_ASSIGN_OR_RETURN(auto reader, Open(h.file_index()));
-    CKPT_ASSIGN_OR_RETURN(auto it, reader->NewIterator());
-    format::RecordRef rec;
-    while (true) {
-      CKPT_ASSIGN_OR_RETURN(bool more, it->Next(&rec));
-      if (!more) return Status::OK();
-      if (Cancelled()) return Status::Cancelled("dump cancelled");
-      auto found = entries.find(rec.logical_offset);
-      if (found == entries.end()) continue;
-      const pb::StateDescriptor& d = *found->second;
-      format::OperatorRecord r;
-      if (!format::DecodeOperatorRecord(rec.bytes, &r)) {
-        return Status::Corruption(reader->path() + ": malformed operator-state record at logical offset " +
-                                  std::to_string(rec.logical_offset));
-      }
-      DumpEntry e = Base("state");
-      e.state = d.name();
-      e.kind = static_cast<StateKind>(d.kind());
-      e.subtask = subtask_;
-      e.record_file = h.file_index();
-      e.record_offset = rec.logical_offset;
-      e.record_length = VarintLength(rec.bytes.size()) + rec.bytes.size();
-      if (d.kind() == pb::STATE_BROADCAST) {
-        CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.user_key_type(), r.key, &e.key_json),
-                                 reader->path() + ": state '" + d.name() + "' key");
-      }
-      CKPT_RETURN_IF_ERROR_CTX(format::AppendValueJson(d.value_type(), r.value, &e.value_json),
-                               reader->path() + ": state '" + d.name() + "' value");
-      CKPT_RETURN_IF_ERROR(Emit(e));
-    }
+    return internal::ForEachOperatorStateEntry(
+        fs_, s_, h, entries, [this] { return Cancelled(); },
+        [&](const std::string& path, const internal::OperatorStateEntry& entry) {
+          const pb::StateDescriptor& d = *entry.state;
+          DumpEntry e = Base("state");
+          e.state = d.name();
+          e.kind = static_cast<StateKind>(d.kind());
+          e.subtask = subtask_;
+          e.record_file = h.file_index();
+          e.record_offset = entry.logical_offset;
+          e.record_length = entry.record_length;
+          if (d.kind() == pb::STATE_BROADCAST) {
+            CKPT_RETURN_IF_ERROR_CTX(
+                format::AppendValueJson(d.user_key_type(), entry.record.key, &e.key_json),
+                path + ": state '" + d.name() + "' key");
+          }
+          CKPT_RETURN_IF_ERROR_CTX(
+              format::AppendValueJson(d.value_type(), entry.record.value, &e.value_json),
+              path + ": state '" + d.name() + "' value");
+          return Emit(e);
+        });
   }
 
   Status DumpCommittable(const pb::SinkCommittable& c) {
@@ -526,16 +517,6 @@ class Dumper {
   std::optional<internal::ChannelPeers> peers_;
 };
 
-const pb::OperatorState* FindOperatorState(const Snapshot& snapshot, const std::string& id_hex) {
-  for (const auto& candidate : RawMetadata(snapshot).operators()) {
-    if (format::OperatorId::FromBytes(candidate.operator_id()).ValueOr(format::OperatorId()).ToHex() ==
-        id_hex) {
-      return &candidate;
-    }
-  }
-  return nullptr;
-}
-
 // Applies the --state / --key / --key-group filters of `options` to `dumper`.
 Status Filter(const Snapshot& s, const OperatorInfo& info, const pb::OperatorState& os,
               const DumpOptions& options, Dumper* dumper) {
@@ -597,7 +578,7 @@ base::Result<uint64_t> internal::DumpOwn(base::Fs& fs, const Snapshot& snapshot,
   }
   uint64_t emitted = 0;
   for (const OperatorInfo* op : targets) {
-    const pb::OperatorState* os = FindOperatorState(snapshot, op->id_hex);
+    const pb::OperatorState* os = internal::OwnOperatorState(snapshot, op->id_hex);
     if (os == nullptr) continue;  // stateless operator: nothing to dump
     Dumper dumper(fs, snapshot, *op, *os, sink, progress, options.history);
     CKPT_RETURN_IF_ERROR(Filter(snapshot, *op, *os, options, &dumper));
