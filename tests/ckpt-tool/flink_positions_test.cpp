@@ -535,7 +535,7 @@ TEST(FlinkPositionsTest, UndecodableSplitOfAKafkaSourceIsAFindingNamingStateSubt
   ASSERT_OK_AND_ASSIGN(PositionsReport r, ComputePositions(base::Fs::Default(), s));
   ASSERT_EQ(r.findings.size(), 1u);
   const Finding& f = r.findings[0];
-  EXPECT_EQ(f.rule_id, "CKPT-P001");
+  EXPECT_EQ(f.rule_id, "CKPT-C001");
   EXPECT_EQ(f.severity, Severity::kWarning);
   EXPECT_EQ(f.location.subtask, 1u);
   EXPECT_NE(f.location.file.find("_metadata"), std::string::npos) << f.location.file;
@@ -558,7 +558,7 @@ TEST(FlinkPositionsTest, UndecodableEnumeratorCheckpointIsAFindingNamingTheCoord
   ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), dir));
   ASSERT_OK_AND_ASSIGN(PositionsReport r, ComputePositions(base::Fs::Default(), s));
   ASSERT_EQ(r.findings.size(), 1u);
-  EXPECT_EQ(r.findings[0].rule_id, "CKPT-P001");
+  EXPECT_EQ(r.findings[0].rule_id, "CKPT-C001");
   EXPECT_NE(r.findings[0].message.find("coordinator"), std::string::npos) << r.findings[0].message;
   EXPECT_NE(r.findings[0].message.find("partition count 5 cannot fit"), std::string::npos)
       << r.findings[0].message;

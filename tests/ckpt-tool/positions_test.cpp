@@ -1,6 +1,6 @@
 // ops::ComputePositions over this engine's own connectors (formats/own/positions.cpp) on the
 // engine-written fixture: the positions equal the source's list state as dump decodes it and
-// the sink's transactions its pending files; damaged source state is a CKPT-P001 finding naming
+// the sink's transactions its pending files; damaged source state is a CKPT-C001 finding naming
 // the file, never an error or a made-up position.
 #include <gtest/gtest.h>
 
@@ -146,7 +146,7 @@ TEST(PositionsTest, DamagedSourceStateIsAFindingNamingTheFile) {
   const ops::PositionsReport report = PositionsAt(tmp.Sub("chk"));
   ASSERT_EQ(report.findings.size(), 1u);
   const ops::Finding& f = report.findings[0];
-  EXPECT_EQ(f.rule_id, "CKPT-P001");
+  EXPECT_EQ(f.rule_id, "CKPT-C001");
   EXPECT_EQ(f.severity, ops::Severity::kWarning);
   EXPECT_NE(f.message.find(file), std::string::npos) << f.message;
   EXPECT_NE(f.message.find("'splits'"), std::string::npos) << f.message;

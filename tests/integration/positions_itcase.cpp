@@ -310,7 +310,7 @@ TEST(PositionsITCase, TextFileSourceResumesAtTheByteAfterTheCommittedLines) {
   ASSERT_FALSE(state_file.empty()) << "no operator-state file holds the source's path";
   const ops::PositionsReport damaged = PositionsOf(savepoint);
   ASSERT_EQ(damaged.findings.size(), 1u);
-  EXPECT_EQ(damaged.findings[0].rule_id, "CKPT-P001");
+  EXPECT_EQ(damaged.findings[0].rule_id, "CKPT-C001");
   EXPECT_EQ(damaged.findings[0].severity, ops::Severity::kWarning);
   EXPECT_NE(damaged.findings[0].message.find(state_file), std::string::npos)
       << damaged.findings[0].message;

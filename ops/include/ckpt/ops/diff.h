@@ -75,7 +75,7 @@ struct DiffResult {
   // How far each source's reading advanced from A to B (ComparePositions over both sides'
   // ComputePositions), sorted by operator, then split.
   std::vector<PositionAdvance> positions;
-  // CKPT-P001 findings of either side: connector state that could not be decoded.
+  // CKPT-C001 findings of either side: connector state that could not be decoded.
   std::vector<Finding> position_findings;
   // Any operator or state change, or a file whose content (size, XXH3) the other side lacks.
   // Files that only moved (a relocated copy) do not count, nor do positions (a running job's

@@ -109,7 +109,7 @@ struct OperatorPositions {
 
 struct PositionsReport {
   std::vector<OperatorPositions> operators;  // snapshot order; only operators with connectors
-  // Operator states that look like a connector's but could not be decoded (CKPT-P001, naming
+  // Operator states that look like a connector's but could not be decoded (CKPT-C001, naming
   // the file, state and offset), and other notes; sorted.
   std::vector<Finding> findings;
 };

@@ -3,7 +3,7 @@
 // coordinator state, and hands each element to the connector decoders (connector_*.h). Which
 // connector wrote a state is decided by the bytes: a decoder succeeds only when it consumes one
 // whole object of its exact layout; the operator's name ("Kafka", "File") only decides whether a
-// state no decoder accepts is reported (CKPT-P001) or passed over as some other connector's.
+// state no decoder accepts is reported (CKPT-C001) or passed over as some other connector's.
 #include <algorithm>
 #include <cctype>
 #include <map>
@@ -100,7 +100,7 @@ class OperatorWalker {
     l.file = file;
     if (subtask >= 0) l.subtask = static_cast<uint32_t>(subtask);
     report_->findings.push_back(
-        {"CKPT-P001", Severity::kWarning, l,
+        {"CKPT-C001", Severity::kWarning, l,
          "operator state '" + state + "'" +
              (subtask >= 0 ? " of subtask " + std::to_string(subtask) : std::string()) +
              " looks like a connector's but cannot be decoded: " + why.message(),

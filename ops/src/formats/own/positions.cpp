@@ -244,7 +244,7 @@ class OwnPositions {
 
   void Undecodable(const OperatorInfo& op, std::optional<uint32_t> subtask, std::string message) {
     Finding f;
-    f.rule_id = "CKPT-P001";
+    f.rule_id = "CKPT-C001";
     f.severity = Severity::kWarning;
     f.location = OperatorLocationOf(op.name, op.uid, op.id_hex);
     f.location.subtask = subtask;
