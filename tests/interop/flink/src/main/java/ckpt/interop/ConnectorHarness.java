@@ -51,7 +51,7 @@ public final class ConnectorHarness {
   static final int PARALLELISM = 2;
   static final long TIMEOUT_MS = 120_000;
   /** Records per partition of the Kafka input topic (3 partitions). */
-  static final long[] KAFKA_RECORDS = {2000, 3000, 4000};
+  static final long[] KAFKA_RECORDS = {8000, 9000, 10000};
   /** Lines per input file of the file job; every line is LINE_BYTES bytes. */
   static final int[] FILE_LINES = {120, 400, 1500, 1500};
   static final int LINE_BYTES = 16;  // "in-0.txt|000123" + '\n'

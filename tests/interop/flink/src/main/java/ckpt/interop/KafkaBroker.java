@@ -100,6 +100,8 @@ final class KafkaBroker implements AutoCloseable {
     }
     Process p = new ProcessBuilder(java, "-Xmx512m", "-cp", cp, "kafka.Kafka", props.getAbsolutePath())
         .redirectErrorStream(true).redirectOutput(log).start();
+    // the broker never outlives the harness JVM, however that ends short of SIGKILL
+    Runtime.getRuntime().addShutdownHook(new Thread(p::destroyForcibly));
     String bootstrap = "127.0.0.1:" + port;
     Properties ap = new Properties();
     ap.put(AdminClientConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
