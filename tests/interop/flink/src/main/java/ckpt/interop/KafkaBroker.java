@@ -19,11 +19,15 @@ import org.apache.kafka.clients.admin.ListTransactionsOptions;
 import org.apache.kafka.clients.admin.NewTopic;
 import org.apache.kafka.clients.admin.TransactionDescription;
 import org.apache.kafka.clients.admin.TransactionListing;
+import org.apache.kafka.clients.consumer.ConsumerConfig;
+import org.apache.kafka.clients.consumer.ConsumerRecord;
+import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.common.TopicPartition;
+import org.apache.kafka.common.serialization.ByteArrayDeserializer;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 
 /**
@@ -164,6 +168,36 @@ final class KafkaBroker implements AutoCloseable {
       for (String r : records) p.send(new ProducerRecord<>(topic, partition, null, r.getBytes(StandardCharsets.UTF_8)));
       p.flush();
     }
+  }
+
+  /**
+   * Every committed record of {@code topic} as a read_committed consumer sees it (up to the last
+   * stable offset: an open transaction hides what follows it), as strings.
+   */
+  List<String> readCommitted(String topic) throws Exception {
+    Properties cp = new Properties();
+    cp.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
+    cp.put(ConsumerConfig.ISOLATION_LEVEL_CONFIG, "read_committed");
+    cp.put(ConsumerConfig.ENABLE_AUTO_COMMIT_CONFIG, "false");
+    List<String> out = new ArrayList<>();
+    try (KafkaConsumer<byte[], byte[]> c = new KafkaConsumer<>(cp, new ByteArrayDeserializer(), new ByteArrayDeserializer())) {
+      List<TopicPartition> parts = new ArrayList<>();
+      c.partitionsFor(topic, java.time.Duration.ofSeconds(30)).forEach(i -> parts.add(new TopicPartition(topic, i.partition())));
+      c.assign(parts);
+      c.seekToBeginning(parts);
+      Map<TopicPartition, Long> end = c.endOffsets(parts, java.time.Duration.ofSeconds(30));
+      long deadline = System.currentTimeMillis() + TIMEOUT_MS;
+      while (true) {
+        boolean done = true;
+        for (TopicPartition tp : parts) if (c.position(tp, java.time.Duration.ofSeconds(30)) < end.get(tp)) done = false;
+        if (done) break;
+        if (System.currentTimeMillis() > deadline) throw new IllegalStateException("reading " + topic + " did not reach " + end);
+        for (ConsumerRecord<byte[], byte[]> r : c.poll(java.time.Duration.ofMillis(200))) {
+          out.add(new String(r.value(), StandardCharsets.UTF_8));
+        }
+      }
+    }
+    return out;
   }
 
   /** The group's committed offsets: "topic-partition" -> offset. */
