@@ -70,8 +70,22 @@ def operator_for(doc, truth_op):
     for op in doc.get("operators", []):
         if op.get("uid") == truth_op["uid"]:
             return op
-    ids = [(o.get("operator_id"), o.get("uid"), o.get("connector")) for o in doc.get("operators", [])]
-    raise Failure(f"{truth_op['uid']} ({truth_op['operator_id']}): not among the operators positions printed: {ids}")
+    return None
+
+
+def sink_view(doc, op, truth_op):
+    """A sink's writer and committer may be two operators (sink v2: the committer's state holds
+    the committables): one view with the prefix either reports and the transactions of both.
+    Each job has one sink, so every operator of the sink's connector belongs to it."""
+    prefix = None
+    txs = []
+    for o in doc.get("operators", []):
+        if o is op or o.get("connector") == truth_op["connector"]:
+            s = o.get("sink") or {}
+            if prefix is None:
+                prefix = s.get("transactional_id_prefix")
+            txs.extend(s.get("transactions") or [])
+    return dict(op, sink={"transactional_id_prefix": prefix, "transactions": txs})
 
 
 def expect_connector(op, truth_op, errors):
@@ -231,7 +245,13 @@ def check(tool, d):
     errors = []
     for t in truth["operators"]:
         op = operator_for(doc, t)
+        if op is None:
+            ids = [(o.get("operator_id"), o.get("uid"), o.get("connector")) for o in doc.get("operators", [])]
+            errors.append(f"{t['uid']} ({t['operator_id']}, {t['connector']}): not among the operators positions printed: {ids}")
+            continue
         expect_connector(op, t, errors)
+        if t["connector"] in KAFKA_SINKS or t["connector"] == "file-sink":
+            op = sink_view(doc, op, t)
         CHECKS[t["connector"]](op, t, errors)
     return errors, doc.get("findings") or []
 
