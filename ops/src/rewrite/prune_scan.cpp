@@ -120,6 +120,9 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
     } else if (e.name == format::kSharedDirName) {
       job.shared.emplace();
       CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
+    } else if (e.name == format::kTaskOwnedDirName) {
+      job.task_owned.emplace();
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.task_owned));
     }
   }
   // The job lock (format/layout.h kJobLockFileName): only probed when the file exists, so a dry
@@ -138,6 +141,26 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
 }
 
 }  // namespace
+
+std::set<std::string> SnapshotReferences(const ScannedSnapshot& snap) {
+  std::set<std::string> refs;
+  if (!snap.metadata) return refs;
+  for (const auto& f : snap.metadata->files()) {
+    auto resolved = format::ResolveFile(snap.abs, f);
+    // An escaping or malformed reference is validate's business; it cannot protect a file here
+    // because it does not name one inside the storage.
+    if (resolved.ok()) refs.insert(NormalizeAbsolute(*resolved));
+  }
+  for (const auto& op : snap.metadata->operators()) {
+    for (const auto& st : op.subtasks()) {
+      for (const auto& c : st.committables()) {
+        if (!c.pending_path().empty()) refs.insert(NormalizeAbsolute(c.pending_path()));
+        if (!c.final_path().empty()) refs.insert(NormalizeAbsolute(c.final_path()));
+      }
+    }
+  }
+  return refs;
+}
 
 std::string JoinRel(const std::string& base, const std::string& rel) {
   if (rel.empty()) return base;
