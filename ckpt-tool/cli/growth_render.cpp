@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <string>
 
+#include "ckpt/base/fs.h"
 #include "ckpt/base/text_escape.h"
 #include "render.h"
 
@@ -30,7 +31,10 @@ std::string JobName(const ops::JobGrowth& job) {
 
 void PrintJobText(const ops::JobGrowth& job, std::ostream& out) {
   out << "job " << base::EscapeForText(JobName(job));
-  if (!job.job_id_hex.empty()) out << " (" << base::EscapeForText(job.job_id_hex) << ")";
+  // The job's id when its directory is not named after it.
+  if (!job.job_id_hex.empty() && base::BaseName(JobName(job)) != job.job_id_hex) {
+    out << " (" << base::EscapeForText(job.job_id_hex) << ")";
+  }
   out << "\n";
   TextTable t({"ID", "PATH", "INTRODUCED", "OF IT SHARED", "REFERENCED", "STILL REFERENCED"},
               {true, false, true, true, true, true});

@@ -38,8 +38,8 @@ inline uint64_t ChainFileBytes(int op, int64_t id) {
 // "steady/000007.sst": shared/ path of that file.
 inline std::string ChainFilePath(int op, int64_t id) {
   std::string n = std::to_string(id);
-  return std::string(op == 0 ? "steady" : "leaky") + "/" + std::string(6 - std::min<size_t>(6, n.size()), '0') +
-         n + ".sst";
+  n.insert(0, 6 - std::min<size_t>(6, n.size()), '0');
+  return std::string(op == 0 ? "steady" : "leaky") + "/" + n + ".sst";
 }
 
 // Writes `job_dir`/chk-1 .. chk-N and `job_dir`/shared/ as described above.

@@ -23,7 +23,8 @@ void GrowthChart::setGrowth(std::shared_ptr<const ops::JobGrowth> growth) {
             .arg(m_growth->checkpoints.size())
             .arg(humanBytes(m_growth->needed_bytes), humanBytes(m_growth->stored_bytes))
             .arg(m_growth->amplification, 0, 'f', 2)
-            .arg(humanBytes(m_growth->orphaned_bytes), humanBytes(m_growth->not_yet_deletable_bytes)));
+            .arg(humanBytes(m_growth->orphaned_bytes),
+                 humanBytes(m_growth->not_yet_deletable_bytes)));
   } else {
     setAccessibleDescription(QString());
   }
@@ -45,7 +46,8 @@ QRectF GrowthChart::barRect(int i) const {
 }
 
 QRectF GrowthChart::stillReferencedRect(int i) const {
-  return i >= 0 && i < static_cast<int>(m_still.size()) ? m_still[static_cast<size_t>(i)] : QRectF();
+  if (i < 0 || i >= static_cast<int>(m_still.size())) return QRectF();
+  return m_still[static_cast<size_t>(i)];
 }
 
 int GrowthChart::barAt(const QPoint& pos) const {
@@ -61,8 +63,8 @@ int GrowthChart::barAt(const QPoint& pos) const {
 QString GrowthChart::tooltipFor(int i) const {
   if (!m_growth || i < 0 || i >= static_cast<int>(m_growth->checkpoints.size())) return {};
   const ops::GrowthCheckpoint& c = m_growth->checkpoints[static_cast<size_t>(i)];
-  return tr("%1 (id %2)\nintroduced %3 in %4 files (%5 shared)\nstill referenced by the latest: %6\n"
-            "references %7 in %8 files")
+  return tr("%1 (id %2)\nintroduced %3 in %4 files (%5 shared)\n"
+            "still referenced by the latest: %6\nreferences %7 in %8 files")
       .arg(qs(c.path))
       .arg(c.checkpoint_id)
       .arg(humanBytes(c.introduced_bytes))

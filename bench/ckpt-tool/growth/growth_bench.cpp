@@ -80,9 +80,15 @@ void BM_CliGrowth(benchmark::State& state) {
   }
 }
 
-BENCHMARK(BM_ReadAllMetadata)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_Growth)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
-BENCHMARK(BM_CliGrowth)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_ReadAllMetadata)
+    ->Iterations(1)
+    ->Repetitions(5)
+    ->UseManualTime()
+    ->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_Growth)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
+BENCHMARK(BM_CliGrowth)->Iterations(1)->Repetitions(5)->UseManualTime()->Unit(
+    benchmark::kMillisecond);
 
 }  // namespace
 

@@ -193,6 +193,8 @@ base::Status GrowthOfJob(const ScannedJob& scanned, const base::Progress& progre
   std::set<std::string> by_retained;  // referenced by some retained checkpoint
   for (const GrowthRefs& r : refs) by_retained.insert(r.all.begin(), r.all.end());
   const ScannedSnapshot* latest_snap = retained.empty() ? nullptr : retained.back();
+  const std::string task_owned_prefix =
+      internal::JoinRel(scanned.rel, std::string(format::kTaskOwnedDirName)) + "/";
   for (const StoredFile& s : stored) {
     const uint64_t size = s.file->size_bytes;
     ++job->stored_files;
@@ -201,8 +203,7 @@ base::Status GrowthOfJob(const ScannedJob& scanned, const base::Progress& progre
         s.checkpoint != nullptr &&
         s.file->rel == internal::JoinRel(s.checkpoint->rel, std::string(format::kMetadataFileName));
     const bool in_task_owned =
-        s.checkpoint == nullptr &&
-        s.file->rel.rfind(internal::JoinRel(scanned.rel, std::string(format::kTaskOwnedDirName)) + "/", 0) == 0;
+        s.checkpoint == nullptr && s.file->rel.rfind(task_owned_prefix, 0) == 0;
     if (latest_snap != nullptr && (refs.back().all.count(s.file->abs) > 0 ||
                                    (is_metadata && s.checkpoint == latest_snap))) {
       ++job->needed_files;
