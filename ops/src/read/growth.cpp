@@ -9,6 +9,7 @@
 #include <set>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "ckpt/format/layout.h"
 #include "ckpt/ops/operator_label.h"
@@ -28,22 +29,50 @@ using internal::ScannedTree;
 struct GrowthRefs {
   // Normalized absolute path -> recorded size, and whether it is a SHARED file.
   std::unordered_map<std::string, std::pair<uint64_t, bool>> files;
-  std::set<std::string> all;  // SnapshotReferences: what protects a file from being an orphan
+  // What else protects a file from being an orphan (SnapshotReferences beyond the file table:
+  // sinks' pending and final files).
+  std::vector<std::string> other;
   std::vector<std::pair<std::string, std::string>> operators;  // id, label
   std::vector<uint64_t> operator_bytes;
   std::string job_id_hex;
 };
 
-GrowthRefs GrowthRefsOf(const ScannedSnapshot& snap) {
+bool HasCommittables(const pb::CheckpointMetadata& md) {
+  for (const auto& op : md.operators()) {
+    for (const auto& st : op.subtasks()) {
+      if (st.committables_size() > 0) return true;
+    }
+  }
+  return false;
+}
+
+// NormalizeAbsolute(path), without its work when `path` is normalized already (an absolute
+// path without empty, "." or ".." components: what ResolveFile makes of a clean reference).
+std::string GrowthNormalized(const std::string& path) {
+  const bool clean = !path.empty() && path[0] == '/' && path.find("//") == std::string::npos &&
+                     path.find("/./") == std::string::npos &&
+                     path.find("/../") == std::string::npos && path.back() != '/' &&
+                     !path.ends_with("/.") && !path.ends_with("/..");
+  return clean ? path : internal::NormalizeAbsolute(path);
+}
+
+// Consumes `snap`'s metadata (each is read once, and only here).
+GrowthRefs GrowthRefsOf(ScannedSnapshot& snap) {
   GrowthRefs out;
-  out.all = internal::SnapshotReferences(snap);
-  Snapshot model = BuildSnapshotModel(*snap.metadata, snap.abs,
+  std::set<std::string> all;
+  // Without committables SnapshotReferences is the resolved file table, which the model has.
+  if (HasCommittables(*snap.metadata)) all = internal::SnapshotReferences(snap);
+  Snapshot model = BuildSnapshotModel(std::move(*snap.metadata), snap.abs,
                                       base::JoinPath(snap.abs, format::kMetadataFileName));
+  snap.metadata.reset();
   out.job_id_hex = model.job_id_hex;
   for (const SnapshotFile& f : model.files) {
     if (f.resolved_path.empty()) continue;  // escaping: names no file in the storage
-    out.files.emplace(internal::NormalizeAbsolute(f.resolved_path),
+    out.files.emplace(GrowthNormalized(f.resolved_path),
                       std::make_pair(f.size_bytes, f.scope == FileScope::kShared));
+  }
+  for (const std::string& path : all) {
+    if (!out.files.count(path)) out.other.push_back(path);
   }
   for (const OperatorInfo& op : model.operators) {
     out.operators.emplace_back(op.id_hex, OperatorLabel(op.name, op.uid, op.id_hex));
@@ -53,7 +82,7 @@ GrowthRefs GrowthRefsOf(const ScannedSnapshot& snap) {
 }
 
 // GrowthRefsOf each of `snaps`, on a few threads (each is independent and CPU-bound).
-base::Status GrowthRefsAll(const std::vector<const ScannedSnapshot*>& snaps,
+base::Status GrowthRefsAll(const std::vector<ScannedSnapshot*>& snaps,
                            const base::Progress& progress, std::vector<GrowthRefs>* out) {
   out->assign(snaps.size(), {});
   std::atomic<size_t> next{0};
@@ -128,12 +157,12 @@ void GrowthOperators(const std::vector<GrowthRefs>& refs, JobGrowth* job) {
   });
 }
 
-base::Status GrowthOfJob(const ScannedJob& scanned, const base::Progress& progress,
+base::Status GrowthOfJob(ScannedJob& scanned, const base::Progress& progress,
                          JobGrowth* job) {
   job->job_rel = scanned.rel;
-  std::vector<const ScannedSnapshot*> retained;
+  std::vector<ScannedSnapshot*> retained;
   std::set<const ScannedSnapshot*> unreadable;
-  for (const ScannedSnapshot& c : scanned.checkpoints) {
+  for (ScannedSnapshot& c : scanned.checkpoints) {
     if (c.metadata_state == MetadataState::kReadable) {
       retained.push_back(&c);
     } else if (c.metadata_state == MetadataState::kUnreadable) {
@@ -190,8 +219,13 @@ base::Status GrowthOfJob(const ScannedJob& scanned, const base::Progress& progre
   }
 
   // Classify every stored file.
-  std::set<std::string> by_retained;  // referenced by some retained checkpoint
-  for (const GrowthRefs& r : refs) by_retained.insert(r.all.begin(), r.all.end());
+  // Referenced by some retained checkpoint: its file table (introduced_by has every such file)
+  // or its sinks.
+  std::unordered_set<std::string> other_refs;
+  for (const GrowthRefs& r : refs) other_refs.insert(r.other.begin(), r.other.end());
+  auto by_retained = [&](const std::string& path) {
+    return introduced_by.count(path) > 0 || other_refs.count(path) > 0;
+  };
   const ScannedSnapshot* latest_snap = retained.empty() ? nullptr : retained.back();
   const std::string task_owned_prefix =
       internal::JoinRel(scanned.rel, std::string(format::kTaskOwnedDirName)) + "/";
@@ -204,11 +238,13 @@ base::Status GrowthOfJob(const ScannedJob& scanned, const base::Progress& progre
         s.file->rel == internal::JoinRel(s.checkpoint->rel, std::string(format::kMetadataFileName));
     const bool in_task_owned =
         s.checkpoint == nullptr && s.file->rel.rfind(task_owned_prefix, 0) == 0;
-    if (latest_snap != nullptr && (refs.back().all.count(s.file->abs) > 0 ||
+    if (latest_snap != nullptr && (refs.back().files.count(s.file->abs) > 0 ||
+                                   std::count(refs.back().other.begin(), refs.back().other.end(),
+                                              s.file->abs) > 0 ||
                                    (is_metadata && s.checkpoint == latest_snap))) {
       ++job->needed_files;
       job->needed_bytes += size;
-    } else if (by_retained.count(s.file->abs) > 0 ||
+    } else if (by_retained(s.file->abs) ||
                (is_metadata && s.checkpoint->metadata_state == MetadataState::kReadable)) {
       ++job->not_yet_deletable_files;
       job->not_yet_deletable_bytes += size;
@@ -238,7 +274,7 @@ base::Result<GrowthReport> ComputeGrowth(base::Fs& fs, const std::string& root,
   CKPT_ASSIGN_OR_RETURN(internal::ScannedRoot scan, internal::ScanRoot(fs, root));
   GrowthReport report;
   report.root = root;
-  for (const ScannedJob& scanned : scan.jobs) {
+  for (ScannedJob& scanned : scan.jobs) {
     JobGrowth job;
     CKPT_RETURN_IF_ERROR(GrowthOfJob(scanned, progress, &job));
     report.jobs.push_back(std::move(job));
