@@ -157,8 +157,10 @@ void GrowthOperators(const std::vector<GrowthRefs>& refs, JobGrowth* job) {
   });
 }
 
-base::Status GrowthOfJob(ScannedJob& scanned, const base::Progress& progress,
-                         JobGrowth* job) {
+// `kept_elsewhere`: what savepoints and other snapshots under the root reference (prune never
+// deletes those files either).
+base::Status GrowthOfJob(ScannedJob& scanned, const std::set<std::string>& kept_elsewhere,
+                         const base::Progress& progress, JobGrowth* job) {
   job->job_rel = scanned.rel;
   std::vector<ScannedSnapshot*> retained;
   std::set<const ScannedSnapshot*> unreadable;
@@ -224,7 +226,8 @@ base::Status GrowthOfJob(ScannedJob& scanned, const base::Progress& progress,
   std::unordered_set<std::string> other_refs;
   for (const GrowthRefs& r : refs) other_refs.insert(r.other.begin(), r.other.end());
   auto by_retained = [&](const std::string& path) {
-    return introduced_by.count(path) > 0 || other_refs.count(path) > 0;
+    return introduced_by.count(path) > 0 || other_refs.count(path) > 0 ||
+           kept_elsewhere.count(path) > 0;
   };
   const ScannedSnapshot* latest_snap = retained.empty() ? nullptr : retained.back();
   const std::string task_owned_prefix =
@@ -274,9 +277,14 @@ base::Result<GrowthReport> ComputeGrowth(base::Fs& fs, const std::string& root,
   CKPT_ASSIGN_OR_RETURN(internal::ScannedRoot scan, internal::ScanRoot(fs, root));
   GrowthReport report;
   report.root = root;
+  std::set<std::string> kept_elsewhere;
+  for (const ScannedSnapshot& s : scan.other_snapshots) {
+    std::set<std::string> refs = internal::SnapshotReferences(s);
+    kept_elsewhere.insert(refs.begin(), refs.end());
+  }
   for (ScannedJob& scanned : scan.jobs) {
     JobGrowth job;
-    CKPT_RETURN_IF_ERROR(GrowthOfJob(scanned, progress, &job));
+    CKPT_RETURN_IF_ERROR(GrowthOfJob(scanned, kept_elsewhere, progress, &job));
     report.jobs.push_back(std::move(job));
   }
   std::sort(report.jobs.begin(), report.jobs.end(),

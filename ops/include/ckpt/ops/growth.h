@@ -65,7 +65,8 @@ struct JobGrowth {
   uint64_t orphaned_bytes = 0;
   size_t orphaned_files = 0;
   // Files only retained checkpoints other than the latest reference (their `_metadata` too):
-  // freed when those are subsumed.
+  // freed when those are subsumed. Also files only a savepoint (or another snapshot outside the
+  // chk-* directories) under the root references: prune never deletes those.
   uint64_t not_yet_deletable_bytes = 0;
   size_t not_yet_deletable_files = 0;
   // Files in chk-* directories whose `_metadata` cannot be read: what they reference is unknown.
