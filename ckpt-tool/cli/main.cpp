@@ -26,6 +26,7 @@ void AddDumpCommand(CLI::App& app, CliContext& ctx);
 void AddValidateCommand(CLI::App& app, CliContext& ctx);
 void AddStatsCommand(CLI::App& app, CliContext& ctx);
 void AddHistoryCommand(CLI::App& app, CliContext& ctx);
+void AddGrowthCommand(CLI::App& app, CliContext& ctx);
 void AddDiagnoseCommand(CLI::App& app, CliContext& ctx);
 void AddPositionsCommand(CLI::App& app, CliContext& ctx);
 void AddCompletionCommand(CLI::App& app, CliContext& ctx);
@@ -49,6 +50,7 @@ constexpr Registrar kVerbs[] = {
     &ckpt::cli::AddValidateCommand,
     &ckpt::cli::AddStatsCommand,
     &ckpt::cli::AddHistoryCommand,
+    &ckpt::cli::AddGrowthCommand,
     &ckpt::cli::AddDiagnoseCommand,
     &ckpt::cli::AddPositionsCommand,
     // ops-write verbs (helper t2) go here.

@@ -26,10 +26,18 @@ void HistoryController::showJob(const std::string& jobIdHex, bool reload) {
               if (r.ok()) m_history->setHistory(r.value);
               Q_EMIT historyLoaded();
             });
+  m_session.taskStarted();
+  whenReady(this, loadGrowth(*m_session.fs(), m_session.rootPath(), jobIdHex),
+            [this](const Loaded<ops::JobGrowth>& r) {
+              m_session.taskEnded();
+              m_history->setGrowth(r.ok() ? r.value : nullptr);
+              Q_EMIT growthLoaded();
+            });
 }
 
 void HistoryController::clear() {
   m_history->setHistory(nullptr);
+  m_history->setGrowth(nullptr);
   m_historyJob.clear();
 }
 

@@ -1,6 +1,6 @@
 // HistoryController: the History page of a checkpoint root, loaded in the background
-// (loadHistory: the job's listing plus the newest snapshots' metrics) for the job of the
-// snapshot shown; clicking a point selects that snapshot in the Snapshots list. GUI thread only.
+// (loadHistory: the job's listing plus the newest snapshots' metrics; loadGrowth: its storage
+// growth) for the job of the snapshot shown; clicking a point selects that snapshot in the Snapshots list. GUI thread only.
 #pragma once
 
 #include <QObject>
@@ -18,7 +18,7 @@ class HistoryController : public QObject {
   HistoryController(OpenSession& session, QWidget* window, QObject* parent);
 
   // Shows job `jobIdHex` of the open root: loads it again when `reload`, else only when
-  // another job is shown now. Emits historyLoaded when the load finishes.
+  // another job is shown now. Emits historyLoaded and growthLoaded when each load finishes.
   void showJob(const std::string& jobIdHex, bool reload);
   // Nothing to show (a single snapshot is open).
   void clear();
@@ -27,6 +27,7 @@ class HistoryController : public QObject {
 
  Q_SIGNALS:
   void historyLoaded();
+  void growthLoaded();
 
  private:
   OpenSession& m_session;

@@ -8,6 +8,7 @@
 #include <QVBoxLayout>
 
 #include "app/charts.h"
+#include "app/growth_chart.h"
 #include "models/display.h"
 #include "models/history_model.h"
 #include "models/sort_proxy.h"
@@ -17,6 +18,7 @@ namespace ckpt::inspector {
 HistoryPage::HistoryPage(QWidget* parent)
     : QWidget(parent),
       m_chart(new HistoryChart(this)),
+      m_growthChart(new GrowthChart(this)),
       m_model(new HistoryTableModel(this)),
       m_proxy(new SortProxy(this)),
       m_table(new QTableView(this)),
@@ -40,6 +42,7 @@ HistoryPage::HistoryPage(QWidget* parent)
   chartLayout->setContentsMargins(0, 0, 0, 0);
   chartLayout->addWidget(m_timeScale, 0, Qt::AlignRight);
   chartLayout->addWidget(m_chart, 1);
+  chartLayout->addWidget(m_growthChart, 1);
   auto* split = new QSplitter(Qt::Vertical, this);
   split->addWidget(chartPane);
   split->addWidget(m_table);
@@ -57,6 +60,10 @@ HistoryPage::HistoryPage(QWidget* parent)
 }
 
 QString HistoryPage::overviewText() const { return m_overview->text(); }
+
+void HistoryPage::setGrowth(std::shared_ptr<const ops::JobGrowth> growth) {
+  m_growthChart->setGrowth(std::move(growth));
+}
 
 void HistoryPage::setHistory(std::shared_ptr<const ops::JobHistory> history) {
   m_chart->setHistory(history ? std::shared_ptr<const std::vector<ops::HistoryRow>>(history, &history->rows) : nullptr);

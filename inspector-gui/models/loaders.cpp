@@ -101,6 +101,22 @@ QFuture<Loaded<ops::JobHistory>> loadHistory(base::Fs& fs, const QString& root,
   });
 }
 
+QFuture<Loaded<ops::JobGrowth>> loadGrowth(base::Fs& fs, const QString& root,
+                                           const std::string& job_id_hex) {
+  return runInPool<ops::JobGrowth>([fs = &fs, r = toStd(root), job_id_hex]() -> Loaded<ops::JobGrowth> {
+    auto report = ops::ComputeGrowth(*fs, r);
+    if (!report.ok()) return fromStatus<ops::JobGrowth>(report.status());
+    ops::JobGrowth job;
+    if (!report->jobs.empty()) job = report->jobs.front();
+    for (const ops::JobGrowth& j : report->jobs) {
+      if (!job_id_hex.empty() && j.job_id_hex == job_id_hex) job = j;
+    }
+    Loaded<ops::JobGrowth> out;
+    out.value = std::make_shared<const ops::JobGrowth>(std::move(job));
+    return out;
+  });
+}
+
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s) {
   return runInPool<std::vector<ops::FileRow>>(
       [fs = &fs, s] { return fromResult(ops::ListFiles(*fs, *s)); });

@@ -22,6 +22,7 @@
 #include "ckpt/ops/diagnose.h"
 #include "ckpt/ops/file_layout.h"
 #include "ckpt/ops/files.h"
+#include "ckpt/ops/growth.h"
 #include "ckpt/ops/history.h"
 #include "ckpt/ops/ls.h"
 #include "ckpt/ops/open.h"
@@ -97,6 +98,10 @@ QFuture<Loaded<ops::Snapshot>> loadSnapshot(base::Fs& fs, const QString& path);
 // an empty history when there is none): its rows and their summary.
 QFuture<Loaded<ops::JobHistory>> loadHistory(base::Fs& fs, const QString& root,
                                              const std::string& job_id_hex);
+// ops::ComputeGrowth of `root`: the growth of the job `job_id_hex` (empty, or no job with that
+// id: the first job); an empty growth when the root holds no job directory.
+QFuture<Loaded<ops::JobGrowth>> loadGrowth(base::Fs& fs, const QString& root,
+                                           const std::string& job_id_hex);
 QFuture<Loaded<std::vector<ops::FileRow>>> listFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);
 // ops::ListPendingFiles: the sink's pending files with what is on disk now.
 QFuture<Loaded<std::vector<ops::PendingFile>>> listPendingFiles(base::Fs& fs, std::shared_ptr<const ops::Snapshot> s);

@@ -36,6 +36,7 @@ TEST(CliFsResolveTest, AnUnknownSchemeExitsTwoNamingIt) {
   ExpectUnknownScheme({"validate", "s3x://b/k"});
   ExpectUnknownScheme({"prune", "s3x://b/k"});
   ExpectUnknownScheme({"history", "s3x://b/k"});
+  ExpectUnknownScheme({"growth", "s3x://b/k"});
   ExpectUnknownScheme({"diagnose", "s3x://b/k"});
   ExpectUnknownScheme({"diff", "v1/savepoint", "s3x://b/k"});
 }

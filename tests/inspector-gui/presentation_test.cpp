@@ -23,12 +23,14 @@
 #include <QTreeView>
 
 #include "app/charts.h"
+#include "app/growth_chart.h"
 #include "app/history_page.h"
 #include "app/main_window.h"
 #include "app/state_browser.h"
 #include "app/task_progress.h"
 #include "app/theme.h"
 #include "app/write_dialogs.h"
+#include "ckpt/ops/growth.h"
 #include "gui_test_util.h"
 #include "models/detail_tree_model.h"
 #include "models/diff_models.h"
@@ -252,6 +254,63 @@ class PresentationTest : public QObject {
       if (points[static_cast<size_t>(i)].entry.checkpoint_id == 3) QVERIFY2(tip.contains(QStringLiteral("failed")), qPrintable(tip));
       else QVERIFY2(tip.contains(QStringLiteral("end-to-end")), qPrintable(tip));
     }
+  }
+
+  // The History page draws the storage growth ops::ComputeGrowth computes (the GUI computes
+  // nothing): one bar per retained checkpoint, as tall as the bytes it introduced, its
+  // still-referenced share at the bottom, and the amplification in the title.
+  void historyDrawsTheGrowthOpsComputes() {
+    QTemporaryDir tmp;
+    const QString root = tmp.path() + QStringLiteral("/checkpoints");
+    copyTree(fixture("v1/checkpoints"), root);
+    const QString job = root + QStringLiteral("/1a2b3c4d5e6f708192a3b4c5d6e7f801");
+    QFile stray(job + QStringLiteral("/shared/stray.bin"));
+    QVERIFY(stray.open(QIODevice::WriteOnly));
+    stray.write(QByteArray(4096, 'x'));
+    stray.close();
+    TestWindow w;
+    w.openPath(root);
+    HistoryPage* page = w.historyPage();
+    GrowthChart* chart = page->growthChart();
+    QVERIFY(QTest::qWaitFor([&] { return chart->growth() != nullptr && !w.busy(); }, 30000));
+    auto expected = ops::ComputeGrowth(localFs(), job.toStdString());
+    QVERIFY2(expected.ok(), expected.status().ToString().c_str());
+    QCOMPARE(expected->jobs.size(), size_t{1});
+    const ops::JobGrowth& want = expected->jobs[0];
+    const ops::JobGrowth& shown = *chart->growth();
+    QCOMPARE(shown.checkpoints.size(), want.checkpoints.size());
+    QVERIFY(shown.checkpoints.size() >= 2);
+    QCOMPARE(shown.orphaned_bytes, want.orphaned_bytes);
+    QVERIFY(shown.orphaned_bytes >= 4096);
+    w.showPage(MainWindow::kHistoryPage);
+    chart->repaint();
+    const QImage image = chart->grab().toImage();
+    uint64_t most = 1;
+    for (const auto& c : want.checkpoints) most = std::max(most, c.introduced_bytes);
+    double tallest = 0;
+    for (int i = 0; i < static_cast<int>(want.checkpoints.size()); ++i) {
+      const ops::GrowthCheckpoint& c = want.checkpoints[static_cast<size_t>(i)];
+      const QRectF bar = chart->barRect(i);
+      const QRectF still = chart->stillReferencedRect(i);
+      QVERIFY(!bar.isNull());
+      QCOMPARE(bar.bottom(), still.bottom());
+      tallest = std::max(tallest, bar.height());
+      if (c.introduced_bytes > 0) {
+        const double share = static_cast<double>(c.still_referenced_bytes) / static_cast<double>(c.introduced_bytes);
+        QVERIFY2(std::abs(still.height() / bar.height() - share) < 0.01,
+                 qPrintable(QStringLiteral("%1: %2 vs %3").arg(i).arg(still.height() / bar.height()).arg(share)));
+        // The still-referenced share is painted in its own colour.
+        if (still.height() > 2) {
+          const QPoint in = still.center().toPoint();
+          QCOMPARE(image.pixelColor(in).rgb(), chart->seriesColor(0).rgb());
+        }
+      }
+      QCOMPARE(chart->barAt(bar.center().toPoint()), i);
+      QVERIFY2(chart->tooltipFor(i).contains(QString::fromStdString(c.path)), qPrintable(chart->tooltipFor(i)));
+    }
+    QVERIFY(tallest > 0);
+    QVERIFY2(chart->accessibleDescription().contains(QStringLiteral("amplification %1x").arg(want.amplification, 0, 'f', 2)),
+             qPrintable(chart->accessibleDescription()));
   }
 
   // Finding, file, health and diff colours: at least 4.5:1 against Base and AlternateBase, in

@@ -43,23 +43,7 @@ std::string ReferencedBy(const std::set<std::string>& names, const std::string& 
 }
 
 std::set<std::string> SnapshotRefs(const ScannedSnapshot& snap) {
-  std::set<std::string> refs;
-  if (!snap.metadata) return refs;
-  for (const auto& f : snap.metadata->files()) {
-    auto resolved = format::ResolveFile(snap.abs, f);
-    // An escaping or malformed reference is validate's business; it cannot protect a file here
-    // because it does not name one inside the storage.
-    if (resolved.ok()) refs.insert(internal::NormalizeAbsolute(*resolved));
-  }
-  for (const auto& op : snap.metadata->operators()) {
-    for (const auto& st : op.subtasks()) {
-      for (const auto& c : st.committables()) {
-        if (!c.pending_path().empty()) refs.insert(internal::NormalizeAbsolute(c.pending_path()));
-        if (!c.final_path().empty()) refs.insert(internal::NormalizeAbsolute(c.final_path()));
-      }
-    }
-  }
-  return refs;
+  return internal::SnapshotReferences(snap);
 }
 
 class Planner {

@@ -3,13 +3,16 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <set>
+#include <thread>
 
 #include "ckpt/base/fs_resolver.h"
 #include "ckpt/format/layout.h"
 #include "ckpt/format/metadata_codec.h"
 #include "ckpt/format/snapshot_discovery.h"
 #include "formats/snapshot_format.h"
+#include "validate/parallel_checks.h"
 
 namespace ckpt::ops::internal {
 namespace {
@@ -79,6 +82,20 @@ void ReadSnapshotMetadata(base::Fs& fs, ScannedSnapshot* snap) {
   snap->metadata = std::move(facts->metadata);
 }
 
+// ReadSnapshotMetadata of every snapshot in `snaps`, on ParallelWorkers threads (the caller's
+// among them): each `_metadata` is independent, and on an object store each read waits on the
+// network.
+void ReadAllSnapshotMetadata(base::Fs& fs, std::vector<ScannedSnapshot>* snaps) {
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t i = next++; i < snaps->size(); i = next++) ReadSnapshotMetadata(fs, &(*snaps)[i]);
+  };
+  std::vector<std::thread> threads;
+  for (size_t t = 1; t < ParallelWorkers(snaps->size()); ++t) threads.emplace_back(work);
+  work();
+  for (std::thread& t : threads) t.join();
+}
+
 base::Result<bool> IsJobDir(base::Fs& fs, const std::string& abs) {
   CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
   for (const auto& e : entries) {
@@ -104,22 +121,35 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
   job.rel = rel;
   std::string abs = JoinRel(abs_root, rel);
   CKPT_ASSIGN_OR_RETURN(auto entries, fs.ListDir(abs));
+  std::vector<ScannedSnapshot> found;
+  for (const auto& e : entries) {
+    if (!e.is_dir) continue;
+    if (auto id = format::ParseCheckpointDirName(e.name)) {
+      ScannedSnapshot snap;
+      snap.rel = JoinRel(rel, e.name);
+      snap.abs = JoinRel(abs_root, snap.rel);
+      snap.checkpoint_id = *id;
+      snap.is_checkpoint_dir = true;
+      found.push_back(std::move(snap));
+    }
+  }
+  // Each checkpoint's `_metadata` is read before its directory is listed, so every file it
+  // references that was there when it was read is listed too.
+  ReadAllSnapshotMetadata(fs, &found);
+  for (ScannedSnapshot& snap : found) {
+    CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, snap.rel, &snap.tree));
+    if (fs.Stat(snap.abs).status().IsNotFound()) continue;  // subsumed while we looked
+    job.checkpoints.push_back(std::move(snap));
+  }
   for (const auto& e : entries) {
     if (!e.is_dir) continue;
     std::string child_rel = JoinRel(rel, e.name);
-    if (auto id = format::ParseCheckpointDirName(e.name)) {
-      ScannedSnapshot snap;
-      snap.rel = child_rel;
-      snap.abs = JoinRel(abs_root, child_rel);
-      snap.checkpoint_id = *id;
-      snap.is_checkpoint_dir = true;
-      ReadSnapshotMetadata(fs, &snap);
-      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &snap.tree));
-      if (fs.Stat(snap.abs).status().IsNotFound()) continue;  // subsumed while we looked
-      job.checkpoints.push_back(std::move(snap));
-    } else if (e.name == format::kSharedDirName) {
+    if (e.name == format::kSharedDirName) {
       job.shared.emplace();
       CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.shared));
+    } else if (e.name == format::kTaskOwnedDirName) {
+      job.task_owned.emplace();
+      CKPT_RETURN_IF_ERROR(WalkTree(fs, abs_root, child_rel, &*job.task_owned));
     }
   }
   // The job lock (format/layout.h kJobLockFileName): only probed when the file exists, so a dry
@@ -138,6 +168,26 @@ base::Status ScanJob(base::Fs& fs, const std::string& abs_root, const std::strin
 }
 
 }  // namespace
+
+std::set<std::string> SnapshotReferences(const ScannedSnapshot& snap) {
+  std::set<std::string> refs;
+  if (!snap.metadata) return refs;
+  for (const auto& f : snap.metadata->files()) {
+    auto resolved = format::ResolveFile(snap.abs, f);
+    // An escaping or malformed reference is validate's business; it cannot protect a file here
+    // because it does not name one inside the storage.
+    if (resolved.ok()) refs.insert(NormalizeAbsolute(*resolved));
+  }
+  for (const auto& op : snap.metadata->operators()) {
+    for (const auto& st : op.subtasks()) {
+      for (const auto& c : st.committables()) {
+        if (!c.pending_path().empty()) refs.insert(NormalizeAbsolute(c.pending_path()));
+        if (!c.final_path().empty()) refs.insert(NormalizeAbsolute(c.final_path()));
+      }
+    }
+  }
+  return refs;
+}
 
 std::string JoinRel(const std::string& base, const std::string& rel) {
   if (rel.empty()) return base;

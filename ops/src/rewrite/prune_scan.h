@@ -58,6 +58,8 @@ struct ScannedJob {
   std::string lock_path;  // absolute path of `_job.lock`
   std::vector<ScannedSnapshot> checkpoints;  // chk-N, ascending id
   std::optional<ScannedTree> shared;        // <job>/shared when present
+  // <job>/taskowned when present: never pruned (the job owns it), but stored bytes (growth).
+  std::optional<ScannedTree> task_owned;
 };
 
 struct ScannedRoot {
@@ -69,6 +71,11 @@ struct ScannedRoot {
 
 // Walks `root`. NotFound if it does not exist; IOError if a listing fails.
 base::Result<ScannedRoot> ScanRoot(base::Fs& fs, const std::string& root);
+
+// Every path (normalized absolute) `snap`'s readable metadata references: its file table
+// (escaping or malformed references left out: they name no file inside the storage) and its
+// sinks' pending and final files. Empty without readable metadata.
+std::set<std::string> SnapshotReferences(const ScannedSnapshot& snap);
 
 // Lexically normalized absolute path ("." and ".." resolved, duplicate slashes removed);
 // relative paths are taken against the working directory. A URI ("s3://bucket/a/../b") keeps

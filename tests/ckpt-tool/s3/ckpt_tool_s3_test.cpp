@@ -101,6 +101,13 @@ TEST_F(CkptToolS3Test, FlinkSavepointWithRelativeHandlesMatchesLocalCopy) {
   }
 }
 
+// growth through the Fs seam: the same numbers as on the local copy (sizes on storage, the
+// same orphans), with no S3-specific code.
+TEST_F(CkptToolS3Test, GrowthMatchesLocalCopy) {
+  ExpectSameOnS3({"--format", "json", "growth"}, {kJobRoot});
+  ExpectSameOnS3({"growth"}, {"engine-v1/checkpoints"}, /*collapse_spaces=*/true);
+}
+
 // The plan is the local one: S3 locks are leases, and no engine holds this job's.
 TEST_F(CkptToolS3Test, PruneDryRunMatchesLocalCopy) {
   for (const std::string& rel : {std::string("engine-v1/checkpoints"), std::string(kJobRoot)}) {
