@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# fixtures/flink and fixtures/flink-corrupt are frozen: every file's SHA-256 matches the
+# fixtures/flink, fixtures/flink-corrupt and fixtures/flink-ttl are frozen: every file's SHA-256 matches the
 # committed SHA256SUMS of its folder, and no file is missing or added.
 # Usage: flink_fixtures_frozen_test.sh FIXTURES_DIR
 set -euo pipefail
-for d in flink flink-corrupt; do
+for d in flink flink-corrupt flink-ttl; do
   dir="$1/$d"
   [ -d "$dir" ] || continue
   cd "$dir"
