@@ -68,9 +68,14 @@ public final class TtlFn extends KeyedProcessFunction<String, Rec, String> {
   }
 
   public static StateTtlConfig ttlConfig() {
+    return ttlConfig(TTL_MS);
+  }
+
+  /** The job's TTL config with another duration (TtlProbeFn restores with a shorter one). */
+  public static StateTtlConfig ttlConfig(long ttlMs) {
     // OnCreateAndWrite, expired never returned, processing time; no cleanup at all (neither in
     // the background nor in full snapshots), so whatever is in the state is in the snapshot.
-    return StateTtlConfig.newBuilder(Duration.ofMillis(TTL_MS))
+    return StateTtlConfig.newBuilder(Duration.ofMillis(ttlMs))
         .setUpdateType(StateTtlConfig.UpdateType.OnCreateAndWrite)
         .setStateVisibility(StateTtlConfig.StateVisibility.NeverReturnExpired)
         .disableCleanupInBackground()
