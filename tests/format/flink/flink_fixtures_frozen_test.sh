@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# fixtures/flink, fixtures/flink-corrupt and fixtures/flink-connectors are frozen: every file's SHA-256 matches the
+# fixtures/flink, fixtures/flink-corrupt, fixtures/flink-connectors and
+# fixtures/flink-ttl are frozen: every file's SHA-256 matches the
 # committed SHA256SUMS of its folder, and no file is missing or added.
 # Usage: flink_fixtures_frozen_test.sh FIXTURES_DIR
 set -euo pipefail
-for d in flink flink-corrupt flink-connectors; do
+for d in flink flink-corrupt flink-connectors flink-ttl; do
   dir="$1/$d"
   [ -d "$dir" ] || continue
   cd "$dir"
