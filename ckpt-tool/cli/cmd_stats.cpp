@@ -25,6 +25,47 @@ std::string Ratio(double v) {
   return buf;
 }
 
+std::string KeysJson(const std::vector<ops::KeySize>& keys) {
+  std::string s = "[";
+  for (const auto& k : keys) {
+    if (s.size() > 1) s += ",";
+    s += JsonLine()
+             .Raw("key", k.key_json)
+             .Uint("key_group", k.key_group)
+             .Uint("bytes", k.bytes)
+             .Uint("entries", k.entries)
+             .Build();
+  }
+  return s + "]";
+}
+
+// --top-keys: the largest keys of each operator (all keyed states, STATE "*") and of each keyed
+// state, and what could not be attributed.
+void PrintLargestKeys(const ops::StatsReport& r, std::ostream& out) {
+  TextTable keys({"OPERATOR", "STATE", "KEY", "KEY GROUP", "ENTRIES", "BYTES"},
+                 {false, false, false, true, true, true});
+  std::vector<std::string> notes;
+  for (const auto& op : r.operators) {
+    const std::string label = ops::OperatorLabel(op.name, op.uid, op.id_hex);
+    auto add = [&](const std::string& state, const std::vector<ops::KeySize>& list) {
+      for (const auto& k : list) {
+        keys.AddRow({label, state, k.key_json, std::to_string(k.key_group),
+                     std::to_string(k.entries), SizeText(k.bytes)});
+      }
+    };
+    add("*", op.largest_keys);
+    for (const auto& st : op.states) add(st.name, st.largest_keys);
+    if (!op.largest_keys_unknown.empty()) {
+      notes.push_back(label + ": not attributed to keys: " + op.largest_keys_unknown);
+    }
+  }
+  if (keys.empty() && notes.empty()) return;
+  out << "Largest keys (serialized key, namespace, map key and value bytes; * = all states)\n";
+  if (!keys.empty()) keys.Print(out);
+  for (const auto& n : notes) out << n << "\n";
+  out << "\n";
+}
+
 std::string GroupsJson(const std::vector<ops::KeyGroupStats>& groups) {
   std::string s = "[";
   for (const auto& g : groups) {
@@ -34,7 +75,7 @@ std::string GroupsJson(const std::vector<ops::KeyGroupStats>& groups) {
   return s + "]";
 }
 
-void PrintText(const ops::StatsReport& r, std::ostream& out) {
+void PrintText(const ops::StatsReport& r, const ops::StatsOptions& options, std::ostream& out) {
   TextTable ops_table({"OPERATOR", "P", "MAXP", "FILE BYTES", "KEYED BYTES", "KEY GROUPS",
                        "MEDIAN KG BYTES", "LARGEST KG", "SKEW"},
                       {false, true, true, true, true, true, true, false, true});
@@ -80,6 +121,7 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
     top.Print(out);
     out << "\n";
   }
+  if (options.top_keys > 0) PrintLargestKeys(r, out);
   TextTable edges({"EDGE", "PARTITIONING", "INPUT BYTES", "INPUT BUFFERS", "OUTPUT BYTES",
                    "OUTPUT BUFFERS"},
                   {false, false, true, true, true, true});
@@ -101,21 +143,24 @@ void PrintText(const ops::StatsReport& r, std::ostream& out) {
   RenderFindingsText(r.findings, out);
 }
 
-void PrintJson(const ops::StatsReport& r, std::ostream& out) {
+void PrintJson(const ops::StatsReport& r, const ops::StatsOptions& options, std::ostream& out) {
+  const bool keys = options.top_keys > 0;
   for (const auto& op : r.operators) {
     std::string states = "[";
     for (const auto& st : op.states) {
       if (states.size() > 1) states += ",";
-      states += JsonLine()
-                    .Str("name", st.name)
-                    .Str("kind", ops::StateKindName(st.kind))
-                    .Uint("entries", st.entries)
-                    .Raw("bytes", st.bytes_known ? std::to_string(st.bytes) : "null")
-                    .Raw("file_bytes", st.bytes_known ? std::to_string(st.file_bytes) : "null")
-                    .Build();
+      JsonLine line;
+      line.Str("name", st.name)
+          .Str("kind", ops::StateKindName(st.kind))
+          .Uint("entries", st.entries)
+          .Raw("bytes", st.bytes_known ? std::to_string(st.bytes) : "null")
+          .Raw("file_bytes", st.bytes_known ? std::to_string(st.file_bytes) : "null");
+      if (keys) line.Raw("largest_keys", KeysJson(st.largest_keys));
+      states += line.Build();
     }
     states += "]";
-    out << JsonLine()
+    JsonLine line;
+    line
                .Str("operator_id", op.id_hex)
                .Str("operator", op.id_hex)
                .Raw("uid", UidJson(op.uid, op.uid_origin))
@@ -129,9 +174,13 @@ void PrintJson(const ops::StatsReport& r, std::ostream& out) {
                .Raw("key_groups", GroupsJson(op.key_groups))
                .Uint("median_key_group_bytes", op.median_key_group_bytes)
                .Raw("largest_key_groups", GroupsJson(op.largest_key_groups))
-               .Raw("skew", Ratio(op.skew))
-               .Build()
-        << "\n";
+               .Raw("skew", Ratio(op.skew));
+    if (keys) {
+      line.Raw("largest_keys", KeysJson(op.largest_keys))
+          .Raw("largest_keys_unknown",
+               op.largest_keys_unknown.empty() ? "null" : JsonQuoted(op.largest_keys_unknown));
+    }
+    out << line.Build() << "\n";
   }
   for (const auto& e : r.in_flight) {
     out << JsonLine()
@@ -168,8 +217,8 @@ CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
   ctx.EndProgress();
   if (!report.ok()) return CommandResult::Error(report.status());
   switch (*format) {
-    case OutputFormat::kText: PrintText(*report, ctx.out()); break;
-    case OutputFormat::kJson: PrintJson(*report, ctx.out()); break;
+    case OutputFormat::kText: PrintText(*report, args.options, ctx.out()); break;
+    case OutputFormat::kJson: PrintJson(*report, args.options, ctx.out()); break;
     case OutputFormat::kJunit:
       RenderFindingsJunit(report->findings, {"CKPT-S001", "CKPT-S002"}, "ckpt-tool stats",
                           ctx.out());
@@ -195,10 +244,14 @@ void AddStatsCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--union-factor", args->options.union_factor,
                   "Warn when union-state entries per subtask exceed this multiple of parallelism")
       ->capture_default_str();
+  sub->add_option("--top-keys", args->options.top_keys,
+                  "List the N largest keys (by serialized bytes) per keyed state and per operator")
+      ->capture_default_str();
   sub->add_flag("--strict", args->strict, "Exit 1 when there are warnings");
   AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool stats /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
-                    "ckpt-tool stats chk-42 --top 10 --format json | jq .largest_key_groups"});
+                    "ckpt-tool stats chk-42 --top 10 --format json | jq .largest_key_groups",
+                    "ckpt-tool stats savepoint-3f2a1b-0c9d8e7f6a5b --top-keys 20"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunStats(*args, ctx); }; });
 }
 

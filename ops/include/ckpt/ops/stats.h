@@ -28,6 +28,19 @@ struct StatsOptions {
   // Union-state finding when entries per subtask exceed this multiple of parallelism.
   // Default: 10.
   double union_factor = 10.0;
+  // Largest keys listed per keyed state and per operator (all its keyed states together), by
+  // serialized size; the scan holds at most this many keys per list besides one key group's.
+  // Default: 0 (keys are not ranked).
+  uint32_t top_keys = 0;
+};
+
+// One key's bytes in a state (or in all keyed states of an operator): the serialized key,
+// namespace, map key and value of every entry of the key (no framing, no key-group prefix).
+struct KeySize {
+  std::string key_json;  // the key as dump prints it
+  uint32_t key_group = 0;
+  uint64_t bytes = 0;
+  uint64_t entries = 0;
 };
 
 struct StateStats {
@@ -43,6 +56,8 @@ struct StateStats {
   // False when the reader of the snapshot's format does not measure single states (Apache
   // Flink): bytes, file_bytes and checkpointed_file_bytes are then unknown, not 0.
   bool bytes_known = true;
+  // With top_keys: the largest keys of this keyed state, largest first (ties: key ascending).
+  std::vector<KeySize> largest_keys;
 };
 
 struct KeyGroupStats {
@@ -65,6 +80,11 @@ struct OperatorStats {
   uint64_t median_key_group_bytes = 0;
   std::vector<KeyGroupStats> largest_key_groups;  // top N by bytes, ties by key group
   double skew = 0.0;  // largest / median (0 when no keyed data)
+  // With top_keys: the largest keys over all keyed states, largest first (ties: key ascending).
+  std::vector<KeySize> largest_keys;
+  // With top_keys: empty when every keyed entry was attributed to its key; otherwise why some
+  // keyed bytes could not be (then largest_keys covers only the rest).
+  std::string largest_keys_unknown;
 };
 
 using EdgeInFlightStats = EdgeInFlight;

@@ -65,14 +65,18 @@ std::string Whole(const SerializerSnapshot* s, std::string_view bytes, const std
 class FlinkDumper {
  public:
   FlinkDumper(base::Fs& fs, const flink::Metadata& md, const flink::OperatorState& op,
-              const DumpOptions& options, const DumpSink& sink, const base::Progress& progress)
-      : fs_(fs), md_(md), op_(op), options_(options), sink_(sink), progress_(progress) {}
+              const DumpOptions& options, const DumpSink& sink, const base::Progress& progress,
+              FlinkKeySizing* sizing)
+      : fs_(fs), md_(md), op_(op), options_(options), sink_(sink), progress_(progress),
+        sizing_(sizing) {}
 
   uint64_t emitted() const { return emitted_; }
 
   Status Subtask(const flink::SubtaskState& st) {
     subtask_ = static_cast<uint32_t>(st.index);
     CKPT_RETURN_IF_ERROR(Keyed(st.managed_keyed));
+    // A handle holds its key groups whole: none of them continues in another handle.
+    if (sizing_ != nullptr) sizing_->tally->CloseAll();
     if (options_.key_json.empty() && !options_.key_group) {
       if (st.managed_operator) CKPT_RETURN_IF_ERROR(OperatorHandle(*st.managed_operator));
     }
@@ -125,6 +129,13 @@ class FlinkDumper {
     label.subtask = subtask_;
     CKPT_ASSIGN_OR_RETURN(ReplayedChangelog r,
                           ReplayChangelog(fs_, md_, h, std::move(base), label, progress_));
+    if (sizing_ != nullptr) {
+      // Replay merges log changes into values (appends, puts over the base): the merged values
+      // have no serialized form in the snapshot to measure.
+      sizing_->unknown =
+          "Apache Flink changelog handles: replayed values have no stored serialized size";
+    }
+    replaying_ = true;
     for (const auto& [id, d] : r.table) {
       if (!Wanted(d)) continue;
       CKPT_RETURN_IF_ERROR(Out(d));
@@ -134,6 +145,7 @@ class FlinkDumper {
       if (options_.key_group && d.key_group && *options_.key_group != *d.key_group) continue;
       CKPT_RETURN_IF_ERROR(Out(d));
     }
+    replaying_ = false;
     return Status::OK();
   }
 
@@ -284,6 +296,8 @@ class FlinkDumper {
       const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
       const std::string_view section =
           std::string_view(bytes).substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off)));
+      // Key groups come one after the other: the previous one is complete.
+      if (sizing_ != nullptr) sizing_->tally->CloseAll();
       if (heap) {
         CKPT_RETURN_IF_ERROR(HeapKeyGroup(meta, group, section, static_cast<uint64_t>(off), file));
         continue;
@@ -367,8 +381,25 @@ class FlinkDumper {
       (*capture_)[DumpIdentityOf(d)] = d;
       return Status::OK();
     }
+    if (sizing_ != nullptr && !replaying_ && d.key_group) Tally(d);
     ++emitted_;
     return sink_(d);
+  }
+
+  // stats --top-keys: `entry_bytes_` is the serialized size of the entry `d` (set by its decoder).
+  void Tally(const DumpEntry& d) {
+    if (d.key_json == "null") {
+      sizing_->unknown = "state '" + d.state +
+                         "': entries whose serializer cannot be decoded (no entry boundaries)";
+      return;
+    }
+    // A state the operator's stats do not list (Flink declares some only in the stream's meta)
+    // still counts for the operator.
+    size_t index = sizing_->states.size();
+    for (size_t i = 0; i < sizing_->states.size(); ++i) {
+      if (sizing_->states[i] == d.state) index = i;
+    }
+    sizing_->tally->Add(static_cast<uint32_t>(index), *d.key_group, d.key_json, entry_bytes_);
   }
 
   // Tag 3 is written by the heap backend in its own layout (its checkpoints; its savepoints too
@@ -492,6 +523,7 @@ class FlinkDumper {
     }
     for (uint32_t i = 0; i < n; ++i) {
       std::string kj, nj, tj;
+      const uint64_t entry_start = in.offset();
       if (timers) {
         // TimerSerializer: flipped timestamp, key, namespace.
         CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
@@ -508,14 +540,17 @@ class FlinkDumper {
       d.timestamp_json = tj;
       if (timers) {
         d.value_json = "null";
+        entry_bytes_ = in.offset() - entry_start;
         if (wanted && key_ok) {
           CKPT_RETURN_IF_ERROR(Out(d));
         }
         continue;
       }
       if (map) {
-        // MapSerializer: i32 n, then (user key, bool isNull, value): one entry per user key.
+        // MapSerializer: i32 n, then (user key, bool isNull, value): one entry per user key. The
+        // first map entry carries the key, namespace and map size bytes.
         CKPT_ASSIGN_OR_RETURN(uint32_t m, in.ReadCount("map size", 2));
+        uint64_t map_entry_start = entry_start;
         for (uint32_t j = 0; j < m; ++j) {
           d.user_key_json.clear();
           d.value_json.clear();
@@ -526,6 +561,8 @@ class FlinkDumper {
           } else {
             CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[1], in, &d.value_json));
           }
+          entry_bytes_ = in.offset() - map_entry_start;
+          map_entry_start = in.offset();
           if (wanted && key_ok) {
             CKPT_RETURN_IF_ERROR(Out(d));
           }
@@ -534,6 +571,7 @@ class FlinkDumper {
       }
       d.value_json.clear();
       CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+      entry_bytes_ = in.offset() - entry_start;
       if (wanted && key_ok) {
         CKPT_RETURN_IF_ERROR(Out(d));
       }
@@ -569,8 +607,10 @@ class FlinkDumper {
       d.value_json = "null";
     } else {
       SplitKey(key, ks, ns, d.kind == StateKind::kMap ? vs : nullptr, file, &d);
-      d.value_json = Value(d.kind, vs, e.value, file);
+      // stats --top-keys measures the value without decoding it.
+      if (sizing_ == nullptr) d.value_json = Value(d.kind, vs, e.value, file);
     }
+    entry_bytes_ = key.size() + e.value.size();
     if (!options_.key_json.empty() && d.key_json != options_.key_json) return Status::OK();
     return Out(d);
   }
@@ -655,12 +695,16 @@ class FlinkDumper {
   uint64_t emitted_ = 0;
   bool probing_ = false;  // LooksLikeHeap: decode without output
   DumpTable* capture_ = nullptr;  // changelog base: entries go here
+  FlinkKeySizing* sizing_ = nullptr;  // stats --top-keys
+  bool replaying_ = false;            // emitting a replayed changelog table
+  uint64_t entry_bytes_ = 0;          // serialized bytes of the entry being emitted
 };
 
 }  // namespace
 
 base::Result<uint64_t> DumpFlink(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
-                                 const DumpSink& sink, const base::Progress& progress) {
+                                 const DumpSink& sink, const base::Progress& progress,
+                                 FlinkKeySizing* sizing) {
   const flink::Metadata& md = *FlinkMetadataOf(snapshot);
   CKPT_ASSIGN_OR_RETURN(const OperatorInfo* info, snapshot.FindOperator(options.operator_ref));
   const flink::OperatorState* op = nullptr;
@@ -676,7 +720,7 @@ base::Result<uint64_t> DumpFlink(base::Fs& fs, const Snapshot& snapshot, const D
   for (const auto& st : op->subtasks) subtasks.push_back(&st);
   std::sort(subtasks.begin(), subtasks.end(),
             [](const auto* a, const auto* b) { return a->index < b->index; });
-  FlinkDumper dumper(fs, md, *op, options, sink, progress);
+  FlinkDumper dumper(fs, md, *op, options, sink, progress, sizing);
   uint64_t done = 0;
   for (const auto* st : subtasks) {
     CKPT_RETURN_IF_ERROR(dumper.Subtask(*st));

@@ -61,9 +61,13 @@ base::Status ScanFlinkOperator(const flink::Metadata& md, const std::string& id_
 
 base::Status CountFlinkKeyedEntries(base::Fs& fs, const Snapshot& snapshot, const std::string& id_hex,
                                     std::map<uint32_t, KeyGroupStats>* groups, OperatorStats* out,
-                                    const base::Progress& progress) {
+                                    const base::Progress& progress, uint32_t top_keys) {
   DumpOptions options;
   options.operator_ref = id_hex;
+  KeyTally tally(out->states.size(), top_keys);
+  FlinkKeySizing sizing;
+  sizing.tally = &tally;
+  for (const auto& s : out->states) sizing.states.push_back(s.name);
   auto n = DumpFlink(fs, snapshot, options, [&](const DumpEntry& e) {
     if (!e.key_group || e.source != "state") return base::Status::OK();
     for (auto& s : out->states) {
@@ -73,11 +77,20 @@ base::Status CountFlinkKeyedEntries(base::Fs& fs, const Snapshot& snapshot, cons
     auto g = groups->find(*e.key_group);
     if (g != groups->end()) ++g->second.records;
     return base::Status::OK();
-  }, progress);
-  if (n.ok() || n.status().code() == base::StatusCode::kUnimplemented || n.status().IsNotFound()) {
-    return base::Status::OK();
+  }, progress, top_keys > 0 ? &sizing : nullptr);
+  if (!n.ok() && n.status().code() != base::StatusCode::kUnimplemented && !n.status().IsNotFound()) {
+    return n.status();
   }
-  return n.status();
+  if (top_keys == 0) return base::Status::OK();
+  if (!n.ok()) sizing.unknown = n.status().message();
+  tally.CloseAll();
+  auto copy = [](const std::vector<KeyTally::Ranked>& ranked, std::vector<KeySize>* to) {
+    for (const auto& r : ranked) to->push_back({r.key, r.key_group, r.bytes, r.entries});
+  };
+  for (size_t i = 0; i < out->states.size(); ++i) copy(tally.State(i), &out->states[i].largest_keys);
+  copy(tally.Operator(), &out->largest_keys);
+  out->largest_keys_unknown = sizing.unknown;
+  return base::Status::OK();
 }
 
 }  // namespace ckpt::ops::internal
