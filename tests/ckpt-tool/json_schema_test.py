@@ -39,6 +39,8 @@ RUNS = [
     ("diff", ["diff", "v1/savepoint", "v1/savepoint"], {0}),
     ("stats", ["stats", "v1/savepoint"], {0}),
     ("stats", ["stats", UNALIGNED], {0}),
+    ("stats", ["stats", "v1/savepoint", "--top-keys", "3"], {0}),
+    ("stats", ["stats", "flink/complexKeyed-flink1.20", "--top-keys", "3"], {0}),
     ("validate", ["validate", "v1/savepoint"], {0}),
     ("validate", ["validate", "corrupt/missing-referenced-file"], {1}),
     ("prune", ["prune", "v1/checkpoints", "--keep-last", "1", "--dry-run"], {0, 1}),

@@ -39,7 +39,7 @@ class KeyTally {
   // Ranks and forgets the open key groups other than `key_group` (for streams in key-group order).
   void CloseAllBut(uint32_t key_group);
 
-  // The ranked lists, largest first, ties by key ascending (after CloseAll).
+  // The ranked lists, largest first, ties by `key` ascending (after CloseAll).
   std::vector<Ranked> State(size_t state) const { return Sorted(per_state_[state]); }
   std::vector<Ranked> Operator() const { return Sorted(operator_); }
 

@@ -56,7 +56,8 @@ struct StateStats {
   // False when the reader of the snapshot's format does not measure single states (Apache
   // Flink): bytes, file_bytes and checkpointed_file_bytes are then unknown, not 0.
   bool bytes_known = true;
-  // With top_keys: the largest keys of this keyed state, largest first (ties: key ascending).
+  // With top_keys: the largest keys of this keyed state, largest first; ties in the order of the
+  // serialized key (our format) or of the key's JSON (Apache Flink).
   std::vector<KeySize> largest_keys;
 };
 
@@ -80,7 +81,7 @@ struct OperatorStats {
   uint64_t median_key_group_bytes = 0;
   std::vector<KeyGroupStats> largest_key_groups;  // top N by bytes, ties by key group
   double skew = 0.0;  // largest / median (0 when no keyed data)
-  // With top_keys: the largest keys over all keyed states, largest first (ties: key ascending).
+  // With top_keys: the largest keys over all keyed states, ordered as StateStats::largest_keys.
   std::vector<KeySize> largest_keys;
   // With top_keys: empty when every keyed entry was attributed to its key; otherwise why some
   // keyed bytes could not be (then largest_keys covers only the rest).
