@@ -8,7 +8,6 @@
 #include <map>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 namespace ckpt::ops::internal {
@@ -45,22 +44,37 @@ class KeyTally {
 
  private:
   struct Sum {
-    uint32_t state = 0;
     uint64_t bytes = 0;
     uint64_t entries = 0;
   };
+  // The distinct keys of one key group: an open-addressing table over a byte arena (no
+  // allocation per key), and per key 1 + states sums (the operator's, then each state's).
   struct Open {
-    std::vector<std::unordered_map<std::string, Sum>> per_state;
-    std::unordered_map<std::string, Sum> all;
+    struct Slot {
+      uint64_t hash = 0;
+      uint32_t offset = 0;
+      uint32_t length = 0;
+      uint32_t index = 0;  // key number + 1; 0: empty slot
+    };
+    std::string arena;
+    std::vector<Slot> slots;
+    std::vector<Sum> sums;
+    std::vector<uint32_t> first_state;  // per key
+    uint32_t keys = 0;
+    void Clear();
   };
   using Heap = std::vector<Ranked>;
 
+  uint32_t Find(Open& open, std::string_view key, uint32_t state);
+  static void Grow(Open& open);
   void Close(uint32_t key_group, Open& open);
-  void Offer(Heap& heap, const std::string& key, uint32_t key_group, const Sum& sum) const;
+  void Offer(Heap& heap, std::string_view key, uint32_t state, uint32_t key_group,
+             const Sum& sum) const;
   static std::vector<Ranked> Sorted(Heap heap);
 
   uint32_t n_;
   std::map<uint32_t, Open> open_;
+  std::vector<Open> spare_;  // closed tables kept for their capacity
   std::vector<Heap> per_state_;
   Heap operator_;
 };
