@@ -154,9 +154,9 @@ base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir
   std::string value;
   const double record_disk = static_cast<double>(RecordFor(0, spec.value_bytes, &value).size() + 2) * ratio;
   // 4% above the target so block overheads never leave it short.
+  const double target = static_cast<double>(spec.target_disk_bytes);
   const auto n = spec.records > 0 ? static_cast<int64_t>(spec.records)
-                                  : static_cast<int64_t>(static_cast<double>(spec.target_disk_bytes) *
-                                                         1.04 / record_disk);
+                                  : static_cast<int64_t>(target * 1.04 / record_disk);
   std::vector<std::vector<int64_t>> buckets(spec.max_parallelism);
   for (int64_t k = 0; k < n; ++k) {
     std::string key;

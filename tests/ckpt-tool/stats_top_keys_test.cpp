@@ -3,6 +3,7 @@
 // expected sizes are summed from the very bytes written.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <map>
 #include <string>
 #include <vector>
@@ -69,27 +70,32 @@ base::Status WriteProfiles(const std::string& dir, std::map<std::string, Written
     Written& w = (*written)["\"" + name + "\""];
     w.key_group = g;
     const size_t profile_size = k == 7 ? 5000 : 10 + static_cast<size_t>(k);
-    CKPT_ASSIGN_OR_RETURN(std::string profile,
-                          sample::Enc(types::String(), format::Value(std::string(profile_size, 'p'))));
+    CKPT_ASSIGN_OR_RETURN(
+        std::string profile,
+        sample::Enc(types::String(), format::Value(std::string(profile_size, 'p'))));
     per_subtask[s].push_back({g, key, 0, "", profile});
     w.bytes[0] += key.size() + profile.size();
     w.entries[0] += 1;
     const int events = k == 13 ? 40 : k == 21 ? 4 : k % 3;
     const size_t event_size = k == 13 ? 100 : k == 21 ? 900 : 8;
     for (int e = 0; e < events; ++e) {
-      CKPT_ASSIGN_OR_RETURN(std::string user_key, sample::Enc(types::Int64(), format::Value(int64_t{e})));
-      CKPT_ASSIGN_OR_RETURN(std::string value,
-                            sample::Enc(types::String(), format::Value(std::string(event_size, 'e'))));
+      CKPT_ASSIGN_OR_RETURN(std::string user_key,
+                            sample::Enc(types::Int64(), format::Value(int64_t{e})));
+      CKPT_ASSIGN_OR_RETURN(
+          std::string value,
+          sample::Enc(types::String(), format::Value(std::string(event_size, 'e'))));
       per_subtask[s].push_back({g, key, 1, user_key, value});
       w.bytes[1] += key.size() + user_key.size() + value.size();
       w.entries[1] += 1;
     }
   }
   for (uint32_t s = 0; s < op->parallelism(); ++s) {
-    const format::KeyGroupRange range = format::RangeForSubtask(op->max_parallelism(), op->parallelism(), s);
-    CKPT_ASSIGN_OR_RETURN(pb::KeyedStateHandle h,
-                          sample::WriteKeyGroups(b, "profiles-" + std::to_string(s) + "-keyed.state",
-                                                 pb::EXCLUSIVE, 3, range, std::move(per_subtask[s])));
+    const format::KeyGroupRange range =
+        format::RangeForSubtask(op->max_parallelism(), op->parallelism(), s);
+    CKPT_ASSIGN_OR_RETURN(
+        pb::KeyedStateHandle h,
+        sample::WriteKeyGroups(b, "profiles-" + std::to_string(s) + "-keyed.state", pb::EXCLUSIVE,
+                               3, range, std::move(per_subtask[s])));
     pb::SubtaskState* st = op->add_subtasks();
     st->set_subtask_index(s);
     *st->add_keyed_state() = h;
@@ -227,11 +233,11 @@ TEST(StatsTopKeysTest, CorruptKeyedFileIsAnErrorNamingFileAndOffset) {
 // state holds where the offsets measure it.
 class StatsTopKeysFlinkTest : public ::testing::TestWithParam<const char*> {};
 
-INSTANTIATE_TEST_SUITE_P(Fixtures, StatsTopKeysFlinkTest,
-                         ::testing::Values("flink/complexKeyed-flink1.20",
-                                           "flink/rocksdb-full-maxp4-flink1.15",
-                                           "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
-                                           "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"));
+INSTANTIATE_TEST_SUITE_P(
+    Fixtures, StatsTopKeysFlinkTest,
+    ::testing::Values("flink/complexKeyed-flink1.20", "flink/rocksdb-full-maxp4-flink1.15",
+                      "flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint",
+                      "flink/new-stateful-udf-migration-itcase-flink2.0-rocksdb-checkpoint"));
 
 TEST_P(StatsTopKeysFlinkTest, RanksEveryKeyOnceWithDumpsEntries) {
   ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), FixturePath(GetParam())));

@@ -56,8 +56,8 @@ uint32_t KeyTally::Find(Open& open, std::string_view key, uint32_t state) {
     i = (i + 1) & mask;
   }
   const uint32_t k = open.keys++;
-  open.slots[i] = {hash, static_cast<uint32_t>(open.arena.size()), static_cast<uint32_t>(key.size()),
-                   k + 1};
+  open.slots[i] = {hash, static_cast<uint32_t>(open.arena.size()),
+                   static_cast<uint32_t>(key.size()), k + 1};
   open.arena.append(key);
   open.sums.resize(open.sums.size() + per_state_.size() + 1);
   open.first_state.push_back(state);

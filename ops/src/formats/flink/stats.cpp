@@ -78,7 +78,8 @@ base::Status CountFlinkKeyedEntries(base::Fs& fs, const Snapshot& snapshot, cons
     if (g != groups->end()) ++g->second.records;
     return base::Status::OK();
   }, progress, top_keys > 0 ? &sizing : nullptr);
-  if (!n.ok() && n.status().code() != base::StatusCode::kUnimplemented && !n.status().IsNotFound()) {
+  if (!n.ok() && n.status().code() != base::StatusCode::kUnimplemented &&
+      !n.status().IsNotFound()) {
     return n.status();
   }
   if (top_keys == 0) return base::Status::OK();
@@ -87,7 +88,9 @@ base::Status CountFlinkKeyedEntries(base::Fs& fs, const Snapshot& snapshot, cons
   auto copy = [](const std::vector<KeyTally::Ranked>& ranked, std::vector<KeySize>* to) {
     for (const auto& r : ranked) to->push_back({r.key, r.key_group, r.bytes, r.entries});
   };
-  for (size_t i = 0; i < out->states.size(); ++i) copy(tally.State(i), &out->states[i].largest_keys);
+  for (size_t i = 0; i < out->states.size(); ++i) {
+    copy(tally.State(i), &out->states[i].largest_keys);
+  }
   copy(tally.Operator(), &out->largest_keys);
   out->largest_keys_unknown = sizing.unknown;
   return base::Status::OK();
