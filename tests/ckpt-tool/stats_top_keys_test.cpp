@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -226,6 +227,33 @@ TEST(StatsTopKeysTest, CorruptKeyedFileIsAnErrorNamingFileAndOffset) {
   EXPECT_NE(r.status().message().find("profiles-0-keyed.state"), std::string::npos)
       << r.status().message();
   EXPECT_NE(r.status().message().find("offset"), std::string::npos) << r.status().message();
+}
+
+// A Flink heap key-group stream whose string length was overwritten (0xffffff7f, 12 bytes before
+// its end): the error names the stream file and the byte.
+TEST(StatsTopKeysTest, CorruptFlinkStreamIsAnErrorNamingFileAndByte) {
+  testing::TempDir tmp;
+  testing::CopyTree(
+      FixturePath("flink/new-stateful-udf-migration-itcase-flink2.0-hashmap-savepoint"),
+      tmp.Sub("sp"));
+  const std::string stream = tmp.Sub("sp/111f37ec-9b7a-461f-9767-8a97880efe04");
+  {
+    std::fstream f(stream, std::ios::in | std::ios::out | std::ios::binary);
+    ASSERT_TRUE(f.good()) << stream;
+    f.seekp(0, std::ios::end);
+    const auto size = static_cast<std::streamoff>(f.tellp());
+    f.seekp(size - 12);
+    f.write("\xff\xff\xff\x7f", 4);
+  }
+  ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), tmp.Sub("sp")));
+  StatsOptions o;
+  o.top_keys = 3;
+  auto r = ComputeStats(base::Fs::Default(), s, o);
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), base::StatusCode::kCorruption);
+  EXPECT_NE(r.status().message().find("111f37ec-9b7a-461f-9767-8a97880efe04: at byte 521"),
+            std::string::npos)
+      << r.status().message();
 }
 
 // Apache Flink snapshots (heap and full-layout key-group streams, a native RocksDB checkpoint):
