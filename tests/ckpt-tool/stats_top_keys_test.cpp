@@ -208,6 +208,41 @@ TEST(StatsTopKeysTest, EntriesMatchWhatDumpListsForEachKey) {
   for (const auto& k : agg.largest_keys) EXPECT_EQ(k.entries, dumped[k.key_json]) << k.key_json;
 }
 
+// v1/checkpoints chk-2: changelog handles (materialized base plus log tail). Keys are ranked by
+// the replayed values, as dump shows them: count(k) = k+1, +10 if k mod 3 = 0, +100 if k mod 4 = 0
+// for keys 0..15 (fixtures/README.md), one VALUE entry each.
+TEST(StatsTopKeysTest, ChangelogHandlesRankTheReplayedValues) {
+  ASSERT_OK_AND_ASSIGN(
+      Snapshot s,
+      LoadSnapshot(base::Fs::Default(),
+                   FixturePath("v1/checkpoints/1a2b3c4d5e6f708192a3b4c5d6e7f801/chk-2")));
+  StatsOptions o;
+  o.top_keys = 100;
+  ASSERT_OK_AND_ASSIGN(StatsReport r, ComputeStats(base::Fs::Default(), s, o));
+  const OperatorStats* op = nullptr;
+  for (const auto& candidate : r.operators) {
+    if (!candidate.largest_keys.empty()) op = &candidate;
+  }
+  ASSERT_NE(op, nullptr);
+  EXPECT_EQ(op->largest_keys_unknown, "");
+  std::map<std::string, uint64_t> want;  // key JSON -> bytes
+  for (int64_t k = 0; k < 16; ++k) {
+    const int64_t count = k + 1 + (k % 3 == 0 ? 10 : 0) + (k % 4 == 0 ? 100 : 0);
+    ASSERT_OK_AND_ASSIGN(std::string key, sample::Enc(types::Int64(), format::Value(k)));
+    ASSERT_OK_AND_ASSIGN(std::string value, sample::Enc(types::Int64(), format::Value(count)));
+    want[std::to_string(k)] = key.size() + value.size();
+  }
+  ASSERT_EQ(op->largest_keys.size(), want.size());
+  for (size_t i = 0; i < op->largest_keys.size(); ++i) {
+    const KeySize& k = op->largest_keys[i];
+    EXPECT_EQ(k.entries, 1u) << k.key_json;
+    EXPECT_EQ(k.bytes, want[k.key_json]) << k.key_json;
+    if (i > 0) {
+      EXPECT_GE(op->largest_keys[i - 1].bytes, k.bytes);
+    }
+  }
+}
+
 TEST(StatsTopKeysTest, CorruptKeyedFileIsAnErrorNamingFileAndOffset) {
   testing::TempDir tmp;
   std::map<std::string, Written> written;
