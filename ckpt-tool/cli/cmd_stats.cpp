@@ -3,9 +3,11 @@
 #include <CLI/CLI.hpp>
 #include <cstdio>
 #include <memory>
+#include <optional>
 
 #include "cli_common.h"
 #include "ckpt/ops/operator_label.h"
+#include "ckpt/ops/prune.h"
 #include "ckpt/ops/stats.h"
 #include "render.h"
 
@@ -16,6 +18,8 @@ struct StatsArgs {
   std::string path;
   std::string uids_file;
   ops::StatsOptions options;
+  std::string ttl_expired_at;  // --ttl-expired-at TIME, parsed into options
+  std::string ttl;             // --ttl DURATION
   bool strict = false;
 };
 
@@ -62,6 +66,63 @@ void PrintLargestKeys(const ops::StatsReport& r, std::ostream& out) {
   if (keys.empty() && notes.empty()) return;
   out << "Largest keys (serialized key, namespace, map key and value bytes; * = all states)\n";
   if (!keys.empty()) keys.Print(out);
+  for (const auto& n : notes) out << n << "\n";
+  out << "\n";
+}
+
+// A share of `total` as a fraction with 4 digits ("0.2500"); "-" / null when total is 0.
+std::string Share(uint64_t part, uint64_t total) {
+  if (total == 0) return "";
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4f", static_cast<double>(part) / static_cast<double>(total));
+  return buf;
+}
+
+std::string TtlJson(const ops::StateStats& st) {
+  if (!st.ttl) return "null";
+  const ops::TtlStats& t = st.ttl_stats;
+  const std::string es = Share(t.expired_entries, t.entries);
+  const std::string bs = Share(t.expired_bytes, t.bytes);
+  return JsonLine()
+      .Uint("entries", t.entries)
+      .Uint("expired_entries", t.expired_entries)
+      .Raw("expired_entries_share", es.empty() ? "null" : es)
+      .Uint("bytes", t.bytes)
+      .Uint("expired_bytes", t.expired_bytes)
+      .Raw("expired_bytes_share", bs.empty() ? "null" : bs)
+      .Raw("min_last_access", t.entries == 0 ? "null" : std::to_string(t.min_last_access))
+      .Raw("max_last_access", t.entries == 0 ? "null" : std::to_string(t.max_last_access))
+      .Build();
+}
+
+// --ttl-expired-at: per state whether it has a TTL and, if so, how much of it is expired.
+void PrintTtl(const ops::StatsReport& r, const ops::StatsOptions& options, std::ostream& out) {
+  TextTable t({"OPERATOR", "STATE", "TTL", "ENTRIES", "EXPIRED", "SHARE", "BYTES",
+               "EXPIRED BYTES", "SHARE", "MIN LAST ACCESS", "MAX LAST ACCESS"},
+              {false, false, false, true, true, true, true, true, true, true, true});
+  std::vector<std::string> notes;
+  for (const auto& op : r.operators) {
+    const std::string label = ops::OperatorLabel(op.name, op.uid, op.id_hex);
+    for (const auto& st : op.states) {
+      if (!st.ttl) {
+        t.AddRow({label, st.name, "no", "-", "-", "-", "-", "-", "-", "-", "-"});
+        continue;
+      }
+      const ops::TtlStats& s = st.ttl_stats;
+      const std::string es = Share(s.expired_entries, s.entries);
+      const std::string bs = Share(s.expired_bytes, s.bytes);
+      t.AddRow({label, st.name, "yes", std::to_string(s.entries), std::to_string(s.expired_entries),
+                es.empty() ? "-" : es, SizeText(s.bytes), SizeText(s.expired_bytes),
+                bs.empty() ? "-" : bs,
+                s.entries == 0 ? "-" : std::to_string(s.min_last_access),
+                s.entries == 0 ? "-" : std::to_string(s.max_last_access)});
+    }
+    if (!op.ttl_unknown.empty()) notes.push_back(label + ": TTL not read: " + op.ttl_unknown);
+  }
+  out << "TTL state expired at " << *options.ttl_expired_at_ms << " ms with a TTL of "
+      << ops::FormatDuration(options.ttl_ms)
+      << " (entries: values, list elements, map entries; last access in epoch ms)\n";
+  if (!t.empty()) t.Print(out);
   for (const auto& n : notes) out << n << "\n";
   out << "\n";
 }
@@ -122,6 +183,7 @@ void PrintText(const ops::StatsReport& r, const ops::StatsOptions& options, std:
     out << "\n";
   }
   if (options.top_keys > 0) PrintLargestKeys(r, out);
+  if (options.ttl_expired_at_ms) PrintTtl(r, options, out);
   TextTable edges({"EDGE", "PARTITIONING", "INPUT BYTES", "INPUT BUFFERS", "OUTPUT BYTES",
                    "OUTPUT BUFFERS"},
                   {false, false, true, true, true, true});
@@ -156,6 +218,9 @@ void PrintJson(const ops::StatsReport& r, const ops::StatsOptions& options, std:
           .Raw("bytes", st.bytes_known ? std::to_string(st.bytes) : "null")
           .Raw("file_bytes", st.bytes_known ? std::to_string(st.file_bytes) : "null");
       if (keys) line.Raw("largest_keys", KeysJson(st.largest_keys));
+      if (options.ttl_expired_at_ms) {
+        line.Raw("ttl", st.ttl ? "true" : "false").Raw("ttl_expiry", TtlJson(st));
+      }
       states += line.Build();
     }
     states += "]";
@@ -179,6 +244,11 @@ void PrintJson(const ops::StatsReport& r, const ops::StatsOptions& options, std:
       line.Raw("largest_keys", KeysJson(op.largest_keys))
           .Raw("largest_keys_unknown",
                op.largest_keys_unknown.empty() ? "null" : JsonQuoted(op.largest_keys_unknown));
+    }
+    if (options.ttl_expired_at_ms) {
+      line.Raw("ttl_expired_at", std::to_string(*options.ttl_expired_at_ms))
+          .Raw("ttl_ms", std::to_string(options.ttl_ms))
+          .Raw("ttl_unknown", op.ttl_unknown.empty() ? "null" : JsonQuoted(op.ttl_unknown));
     }
     out << line.Build() << "\n";
   }
@@ -204,9 +274,30 @@ void PrintJson(const ops::StatsReport& r, const ops::StatsOptions& options, std:
   RenderFindingsJson(r.findings, out);
 }
 
-CommandResult RunStats(const StatsArgs& args, CliContext& ctx) {
+// --ttl-expired-at and --ttl into `options`; a usage error naming the option otherwise.
+std::optional<std::string> ParseTtlOptions(const StatsArgs& args, ops::StatsOptions* options) {
+  if (args.ttl_expired_at.empty()) {
+    if (!args.ttl.empty()) return "--ttl is the TTL for --ttl-expired-at TIME, which is missing";
+    return std::nullopt;
+  }
+  auto at = ops::ParseTimeMs(args.ttl_expired_at);
+  if (!at.ok()) return "--ttl-expired-at: " + at.status().message();
+  if (args.ttl.empty()) {
+    return "--ttl-expired-at needs --ttl DURATION: Flink snapshots do not record the states' TTL";
+  }
+  auto ttl = ops::ParseDuration(args.ttl);
+  if (!ttl.ok()) return "--ttl: " + ttl.status().message();
+  if (*ttl <= 0) return "--ttl: duration '" + args.ttl + "' is not positive";
+  options->ttl_expired_at_ms = *at;
+  options->ttl_ms = *ttl;
+  return std::nullopt;
+}
+
+CommandResult RunStats(const StatsArgs& in, CliContext& ctx) {
   auto format = ctx.format();
   if (!format.ok()) return CommandResult::Usage(format.status().message());
+  StatsArgs args = in;
+  if (auto bad = ParseTtlOptions(in, &args.options)) return CommandResult::Usage(*bad);
   auto where = ctx.LocateSnapshot(args.path);
   if (!where.ok()) return CommandResult::Error(where.status());
   auto uids = ReadUidsOption(ctx, args.uids_file);
@@ -247,11 +338,18 @@ void AddStatsCommand(CLI::App& app, CliContext& ctx) {
   sub->add_option("--top-keys", args->options.top_keys,
                   "List the N largest keys (by serialized bytes) per keyed state and per operator")
       ->capture_default_str();
+  sub->add_option("--ttl-expired-at", args->ttl_expired_at,
+                  "Report how much of each TTL state is expired at TIME (ISO-8601 UTC or epoch "
+                  "ms); needs --ttl");
+  sub->add_option("--ttl", args->ttl,
+                  "The states' TTL for --ttl-expired-at (e.g. 30m, 1h, 86400000ms)");
   sub->add_flag("--strict", args->strict, "Exit 1 when there are warnings");
   AddUidsOption(sub, &args->uids_file);
   SetExamples(sub, {"ckpt-tool stats /var/savepoints/savepoint-3f2a1b-0c9d8e7f6a5b",
                     "ckpt-tool stats chk-42 --top 10 --format json | jq .largest_key_groups",
-                    "ckpt-tool stats savepoint-3f2a1b-0c9d8e7f6a5b --top-keys 20"});
+                    "ckpt-tool stats savepoint-3f2a1b-0c9d8e7f6a5b --top-keys 20",
+                    "ckpt-tool stats savepoint-3f2a1b-0c9d8e7f6a5b --ttl-expired-at "
+                    "2026-12-08T01:00:00Z --ttl 1h"});
   sub->callback([args, &ctx] { ctx.run = [args, &ctx] { return RunStats(*args, ctx); }; });
 }
 
