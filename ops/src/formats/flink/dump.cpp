@@ -401,8 +401,8 @@ class FlinkDumper {
   }
 
   Status Out(const DumpEntry& d) {
-    // The TTL values its decoder read belong to this entry only.
-    const auto ttl_values = std::move(ttl_values_);
+    // The TTL values its decoder read belong to this entry only (buffers kept for reuse).
+    ttl_out_.swap(ttl_values_);
     ttl_values_.clear();
     if (probing_) return Status::OK();
     if (capture_ != nullptr) {
@@ -411,7 +411,7 @@ class FlinkDumper {
     }
     if (sizing_ != nullptr && !replaying_ && d.key_group) Tally(d);
     if (ttl_ != nullptr && !replaying_) {
-      for (const auto& [ts, bytes] : ttl_values) ttl_->value(d.state, ts, bytes);
+      for (const auto& [ts, bytes] : ttl_out_) ttl_->value(d.state, ts, bytes);
     }
     ++emitted_;
     return sink_(d);
@@ -815,6 +815,7 @@ class FlinkDumper {
   FlinkTtlScan* ttl_ = nullptr;       // stats --ttl-expired-at
   // The TTL values (last access, bytes) of the entry being emitted.
   std::vector<std::pair<int64_t, uint64_t>> ttl_values_;
+  std::vector<std::pair<int64_t, uint64_t>> ttl_out_;  // those of the entry Out handles
   std::string scratch_;  // decoded user values of TTL list elements (discarded)
   bool replaying_ = false;            // emitting a replayed changelog table
   uint64_t entry_bytes_ = 0;          // serialized bytes of the entry being emitted
