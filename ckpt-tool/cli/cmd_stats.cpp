@@ -114,14 +114,14 @@ void PrintTtl(const ops::StatsReport& r, const ops::StatsOptions& options, std::
       t.AddRow({label, st.name, "yes", std::to_string(s.entries), std::to_string(s.expired_entries),
                 es.empty() ? "-" : es, SizeText(s.bytes), SizeText(s.expired_bytes),
                 bs.empty() ? "-" : bs,
-                s.entries == 0 ? "-" : std::to_string(s.min_last_access),
-                s.entries == 0 ? "-" : std::to_string(s.max_last_access)});
+                s.entries == 0 ? "-" : IsoTime(s.min_last_access),
+                s.entries == 0 ? "-" : IsoTime(s.max_last_access)});
     }
     if (!op.ttl_unknown.empty()) notes.push_back(label + ": TTL not read: " + op.ttl_unknown);
   }
-  out << "TTL state expired at " << *options.ttl_expired_at_ms << " ms with a TTL of "
+  out << "TTL state expired at " << IsoTime(*options.ttl_expired_at_ms) << " with a TTL of "
       << ops::FormatDuration(options.ttl_ms)
-      << " (entries: values, list elements, map entries; last access in epoch ms)\n";
+      << " (entries: values, list elements, map entries; last access in UTC)\n";
   if (!t.empty()) t.Print(out);
   for (const auto& n : notes) out << n << "\n";
   out << "\n";

@@ -397,7 +397,7 @@ TEST(StatsTtlTest, CliReportsAndRefusesMalformedOptions) {
   const auto text = testing::RunTool(
       {"stats", "ttl", "--ttl-expired-at", "1796697000000", "--ttl", "3600000ms"}, tmp.path());
   ASSERT_EQ(text.exit_code, 0) << text.err;
-  EXPECT_NE(text.out.find("TTL state expired at 1796697000000 ms with a TTL of 1h"),
+  EXPECT_NE(text.out.find("TTL state expired at 2026-12-08T02:30:00.000Z with a TTL of 1h"),
             std::string::npos)
       << text.out;
   struct Bad {
