@@ -372,6 +372,37 @@ TEST_P(StatsTtlFixtureTest, ExpiredCountsMatchTheTruthsBatches) {
   }
 }
 
+// The TTL report rides on the per-state scan: with --top-keys too, the largest keys and entry
+// counts are those of --top-keys alone.
+TEST_P(StatsTtlFixtureTest, TopKeysAndEntryCountsAreUnchangedByTheTtlReport) {
+  const std::string dir = FixturePath(std::string("flink-ttl/") + GetParam());
+  ASSERT_OK_AND_ASSIGN(Snapshot s, LoadSnapshot(base::Fs::Default(), dir + "/snapshot"));
+  StatsOptions plain;
+  plain.top_keys = 5;
+  StatsOptions ttl = plain;
+  ttl.ttl_expired_at_ms = kBatchB;
+  ttl.ttl_ms = kTtl;
+  ASSERT_OK_AND_ASSIGN(StatsReport a, ComputeStats(base::Fs::Default(), s, plain));
+  ASSERT_OK_AND_ASSIGN(StatsReport b, ComputeStats(base::Fs::Default(), s, ttl));
+  ASSERT_EQ(a.operators.size(), b.operators.size());
+  size_t keys = 0;
+  for (size_t i = 0; i < a.operators.size(); ++i) {
+    const auto& x = a.operators[i].largest_keys;
+    const auto& y = b.operators[i].largest_keys;
+    ASSERT_EQ(x.size(), y.size());
+    for (size_t k = 0; k < x.size(); ++k) {
+      EXPECT_EQ(x[k].key_json, y[k].key_json);
+      EXPECT_EQ(x[k].bytes, y[k].bytes);
+      EXPECT_EQ(x[k].entries, y[k].entries);
+    }
+    keys += x.size();
+    for (size_t j = 0; j < a.operators[i].states.size(); ++j) {
+      EXPECT_EQ(a.operators[i].states[j].entries, b.operators[i].states[j].entries);
+    }
+  }
+  EXPECT_EQ(keys, 5u);  // one keyed operator
+}
+
 // The CLI: JSON and text for the rewritten savepoint; malformed TIME or DURATION are usage errors
 // naming the option.
 TEST(StatsTtlTest, CliReportsAndRefusesMalformedOptions) {
