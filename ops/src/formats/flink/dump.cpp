@@ -602,6 +602,10 @@ class FlinkDumper {
                            (timers || (vs != nullptr && flink::CanDecode(*vs)));
     if (!decodable) {
       if (n == 0) return true;
+      if (ttl_ != nullptr && ttl != nullptr && !probing_) {
+        ttl_->unknown = "state '" + st.name +
+                        "': heap entries whose serializer cannot be decoded (no entry boundaries)";
+      }
       const SerializerSnapshot* culprit =
           ks == nullptr || !flink::CanDecode(*ks) ? ks : ns == nullptr || !flink::CanDecode(*ns) ? ns : vs;
       if (wanted) {
