@@ -154,7 +154,9 @@ base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir
   std::string value;
   const double record_disk = static_cast<double>(RecordFor(0, spec.value_bytes, &value).size() + 2) * ratio;
   // 4% above the target so block overheads never leave it short.
-  const auto n = static_cast<int64_t>(static_cast<double>(spec.target_disk_bytes) * 1.04 / record_disk);
+  const double target = static_cast<double>(spec.target_disk_bytes);
+  const auto n = spec.records > 0 ? static_cast<int64_t>(spec.records)
+                                  : static_cast<int64_t>(target * 1.04 / record_disk);
   std::vector<std::vector<int64_t>> buckets(spec.max_parallelism);
   for (int64_t k = 0; k < n; ++k) {
     std::string key;
@@ -170,7 +172,10 @@ base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir
   op->set_parallelism(spec.parallelism);
   op->set_max_parallelism(spec.max_parallelism);
   *op->add_states() = PayloadState();
-  CKPT_ASSIGN_OR_RETURN(auto zst, ZstdFile::Create(fs, zst_path));
+  std::unique_ptr<ZstdFile> zst;
+  if (!zst_path.empty()) {
+    CKPT_ASSIGN_OR_RETURN(zst, ZstdFile::Create(fs, zst_path));
+  }
   for (uint32_t s = 0; s < spec.parallelism; ++s) {
     format::KeyGroupRange range =
         format::RangeForSubtask(spec.max_parallelism, spec.parallelism, s);
@@ -193,7 +198,9 @@ base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir
         CKPT_RETURN_IF_ERROR(writer->Add(record).status());
         std::string framed;
         base::PutLengthPrefixed(&framed, record);
-        CKPT_RETURN_IF_ERROR(zst->Add(framed));
+        if (zst) {
+          CKPT_RETURN_IF_ERROR(zst->Add(framed));
+        }
         out->logical_bytes += framed.size();
         ++out->records;
       }
@@ -211,8 +218,10 @@ base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir
     out->files.push_back(path);
     out->disk_bytes += sum.size_bytes;
   }
-  CKPT_RETURN_IF_ERROR(zst->Finish());
-  out->zst_bytes = zst->bytes();
+  if (zst) {
+    CKPT_RETURN_IF_ERROR(zst->Finish());
+    out->zst_bytes = zst->bytes();
+  }
   m.mutable_metrics()->set_state_size(out->disk_bytes);
   m.mutable_metrics()->set_checkpointed_size(out->disk_bytes);
   return format::WriteMetadataFile(fs, dir, m);

@@ -18,6 +18,7 @@ struct SavepointSpec {
   uint32_t parallelism = 16;                       // one state file per subtask
   uint32_t max_parallelism = 128;
   uint32_t value_bytes = 1024;                     // BYTES value per record
+  uint64_t records = 0;  // > 0: exactly this many records (keys), target_disk_bytes ignored
 };
 
 struct SavepointData {
@@ -30,7 +31,8 @@ struct SavepointData {
   uint64_t zst_bytes = 0;
 };
 
-// Writes the savepoint into `dir` (created) and the .zst next to it at `zst_path`.
+// Writes the savepoint into `dir` (created) and the .zst next to it at `zst_path` (none when
+// `zst_path` is empty).
 base::Status WriteBigSavepoint(const SavepointSpec& spec, const std::string& dir,
                                const std::string& zst_path, SavepointData* out);
 

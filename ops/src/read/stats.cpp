@@ -82,7 +82,10 @@ base::Result<StatsReport> ComputeStats(base::Fs& fs, const Snapshot& snapshot,
         continue;
       }
       for (const auto& d : os.states()) {
-        op.states.push_back({d.name(), static_cast<StateKind>(d.kind()), 0, 0});
+        StateStats st;
+        st.name = d.name();
+        st.kind = static_cast<StateKind>(d.kind());
+        op.states.push_back(std::move(st));
       }
       CKPT_RETURN_IF_ERROR(internal::FormatOf(snapshot).ScanOperatorStats(fs, snapshot, os, options,
                                                                          progress, &op));

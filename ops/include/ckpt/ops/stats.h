@@ -6,7 +6,9 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "ckpt/base/fs.h"
@@ -28,6 +30,37 @@ struct StatsOptions {
   // Union-state finding when entries per subtask exceed this multiple of parallelism.
   // Default: 10.
   double union_factor = 10.0;
+  // Largest keys listed per keyed state and per operator (all its keyed states together), by
+  // serialized size; the scan holds at most this many keys per list besides one key group's.
+  // Default: 0 (keys are not ranked).
+  uint32_t top_keys = 0;
+  // With a value: the TTL report (docs/state-insights.md). Each value of a state with a TTL
+  // (Apache Flink StateTtlConfig) is expired at this time (epoch ms) when its last access +
+  // `ttl_ms` <= it (TtlUtils.expired). Default: none (no TTL report).
+  std::optional<int64_t> ttl_expired_at_ms;
+  // The states' TTL in ms (the snapshot does not record it); > 0 with ttl_expired_at_ms.
+  int64_t ttl_ms = 0;
+};
+
+// With StatsOptions::ttl_expired_at_ms: the TTL-wrapped values of one state. A value is a value
+// state's value, a list state's element or a map state's entry; its bytes are its serialized
+// last-access timestamp and user value.
+struct TtlStats {
+  uint64_t entries = 0;
+  uint64_t expired_entries = 0;
+  uint64_t bytes = 0;
+  uint64_t expired_bytes = 0;
+  int64_t min_last_access = 0;  // epoch ms; 0 when there are no entries
+  int64_t max_last_access = 0;
+};
+
+// One key's bytes in a state (or in all keyed states of an operator): the serialized key,
+// namespace, map key and value of every entry of the key (no framing, no key-group prefix).
+struct KeySize {
+  std::string key_json;  // the key as dump prints it
+  uint32_t key_group = 0;
+  uint64_t bytes = 0;
+  uint64_t entries = 0;
 };
 
 struct StateStats {
@@ -43,6 +76,13 @@ struct StateStats {
   // False when the reader of the snapshot's format does not measure single states (Apache
   // Flink): bytes, file_bytes and checkpointed_file_bytes are then unknown, not 0.
   bool bytes_known = true;
+  // With top_keys: the largest keys of this keyed state, largest first; ties in the order of the
+  // serialized key (our format) or of the key's JSON (Apache Flink).
+  std::vector<KeySize> largest_keys;
+  // With ttl_expired_at_ms: whether the state's values carry a TTL (their serializer snapshot is
+  // Flink's TtlSerializerSnapshot), and if so their expiry.
+  bool ttl = false;
+  TtlStats ttl_stats;
 };
 
 struct KeyGroupStats {
@@ -65,6 +105,14 @@ struct OperatorStats {
   uint64_t median_key_group_bytes = 0;
   std::vector<KeyGroupStats> largest_key_groups;  // top N by bytes, ties by key group
   double skew = 0.0;  // largest / median (0 when no keyed data)
+  // With top_keys: the largest keys over all keyed states, ordered as StateStats::largest_keys.
+  std::vector<KeySize> largest_keys;
+  // With top_keys: empty when every keyed entry was attributed to its key; otherwise why some
+  // keyed bytes could not be (then largest_keys covers only the rest).
+  std::string largest_keys_unknown;
+  // With ttl_expired_at_ms: empty when every TTL value of the operator was read; otherwise why
+  // some were not (then ttl_stats cover only the rest).
+  std::string ttl_unknown;
 };
 
 using EdgeInFlightStats = EdgeInFlight;
@@ -79,6 +127,11 @@ struct StatsReport {
   uint64_t unattributed_in_flight_bytes = 0;
   std::vector<Finding> findings;         // CKPT-S001 skew, CKPT-S002 union state; sorted
 };
+
+// Parses a point in time for StatsOptions::ttl_expired_at_ms: ISO-8601 UTC
+// ("2026-12-08T01:00:00Z", optionally with up to 3 fraction digits: ".250Z") or epoch
+// milliseconds ("1796691600000"). InvalidArgument naming `text` otherwise.
+base::Result<int64_t> ParseTimeMs(std::string_view text);
 
 // Computes statistics of a loaded snapshot. Corruption (naming the file) if a state file cannot
 // be read; Cancelled if `progress` is cancelled.

@@ -53,6 +53,26 @@ std::string Opaque(const SerializerSnapshot* s, std::string_view bytes) {
          "\"bytes\":" + flink::HexJson(bytes) + "}";
 }
 
+// TtlStateFactory$TtlSerializer (a CompositeSerializer): nested [LongSerializer (last access),
+// user value serializer]; its fields are written in that order.
+bool IsTtl(const SerializerSnapshot* s) {
+  return s != nullptr && s->nested.size() == 2 &&
+         s->class_name.ends_with("TtlStateFactory$TtlSerializerSnapshot");
+}
+
+// The TtlSerializer of a state's values (a value's, a list element's, a map value's); nullptr
+// when its values are not TTL-wrapped.
+const SerializerSnapshot* TtlOf(StateKind kind, const SerializerSnapshot* vs) {
+  if (vs == nullptr) return nullptr;
+  if (kind == StateKind::kList && vs->nested.size() == 1) {
+    return IsTtl(&vs->nested[0]) ? &vs->nested[0] : nullptr;
+  }
+  if (kind == StateKind::kMap && vs->nested.size() == 2) {
+    return IsTtl(&vs->nested[1]) ? &vs->nested[1] : nullptr;
+  }
+  return IsTtl(vs) ? vs : nullptr;
+}
+
 // Decodes exactly `bytes` as one value of `s`; otherwise the opaque form.
 std::string Whole(const SerializerSnapshot* s, std::string_view bytes, const std::string& file) {
   if (s == nullptr || !flink::CanDecode(*s)) return Opaque(s, bytes);
@@ -65,14 +85,18 @@ std::string Whole(const SerializerSnapshot* s, std::string_view bytes, const std
 class FlinkDumper {
  public:
   FlinkDumper(base::Fs& fs, const flink::Metadata& md, const flink::OperatorState& op,
-              const DumpOptions& options, const DumpSink& sink, const base::Progress& progress)
-      : fs_(fs), md_(md), op_(op), options_(options), sink_(sink), progress_(progress) {}
+              const DumpOptions& options, const DumpSink& sink, const base::Progress& progress,
+              FlinkKeySizing* sizing, FlinkTtlScan* ttl)
+      : fs_(fs), md_(md), op_(op), options_(options), sink_(sink), progress_(progress),
+        sizing_(sizing), ttl_(ttl) {}
 
   uint64_t emitted() const { return emitted_; }
 
   Status Subtask(const flink::SubtaskState& st) {
     subtask_ = static_cast<uint32_t>(st.index);
     CKPT_RETURN_IF_ERROR(Keyed(st.managed_keyed));
+    // A handle holds its key groups whole: none of them continues in another handle.
+    if (sizing_ != nullptr) sizing_->tally->CloseAll();
     if (options_.key_json.empty() && !options_.key_group) {
       if (st.managed_operator) CKPT_RETURN_IF_ERROR(OperatorHandle(*st.managed_operator));
     }
@@ -125,6 +149,16 @@ class FlinkDumper {
     label.subtask = subtask_;
     CKPT_ASSIGN_OR_RETURN(ReplayedChangelog r,
                           ReplayChangelog(fs_, md_, h, std::move(base), label, progress_));
+    if (sizing_ != nullptr) {
+      // Replay merges log changes into values (appends, puts over the base): the merged values
+      // have no serialized form in the snapshot to measure.
+      sizing_->unknown =
+          "Apache Flink changelog handles: replayed values have no stored serialized size";
+    }
+    if (ttl_ != nullptr) {
+      ttl_->unknown = "Apache Flink changelog handles: TTL values are not read from replayed state";
+    }
+    replaying_ = true;
     for (const auto& [id, d] : r.table) {
       if (!Wanted(d)) continue;
       CKPT_RETURN_IF_ERROR(Out(d));
@@ -134,6 +168,7 @@ class FlinkDumper {
       if (options_.key_group && d.key_group && *options_.key_group != *d.key_group) continue;
       CKPT_RETURN_IF_ERROR(Out(d));
     }
+    replaying_ = false;
     return Status::OK();
   }
 
@@ -261,6 +296,7 @@ class FlinkDumper {
     }
     CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta,
                           flink::ReadKeyedBackendMeta(flink::StreamMetaBytes(bytes, kg.offsets), file));
+    NoteTtlStates(meta);
     // A key group's section ends where the next one starts (or at the stream's end).
     std::set<uint64_t> starts;
     for (int64_t off : kg.offsets) {
@@ -284,6 +320,8 @@ class FlinkDumper {
       const uint64_t end = next == starts.end() ? bytes.size() : std::min<uint64_t>(*next, bytes.size());
       const std::string_view section =
           std::string_view(bytes).substr(static_cast<size_t>(off), static_cast<size_t>(end - static_cast<uint64_t>(off)));
+      // Key groups come one after the other: the previous one is complete.
+      if (sizing_ != nullptr) sizing_->tally->CloseAll();
       if (heap) {
         CKPT_RETURN_IF_ERROR(HeapKeyGroup(meta, group, section, static_cast<uint64_t>(off), file));
         continue;
@@ -310,6 +348,7 @@ class FlinkDumper {
   Status RocksDb(const flink::KeyedHandle& h) {
 #ifdef CKPT_HAVE_FLINK_ROCKSDB
     CKPT_ASSIGN_OR_RETURN(flink::KeyedBackendMeta meta, ReadKeyedMeta(fs_, md_, h));
+    NoteTtlStates(meta);
     std::vector<flink::RocksDbFile> files;
     for (const auto* list : {&h.shared_files, &h.private_files}) {
       for (const auto& lp : *list) {
@@ -362,13 +401,99 @@ class FlinkDumper {
   }
 
   Status Out(const DumpEntry& d) {
+    // The TTL values its decoder read belong to this entry only (buffers kept for reuse).
+    ttl_out_.swap(ttl_values_);
+    ttl_values_.clear();
     if (probing_) return Status::OK();
     if (capture_ != nullptr) {
       (*capture_)[DumpIdentityOf(d)] = d;
       return Status::OK();
     }
+    if (sizing_ != nullptr && !replaying_ && d.key_group) Tally(d);
+    if (ttl_ != nullptr && !replaying_) {
+      for (const auto& [ts, bytes] : ttl_out_) ttl_->value(d.state, ts, bytes);
+    }
     ++emitted_;
     return sink_(d);
+  }
+
+  // stats --ttl-expired-at: the states of `meta` whose values are TTL-wrapped.
+  void NoteTtlStates(const flink::KeyedBackendMeta& meta) {
+    if (ttl_ == nullptr) return;
+    for (const auto& st : meta.states) {
+      if (TtlOf(FlinkStateKind(st), st.Serializer("VALUE_SERIALIZER")) != nullptr) {
+        ttl_->ttl_states.insert(st.name);
+      }
+    }
+  }
+
+  // Reads one TtlValue at `in` into ttl_values_: the i64 last access, then the user value (read
+  // only to find its end; `rest` when it runs to the end of `in`). Corruption naming the file and
+  // byte when the bytes cannot hold the timestamp or the value.
+  Status ReadTtlValue(const SerializerSnapshot& ttl, flink::DataInput& in, bool rest,
+                      const std::string& state) {
+    const uint64_t start = in.offset();
+    if (in.remaining() < 8) {
+      return in.Error(start, "state '" + state + "': TTL value of " +
+                                 std::to_string(in.remaining()) +
+                                 " bytes, too short for its 8-byte last-access timestamp");
+    }
+    CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
+    const SerializerSnapshot& user = ttl.nested[1];
+    const int fixed = flink::FixedLength(user);
+    if (rest) {
+      CKPT_RETURN_IF_ERROR(in.Skip(in.remaining()));
+    } else if (fixed >= 0) {
+      CKPT_RETURN_IF_ERROR(in.Skip(static_cast<uint64_t>(fixed)));
+    } else if (flink::CanDecode(user)) {
+      scratch_.clear();
+      CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(user, in, &scratch_));
+    } else {
+      ttl_->unknown = "state '" + state + "': TTL list elements whose user serializer (" +
+                      user.class_name + ") cannot be decoded (no element boundaries)";
+      return in.Skip(in.remaining());
+    }
+    ttl_values_.emplace_back(ts, in.offset() - start);
+    return Status::OK();
+  }
+
+  // The TTL values of a full-layout (RocksDB) value `v` of entry `e`: a value state's value is one
+  // TtlValue, a list's elements are separated by one delimiter byte, a map value is
+  // [bool isNull][TtlValue].
+  Status StoredTtl(StateKind kind, const SerializerSnapshot& ttl, std::string_view v,
+                   const std::string& file, const flink::KeyGroupEntry& e,
+                   const std::string& state) {
+    // Offsets within the value are reported from the entry's offset in the stream.
+    flink::DataInput in(v, file, e.offset);
+    if (kind == StateKind::kMap) {
+      CKPT_ASSIGN_OR_RETURN(bool is_null, in.ReadBool());
+      if (is_null) return Status::OK();
+      return ReadTtlValue(ttl, in, true, state);
+    }
+    if (kind != StateKind::kList) return ReadTtlValue(ttl, in, true, state);
+    bool first = true;
+    while (!in.at_end()) {
+      if (!first) CKPT_RETURN_IF_ERROR(in.ReadU8().status());
+      first = false;
+      CKPT_RETURN_IF_ERROR(ReadTtlValue(ttl, in, false, state));
+    }
+    return Status::OK();
+  }
+
+  // stats --top-keys: `entry_bytes_` is the serialized size of the entry `d` (set by its decoder).
+  void Tally(const DumpEntry& d) {
+    if (d.key_json == "null") {
+      sizing_->unknown = "state '" + d.state +
+                         "': entries whose serializer cannot be decoded (no entry boundaries)";
+      return;
+    }
+    // A state the operator's stats do not list (Flink declares some only in the stream's meta)
+    // still counts for the operator.
+    size_t index = sizing_->states.size();
+    for (size_t i = 0; i < sizing_->states.size(); ++i) {
+      if (sizing_->states[i] == d.state) index = i;
+    }
+    sizing_->tally->Add(static_cast<uint32_t>(index), *d.key_group, d.key_json, entry_bytes_);
   }
 
   // Tag 3 is written by the heap backend in its own layout (its checkpoints; its savepoints too
@@ -464,6 +589,7 @@ class FlinkDumper {
     }
     const StateKind kind = FlinkStateKind(st);
     const bool map = kind == StateKind::kMap && vs != nullptr && vs->nested.size() == 2;
+    const SerializerSnapshot* ttl = timers ? nullptr : TtlOf(kind, vs);
     const bool wanted = options_.state.empty() || st.name == options_.state;
     DumpEntry d;
     Label(&d);
@@ -476,6 +602,10 @@ class FlinkDumper {
                            (timers || (vs != nullptr && flink::CanDecode(*vs)));
     if (!decodable) {
       if (n == 0) return true;
+      if (ttl_ != nullptr && ttl != nullptr && !probing_) {
+        ttl_->unknown = "state '" + st.name +
+                        "': heap entries whose serializer cannot be decoded (no entry boundaries)";
+      }
       const SerializerSnapshot* culprit =
           ks == nullptr || !flink::CanDecode(*ks) ? ks : ns == nullptr || !flink::CanDecode(*ns) ? ns : vs;
       if (wanted) {
@@ -492,6 +622,7 @@ class FlinkDumper {
     }
     for (uint32_t i = 0; i < n; ++i) {
       std::string kj, nj, tj;
+      const uint64_t entry_start = in.offset();
       if (timers) {
         // TimerSerializer: flipped timestamp, key, namespace.
         CKPT_ASSIGN_OR_RETURN(int64_t ts, in.ReadI64());
@@ -508,24 +639,33 @@ class FlinkDumper {
       d.timestamp_json = tj;
       if (timers) {
         d.value_json = "null";
+        ttl_values_.clear();
+        entry_bytes_ = in.offset() - entry_start;
         if (wanted && key_ok) {
           CKPT_RETURN_IF_ERROR(Out(d));
         }
         continue;
       }
       if (map) {
-        // MapSerializer: i32 n, then (user key, bool isNull, value): one entry per user key.
+        // MapSerializer: i32 n, then (user key, bool isNull, value): one entry per user key. The
+        // first map entry carries the key, namespace and map size bytes.
         CKPT_ASSIGN_OR_RETURN(uint32_t m, in.ReadCount("map size", 2));
+        uint64_t map_entry_start = entry_start;
         for (uint32_t j = 0; j < m; ++j) {
           d.user_key_json.clear();
           d.value_json.clear();
           CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[0], in, &d.user_key_json));
           CKPT_ASSIGN_OR_RETURN(bool is_null, in.ReadBool());
+          ttl_values_.clear();
           if (is_null) {
             d.value_json = "null";
+          } else if (ttl_ != nullptr && ttl != nullptr) {
+            CKPT_RETURN_IF_ERROR(ReadTtlValue(*ttl, in, false, st.name));
           } else {
             CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(vs->nested[1], in, &d.value_json));
           }
+          entry_bytes_ = in.offset() - map_entry_start;
+          map_entry_start = in.offset();
           if (wanted && key_ok) {
             CKPT_RETURN_IF_ERROR(Out(d));
           }
@@ -533,7 +673,19 @@ class FlinkDumper {
         continue;
       }
       d.value_json.clear();
-      CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+      ttl_values_.clear();
+      if (ttl_ != nullptr && ttl != nullptr && kind == StateKind::kList) {
+        // ListSerializer: i32 n, then the elements.
+        CKPT_ASSIGN_OR_RETURN(uint32_t elements, in.ReadCount("list size", 8));
+        for (uint32_t j = 0; j < elements; ++j) {
+          CKPT_RETURN_IF_ERROR(ReadTtlValue(*ttl, in, false, st.name));
+        }
+      } else if (ttl_ != nullptr && ttl != nullptr) {
+        CKPT_RETURN_IF_ERROR(ReadTtlValue(*ttl, in, false, st.name));
+      } else {
+        CKPT_RETURN_IF_ERROR(flink::DecodeValueJson(*vs, in, &d.value_json));
+      }
+      entry_bytes_ = in.offset() - entry_start;
       if (wanted && key_ok) {
         CKPT_RETURN_IF_ERROR(Out(d));
       }
@@ -569,8 +721,16 @@ class FlinkDumper {
       d.value_json = "null";
     } else {
       SplitKey(key, ks, ns, d.kind == StateKind::kMap ? vs : nullptr, file, &d);
-      d.value_json = Value(d.kind, vs, e.value, file);
+      // stats measures the value without decoding it.
+      if (sizing_ == nullptr && ttl_ == nullptr) d.value_json = Value(d.kind, vs, e.value, file);
     }
+    ttl_values_.clear();
+    if (ttl_ != nullptr && d.kind != StateKind::kTimers) {
+      if (const SerializerSnapshot* ttl = TtlOf(d.kind, vs)) {
+        CKPT_RETURN_IF_ERROR(StoredTtl(d.kind, *ttl, e.value, file, e, st.name));
+      }
+    }
+    entry_bytes_ = key.size() + e.value.size();
     if (!options_.key_json.empty() && d.key_json != options_.key_json) return Status::OK();
     return Out(d);
   }
@@ -655,12 +815,21 @@ class FlinkDumper {
   uint64_t emitted_ = 0;
   bool probing_ = false;  // LooksLikeHeap: decode without output
   DumpTable* capture_ = nullptr;  // changelog base: entries go here
+  FlinkKeySizing* sizing_ = nullptr;  // stats --top-keys
+  FlinkTtlScan* ttl_ = nullptr;       // stats --ttl-expired-at
+  // The TTL values (last access, bytes) of the entry being emitted.
+  std::vector<std::pair<int64_t, uint64_t>> ttl_values_;
+  std::vector<std::pair<int64_t, uint64_t>> ttl_out_;  // those of the entry Out handles
+  std::string scratch_;  // decoded user values of TTL list elements (discarded)
+  bool replaying_ = false;            // emitting a replayed changelog table
+  uint64_t entry_bytes_ = 0;          // serialized bytes of the entry being emitted
 };
 
 }  // namespace
 
 base::Result<uint64_t> DumpFlink(base::Fs& fs, const Snapshot& snapshot, const DumpOptions& options,
-                                 const DumpSink& sink, const base::Progress& progress) {
+                                 const DumpSink& sink, const base::Progress& progress,
+                                 FlinkKeySizing* sizing, FlinkTtlScan* ttl) {
   const flink::Metadata& md = *FlinkMetadataOf(snapshot);
   CKPT_ASSIGN_OR_RETURN(const OperatorInfo* info, snapshot.FindOperator(options.operator_ref));
   const flink::OperatorState* op = nullptr;
@@ -676,7 +845,7 @@ base::Result<uint64_t> DumpFlink(base::Fs& fs, const Snapshot& snapshot, const D
   for (const auto& st : op->subtasks) subtasks.push_back(&st);
   std::sort(subtasks.begin(), subtasks.end(),
             [](const auto* a, const auto* b) { return a->index < b->index; });
-  FlinkDumper dumper(fs, md, *op, options, sink, progress);
+  FlinkDumper dumper(fs, md, *op, options, sink, progress, sizing, ttl);
   uint64_t done = 0;
   for (const auto* st : subtasks) {
     CKPT_RETURN_IF_ERROR(dumper.Subtask(*st));

@@ -64,7 +64,7 @@ class FlinkFormat final : public SnapshotFormat {
 
   // Key groups from the offsets in `_metadata`, entries counted by decoding the keyed state.
   base::Status ScanOperatorStats(base::Fs& fs, const Snapshot& snapshot,
-                                 const pb::OperatorState&, const StatsOptions&,
+                                 const pb::OperatorState&, const StatsOptions& options,
                                  const base::Progress& progress,
                                  OperatorStats* out) const override {
     const flink::Metadata* md = FlinkMetadataOf(snapshot);
@@ -73,7 +73,9 @@ class FlinkFormat final : public SnapshotFormat {
     }
     std::map<uint32_t, KeyGroupStats> groups;
     CKPT_RETURN_IF_ERROR(ScanFlinkOperator(*md, out->id_hex, &groups, out));
-    CKPT_RETURN_IF_ERROR(CountFlinkKeyedEntries(fs, snapshot, out->id_hex, &groups, out, progress));
+    CKPT_RETURN_IF_ERROR(CountFlinkKeyedEntries(fs, snapshot, out->id_hex, &groups, out, progress,
+                                                options.top_keys, options.ttl_expired_at_ms,
+                                                options.ttl_ms));
     for (const auto& [g, kg] : groups) out->key_groups.push_back(kg);
     // Entries are counted, but no record's bytes are measured per state: unknown, not 0.
     for (auto& st : out->states) st.bytes_known = false;

@@ -1,5 +1,6 @@
 // stats of a snapshot of our format: key-group sizes from container footers (no record reads);
-// per-state sizes stream the records once (one block in memory).
+// per-state sizes and the largest keys stream the records once (one block and one key group's
+// keys in memory; values are never decoded, keys only for the listed ones).
 #include "formats/own/own_format.h"
 
 #include <map>
@@ -9,7 +10,10 @@
 #include "ckpt/format/keyed_state_reader.h"
 #include "ckpt/format/records.h"
 #include "ckpt/format/state_file_reader.h"
+#include "ckpt/format/value_json.h"
 #include "formats/own/engine_rocksdb.h"
+#include "formats/own/keyed_replay.h"
+#include "read/key_tally.h"
 #include "model/snapshot_raw.h"
 
 namespace ckpt::ops::internal {
@@ -22,7 +26,14 @@ class OwnOperatorScanner {
   OwnOperatorScanner(base::Fs& fs, const Snapshot& s, const pb::OperatorState& os,
                      const StatsOptions& options, const base::Progress& progress,
                      OperatorStats* out)
-      : fs_(fs), s_(s), os_(os), options_(options), progress_(progress), out_(out) {}
+      : fs_(fs),
+        s_(s),
+        os_(os),
+        options_(options),
+        progress_(progress),
+        out_(out),
+        tally_(out->states.size(), options.top_keys),
+        view_(fs, s, os) {}
 
   Status Scan() {
     for (const auto& st : os_.subtasks()) {
@@ -31,6 +42,7 @@ class OwnOperatorScanner {
     }
     for (const auto& [g, kg] : groups_) out_->key_groups.push_back(kg);
     if (options_.per_state) Apportion();
+    if (tally_.enabled()) return RankKeys();
     return Status::OK();
   }
 
@@ -71,9 +83,69 @@ class OwnOperatorScanner {
     return &v;
   }
 
+  // The serialized bytes of one keyed entry that --top-keys attributes to its key.
+  static uint64_t EntryBytes(std::string_view key, std::string_view ns, std::string_view user_key,
+                             std::string_view value) {
+    return key.size() + ns.size() + user_key.size() + value.size();
+  }
+
+  // Decodes the ranked keys with their state's key type, as dump prints them.
+  Status Decode(const std::vector<KeyTally::Ranked>& ranked, std::vector<KeySize>* out) {
+    for (const auto& r : ranked) {
+      KeySize k{"", r.key_group, r.bytes, r.entries};
+      const Status st = format::AppendValueJson(os_.states(static_cast<int>(r.state)).key_type(),
+                                                r.key, &k.key_json);
+      if (!st.ok()) {
+        return Status::Corruption(s_.metadata_path + ": operator " + out_->id_hex + ", state '" +
+                                  os_.states(static_cast<int>(r.state)).name() +
+                                  "': a key of key group " + std::to_string(r.key_group) +
+                                  " does not decode as its key type: " + st.message());
+      }
+      out->push_back(std::move(k));
+    }
+    return Status::OK();
+  }
+
+  Status RankKeys() {
+    tally_.CloseAll();
+    for (size_t i = 0; i < out_->states.size(); ++i) {
+      CKPT_RETURN_IF_ERROR(Decode(tally_.State(i), &out_->states[i].largest_keys));
+    }
+    return Decode(tally_.Operator(), &out_->largest_keys);
+  }
+
+  // The replayed entries of a changelog handle (what a restore sees, as dump shows them), one key
+  // group at a time.
+  Status TallyChangelog(const pb::KeyedStateHandle& h) {
+    uint32_t start = 0, end = 0;
+    if (!KeyedStateView::Range(h, &start, &end)) return Status::OK();
+    std::vector<KeyedValue> values;
+    for (uint32_t g = start; g <= end; ++g) {
+      if (progress_.cancelled()) return Status::Cancelled("stats cancelled");
+      values.clear();
+      CKPT_RETURN_IF_ERROR(view_.Read(h, g, &values));
+      for (const auto& v : values) {
+        tally_.Add(v.state_index, g, v.key, EntryBytes(v.key, v.ns, v.user_key, v.value));
+      }
+      tally_.CloseAll();
+    }
+    return Status::OK();
+  }
+
   Status ScanKeyed(const pb::KeyedStateHandle& h) {
     if (h.has_changelog()) {
-      for (const auto& m : h.changelog().materialized()) CKPT_RETURN_IF_ERROR(ScanKeyed(m));
+      if (tally_.enabled() && !in_changelog_) CKPT_RETURN_IF_ERROR(TallyChangelog(h));
+      // The materialized base is ranked through the replay above, not record by record.
+      const bool outer = in_changelog_;
+      in_changelog_ = true;
+      for (const auto& m : h.changelog().materialized()) {
+        const Status st = ScanKeyed(m);
+        if (!st.ok()) {
+          in_changelog_ = outer;
+          return st;
+        }
+      }
+      in_changelog_ = outer;
       if (!options_.per_state) return Status::OK();
       for (const auto& seg : h.changelog().segments()) {
         CKPT_RETURN_IF_ERROR(ScanChangelog(seg.slice().file_index()));
@@ -96,19 +168,34 @@ class OwnOperatorScanner {
       kg.records += sec.record_count;
       out_->keyed_logical_bytes += sec.length;
     }
-    if (!options_.per_state) return Status::OK();
-    std::vector<uint64_t>* share = FileShare(index);
+    const bool tally = tally_.enabled() && !in_changelog_;
+    if (!options_.per_state && !tally) return Status::OK();
+    std::vector<uint64_t>* share = options_.per_state ? FileShare(index) : nullptr;
     CKPT_ASSIGN_OR_RETURN(format::KeyedRecordIterator it, reader->NewIterator());
     format::KeyedEntry e;
     uint64_t n = 0;
+    uint32_t open_group = UINT32_MAX;
     while (true) {
       CKPT_ASSIGN_OR_RETURN(bool more, it.Next(&e));
-      if (!more) return Status::OK();
+      if (!more) break;
       if ((++n & 4095) == 0 && progress_.cancelled()) return Status::Cancelled("stats cancelled");
-      out_->states[e.record.state_index].entries += 1;
-      out_->states[e.record.state_index].bytes += e.record_bytes;
-      (*share)[e.record.state_index] += e.record_bytes;
+      if (share != nullptr) {
+        out_->states[e.record.state_index].entries += 1;
+        out_->states[e.record.state_index].bytes += e.record_bytes;
+        (*share)[e.record.state_index] += e.record_bytes;
+      }
+      if (tally) {
+        // Sections come in key-group order: a finished key group is ranked and forgotten.
+        if (e.key_group != open_group) {
+          tally_.CloseAllBut(e.key_group);
+          open_group = e.key_group;
+        }
+        const format::KeyedRecord& r = e.record;
+        tally_.Add(r.state_index, e.key_group, r.key, EntryBytes(r.key, r.ns, r.user_key, r.value));
+      }
     }
+    if (tally) tally_.CloseAll();
+    return Status::OK();
   }
 
   // A native RocksDB handle (engine_rocksdb.h): its live entries counted as the canonical
@@ -137,7 +224,11 @@ class OwnOperatorScanner {
         out_->states[v.state_index].entries += 1;
         out_->states[v.state_index].bytes += record.size();
         logical[v.state_index] += record.size();
+        if (!in_changelog_) {
+          tally_.Add(v.state_index, g, v.key, EntryBytes(v.key, v.ns, v.user_key, v.value));
+        }
       }
+      tally_.CloseAll();
     }
     auto share = [&](uint32_t index) {
       if (!scanned_.insert(index).second) return;
@@ -208,6 +299,9 @@ class OwnOperatorScanner {
   std::map<uint32_t, KeyGroupStats> groups_;
   std::set<uint32_t> scanned_;                          // file indexes already read
   std::map<uint32_t, std::vector<uint64_t>> per_file_;  // file -> logical bytes per state
+  KeyTally tally_;                                      // --top-keys
+  KeyedStateView view_;  // replays changelog handles for --top-keys
+  bool in_changelog_ = false;  // scanning a changelog handle's materialized base
 };
 
 }  // namespace
