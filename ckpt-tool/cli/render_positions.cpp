@@ -27,6 +27,14 @@ std::string WhereText(const ops::SourcePosition& p) {
 std::string ResumeText(const ops::SourcePosition& p, ops::ConnectorKind connector) {
   if (p.next_offset) return OffsetText(p.next_offset, true, false);
   if (p.next_value) return "value " + std::to_string(*p.next_value);
+  if (p.resume_offset && *p.resume_offset < 0 && connector == ops::ConnectorKind::kFileSource) {
+    // Flink's NO_OFFSET: the reader reopens the split at its start and skips records.
+    std::string s = "start of split";
+    if (p.records_to_skip && *p.records_to_skip > 0) {
+      s += " skip " + std::to_string(*p.records_to_skip);
+    }
+    return s;
+  }
   if (p.resume_offset) {
     std::string s = OffsetText(p.resume_offset, false,
                                connector == ops::ConnectorKind::kEngineFileSource);
@@ -66,7 +74,11 @@ void SinkText(const ops::SinkPositions& sink, std::ostream& out) {
   if (!sink.transactional_id_prefix.empty()) {
     out << "  transactional id prefix: " << sink.transactional_id_prefix << "\n";
   }
-  if (!sink.bucket_ids.empty()) out << "  buckets: " << Join(sink.bucket_ids, ", ") << "\n";
+  if (!sink.bucket_ids.empty()) {
+    std::vector<std::string> ids;
+    for (const auto& id : sink.bucket_ids) ids.push_back(id.empty() ? "\"\" (the base path)" : id);
+    out << "  buckets: " << Join(ids, ", ") << "\n";
+  }
   if (sink.transactions.empty()) {
     out << "  nothing pending: a restore commits and aborts nothing\n";
     return;
@@ -190,8 +202,9 @@ void RenderPositionsText(const ops::PositionsReport& report, std::ostream& out) 
   for (const ops::OperatorPositions& op : report.operators) {
     if (!first) out << "\n";
     first = false;
-    out << "operator " << op.name << " (" << op.id_hex
-        << "): " << ops::ConnectorKindName(op.connector) << "\n";
+    out << "operator " << op.name;
+    if (op.name != op.id_hex) out << " (" << op.id_hex << ")";
+    out << ": " << ops::ConnectorKindName(op.connector) << "\n";
     if (!op.splits.empty()) {
       SplitsText(op.splits, op.connector, out);
     } else if (!op.sink) {
