@@ -222,7 +222,11 @@ public final class Harness {
     java.util.concurrent.CompletableFuture<T> start();
   }
 
-  /** Runs a checkpoint / savepoint trigger, retrying while the job's tasks are still deploying. */
+  /**
+   * Runs a checkpoint / savepoint trigger, retrying while the job's tasks are still deploying
+   * (Flink 2.x also aborts a trigger with "Checkpoint Coordinator is suspending" when its
+   * scheduler is stopped and restarted as the tasks switch to RUNNING).
+   */
   static <T> T retrying(Trigger<T> trigger) throws Exception {
     long deadline = System.currentTimeMillis() + TIMEOUT_MS;
     while (true) {
@@ -231,7 +235,7 @@ public final class Harness {
       } catch (ExecutionException e) {
         String why = String.valueOf(e.getMessage());
         boolean deploying = why.contains("not all required tasks") || why.contains("Not all required tasks")
-            || why.contains("not being executed");
+            || why.contains("not being executed") || why.contains("Checkpoint Coordinator is suspending");
         if (!deploying || System.currentTimeMillis() > deadline) throw e;
         Thread.sleep(50);
       }
