@@ -7,10 +7,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <map>
 #include <set>
-#include <thread>
 
 #include "ckpt/base/fs.h"
 #include "ckpt/engine/job_runner.h"
@@ -21,6 +19,7 @@
 #include "ckpt/ops/validate.h"
 #include "ckpt/testing/gtest_util.h"
 #include "ckpt/testing/temp_dir.h"
+#include "ckpt/testing/wait_until.h"
 
 namespace ckpt::itcase {
 namespace {
@@ -52,14 +51,9 @@ std::unique_ptr<engine::JobRunner> StartJob(const std::string& json,
   return std::move(runner).value();
 }
 
-// Waits (deadline 60 s) until the job completed `n` checkpoints.
+// Waits (WaitUntil's deadline) until the job completed `n` checkpoints.
 bool WaitForCheckpoints(const engine::JobRunner& runner, uint64_t n) {
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
-  while (runner.checkpoint_counts().completed < n) {
-    if (std::chrono::steady_clock::now() > deadline) return false;
-    std::this_thread::sleep_for(std::chrono::milliseconds(5));
-  }
-  return true;
+  return ckpt::testing::WaitUntil([&] { return runner.checkpoint_counts().completed >= n; });
 }
 
 // The committed lines of a file sink's directory (part files; in-progress dot files skipped).
